@@ -1,0 +1,42 @@
+//! # skyl: typed tools for language models
+//!
+//! skyl turns ordinary Rust functions into tools a language model can call, and guarantees that
+//! every call the model makes gets exactly one [`ToolResult`] whose content tells the model what
+//! happened and what to do next.
+//!
+//! The pieces, in the order data flows through them:
+//!
+//! - [`message`]: the provider-neutral transcript: [`Message`], [`Part`], [`ToolCall`],
+//!   [`ToolResult`].
+//! - [`transcript`]: the ordering rules every provider enforces, checked before a request is sent.
+//! - [`tool`]: what a tool is ([`Tool`], [`ToolDefinition`]) and what it may return
+//!   ([`IntoToolOutput`], [`ToolFailure`]).
+//! - [`schema`]: the lean JSON schema the model sees.
+#![warn(missing_docs)]
+
+pub mod message;
+pub mod schema;
+pub mod tool;
+pub mod transcript;
+
+mod arguments;
+
+pub use message::{
+    InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
+    tool_result_message,
+};
+pub use tool::{
+    FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolDefinition, ToolFailure,
+    ToolFuture, ToolOutcome,
+};
+pub use transcript::TranscriptError;
+
+/// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::arguments::parse_arguments;
+    pub use crate::schema::canonical_schema_for;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,500 @@
+//! The provider-neutral message model: who said what, which tools were called, and what they answered.
+//!
+//! Every adapter in [`provider`](crate::provider) maps these types onto one provider's wire format.
+//! A transcript is a `Vec<Message>`; [`transcript::validate`](crate::transcript::validate) checks
+//! that it obeys the ordering rules every provider enforces.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who a [`Message`] comes from.
+///
+/// Serialized in lower case (`"system"`, `"user"`, `"assistant"`, `"tool"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions from the application. Adapters move them to where each provider wants them.
+    System,
+    /// The person talking to the model.
+    User,
+    /// The model: text and [`ToolCall`]s.
+    Assistant,
+    /// The application answering the model's tool calls with [`ToolResult`]s.
+    Tool,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        })
+    }
+}
+
+/// One turn of a conversation: a role and the parts it said.
+///
+/// Build one directly, or with [`Message::system`], [`Message::user`], [`Message::assistant`],
+/// [`tool_result_message`] and [`tool_error_message`].
+///
+/// ```
+/// use skyl::{Message, Part, Role, ToolCall};
+/// use serde_json::json;
+///
+/// let turn = Message {
+///     role: Role::Assistant,
+///     parts: vec![
+///         Part::Text("Checking.".into()),
+///         Part::ToolCall(ToolCall::new("call_1", "get_weather", json!({"city": "Kampala"}))),
+///     ],
+/// };
+/// assert_eq!(turn.tool_calls().count(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said, in order.
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// A message of `role` holding one text part.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Message {
+            role,
+            parts: vec![Part::Text(text.into())],
+        }
+    }
+
+    /// A system message holding one text part.
+    ///
+    /// ```
+    /// let m = skyl::Message::system("You are terse.");
+    /// assert_eq!(m.role, skyl::Role::System);
+    /// ```
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::text(Role::System, text)
+    }
+
+    /// A user message holding one text part.
+    ///
+    /// ```
+    /// let m = skyl::Message::user("Weather in Kampala?");
+    /// assert_eq!(m.text_content(), "Weather in Kampala?");
+    /// ```
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::text(Role::User, text)
+    }
+
+    /// An assistant message holding one text part.
+    ///
+    /// ```
+    /// let m = skyl::Message::assistant("22C and sunny.");
+    /// assert_eq!(m.role, skyl::Role::Assistant);
+    /// ```
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::text(Role::Assistant, text)
+    }
+
+    /// The tool calls in this message, in order.
+    ///
+    /// ```
+    /// use skyl::{Message, Part, Role, ToolCall};
+    ///
+    /// let turn = Message {
+    ///     role: Role::Assistant,
+    ///     parts: vec![
+    ///         Part::ToolCall(ToolCall::new("a", "first", serde_json::json!({}))),
+    ///         Part::ToolCall(ToolCall::new("b", "second", serde_json::json!({}))),
+    ///     ],
+    /// };
+    /// let names: Vec<&str> = turn.tool_calls().map(|c| c.name.as_str()).collect();
+    /// assert_eq!(names, ["first", "second"]);
+    /// ```
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            Part::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// The tool results in this message, in order.
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            Part::ToolResult(result) => Some(result),
+            _ => None,
+        })
+    }
+
+    /// All text parts joined with no separator (most messages have one text part).
+    pub fn text_content(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|part| match part {
+                Part::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// One piece of a [`Message`].
+///
+/// Serialized externally tagged: `{"text": "hi"}`, `{"tool_call": {...}}`, `{"tool_result": {...}}`,
+/// `{"provider": {...}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// Plain text.
+    Text(String),
+    /// The model asks the application to run a tool.
+    ToolCall(ToolCall),
+    /// The application's answer to a [`ToolCall`].
+    ToolResult(ToolResult),
+    /// Something a provider returned that skyl does not interpret but that must be sent back to
+    /// the same provider as it came: an Anthropic thinking block, an OpenAI Responses reasoning
+    /// item. Adapters for other providers skip it.
+    Provider(ProviderData),
+}
+
+impl From<ToolCall> for Part {
+    fn from(call: ToolCall) -> Self {
+        Part::ToolCall(call)
+    }
+}
+
+impl From<ToolResult> for Part {
+    fn from(result: ToolResult) -> Self {
+        Part::ToolResult(result)
+    }
+}
+
+/// Opaque data one provider needs back verbatim on the next request.
+///
+/// `provider` names the adapter that produced it (for example `"anthropic"` or `"gemini"`); an
+/// adapter only ever reads data whose `provider` is its own, so a transcript can move between
+/// providers without sending one provider's secrets to another.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProviderData {
+    /// The adapter that produced and will read this data.
+    pub provider: String,
+    /// The data, as the provider sent it.
+    pub data: Value,
+}
+
+impl ProviderData {
+    /// Data for `provider`.
+    pub fn new(provider: impl Into<String>, data: Value) -> Self {
+        ProviderData {
+            provider: provider.into(),
+            data,
+        }
+    }
+}
+
+/// A model's request to run one tool.
+///
+/// ```
+/// let call = skyl::ToolCall::new("call_1", "get_weather", serde_json::json!({"city": "Kampala"}));
+/// assert_eq!(call.arguments["city"], "Kampala");
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The id the provider gave the call; its [`ToolResult::call_id`] must repeat it.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the model wrote them. Normally a JSON object; a provider that sends
+    /// arguments as a string which is not valid JSON leaves that string here, so dispatching the
+    /// call tells the model what was wrong instead of losing the call.
+    pub arguments: Value,
+    /// Provider data that belongs to this call (a Gemini `thoughtSignature`, an OpenAI Responses
+    /// `fc_` item id). `None` for calls made by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<ProviderData>,
+}
+
+impl ToolCall {
+    /// A call with no provider data.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            provider_data: None,
+        }
+    }
+}
+
+/// The answer to one [`ToolCall`].
+///
+/// `is_error` is lossy on the wire: it reaches the model as a real flag only on Anthropic. The
+/// OpenAI adapters prefix `"error: "` to the content and Gemini drops it, so the content itself
+/// must say that the tool failed and what to do next. Never leave `content` empty on a failure.
+///
+/// ```
+/// use skyl::ToolResult;
+///
+/// let ok = ToolResult { call_id: "call_1".into(), content: "22C and sunny".into(), is_error: false };
+/// assert!(ok.validate().is_ok());
+///
+/// let orphan = ToolResult { call_id: String::new(), content: "22C".into(), is_error: false };
+/// assert!(orphan.validate().is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The [`ToolCall::id`] this result answers. Required.
+    pub call_id: String,
+    /// The tool's output, as text.
+    pub content: String,
+    /// The tool failed.
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn success(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult {
+            call_id: call_id.into(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result. Make `content` say what failed and what the model should do next.
+    pub fn error(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult {
+            call_id: call_id.into(),
+            content: content.into(),
+            is_error: true,
+        }
+    }
+
+    /// Checks the result on its own: it must name the call it answers.
+    pub fn validate(&self) -> Result<(), InvalidToolResult> {
+        if self.call_id.is_empty() {
+            return Err(InvalidToolResult::EmptyCallId);
+        }
+        Ok(())
+    }
+}
+
+/// Why [`ToolResult::validate`] refused a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvalidToolResult {
+    /// `call_id` is empty, so no provider can match the result to its call.
+    EmptyCallId,
+}
+
+impl fmt::Display for InvalidToolResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InvalidToolResult::EmptyCallId => f.write_str(
+                "the tool result has an empty call_id; set it to the id of the ToolCall it answers (call.id)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InvalidToolResult {}
+
+/// A [`Role::Tool`] message holding one successful result.
+///
+/// ```
+/// let reply = skyl::tool_result_message("call_1", "22C and sunny in Kampala");
+/// assert_eq!(reply.role, skyl::Role::Tool);
+/// ```
+pub fn tool_result_message(call_id: impl Into<String>, content: impl Into<String>) -> Message {
+    Message {
+        role: Role::Tool,
+        parts: vec![Part::ToolResult(ToolResult::success(call_id, content))],
+    }
+}
+
+/// A [`Role::Tool`] message holding one failed result.
+///
+/// The content is the signal that works on every provider, so say what failed and what to do:
+///
+/// ```
+/// let reply = skyl::tool_error_message(
+///     "call_1",
+///     "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the data is unavailable.",
+/// );
+/// assert!(reply.tool_results().all(|r| r.is_error));
+/// ```
+pub fn tool_error_message(call_id: impl Into<String>, content: impl Into<String>) -> Message {
+    Message {
+        role: Role::Tool,
+        parts: vec![Part::ToolResult(ToolResult::error(call_id, content))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip<T>(value: &T, expected: Value)
+    where
+        T: Serialize + for<'de> Deserialize<'de> + PartialEq + fmt::Debug,
+    {
+        let json = serde_json::to_value(value).unwrap();
+        assert_eq!(json, expected);
+        let back: T = serde_json::from_value(json).unwrap();
+        assert_eq!(&back, value);
+    }
+
+    #[test]
+    fn roles_serialize_in_lower_case() {
+        for (role, name) in [
+            (Role::System, "system"),
+            (Role::User, "user"),
+            (Role::Assistant, "assistant"),
+            (Role::Tool, "tool"),
+        ] {
+            round_trip(&role, json!(name));
+            assert_eq!(role.to_string(), name);
+        }
+    }
+
+    #[test]
+    fn tool_call_round_trips_without_provider_data() {
+        let call = ToolCall::new("call_1", "get_weather", json!({"city": "Kampala"}));
+        round_trip(
+            &call,
+            json!({"id": "call_1", "name": "get_weather", "arguments": {"city": "Kampala"}}),
+        );
+    }
+
+    #[test]
+    fn tool_call_round_trips_with_provider_data() {
+        let mut call = ToolCall::new("c", "t", json!({}));
+        call.provider_data = Some(ProviderData::new(
+            "gemini",
+            json!({"thoughtSignature": "sig"}),
+        ));
+        round_trip(
+            &call,
+            json!({
+                "id": "c", "name": "t", "arguments": {},
+                "provider_data": {"provider": "gemini", "data": {"thoughtSignature": "sig"}}
+            }),
+        );
+    }
+
+    #[test]
+    fn tool_result_round_trips_and_defaults_is_error() {
+        round_trip(
+            &ToolResult::error("c", "boom"),
+            json!({"call_id": "c", "content": "boom", "is_error": true}),
+        );
+        let loaded: ToolResult =
+            serde_json::from_value(json!({"call_id": "c", "content": "ok"})).unwrap();
+        assert_eq!(loaded, ToolResult::success("c", "ok"));
+    }
+
+    #[test]
+    fn every_part_round_trips() {
+        round_trip(&Part::Text("hi".into()), json!({"text": "hi"}));
+        round_trip(
+            &Part::from(ToolCall::new("c", "t", json!({"a": 1}))),
+            json!({"tool_call": {"id": "c", "name": "t", "arguments": {"a": 1}}}),
+        );
+        round_trip(
+            &Part::from(ToolResult::success("c", "ok")),
+            json!({"tool_result": {"call_id": "c", "content": "ok", "is_error": false}}),
+        );
+        round_trip(
+            &Part::Provider(ProviderData::new("anthropic", json!({"type": "thinking"}))),
+            json!({"provider": {"provider": "anthropic", "data": {"type": "thinking"}}}),
+        );
+    }
+
+    #[test]
+    fn a_transcript_round_trips() {
+        let transcript = vec![
+            Message::system("Be terse."),
+            Message::user("Weather?"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![ToolCall::new("c", "get_weather", json!({"city": "Kampala"})).into()],
+            },
+            tool_result_message("c", "22C"),
+        ];
+        let json = serde_json::to_string(&transcript).unwrap();
+        let back: Vec<Message> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, transcript);
+        assert_eq!(
+            serde_json::to_value(&transcript[3]).unwrap(),
+            json!({"role": "tool", "parts": [{"tool_result": {"call_id": "c", "content": "22C", "is_error": false}}]})
+        );
+    }
+
+    #[test]
+    fn constructors_build_what_they_say() {
+        assert_eq!(
+            Message::user("hi"),
+            Message {
+                role: Role::User,
+                parts: vec![Part::Text("hi".into())]
+            }
+        );
+        assert_eq!(Message::system("s").role, Role::System);
+        assert_eq!(Message::assistant("a").role, Role::Assistant);
+        assert_eq!(
+            tool_result_message("c", "ok"),
+            Message {
+                role: Role::Tool,
+                parts: vec![Part::ToolResult(ToolResult::success("c", "ok"))]
+            }
+        );
+        assert_eq!(
+            tool_error_message("c", "bad"),
+            Message {
+                role: Role::Tool,
+                parts: vec![Part::ToolResult(ToolResult {
+                    call_id: "c".into(),
+                    content: "bad".into(),
+                    is_error: true
+                })]
+            }
+        );
+    }
+
+    #[test]
+    fn tool_calls_and_results_are_listed_in_order() {
+        let m = Message {
+            role: Role::Assistant,
+            parts: vec![
+                Part::Text("a".into()),
+                ToolCall::new("1", "x", json!({})).into(),
+                Part::Text("b".into()),
+                ToolCall::new("2", "y", json!({})).into(),
+            ],
+        };
+        let ids: Vec<_> = m.tool_calls().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["1", "2"]);
+        assert_eq!(m.text_content(), "ab");
+        assert_eq!(m.tool_results().count(), 0);
+    }
+
+    #[test]
+    fn validate_requires_a_call_id() {
+        assert_eq!(
+            ToolResult::success("", "x").validate(),
+            Err(InvalidToolResult::EmptyCallId)
+        );
+        assert_eq!(ToolResult::success("c", "").validate(), Ok(()));
+        assert_eq!(
+            InvalidToolResult::EmptyCallId.to_string(),
+            "the tool result has an empty call_id; set it to the id of the ToolCall it answers (call.id)"
+        );
+    }
+}
