@@ -1,1 +1,21 @@
-//! Procedural macros for [skyl](https://docs.rs/skyl). Use them through `skyl`, which re-exports them.
+//! Procedural macros for [skyl](https://docs.rs/skyl). Use them through `skyl`, which re-exports
+//! them and documents them: see `skyl::tool`.
+//!
+//! The crate is laid out like `serde_derive` and `thiserror-impl`: `ast` (the parsed tool), `attr`
+//! (`#[tool(...)]` options), `docs` (doc comments to descriptions), `valid` (the rules, with
+//! spans), `expand` (code generation) and `fallback` (what is emitted when a rule is broken).
+
+mod ast;
+mod attr;
+mod docs;
+mod expand;
+mod fallback;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Makes a function a tool a language model can call. Documented on `skyl::tool`.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::tool(args.into(), input.into()).into()
+}

@@ -20,6 +20,7 @@ pub mod tool;
 pub mod transcript;
 
 mod arguments;
+mod macro_support;
 
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
@@ -31,10 +32,17 @@ pub use tool::{
 };
 pub use transcript::TranscriptError;
 
+#[doc(inline)]
+pub use skyl_macros::tool;
+
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::arguments::parse_arguments;
+    pub use crate::macro_support::{
+        Defer, ToolParameterDeserialize, ToolParameterSchema, assert_deserialize,
+        assert_json_schema, tool_output,
+    };
     pub use crate::schema::canonical_schema_for;
     pub use schemars;
     pub use serde;

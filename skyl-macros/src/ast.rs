@@ -1,0 +1,182 @@
+//! The parsed tool: what the function says, before it is checked (`valid.rs`) or expanded
+//! (`expand.rs`). Parsing is lenient; every rule lives in `valid.rs`, with its span.
+
+use proc_macro2::{Ident, Span};
+use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type, Visibility};
+
+use crate::attr::Options;
+use crate::docs;
+
+/// A function under `#[tool]`.
+pub(crate) struct Tool<'a> {
+    pub(crate) function: &'a ItemFn,
+    pub(crate) vis: &'a Visibility,
+    pub(crate) fn_ident: &'a Ident,
+    /// The unit struct that implements `Tool`: the function's name in UpperCamelCase.
+    pub(crate) struct_ident: Ident,
+    /// The wire name.
+    pub(crate) name: String,
+    /// Where the name was written: the `name = "..."` string, or the function's name.
+    pub(crate) name_span: Span,
+    pub(crate) description: Option<String>,
+    pub(crate) params: Vec<Param<'a>>,
+    /// The declared return type; `None` for `()`.
+    pub(crate) output: Option<&'a Type>,
+    pub(crate) is_async: bool,
+}
+
+/// One parameter of the function.
+pub(crate) struct Param<'a> {
+    pub(crate) pat: &'a Pat,
+    /// The parameter's name when its pattern is a plain identifier.
+    pub(crate) ident: Option<&'a Ident>,
+    pub(crate) ty: &'a Type,
+    /// The `#[state]` attribute, when the parameter has one.
+    pub(crate) state: Option<&'a Attribute>,
+    pub(crate) description: Option<String>,
+    /// `#[serde(...)]` and `#[schemars(...)]`, carried over to the arguments struct's field.
+    pub(crate) field_attrs: Vec<&'a Attribute>,
+}
+
+/// What a parameter is, once it passed `valid.rs`.
+pub(crate) enum ParamKind<'a> {
+    /// An argument the model sends, deserialized into `ty`.
+    Value(&'a Type),
+    /// A `&str` argument, received as a `String` and lent to the function.
+    Str,
+    /// `#[state] name: &T`: borrowed from the toolbox state through `FromRef`.
+    State(&'a Type),
+}
+
+impl<'a> Tool<'a> {
+    pub(crate) fn from_syn(function: &'a ItemFn, options: Options) -> syn::Result<Self> {
+        let fn_ident = &function.sig.ident;
+        let (name, name_span) = match &options.name {
+            Some(literal) => (literal.value(), literal.span()),
+            None => (unraw(fn_ident), fn_ident.span()),
+        };
+        let description = match &options.description {
+            Some(literal) => Some(literal.value().trim().to_owned()).filter(|d| !d.is_empty()),
+            None => docs::collect(&function.attrs)?,
+        };
+        let mut params = Vec::new();
+        for input in &function.sig.inputs {
+            // A `self` receiver is reported by `valid.rs`.
+            if let FnArg::Typed(typed) = input {
+                params.push(Param::from_syn(&typed.attrs, &typed.pat, &typed.ty)?);
+            }
+        }
+        let output = match &function.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(&**ty),
+        };
+        Ok(Tool {
+            function,
+            vis: &function.vis,
+            fn_ident,
+            struct_ident: struct_ident(fn_ident),
+            name,
+            name_span,
+            description,
+            params,
+            output,
+            is_async: function.sig.asyncness.is_some(),
+        })
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_syn(attrs: &'a [Attribute], pat: &'a Pat, ty: &'a Type) -> syn::Result<Self> {
+        let ident = match pat {
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                Some(&ident.ident)
+            }
+            _ => None,
+        };
+        Ok(Param {
+            pat,
+            ident,
+            ty,
+            state: attrs.iter().find(|attr| is_state(attr)),
+            description: docs::collect(attrs)?,
+            field_attrs: attrs.iter().filter(|attr| is_field_attr(attr)).collect(),
+        })
+    }
+
+    /// Classifies a parameter that `valid.rs` accepted.
+    pub(crate) fn kind(&self) -> ParamKind<'a> {
+        match (self.state, self.ty) {
+            (Some(_), Type::Reference(reference)) => ParamKind::State(&reference.elem),
+            (None, ty) if is_str_ref(ty) => ParamKind::Str,
+            (_, ty) => ParamKind::Value(ty),
+        }
+    }
+}
+
+/// `#[state]`.
+pub(crate) fn is_state(attr: &Attribute) -> bool {
+    attr.path().is_ident("state")
+}
+
+/// `#[serde(...)]` or `#[schemars(...)]`: attributes for the arguments struct's field.
+pub(crate) fn is_field_attr(attr: &Attribute) -> bool {
+    attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+}
+
+/// `&str` (or `&'_ str`): the one reference a model's argument can be lent as.
+pub(crate) fn is_str_ref(ty: &Type) -> bool {
+    let Type::Reference(reference) = ty else {
+        return false;
+    };
+    let elided = reference
+        .lifetime
+        .as_ref()
+        .is_none_or(|lifetime| lifetime.ident == "_");
+    elided
+        && reference.mutability.is_none()
+        && matches!(&*reference.elem, Type::Path(path) if path.qself.is_none() && path.path.is_ident("str"))
+}
+
+/// The identifier without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    match text.strip_prefix("r#") {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    }
+}
+
+/// `get_weather` → `GetWeather`, at the function name's span.
+pub(crate) fn struct_ident(fn_ident: &Ident) -> Ident {
+    Ident::new(&upper_camel_case(&unraw(fn_ident)), fn_ident.span())
+}
+
+pub(crate) fn upper_camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    for word in snake.split('_').filter(|word| !word.is_empty()) {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if out.is_empty() {
+        // `_` or `__`: not a useful name, but still an identifier.
+        out.push_str("Tool");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upper_camel_case;
+
+    #[test]
+    fn camel_case() {
+        assert_eq!(upper_camel_case("get_weather"), "GetWeather");
+        assert_eq!(upper_camel_case("get_weather_v2"), "GetWeatherV2");
+        assert_eq!(upper_camel_case("_private__tool_"), "PrivateTool");
+        assert_eq!(upper_camel_case("fetch_URL"), "FetchURL");
+        assert_eq!(upper_camel_case("now"), "Now");
+    }
+}

@@ -1,0 +1,96 @@
+//! What `#[tool]` emits when the function cannot be a tool: the error, the function as written
+//! (so calls to it still compile), and a placeholder struct implementing `Tool` (so that
+//! `Toolbox::with(GetWeather)` elsewhere in the crate compiles), in the manner of thiserror's
+//! fallback. The user sees the one error that matters, not a cascade of unresolved names.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::{FnArg, Item, ItemFn};
+
+use crate::ast::{struct_ident, unraw, upper_camel_case};
+use crate::expand::unit_struct;
+
+/// The error, the function and a placeholder tool.
+pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> TokenStream {
+    let mut tokens = error.into_compile_error();
+    emitted.to_tokens(&mut tokens);
+    // A method (it takes `self`) sits in an `impl` block, where a struct cannot be declared.
+    let is_method = matches!(original.sig.inputs.first(), Some(FnArg::Receiver(_)));
+    let clashes = original.sig.ident == upper_camel_case(&unraw(&original.sig.ident));
+    if is_method || clashes {
+        return tokens;
+    }
+    let fn_ident = &original.sig.ident;
+    let struct_ident = struct_ident(fn_ident);
+    tokens.extend(unit_struct(
+        &original.vis,
+        &struct_ident,
+        fn_ident,
+        &unraw(fn_ident),
+    ));
+    tokens.extend(quote! {
+        #[allow(unreachable_code)]
+        impl<__S> ::skyl::Tool<__S> for #struct_ident
+        where
+            __S: ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
+            fn definition(&self) -> &::skyl::ToolDefinition {
+                ::core::unreachable!()
+            }
+
+            fn call<'__a>(
+                &'__a self,
+                _: &'__a ::skyl::__private::serde_json::Value,
+                _: &'__a __S,
+            ) -> ::skyl::ToolFuture<'__a> {
+                ::core::unreachable!()
+            }
+        }
+    });
+    tokens
+}
+
+/// `#[tool]` on something that is not a free function.
+pub(crate) fn not_a_function(item: Option<&Item>, input: TokenStream) -> TokenStream {
+    let (span_tokens, what) = match item {
+        Some(Item::Struct(item)) => (item.ident.to_token_stream(), "a struct"),
+        Some(Item::Enum(item)) => (item.ident.to_token_stream(), "an enum"),
+        Some(Item::Impl(item)) => (item.impl_token.to_token_stream(), "an `impl` block"),
+        Some(Item::Trait(item)) => (item.ident.to_token_stream(), "a trait"),
+        Some(Item::Mod(item)) => (item.ident.to_token_stream(), "a module"),
+        Some(Item::Const(item)) => (item.ident.to_token_stream(), "a constant"),
+        Some(Item::Static(item)) => (item.ident.to_token_stream(), "a static"),
+        Some(other) => (first_token(other.to_token_stream()), "this item"),
+        None => (first_token(input.clone()), "this item"),
+    };
+    let error = syn::Error::new_spanned(
+        span_tokens,
+        format!(
+            "`#[tool]` goes on a free function with a body, not on {what}; write \
+             `fn name(arguments) -> Output {{ ... }}` with a doc comment, and `#[tool]` generates \
+             the struct that implements `skyl::Tool`"
+        ),
+    );
+    let mut tokens = error.into_compile_error();
+    tokens.extend(input);
+    tokens
+}
+
+fn first_token(tokens: TokenStream) -> TokenStream {
+    // Skip outer attributes (`#` and `[...]`) and visibility to find the item's keyword.
+    let tokens: Vec<_> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' => i += 2,
+            proc_macro2::TokenTree::Ident(ident) if ident == "pub" => {
+                i += 1;
+                if matches!(tokens.get(i), Some(proc_macro2::TokenTree::Group(_))) {
+                    i += 1;
+                }
+            }
+            token => return token.to_token_stream(),
+        }
+    }
+    TokenStream::new()
+}

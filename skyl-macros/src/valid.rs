@@ -1,0 +1,274 @@
+//! The rules a function must follow to be a tool, each reported at the token that breaks it,
+//! with what to write instead.
+
+use proc_macro2::TokenTree;
+use quote::ToTokens;
+use syn::{FnArg, GenericParam, Meta, Pat, Safety, Type};
+
+use crate::ast::{self, Param, Tool};
+
+impl Tool<'_> {
+    /// Checks everything the compiler would not explain well. Errors about separate tokens are
+    /// all reported at once; each mistake gives one error.
+    pub(crate) fn validate(&self) -> syn::Result<()> {
+        let mut errors = Errors::default();
+        self.check_signature(&mut errors);
+        for param in &self.params {
+            param.check(&mut errors);
+        }
+        self.check_name(&mut errors);
+        self.check_description(&mut errors);
+        errors.finish()
+    }
+
+    fn check_signature(&self, errors: &mut Errors) {
+        let sig = &self.function.sig;
+        if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
+            errors.push(syn::Error::new_spanned(
+                receiver.self_token,
+                "a tool is a free function, so it cannot take `self`; move it out of the `impl` \
+                 block and take what it needs from `self` as a `#[state]` parameter",
+            ));
+        }
+        for param in &sig.generics.params {
+            let (what, fix) = match param {
+                GenericParam::Lifetime(_) => (
+                    "lifetime parameters",
+                    "take arguments as owned types (`String`, not `&'a str`) and write \
+                     `#[state]` references without a lifetime (`&Db`)",
+                ),
+                GenericParam::Type(_) => (
+                    "type parameters",
+                    "the model's arguments need one concrete schema; replace the parameter \
+                     with a concrete type, or write one tool per type",
+                ),
+                GenericParam::Const(_) => (
+                    "const parameters",
+                    "replace the const parameter with a constant, or make it an argument",
+                ),
+            };
+            errors.push(syn::Error::new_spanned(
+                param,
+                format!("a tool cannot have {what}; {fix}"),
+            ));
+        }
+        if let (true, Some(where_clause)) =
+            (sig.generics.params.is_empty(), &sig.generics.where_clause)
+        {
+            errors.push(syn::Error::new_spanned(
+                where_clause,
+                "a tool cannot have a `where` clause; use concrete types",
+            ));
+        }
+        if let Safety::Unsafe(token) = &sig.safety {
+            errors.push(syn::Error::new_spanned(
+                token,
+                "a tool cannot be an `unsafe fn`: a model decides when it runs; make the \
+                 function safe and use `unsafe` blocks inside it",
+            ));
+        }
+        if let Some(variadic) = &sig.variadic {
+            errors.push(syn::Error::new_spanned(
+                variadic,
+                "a tool cannot be variadic; take a `Vec` argument instead",
+            ));
+        }
+    }
+
+    fn check_name(&self, errors: &mut Errors) {
+        let valid = !self.name.is_empty()
+            && self.name.len() <= 64
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            errors.push(syn::Error::new(
+                self.name_span,
+                format!(
+                    "`{}` is not a tool name every provider accepts: use 1 to 64 ASCII letters, \
+                     digits, `_` or `-`; set one with `#[tool(name = \"...\")]`",
+                    self.name.escape_default()
+                ),
+            ));
+        }
+        if self.struct_ident == *self.fn_ident {
+            errors.push(syn::Error::new_spanned(
+                self.fn_ident,
+                format!(
+                    "`#[tool]` adds a struct named `{0}`, the function's name in UpperCamelCase, \
+                     which is the function's own name; name the function in snake_case \
+                     (`fn {1}`) and keep the wire name with `#[tool(name = \"{2}\")]`",
+                    self.struct_ident,
+                    snake_case(&self.struct_ident.to_string()),
+                    self.name
+                ),
+            ));
+        }
+    }
+
+    fn check_description(&self, errors: &mut Errors) {
+        if self.description.is_none() {
+            errors.push(syn::Error::new_spanned(
+                self.fn_ident,
+                format!(
+                    "tool `{}` has no description, and a model cannot use an undocumented tool \
+                     well; add a doc comment saying what it does and when to use it \
+                     (`/// Gets the current weather in a city.`), or \
+                     `#[tool(description = \"...\")]`",
+                    self.name
+                ),
+            ));
+        }
+    }
+}
+
+impl Param<'_> {
+    fn check(&self, errors: &mut Errors) {
+        let Some(ident) = self.ident else {
+            errors.push(syn::Error::new_spanned(self.pat, pattern_message(self.pat)));
+            return;
+        };
+        let name = ast::unraw(ident);
+        if let Some(token) = find_impl(self.ty) {
+            errors.push(syn::Error::new(
+                token.span(),
+                format!(
+                    "parameter `{name}` cannot be `impl Trait`: the model's arguments are \
+                     deserialized into one concrete type; name the type"
+                ),
+            ));
+            return;
+        }
+        match (self.state, self.ty) {
+            (Some(state), _) if !matches!(state.meta, Meta::Path(_)) => {
+                errors.push(syn::Error::new_spanned(
+                    state,
+                    "`#[state]` takes no arguments; write `#[state]` and choose the part of the \
+                     state by the parameter's type",
+                ));
+            }
+            (Some(_), Type::Reference(reference)) => {
+                if let Some(mutability) = &reference.mutability {
+                    errors.push(syn::Error::new_spanned(
+                        mutability,
+                        format!(
+                            "`#[state]` parameter `{name}` cannot be `&mut`: calls run \
+                             concurrently and share the state; take `&{}` and use a `Mutex` or \
+                             an atomic inside it",
+                            reference.elem.to_token_stream()
+                        ),
+                    ));
+                } else if let Some(lifetime) = &reference.lifetime {
+                    errors.push(syn::Error::new_spanned(
+                        lifetime,
+                        format!(
+                            "`#[state]` parameter `{name}` borrows from the toolbox state for one \
+                             call; remove the lifetime and write `&{}`",
+                            reference.elem.to_token_stream()
+                        ),
+                    ));
+                } else if let Some(attr) = self.field_attrs.first() {
+                    errors.push(syn::Error::new_spanned(
+                        attr,
+                        format!(
+                            "`#[state]` parameter `{name}` is not an argument of the model, so \
+                             `#[serde]` and `#[schemars]` have no effect on it; remove them"
+                        ),
+                    ));
+                }
+            }
+            (Some(_), ty) => {
+                errors.push(syn::Error::new_spanned(
+                    ty,
+                    format!(
+                        "`#[state]` parameter `{name}` must be a shared reference, since it is \
+                         borrowed from the toolbox state; write `&{}`",
+                        ty.to_token_stream()
+                    ),
+                ));
+            }
+            (None, Type::Reference(reference)) if !ast::is_str_ref(self.ty) => {
+                let elem = reference.elem.to_token_stream();
+                errors.push(syn::Error::new_spanned(
+                    self.ty,
+                    if matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str")) {
+                        format!(
+                            "parameter `{name}` is a reference with a lifetime, but the model's \
+                             arguments live only for the call; write `&str` or `String`"
+                        )
+                    } else {
+                        format!(
+                            "parameter `{name}` is a reference, but a model sends owned data; take \
+                             `{elem}` by value, or mark it `#[state]` if it is borrowed from the \
+                             toolbox state"
+                        )
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn pattern_message(pat: &Pat) -> String {
+    let example = match pat {
+        Pat::Ident(ident) => ast::unraw(&ident.ident),
+        _ => "name".to_owned(),
+    };
+    format!(
+        "a tool parameter must be a plain name, because the name is the argument's key in the \
+         JSON the model sends; write `{example}: Type` and destructure it in the body"
+    )
+}
+
+/// Whether `ty` has an `impl Trait` anywhere in it.
+pub(crate) fn contains_impl(ty: &Type) -> bool {
+    find_impl(ty).is_some()
+}
+
+/// The `impl` keyword of an `impl Trait` anywhere in `ty`.
+fn find_impl(ty: &Type) -> Option<TokenTree> {
+    fn walk(tokens: proc_macro2::TokenStream) -> Option<TokenTree> {
+        for token in tokens {
+            match &token {
+                TokenTree::Ident(ident) if ident == "impl" => return Some(token),
+                TokenTree::Group(group) => {
+                    if let Some(found) = walk(group.stream()) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(ty.to_token_stream())
+}
+
+fn snake_case(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(errors) => errors.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}

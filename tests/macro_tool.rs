@@ -1,0 +1,418 @@
+//! What `#[tool]` generates: the definition a model sees, and calls through `Tool::call`.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use serde_json::{Value, json};
+use skyl::{FailureKind, FromRef, Guidance, Json, Tool, ToolFailure, ToolOutcome, tool};
+
+/// Polls a future to completion on this thread; enough for tools that never wait on I/O.
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Noop;
+    impl Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = Waker::from(Arc::new(Noop));
+    let mut context = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+    }
+}
+
+fn call<S, T: Tool<S>>(tool: &T, arguments: Value, state: &S) -> ToolOutcome {
+    block_on(tool.call(&arguments, state))
+}
+
+fn definition<S, T: Tool<S>>(tool: &T) -> Value {
+    serde_json::to_value(tool.definition()).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions
+
+/// Gets the current weather
+/// in a city.
+///
+/// Use it for today only;
+/// it has no forecast.
+#[tool]
+fn get_weather(
+    /// The city, e.g. "Kampala".
+    city: &str,
+    /// Degrees in Celsius (default) or Fahrenheit.
+    ///
+    /// Say "F" for Fahrenheit.
+    unit: Option<String>,
+) -> String {
+    format!("22 {} in {city}", unit.as_deref().unwrap_or("C"))
+}
+
+#[test]
+fn docs_paragraphs_parameter_docs_and_option() {
+    assert_eq!(
+        definition::<(), _>(&GetWeather),
+        json!({
+            "name": "get_weather",
+            "description": "Gets the current weather in a city.\n\nUse it for today only; it has no forecast.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "city": {"type": "string", "description": "The city, e.g. \"Kampala\"."},
+                    "unit": {
+                        "type": ["string", "null"],
+                        "description": "Degrees in Celsius (default) or Fahrenheit.\n\nSay \"F\" for Fahrenheit."
+                    }
+                },
+                "required": ["city"]
+            }
+        })
+    );
+}
+
+#[test]
+fn the_function_stays_callable() {
+    assert_eq!(get_weather("Oslo", None), "22 C in Oslo");
+}
+
+/// Lists files.
+#[tool(
+    name = "ls",
+    description = "Lists the files in a folder, newest first."
+)]
+pub fn list_files(
+    /// The folder.
+    #[serde(rename = "dir", alias = "folder")]
+    directory: String,
+    /// How many to list.
+    #[serde(default = "ten")]
+    limit: u32,
+    /// Include hidden files.
+    #[serde(default)]
+    all: bool,
+) -> Json<Vec<String>> {
+    let _ = all;
+    Json(vec![format!("{directory}:{limit}")])
+}
+
+fn ten() -> u32 {
+    10
+}
+
+#[test]
+fn name_and_description_options_and_serde_attributes() {
+    assert_eq!(
+        definition::<(), _>(&ListFiles),
+        json!({
+            "name": "ls",
+            "description": "Lists the files in a folder, newest first.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "dir": {"type": "string", "description": "The folder."},
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": 4294967295_u64,
+                        "default": 10,
+                        "description": "How many to list."
+                    },
+                    "all": {"type": "boolean", "default": false, "description": "Include hidden files."}
+                },
+                "required": ["dir"]
+            }
+        })
+    );
+}
+
+/// Says what time it is.
+#[tool]
+fn now() -> &'static str {
+    "noon"
+}
+
+#[test]
+fn no_parameters() {
+    assert_eq!(
+        definition::<(), _>(&Now),
+        json!({
+            "name": "now",
+            "description": "Says what time it is.",
+            "parameters": {"type": "object", "additionalProperties": false, "properties": {}, "required": []}
+        })
+    );
+    assert_eq!(call(&Now, Value::Null, &()), Ok("noon".to_owned()));
+    assert_eq!(call(&Now, json!({}), &()), Ok("noon".to_owned()));
+    let failure = call(&Now, json!({"x": 1}), &()).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::InvalidArguments);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+
+struct Db {
+    rows: Vec<&'static str>,
+}
+
+struct Config {
+    greeting: String,
+}
+
+struct App {
+    db: Db,
+    config: Config,
+}
+
+impl FromRef<App> for Db {
+    fn from_ref(app: &App) -> &Db {
+        &app.db
+    }
+}
+
+impl FromRef<App> for Config {
+    fn from_ref(app: &App) -> &Config {
+        &app.config
+    }
+}
+
+/// Finds a row.
+#[tool]
+fn find_row(
+    /// Row number, from 0.
+    index: usize,
+    #[state] db: &Db,
+) -> Result<String, ToolFailure> {
+    db.rows
+        .get(index)
+        .map(|row| (*row).to_owned())
+        .ok_or_else(|| ToolFailure::retry_with_other_arguments(format!("there is no row {index}")))
+}
+
+/// Greets someone.
+#[tool]
+async fn greet(
+    /// Who to greet.
+    name: &str,
+    /// The application settings, not an argument.
+    #[state]
+    config: &Config,
+) -> String {
+    format!("{}, {name}!", config.greeting)
+}
+
+fn app() -> App {
+    App {
+        db: Db {
+            rows: vec!["zero", "one"],
+        },
+        config: Config {
+            greeting: "Hello".into(),
+        },
+    }
+}
+
+#[test]
+fn state_parameters_are_not_in_the_schema() {
+    assert_eq!(
+        definition::<App, _>(&FindRow)["parameters"],
+        json!({
+            "type": "object",
+                "additionalProperties": false,
+            "properties": {"index": {"type": "integer", "minimum": 0, "description": "Row number, from 0."}},
+            "required": ["index"]
+        })
+    );
+    assert_eq!(
+        definition::<App, _>(&Greet)["parameters"],
+        json!({
+            "type": "object",
+                "additionalProperties": false,
+            "properties": {"name": {"type": "string", "description": "Who to greet."}},
+            "required": ["name"]
+        })
+    );
+}
+
+#[test]
+fn state_comes_from_one_app_state_through_from_ref() {
+    let app = app();
+    assert_eq!(call(&FindRow, json!({"index": 1}), &app), Ok("one".into()));
+    assert_eq!(
+        call(&Greet, json!({"name": "Ada"}), &app),
+        Ok("Hello, Ada!".into())
+    );
+    // Each tool also works with exactly the state it needs.
+    assert_eq!(
+        call(&Greet, json!({"name": "Ada"}), &app.config),
+        Ok("Hello, Ada!".into())
+    );
+}
+
+#[test]
+fn tools_with_different_state_needs_share_one_registry() {
+    let tools: Vec<Box<dyn Tool<App>>> = vec![
+        Box::new(FindRow),
+        Box::new(Greet),
+        Box::new(Now),
+        Box::new(GetWeather),
+    ];
+    let app = app();
+    let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
+    assert_eq!(names, ["find_row", "greet", "now", "get_weather"]);
+    let outputs: Vec<ToolOutcome> = tools
+        .iter()
+        .map(|t| block_on(t.call(&json!({"index": 0, "name": "Bo", "city": "Rome"}), &app)))
+        .collect();
+    // Unknown fields are rejected, so only the tool whose arguments fit answers.
+    assert!(outputs[0].is_err() && outputs[1].is_err() && outputs[2].is_err());
+    assert!(outputs[3].is_err());
+    assert_eq!(
+        block_on(tools[3].call(&json!({"city": "Rome"}), &app)),
+        Ok("22 C in Rome".into())
+    );
+}
+
+#[test]
+fn the_tools_own_failure_keeps_its_guidance() {
+    let failure = call(&FindRow, json!({"index": 9}), &app()).unwrap_err();
+    assert_eq!(
+        failure,
+        ToolFailure::retry_with_other_arguments("there is no row 9")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+#[test]
+fn a_sync_tool_answers_without_being_polled() {
+    let arguments = json!({"city": "Kampala", "unit": "F"});
+    let future = Tool::<()>::call(&GetWeather, &arguments, &());
+    assert_eq!(
+        future.into_ready().unwrap(),
+        Ok("22 F in Kampala".to_owned())
+    );
+}
+
+#[test]
+fn an_async_tool_is_polled() {
+    let app = app();
+    let arguments = json!({"name": "Ada"});
+    let future = Tool::<App>::call(&Greet, &arguments, &app);
+    let future = future.into_ready().unwrap_err();
+    assert_eq!(block_on(future), Ok("Hello, Ada!".to_owned()));
+}
+
+#[test]
+fn serde_rename_alias_and_defaults_apply_to_the_arguments() {
+    assert_eq!(
+        call(&ListFiles, json!({"dir": "/tmp"}), &()),
+        Ok(r#"["/tmp:10"]"#.into())
+    );
+    assert_eq!(
+        call(
+            &ListFiles,
+            json!({"folder": "/a", "limit": 2, "all": true}),
+            &()
+        ),
+        Ok(r#"["/a:2"]"#.into())
+    );
+}
+
+#[test]
+fn bad_arguments_name_the_field() {
+    let failure = call(&GetWeather, json!({"city": 42}), &()).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::InvalidArguments);
+    assert_eq!(failure.guidance(), Guidance::RetryWithOtherArguments);
+    assert_eq!(
+        failure.message(),
+        "argument `city`: invalid type: integer `42`, expected a string"
+    );
+    let missing = call(&GetWeather, json!({}), &()).unwrap_err();
+    assert_eq!(missing.message(), "missing field `city`");
+    let unknown = call(&GetWeather, json!({"city": "Rome", "cty": 1}), &()).unwrap_err();
+    assert_eq!(
+        unknown.message(),
+        "unknown field `cty`, expected `city` or `unit`"
+    );
+    let renamed = call(&ListFiles, json!({"directory": "/"}), &()).unwrap_err();
+    assert_eq!(
+        renamed.message(),
+        "unknown field `directory`, expected one of `dir`, `folder`, `limit`, `all`"
+    );
+}
+
+#[test]
+fn an_optional_argument_may_be_missing_or_null() {
+    assert_eq!(
+        call(&GetWeather, json!({"city": "Rome"}), &()),
+        Ok("22 C in Rome".into())
+    );
+    assert_eq!(
+        call(&GetWeather, json!({"city": "Rome", "unit": null}), &()),
+        Ok("22 C in Rome".into())
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter types of the user's own
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    Celsius,
+    Fahrenheit,
+}
+
+/// Converts a temperature.
+#[tool]
+fn convert(
+    /// The temperature.
+    degrees: f64,
+    /// The unit to convert to.
+    to: Unit,
+) -> f64 {
+    match to {
+        Unit::Celsius => (degrees - 32.0) * 5.0 / 9.0,
+        Unit::Fahrenheit => degrees * 9.0 / 5.0 + 32.0,
+    }
+}
+
+#[test]
+fn a_user_type_parameter() {
+    assert_eq!(
+        definition::<(), _>(&Convert)["parameters"],
+        json!({
+            "type": "object",
+                "additionalProperties": false,
+            "properties": {
+                "degrees": {"type": "number", "description": "The temperature."},
+                "to": {"$ref": "#/$defs/Unit", "description": "The unit to convert to."}
+            },
+            "required": ["degrees", "to"],
+            "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}
+        })
+    );
+    assert_eq!(
+        call(&Convert, json!({"degrees": 100, "to": "fahrenheit"}), &()),
+        Ok("212".into())
+    );
+    let failure = call(&Convert, json!({"degrees": 1, "to": "kelvin"}), &()).unwrap_err();
+    assert_eq!(
+        failure.message(),
+        "argument `to`: unknown variant `kelvin`, expected `celsius` or `fahrenheit`"
+    );
+}
+
+#[test]
+fn the_definition_is_built_once() {
+    let first: *const _ = Tool::<()>::definition(&GetWeather);
+    let second: *const _ = Tool::<App>::definition(&GetWeather);
+    assert_eq!(first, second);
+}
