@@ -15,11 +15,14 @@
 #![warn(missing_docs)]
 
 pub mod message;
+mod prose;
 pub mod schema;
 pub mod tool;
 pub mod transcript;
 
 mod arguments;
+mod executor;
+mod toolbox;
 
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
@@ -29,6 +32,7 @@ pub use tool::{
     FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolDefinition, ToolFailure,
     ToolFuture, ToolOutcome,
 };
+pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;
 
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
