@@ -477,3 +477,24 @@ fn definitions_and_names_keep_the_order_tools_were_added() {
 fn adding_two_tools_of_one_name_panics() {
     let _ = toolbox().with(tool("search", |_: &Value, _: &()| ready(Ok(String::new()))));
 }
+
+#[test]
+fn toolboxes_and_their_futures_can_cross_threads() {
+    fn send_and_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let toolbox = Toolbox::with_state(App {
+        db: Db { rows: vec![] },
+        key: ApiKey("k"),
+    });
+    send_and_sync(&toolbox);
+    let call = call("c", "x", json!({}));
+    send(&toolbox.dispatch(&call));
+    send(&toolbox.answer(&Message::assistant("hi")));
+    let shared = Arc::new(toolbox);
+    let worker = Arc::clone(&shared);
+    let result =
+        std::thread::spawn(move || worker.dispatch_blocking(&ToolCall::new("c", "x", json!({}))))
+            .join()
+            .unwrap();
+    assert!(result.is_error);
+}

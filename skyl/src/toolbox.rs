@@ -21,7 +21,7 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 /// Dispatch never fails: whatever happens to a call (an unknown name, arguments that do not fit,
 /// the tool's `Err`, a panic, a timeout), the caller gets one [`ToolResult`] whose `call_id` is the
 /// call's id. A failure has `is_error: true` and content that names the tool, says what went
-/// wrong and says what the model should do next; see [`prose`](crate::prose) for every sentence.
+/// wrong and says what the model should do next (every sentence is in `skyl/src/prose.rs`).
 ///
 /// ```ignore
 /// use serde_json::json;
