@@ -15,12 +15,15 @@
 #![warn(missing_docs)]
 
 pub mod message;
+mod prose;
 pub mod schema;
 pub mod tool;
 pub mod transcript;
 
 mod arguments;
+mod executor;
 mod macro_support;
+mod toolbox;
 
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
@@ -30,6 +33,7 @@ pub use tool::{
     FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolDefinition, ToolFailure,
     ToolFuture, ToolOutcome,
 };
+pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;
 
 #[doc(inline)]

@@ -64,13 +64,13 @@ pub fn canonicalize(schema: &mut Value) {
 fn replace_formats(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
-            if let Some(Value::String(format)) = map.get("format") {
-                if let Some(bounds) = numeric_format_bounds(format) {
-                    map.remove("format");
-                    if let Some((min, max)) = bounds {
-                        map.entry("minimum").or_insert(min);
-                        map.entry("maximum").or_insert(max);
-                    }
+            if let Some(Value::String(format)) = map.get("format")
+                && let Some(bounds) = numeric_format_bounds(format)
+            {
+                map.remove("format");
+                if let Some((min, max)) = bounds {
+                    map.entry("minimum").or_insert(min);
+                    map.entry("maximum").or_insert(max);
                 }
             }
             // Recurse into subschemas, but never into `properties`' names or literal values.

@@ -287,10 +287,10 @@ fn check(messages: &[Message], complete: bool) -> Result<(), TranscriptError> {
     let mut window: Option<Window<'_>> = None;
     for (index, message) in messages.iter().enumerate() {
         check_parts(index, message)?;
-        if message.role != Role::Tool {
-            if let Some(open) = window.take() {
-                open.close(Some(index))?;
-            }
+        if message.role != Role::Tool
+            && let Some(open) = window.take()
+        {
+            open.close(Some(index))?;
         }
         match message.role {
             Role::Assistant => window = Some(open_window(index, message)?),

@@ -1,0 +1,257 @@
+//! Every sentence skyl says to a model, in one place.
+//!
+//! A failed call's content is the only failure signal that reaches the model on every provider
+//! (the `is_error` flag survives only on Anthropic), so each sentence does three things: it names
+//! the tool, says what went wrong, and says what to do next. They all start with `ERROR:` so that a
+//! model (and a person reading a transcript) sees the failure before the details.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::tool::{FailureKind, Guidance, ToolFailure};
+
+/// How many tool names an unknown-tool message lists before it summarises the rest.
+const LISTED_TOOLS: usize = 20;
+
+/// The content for a call naming a tool the toolbox does not have.
+pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> String {
+    let mut available: Vec<&str> = available.into_iter().collect();
+    if available.is_empty() {
+        return format!(
+            "ERROR: there is no tool named \"{name}\"; no tools are available. Answer without calling a tool."
+        );
+    }
+    available.sort_unstable();
+    let mut text = format!("ERROR: there is no tool named \"{name}\".");
+    if let Some(nearest) = nearest(name, &available) {
+        let _ = write!(text, " Did you mean \"{nearest}\"?");
+    }
+    text.push_str(" The available tools are: ");
+    text.push_str(
+        &available
+            .iter()
+            .take(LISTED_TOOLS)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    if available.len() > LISTED_TOOLS {
+        let _ = write!(text, " and {} more", available.len() - LISTED_TOOLS);
+    }
+    text.push_str(". Call one of them by its exact name.");
+    text
+}
+
+/// The content for a tool that failed, whether it returned the failure or its arguments were wrong.
+pub(crate) fn failed(tool: &str, failure: &ToolFailure) -> String {
+    let message = sentence(failure.message());
+    let mut text = match failure.kind() {
+        FailureKind::InvalidArguments => {
+            format!("ERROR: {tool} was called with invalid arguments: {message}. ")
+        }
+        _ => format!("ERROR: {tool} failed: {message}. "),
+    };
+    match failure.next_step() {
+        Some(own) => text.push_str(own.trim()),
+        None => match (failure.kind(), failure.guidance()) {
+            (FailureKind::InvalidArguments, _) => {
+                let _ = write!(text, "Call {tool} again with corrected arguments.");
+            }
+            (_, Guidance::RetryWithOtherArguments) => {
+                let _ = write!(text, "Call {tool} again with different arguments.");
+            }
+            (_, Guidance::AskUser) => {
+                let _ = write!(
+                    text,
+                    "Ask the user how to proceed before calling {tool} again."
+                );
+            }
+            _ => text.push_str(DO_NOT_RETRY),
+        },
+    }
+    text
+}
+
+const DO_NOT_RETRY: &str = "Do not retry; tell the user the result is unavailable.";
+
+/// The content for a tool that panicked. `payload` is the panic message when it was a string.
+pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
+    match payload.map(sentence).filter(|p| !p.is_empty()) {
+        Some(payload) => format!(
+            "ERROR: {tool} failed: it crashed ({payload}). This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
+        ),
+        None => format!(
+            "ERROR: {tool} failed: it crashed. This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
+        ),
+    }
+}
+
+/// The content for a tool that did not finish in time.
+#[cfg_attr(not(feature = "timeout"), allow(dead_code))]
+pub(crate) fn timed_out(tool: &str, limit: Duration) -> String {
+    format!(
+        "ERROR: {tool} failed: it did not finish within {} and was stopped. Do not retry with the same arguments; tell the user it timed out.",
+        seconds(limit)
+    )
+}
+
+/// `"5s"`, `"1.5s"`, `"250ms"`.
+fn seconds(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{}ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{}s", duration.as_secs())
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// A cause as the middle of a sentence: trimmed, without a trailing full stop, never empty.
+fn sentence(cause: &str) -> &str {
+    let cause = cause.trim().trim_end_matches('.').trim_end();
+    if cause.is_empty() {
+        "no reason was given"
+    } else {
+        cause
+    }
+}
+
+/// The available name closest to `name`, if it is close enough to be a likely typo.
+fn nearest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
+    let wanted = normalize(name);
+    available
+        .iter()
+        .map(|candidate| (distance(&wanted, &normalize(candidate)), *candidate))
+        .filter(|(d, candidate)| *d <= (candidate.chars().count() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Case and `-`/`_`/`.` differences are the commonest model slips; they cost nothing here.
+fn normalize(name: &str) -> Vec<char> {
+    name.chars()
+        .map(|c| {
+            if c == '-' || c == '.' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// Levenshtein distance.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_tool_suggests_the_nearest_name_and_lists_the_rest() {
+        assert_eq!(
+            unknown_tool("get_wether", ["search", "get_weather"]),
+            "ERROR: there is no tool named \"get_wether\". Did you mean \"get_weather\"? The available tools are: get_weather, search. Call one of them by its exact name."
+        );
+        assert_eq!(
+            unknown_tool("Get-Weather", ["get_weather"]),
+            "ERROR: there is no tool named \"Get-Weather\". Did you mean \"get_weather\"? The available tools are: get_weather. Call one of them by its exact name."
+        );
+        assert_eq!(
+            unknown_tool("translate", ["search", "get_weather"]),
+            "ERROR: there is no tool named \"translate\". The available tools are: get_weather, search. Call one of them by its exact name."
+        );
+        assert_eq!(
+            unknown_tool("anything", []),
+            "ERROR: there is no tool named \"anything\"; no tools are available. Answer without calling a tool."
+        );
+    }
+
+    #[test]
+    fn a_long_tool_list_is_cut() {
+        let names: Vec<String> = (0..25).map(|i| format!("tool_{i:02}")).collect();
+        let text = unknown_tool("zzz", names.iter().map(String::as_str));
+        assert!(
+            text.ends_with("tool_19 and 5 more. Call one of them by its exact name."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn failures_name_the_tool_the_cause_and_the_next_step() {
+        assert_eq!(
+            failed(
+                "get_weather",
+                &ToolFailure::do_not_retry("upstream timeout")
+            ),
+            "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            failed(
+                "get_weather",
+                &ToolFailure::retry_with_other_arguments("no city called Atlantis.")
+            ),
+            "ERROR: get_weather failed: no city called Atlantis. Call get_weather again with different arguments."
+        );
+        assert_eq!(
+            failed("book", &ToolFailure::ask_user("two flights match")),
+            "ERROR: book failed: two flights match. Ask the user how to proceed before calling book again."
+        );
+        assert_eq!(
+            failed(
+                "book",
+                &ToolFailure::ask_user("two flights match").with_next_step("Ask which one. ")
+            ),
+            "ERROR: book failed: two flights match. Ask which one."
+        );
+        assert_eq!(
+            failed(
+                "get_weather",
+                &ToolFailure::invalid_arguments("missing field `city`")
+            ),
+            "ERROR: get_weather was called with invalid arguments: missing field `city`. Call get_weather again with corrected arguments."
+        );
+        assert_eq!(
+            failed("x", &ToolFailure::do_not_retry("  ")),
+            "ERROR: x failed: no reason was given. Do not retry; tell the user the result is unavailable."
+        );
+    }
+
+    #[test]
+    fn panics_and_timeouts_say_what_happened() {
+        assert_eq!(
+            panicked("parse", Some("index out of bounds")),
+            "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked("parse", None),
+            "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            timed_out("search", Duration::from_secs(5)),
+            "ERROR: search failed: it did not finish within 5s and was stopped. Do not retry with the same arguments; tell the user it timed out."
+        );
+        assert_eq!(seconds(Duration::from_millis(250)), "250ms");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+    }
+
+    #[test]
+    fn distance_counts_edits() {
+        let d = |a: &str, b: &str| distance(&normalize(a), &normalize(b));
+        assert_eq!(d("kitten", "sitting"), 3);
+        assert_eq!(d("", "abc"), 3);
+        assert_eq!(d("same", "SAME"), 0);
+    }
+}

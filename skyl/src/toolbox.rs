@@ -1,0 +1,339 @@
+//! The registry of tools, and the dispatcher that turns every call into exactly one result.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+#[cfg(feature = "timeout")]
+use std::time::Duration;
+
+use crate::executor::{JoinInOrder, block_on};
+use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::prose;
+use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
+
+/// A set of tools and the state they share, answering a model's tool calls.
+///
+/// Dispatch never fails: whatever happens to a call (an unknown name, arguments that do not fit,
+/// the tool's `Err`, a panic, a timeout), the caller gets one [`ToolResult`] whose `call_id` is the
+/// call's id. A failure has `is_error: true` and content that names the tool, says what went
+/// wrong and says what the model should do next (every sentence is in `skyl/src/prose.rs`).
+///
+/// ```ignore
+/// use serde_json::json;
+/// use skyl::{Message, Part, Role, ToolCall, Toolbox};
+///
+/// /// Adds two numbers.
+/// #[skyl::tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let toolbox = Toolbox::new().with(Add);
+/// let turn = Message {
+///     role: Role::Assistant,
+///     parts: vec![
+///         Part::ToolCall(ToolCall::new("c1", "add", json!({"a": 2, "b": 3}))),
+///         Part::ToolCall(ToolCall::new("c2", "subtract", json!({"a": 2, "b": 3}))),
+///     ],
+/// };
+/// let answer = toolbox.answer_blocking(&turn);
+/// let results: Vec<_> = answer.tool_results().collect();
+/// assert_eq!(results[0].content, "5");
+/// assert!(results[1].is_error);
+/// assert!(results[1].content.starts_with("ERROR: there is no tool named \"subtract\"."));
+/// ```
+///
+/// # Panics
+///
+/// Panics inside a tool are caught with [`catch_unwind`], both while a synchronous tool runs and
+/// while an asynchronous tool's future is polled, and the toolbox stays usable. A binary built
+/// with `panic = "abort"` cannot catch them: the process ends, as it would anywhere else. The
+/// default panic hook still prints the panic to stderr.
+///
+/// # State
+///
+/// [`Toolbox::with_state`] gives the tools a shared state `S`. A tool asks for a part of it with a
+/// `#[state]` parameter, which [`FromRef`](crate::FromRef) borrows out of `S`, so tools with
+/// different needs share one toolbox.
+pub struct Toolbox<S = ()> {
+    state: S,
+    tools: Vec<Arc<dyn Tool<S>>>,
+    index: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+    #[cfg(feature = "timeout")]
+    timeout: Option<Duration>,
+}
+
+impl Toolbox<()> {
+    /// An empty toolbox with no state.
+    pub fn new() -> Self {
+        Toolbox::with_state(())
+    }
+}
+
+impl Default for Toolbox<()> {
+    fn default() -> Self {
+        Toolbox::new()
+    }
+}
+
+impl<S: 'static> Toolbox<S> {
+    /// An empty toolbox whose tools share `state`.
+    ///
+    /// ```ignore
+    /// use skyl::{FromRef, Toolbox};
+    ///
+    /// struct Db { rows: Vec<String> }
+    /// struct App { db: Db }
+    ///
+    /// impl FromRef<App> for Db {
+    ///     fn from_ref(app: &App) -> &Db { &app.db }
+    /// }
+    ///
+    /// /// Counts the rows.
+    /// #[skyl::tool]
+    /// fn count_rows(#[state] db: &Db) -> usize {
+    ///     db.rows.len()
+    /// }
+    ///
+    /// let toolbox = Toolbox::with_state(App { db: Db { rows: vec!["a".into()] } }).with(CountRows);
+    /// let result = toolbox.dispatch_blocking(&skyl::ToolCall::new("c", "count_rows", serde_json::json!({})));
+    /// assert_eq!(result.content, "1");
+    /// ```
+    pub fn with_state(state: S) -> Self {
+        Toolbox {
+            state,
+            tools: Vec::new(),
+            index: HashMap::default(),
+            #[cfg(feature = "timeout")]
+            timeout: None,
+        }
+    }
+
+    /// Adds a tool.
+    ///
+    /// # Panics
+    ///
+    /// If the toolbox already has a tool of the same name, like a router given the same route
+    /// twice: the model could not tell them apart.
+    #[track_caller]
+    pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
+        let name = tool.definition().name.as_str();
+        if self.index.contains_key(name) {
+            panic!(
+                "Toolbox::with: a tool named \"{name}\" is already in this toolbox; give one of them another name with #[tool(name = \"...\")]"
+            );
+        }
+        self.index.insert(name.into(), self.tools.len());
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Stops an asynchronous call that has not finished within `limit`; its result then says it
+    /// timed out.
+    ///
+    /// A synchronous tool runs to completion inside the call and cannot be stopped: make a tool
+    /// that may block `async` and let it await its slow work.
+    #[cfg(feature = "timeout")]
+    pub fn with_timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The definitions of the tools, in the order they were added, for a provider request.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .map(|tool| tool.definition().clone())
+            .collect()
+    }
+
+    /// The names of the tools, in the order they were added.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tools
+            .iter()
+            .map(|tool| tool.definition().name.as_str())
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the toolbox has no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The shared state.
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// Runs one call and returns its result. Never fails; see the type's documentation.
+    pub async fn dispatch(&self, call: &ToolCall) -> ToolResult {
+        match self.start(call) {
+            Started::Done(result) => result,
+            Started::Running(running) => running.await,
+        }
+    }
+
+    /// Answers every tool call of an assistant message: the calls run concurrently, and the
+    /// returned [`Role::Tool`] message holds one result per call, in call order.
+    ///
+    /// A message without calls gets a tool message without parts.
+    pub async fn answer(&self, message: &Message) -> Message {
+        let mut join = JoinInOrder::new();
+        for call in message.tool_calls() {
+            match self.start(call) {
+                Started::Done(result) => join.push_done(result),
+                Started::Running(running) => join.push_pending(running),
+            }
+        }
+        let results = join.await;
+        Message {
+            role: Role::Tool,
+            parts: results.into_iter().map(Part::ToolResult).collect(),
+        }
+    }
+
+    /// [`dispatch`](Self::dispatch) for code without an executor: runs the call on this thread.
+    ///
+    /// A synchronous tool never touches an executor. An asynchronous tool that needs a runtime's
+    /// reactor (tokio timers, sockets) must be dispatched with `.await` inside that runtime.
+    pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
+        match self.start(call) {
+            Started::Done(result) => result,
+            Started::Running(running) => block_on(running),
+        }
+    }
+
+    /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
+    pub fn answer_blocking(&self, message: &Message) -> Message {
+        block_on(self.answer(message))
+    }
+
+    /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
+    /// a future.
+    fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
+        let Some(&position) = self.index.get(call.name.as_str()) else {
+            return Started::Done(ToolResult::error(
+                call.id.as_str(),
+                prose::unknown_tool(&call.name, self.names()),
+            ));
+        };
+        let tool = &self.tools[position];
+        let name = tool.definition().name.as_str();
+        let future =
+            match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
+                Ok(future) => future,
+                Err(payload) => return Started::Done(panicked(name, &call.id, &*payload)),
+            };
+        match future.into_ready() {
+            Ok(outcome) => Started::Done(finish(name, &call.id, outcome)),
+            Err(future) => Started::Running(Running {
+                name,
+                call_id: &call.id,
+                future,
+                #[cfg(feature = "timeout")]
+                deadline: self
+                    .timeout
+                    .map(|limit| (futures_timer::Delay::new(limit), limit)),
+            }),
+        }
+    }
+}
+
+impl<S: 'static> fmt::Debug for Toolbox<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+enum Started<'a> {
+    Done(ToolResult),
+    Running(Running<'a>),
+}
+
+/// An asynchronous call in flight, with what its result needs.
+struct Running<'a> {
+    name: &'a str,
+    call_id: &'a str,
+    future: ToolFuture<'a>,
+    #[cfg(feature = "timeout")]
+    deadline: Option<(futures_timer::Delay, Duration)>,
+}
+
+impl Future for Running<'_> {
+    type Output = ToolResult;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let this = &mut *self;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut this.future).poll(cx))) {
+            Ok(Poll::Ready(outcome)) => {
+                return Poll::Ready(finish(this.name, this.call_id, outcome));
+            }
+            Ok(Poll::Pending) => {}
+            Err(payload) => return Poll::Ready(panicked(this.name, this.call_id, &*payload)),
+        }
+        #[cfg(feature = "timeout")]
+        if let Some((delay, limit)) = &mut this.deadline
+            && Pin::new(delay).poll(cx).is_ready()
+        {
+            return Poll::Ready(ToolResult::error(
+                this.call_id,
+                prose::timed_out(this.name, *limit),
+            ));
+        }
+        Poll::Pending
+    }
+}
+
+fn finish(name: &str, call_id: &str, outcome: ToolOutcome) -> ToolResult {
+    match outcome {
+        Ok(content) => ToolResult {
+            call_id: call_id.to_owned(),
+            content,
+            is_error: false,
+        },
+        Err(failure) => ToolResult::error(call_id, prose::failed(name, &failure)),
+    }
+}
+
+#[cold]
+fn panicked(name: &str, call_id: &str, payload: &(dyn std::any::Any + Send)) -> ToolResult {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+    ToolResult::error(call_id, prose::panicked(name, message))
+}
+
+/// FxHash: tool names are few, short, chosen by the developer and never inserted by a model, so
+/// SipHash's flooding resistance buys nothing on this hot path.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+        }
+        for &byte in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
