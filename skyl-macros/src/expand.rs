@@ -134,8 +134,9 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
         let __output = #fn_ident(#(#call_args),*) #await_;
         #convert
     };
-    let run = if tool.is_async {
-        quote!(::skyl::ToolFuture::new(async move { #run }))
+    let run = if let Some(asyncness) = &tool.function.sig.asyncness {
+        // A future that is not `Send` is reported at the `async` keyword.
+        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new(async move { #run }))
     } else {
         quote!(::skyl::ToolFuture::ready({ #run }))
     };

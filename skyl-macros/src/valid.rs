@@ -13,6 +13,10 @@ impl Tool<'_> {
     pub(crate) fn validate(&self) -> syn::Result<()> {
         let mut errors = Errors::default();
         self.check_signature(&mut errors);
+        if !self.function.sig.generics.params.is_empty() {
+            // Parameters that use the generics would only repeat the same mistake.
+            return errors.finish();
+        }
         for param in &self.params {
             param.check(&mut errors);
         }
@@ -88,7 +92,7 @@ impl Tool<'_> {
                 format!(
                     "`{}` is not a tool name every provider accepts: use 1 to 64 ASCII letters, \
                      digits, `_` or `-`; set one with `#[tool(name = \"...\")]`",
-                    self.name.escape_default()
+                    self.name
                 ),
             ));
         }

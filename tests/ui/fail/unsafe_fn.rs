@@ -1,0 +1,11 @@
+use skyl::tool;
+
+/// Reads memory.
+#[tool]
+unsafe fn peek(address: usize) -> u8 {
+    unsafe { *(address as *const u8) }
+}
+
+fn main() {
+    let _ = Peek;
+}
