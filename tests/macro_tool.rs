@@ -416,3 +416,85 @@ fn the_definition_is_built_once() {
     let second: *const _ = Tool::<App>::definition(&GetWeather);
     assert_eq!(first, second);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Odd but valid functions
+
+#[test]
+fn a_tool_declared_inside_a_function_with_raw_and_mut_parameters() {
+    /// Describes a thing.
+    ///
+    /// Kinds:
+    /// - `fruit`
+    /// - `tool`,
+    ///   or anything else
+    #[tool]
+    #[allow(clippy::needless_pass_by_value)]
+    fn describe(
+        /// The kind of thing.
+        r#type: String,
+        mut count: u8,
+    ) -> String {
+        count = count.saturating_add(1);
+        format!("{count} {type}")
+    }
+
+    assert_eq!(
+        definition::<(), _>(&Describe),
+        json!({
+            "name": "describe",
+            "description": "Describes a thing.\n\nKinds:\n- `fruit`\n- `tool`, or anything else",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "type": {"type": "string", "description": "The kind of thing."},
+                    "count": {"type": "integer", "minimum": 0, "maximum": 255}
+                },
+                "required": ["type", "count"]
+            }
+        })
+    );
+    assert_eq!(
+        call(&Describe, json!({"type": "pear", "count": 1}), &()),
+        Ok("2 pear".into())
+    );
+}
+
+/// Fails with a `Display` error.
+#[tool]
+async fn always_fails() -> Result<String, std::fmt::Error> {
+    Err(std::fmt::Error)
+}
+
+#[test]
+fn an_async_tools_error_does_not_retry() {
+    let failure = call(&AlwaysFails, json!({}), &()).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Failed);
+    assert_eq!(failure.guidance(), Guidance::DoNotRetry);
+    assert_eq!(
+        failure.message(),
+        "an error occurred when formatting an argument"
+    );
+}
+
+#[test]
+fn tools_go_through_the_toolbox() {
+    let toolbox = skyl::Toolbox::with_state(app())
+        .with(FindRow)
+        .with(Greet)
+        .with(GetWeather);
+    let result =
+        toolbox.dispatch_blocking(&skyl::ToolCall::new("c1", "greet", json!({"name": "Bo"})));
+    assert_eq!(
+        (result.content.as_str(), result.is_error),
+        ("Hello, Bo!", false)
+    );
+    let result = toolbox.dispatch_blocking(&skyl::ToolCall::new(
+        "c2",
+        "get_weather",
+        json!({"town": "Rome"}),
+    ));
+    assert!(result.is_error);
+    assert!(result.content.contains("town"), "{}", result.content);
+}

@@ -14,7 +14,6 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Makes a function a tool a language model can call. Documented on `skyl::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()

@@ -36,6 +36,7 @@ pub use tool::{
 pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;
 
+#[doc = include_str!("tool_attribute.md")]
 #[doc(inline)]
 pub use skyl_macros::tool;
 
