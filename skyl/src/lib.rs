@@ -12,10 +12,13 @@
 //! - [`tool`]: what a tool is ([`Tool`], [`ToolDefinition`]) and what it may return
 //!   ([`IntoToolOutput`], [`ToolFailure`]).
 //! - [`schema`]: the lean JSON schema the model sees.
+//! - [`provider`]: the adapters that put a transcript on each provider's wire and read the answer
+//!   back ([`provider::Adapter`]).
 #![warn(missing_docs)]
 
 pub mod message;
 mod prose;
+pub mod provider;
 pub mod schema;
 pub mod tool;
 pub mod transcript;
