@@ -4,7 +4,7 @@
 //! - [`openai_strict`]: OpenAI strict mode (Structured Outputs), for [`OpenAiChat`](super::OpenAiChat)
 //!   and [`OpenAiResponses`](super::OpenAiResponses) with `.with_strict(true)`: every object closed
 //!   with `additionalProperties: false`, every property required, optional ones nullable, `oneOf`
-//!   as `anyOf`, `default` removed. A schema that cannot be strict (a map, `patternProperties`,
+//!   as `anyOf`, `default` removed, a `$ref` with keywords beside it inlined. A schema that cannot be strict (a map, `patternProperties`,
 //!   `allOf`, a root that is not an object) is an error naming the field.
 //! - [`gemini_json_schema`]: what [`Gemini`](super::Gemini) sends as `parametersJsonSchema` (full
 //!   JSON Schema): `$schema` removed and local `$ref`s inlined; a recursive schema keeps its refs,
@@ -108,7 +108,7 @@ pub fn openai_strict(schema: &Value) -> Result<Value, LoweringError> {
         });
     }
     let mut lowered = schema.clone();
-    strict_node(&mut lowered, "")?;
+    strict_node(&mut lowered, schema, "")?;
     Ok(lowered)
 }
 
@@ -120,10 +120,27 @@ fn is_object_schema(map: &Map<String, Value>) -> bool {
     }
 }
 
-fn strict_node(node: &mut Value, path: &str) -> Result<(), LoweringError> {
+fn strict_node(node: &mut Value, root: &Value, path: &str) -> Result<(), LoweringError> {
     let Value::Object(map) = node else {
         return Ok(());
     };
+    // Strict mode refuses keywords beside a `$ref` ("$ref cannot have keywords {'description'}"):
+    // such a node gets the definition inlined, its own keywords winning.
+    if map.len() > 1
+        && let Some(Value::String(reference)) = map.get("$ref")
+    {
+        let Some(Value::Object(target)) = resolve(root, reference) else {
+            return Err(LoweringError {
+                path: path.to_owned(),
+                problem: format!("`$ref` \"{reference}\" points to no definition in the schema"),
+                fix: "add the definition under `$defs` or inline the type".into(),
+            });
+        };
+        let mut inlined = target.clone();
+        map.remove("$ref");
+        inlined.extend(std::mem::take(map));
+        *map = inlined;
+    }
     if let Some(one_of) = map.remove("oneOf") {
         map.insert("anyOf".into(), one_of);
     }
@@ -173,7 +190,7 @@ fn strict_node(node: &mut Value, path: &str) -> Result<(), LoweringError> {
             unreachable!("checked above");
         };
         for (name, property) in properties.iter_mut() {
-            strict_node(property, &join(path, name))?;
+            strict_node(property, root, &join(path, name))?;
             if !required.iter().any(|r| r == name) {
                 make_nullable(property);
             }
@@ -185,22 +202,22 @@ fn strict_node(node: &mut Value, path: &str) -> Result<(), LoweringError> {
         map.insert("additionalProperties".into(), Value::Bool(false));
     }
     if let Some(items) = map.get_mut("items") {
-        strict_node(items, &join(path, "[]"))?;
+        strict_node(items, root, &join(path, "[]"))?;
     }
     if let Some(Value::Array(items)) = map.get_mut("prefixItems") {
         for item in items {
-            strict_node(item, &join(path, "[]"))?;
+            strict_node(item, root, &join(path, "[]"))?;
         }
     }
     if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
         for branch in branches {
-            strict_node(branch, path)?;
+            strict_node(branch, root, path)?;
         }
     }
     for defs in ["$defs", "definitions"] {
         if let Some(Value::Object(definitions)) = map.get_mut(defs) {
             for (name, definition) in definitions.iter_mut() {
-                strict_node(definition, &format!("{defs}.{name}"))?;
+                strict_node(definition, root, &format!("{defs}.{name}"))?;
             }
         }
     }
@@ -289,7 +306,8 @@ pub fn gemini_openapi(schema: &Value) -> Result<Value, LoweringError> {
 
 /// Inlines every local `$ref`, drops `$defs` and `$schema`.
 fn inline_refs(schema: &Value) -> Result<Value, LoweringError> {
-    let mut stack = Vec::new();
+    // The root is being inlined: a `$ref` to "#" inside it is recursion.
+    let mut stack = vec!["#".to_owned()];
     inline_node(schema, schema, "", &mut stack)
 }
 
@@ -411,10 +429,9 @@ fn openapi_node(node: &Value) -> Value {
             if nullable {
                 merged.insert("nullable".into(), Value::Bool(true));
             }
+            // The property's own description says more than its type's.
             if let Some(description) = map.get("description") {
-                merged
-                    .entry("description")
-                    .or_insert_with(|| description.clone());
+                merged.insert("description".into(), description.clone());
             }
             return Value::Object(merged);
         }

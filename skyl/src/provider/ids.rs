@@ -44,7 +44,43 @@ pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
 pub(crate) fn response_key(response_id: Option<&str>, body: &Value) -> String {
     match response_id {
         Some(id) if !id.is_empty() && id.len() <= 64 && id.chars().all(is_id_char) => id.to_owned(),
-        _ => format!("{:016x}", fnv1a(body.to_string().as_bytes())),
+        _ => {
+            let mut text = String::new();
+            canonical_text(body, &mut text);
+            format!("{:016x}", fnv1a(text.as_bytes()))
+        }
+    }
+}
+
+/// JSON text with object keys sorted, so the hash does not depend on the map order serde_json
+/// was built with (its `preserve_order` feature).
+fn canonical_text(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (n, key) in keys.into_iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical_text(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                canonical_text(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 
