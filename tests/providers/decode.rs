@@ -214,3 +214,34 @@ fn provider_data_of_other_providers_is_skipped() {
         ])
     );
 }
+
+#[test]
+fn gemini_opens_with_a_user_turn_when_the_first_user_message_was_empty() {
+    // As in recorded traffic: instructions only, an empty user turn, then the model's calls.
+    let response = Gemini::default()
+        .decode(&fixture("gemini", "parallel_without_ids"))
+        .unwrap();
+    let calls: Vec<_> = response.message.tool_calls().cloned().collect();
+    let mut messages = vec![Message::user(""), response.message];
+    messages.push(Message {
+        role: Role::Tool,
+        parts: calls
+            .iter()
+            .map(|call| Part::ToolResult(ToolResult::success(&call.id, "cars")))
+            .collect(),
+    });
+    let body = Gemini::default()
+        .encode(&Request {
+            model: "m".into(),
+            system: Some("Tell three jokes.".into()),
+            messages,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        body["contents"][0],
+        json!({"role": "user", "parts": [{"text": ""}]})
+    );
+    assert_eq!(body["contents"][1]["role"], "model");
+    assert_eq!(body["contents"].as_array().unwrap().len(), 3);
+}

@@ -52,7 +52,8 @@ const NAMES: NameRule = NameRule {
 ///   [`with_call_ids(false)`](Self::with_call_ids) sends none.
 /// - `thoughtSignature`s come back on the part they came with; thought parts are sent back as
 ///   they came; empty text is dropped (Gemini rejects empty parts) and so is a content left
-///   empty.
+///   empty. Should the transcript then open with the model, an empty user turn is put first
+///   (a function call turn must follow a user turn).
 /// - Tool schemas go in `parametersJsonSchema` ([`dialect::gemini_json_schema`]);
 ///   [`with_legacy_parameters(true)`](Self::with_legacy_parameters) sends the OpenAPI subset in
 ///   `parameters` instead ([`dialect::gemini_openapi`]), where a recursive type is an
@@ -238,6 +239,12 @@ impl Adapter for Gemini {
         }
         if contents.is_empty() {
             return Err(EncodeError::NoMessages { provider: NAME });
+        }
+        // A function call turn must follow a user turn: when the transcript opens with the model
+        // (its first user message was empty), an empty user turn goes first, the one empty part
+        // Gemini accepted in recorded traffic.
+        if contents[0]["role"] == "model" {
+            contents.insert(0, json!({"role": "user", "parts": [{"text": ""}]}));
         }
 
         let mut body = Map::new();
