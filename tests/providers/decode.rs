@@ -245,3 +245,73 @@ fn gemini_opens_with_a_user_turn_when_the_first_user_message_was_empty() {
     assert_eq!(body["contents"][1]["role"], "model");
     assert_eq!(body["contents"].as_array().unwrap().len(), 3);
 }
+
+/// `get_weather` for the toolbox test: fails for Gulu.
+struct Weather(skyl::ToolDefinition);
+
+impl skyl::Tool for Weather {
+    fn definition(&self) -> &skyl::ToolDefinition {
+        &self.0
+    }
+
+    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a ()) -> skyl::ToolFuture<'a> {
+        skyl::ToolFuture::ready(match arguments["city"].as_str() {
+            Some("Gulu") => Err(skyl::ToolFailure::invalid_arguments("no station in Gulu")),
+            Some(city) => Ok(format!("22C and sunny in {city}")),
+            None => Err(skyl::ToolFailure::invalid_arguments("city is missing")),
+        })
+    }
+}
+
+#[test]
+fn the_whole_loop_with_a_toolbox() {
+    let toolbox = skyl::Toolbox::new().with(Weather(tools().remove(0)));
+    for adapter in [
+        &Anthropic as &dyn Adapter,
+        &OpenAiChat::default(),
+        &OpenAiResponses::default(),
+        &Gemini::default(),
+    ] {
+        let body = match adapter.name() {
+            "anthropic" => fixture("anthropic", "parallel_calls"),
+            "openai_chat" => fixture("openai_chat", "compatible_without_ids"),
+            "openai_responses" => fixture("openai_responses", "text_and_calls"),
+            _ => fixture("gemini", "parallel_without_ids"),
+        };
+        let response = adapter.decode(&body).unwrap();
+        let answer = toolbox.answer_blocking(&response.message);
+        let results: Vec<(String, bool)> = answer
+            .tool_results()
+            .map(|r| (r.call_id.clone(), r.is_error))
+            .collect();
+        let calls: Vec<String> = response
+            .message
+            .tool_calls()
+            .map(|c| c.id.clone())
+            .collect();
+        assert_eq!(
+            results.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+            calls,
+            "{}: one result per call, in call order",
+            adapter.name()
+        );
+        let messages = vec![Message::user("Weather?"), response.message, answer];
+        let next = adapter
+            .encode(&Request {
+                model: "m".into(),
+                messages,
+                tools: tools(),
+                ..Default::default()
+            })
+            .unwrap_or_else(|error| panic!("{error}"));
+        let text = next.to_string();
+        assert!(text.contains("22C and sunny in Kampala"), "{text}");
+        // Every call here has a failing sibling (Gulu, or a tool the toolbox lacks).
+        assert!(results.iter().any(|(_, failed)| *failed));
+        match adapter.name() {
+            "anthropic" => assert!(text.contains("\"is_error\":true"), "{text}"),
+            "openai_chat" | "openai_responses" => assert!(text.contains("\"error: "), "{text}"),
+            _ => assert!(!text.contains("is_error"), "{text}"),
+        }
+    }
+}
