@@ -83,6 +83,14 @@
 //! right after the turn that made its call, one result per call) so that a broken transcript is an
 //! error naming the message and the call, not an HTTP 400 after the tools already ran.
 //!
+//! ## Providers
+//!
+//! [`provider`] holds one [`Adapter`](provider::Adapter) per provider API (Anthropic Messages,
+//! OpenAI Chat Completions, OpenAI Responses, Gemini `generateContent`). An adapter encodes a
+//! [`provider::Request`] into the body that provider expects, with the tool results placed, ordered
+//! and flagged as it requires, and decodes its response into an assistant [`Message`]. What
+//! each provider loses of a result is listed in [`provider`].
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
@@ -91,6 +99,7 @@
 #![warn(missing_docs)]
 
 pub mod message;
+pub mod provider;
 pub mod schema;
 pub mod tool;
 pub mod transcript;
