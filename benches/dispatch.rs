@@ -28,7 +28,11 @@ fn main() {
 fn weather_report(city: &str, days: Option<u8>) -> String {
     let mut report = String::with_capacity(city.len() + 16);
     report.push_str(city);
-    report.push_str(if days.unwrap_or(1) > 1 { ": sunny days" } else { ": 22C sunny" });
+    report.push_str(if days.unwrap_or(1) > 1 {
+        ": sunny days"
+    } else {
+        ": 22C sunny"
+    });
     report
 }
 
@@ -61,7 +65,9 @@ fn hand_written(call: &ToolCall) -> ToolResult {
             },
             Err(error) => ToolResult::error(call.id.clone(), error.to_string()),
         },
-        "get_time" | "search" | "convert" => ToolResult::success(call.id.clone(), "not benchmarked"),
+        "get_time" | "search" | "convert" => {
+            ToolResult::success(call.id.clone(), "not benchmarked")
+        }
         other => ToolResult::error(call.id.clone(), format!("unknown tool {other}")),
     }
 }
@@ -77,7 +83,11 @@ fn hand_written_cloning(call: &ToolCall) -> ToolResult {
 }
 
 fn weather_call() -> ToolCall {
-    ToolCall::new("call_0123456789", "get_weather", json!({"city": "Kampala", "days": 1}))
+    ToolCall::new(
+        "call_0123456789",
+        "get_weather",
+        json!({"city": "Kampala", "days": 1}),
+    )
 }
 
 #[divan::bench]
@@ -105,7 +115,10 @@ fn skyl_async(bencher: divan::Bencher<'_, '_>) {
     let call = weather_call();
     bencher.bench_local(|| {
         let mut future = pin!(toolbox.dispatch(black_box(&call)));
-        match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        match future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
             Poll::Ready(result) => result,
             Poll::Pending => unreachable!("a synchronous tool finishes on the first poll"),
         }
