@@ -112,9 +112,16 @@ impl Tool<'_> {
     }
 
     fn check_description(&self, errors: &mut Errors) {
-        if self.description.is_none() {
-            errors.push(syn::Error::new_spanned(
-                self.fn_ident,
+        if self.description.is_none() && self.description_is_option {
+            errors.push(syn::Error::new(
+                self.description_span,
+                "the description is empty, and a model cannot use an undocumented tool well; \
+                 say what the tool does and when to use it, or remove `description` to use the \
+                 doc comment",
+            ));
+        } else if self.description.is_none() {
+            errors.push(syn::Error::new(
+                self.description_span,
                 format!(
                     "tool `{}` has no description, and a model cannot use an undocumented tool \
                      well; add a doc comment saying what it does and when to use it \
@@ -192,6 +199,16 @@ impl Param<'_> {
                     ),
                 ));
             }
+            (None, ty) if !matches!(ty, Type::Reference(_)) && find_punct(ty, '&').is_some() => {
+                errors.push(syn::Error::new_spanned(
+                    ty,
+                    format!(
+                        "parameter `{name}` borrows inside its type, but a model's arguments are \
+                         owned data; use owned types inside it (`String` for `&str`, `Vec<T>` \
+                         for `&[T]`)"
+                    ),
+                ));
+            }
             (None, Type::Reference(reference)) if !ast::is_str_ref(self.ty) => {
                 let elem = reference.elem.to_token_stream();
                 errors.push(syn::Error::new_spanned(
@@ -224,6 +241,25 @@ fn pattern_message(pat: &Pat) -> String {
         "a tool parameter must be a plain name, because the name is the argument's key in the \
          JSON the model sends; write `{example}: Type` and destructure it in the body"
     )
+}
+
+/// The first `punct` token anywhere in `ty`.
+fn find_punct(ty: &Type, punct: char) -> Option<TokenTree> {
+    fn walk(tokens: proc_macro2::TokenStream, punct: char) -> Option<TokenTree> {
+        for token in tokens {
+            match &token {
+                TokenTree::Punct(p) if p.as_char() == punct => return Some(token),
+                TokenTree::Group(group) => {
+                    if let Some(found) = walk(group.stream(), punct) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(ty.to_token_stream(), punct)
 }
 
 /// Whether `ty` has an `impl Trait` anywhere in it.

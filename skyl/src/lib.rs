@@ -9,7 +9,7 @@
 //! - [`message`]: the provider-neutral transcript: [`Message`], [`Part`], [`ToolCall`],
 //!   [`ToolResult`].
 //! - [`transcript`]: the ordering rules every provider enforces, checked before a request is sent.
-//! - [`tool`]: what a tool is ([`Tool`], [`ToolDefinition`]) and what it may return
+//! - [`tool`](mod@tool): what a tool is ([`Tool`], [`ToolDefinition`]) and what it may return
 //!   ([`IntoToolOutput`], [`ToolFailure`]).
 //! - [`schema`]: the lean JSON schema the model sees.
 #![warn(missing_docs)]

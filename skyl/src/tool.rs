@@ -1,6 +1,6 @@
 //! What a tool is: a definition the model reads and a call the toolbox runs.
 //!
-//! Most tools come from [`#[tool]`](crate::tool) on a function, which implements [`Tool`] for you.
+//! Most tools come from [`#[tool]`](macro@crate::tool) on a function, which implements [`Tool`] for you.
 //! Implement it by hand when the tool is built at run time (from a config file, an MCP server).
 
 use std::borrow::Cow;
