@@ -27,6 +27,18 @@ impl Tool<'_> {
 
     fn check_signature(&self, errors: &mut Errors) {
         let sig = &self.function.sig;
+        if let Some(again) = self
+            .function
+            .attrs
+            .iter()
+            .find(|attr| is_tool_attribute(attr))
+        {
+            errors.push(syn::Error::new_spanned(
+                again,
+                "`#[tool]` is given twice; one function is one tool, so remove this one \
+                 (to offer it under two names, write a second function that calls the first)",
+            ));
+        }
         if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
             errors.push(syn::Error::new_spanned(
                 receiver.self_token,
@@ -230,6 +242,15 @@ impl Param<'_> {
             _ => {}
         }
     }
+}
+
+/// `#[tool]`, `#[tool(...)]` or `#[skyl::tool...]`.
+pub(crate) fn is_tool_attribute(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("tool")
+        || (path.segments.len() == 2
+            && path.segments[0].ident == "skyl"
+            && path.segments[1].ident == "tool")
 }
 
 fn pattern_message(pat: &Pat) -> String {
