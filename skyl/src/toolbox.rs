@@ -23,7 +23,7 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 /// call's id. A failure has `is_error: true` and content that names the tool, says what went
 /// wrong and says what the model should do next (every sentence is in `skyl/src/prose.rs`).
 ///
-/// ```ignore
+/// ```
 /// use serde_json::json;
 /// use skyl::{Message, Part, Role, ToolCall, Toolbox};
 ///
@@ -84,7 +84,7 @@ impl Default for Toolbox<()> {
 impl<S: 'static> Toolbox<S> {
     /// An empty toolbox whose tools share `state`.
     ///
-    /// ```ignore
+    /// ```
     /// use skyl::{FromRef, Toolbox};
     ///
     /// struct Db { rows: Vec<String> }

@@ -1,0 +1,121 @@
+//! Call ids across providers: making foreign ids acceptable to Anthropic, and minting ids for
+//! calls a provider sent without one.
+//!
+//! Both are deterministic, so the same transcript always encodes to the same body and a call and
+//! its result always map to the same id.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+fn is_id_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (WIRE.md §2.3, the 400
+/// `messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`).
+///
+/// A valid id is kept. Otherwise every other character becomes `_` and a hash of the original id
+/// is appended, so two ids that differ only in those characters stay distinct.
+pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
+    if !id.is_empty() && id.chars().all(is_id_char) {
+        return Cow::Borrowed(id);
+    }
+    let cleaned: String = id
+        .chars()
+        .map(|c| if is_id_char(c) { c } else { '_' })
+        .collect();
+    Cow::Owned(format!("{cleaned}_{:08x}", fnv1a(id.as_bytes()) as u32))
+}
+
+/// What makes minted ids of one response unique within a transcript: the provider's response id
+/// when it sent a usable one, else a hash of the whole body (two responses in one transcript
+/// differ at least in their usage counts, since the later prompt holds the earlier answer).
+pub(crate) fn response_key(response_id: Option<&str>, body: &Value) -> String {
+    match response_id {
+        Some(id) if !id.is_empty() && id.len() <= 64 && id.chars().all(is_id_char) => id.to_owned(),
+        _ => {
+            let mut text = String::new();
+            canonical_text(body, &mut text);
+            format!("{:016x}", fnv1a(text.as_bytes()))
+        }
+    }
+}
+
+/// JSON text with object keys sorted, so the hash does not depend on the map order serde_json
+/// was built with (its `preserve_order` feature).
+fn canonical_text(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (n, key) in keys.into_iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical_text(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                canonical_text(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// The id for the `index`-th call of a response that gave it none.
+pub(crate) fn mint(prefix: &str, key: &str, index: usize) -> String {
+    format!("{prefix}_{key}_{index}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn valid_anthropic_ids_are_kept_and_others_cleaned_distinctly() {
+        assert_eq!(anthropic_id("toolu_01A-b"), "toolu_01A-b");
+        let a = anthropic_id("call.1");
+        let b = anthropic_id("call:1");
+        assert!(
+            a.starts_with("call_1_") && b.starts_with("call_1_"),
+            "{a} {b}"
+        );
+        assert_ne!(a, b);
+        assert_eq!(anthropic_id("call.1"), a, "deterministic");
+    }
+
+    #[test]
+    fn keys_come_from_the_response_id_or_the_body() {
+        assert_eq!(
+            response_key(Some("wOd8abGuO5rg"), &json!({})),
+            "wOd8abGuO5rg"
+        );
+        let hashed = response_key(None, &json!({"a": 1}));
+        assert_eq!(hashed.len(), 16);
+        assert_ne!(hashed, response_key(None, &json!({"a": 2})));
+        assert_eq!(mint("gemini", "k", 2), "gemini_k_2");
+    }
+}

@@ -1,0 +1,13 @@
+//! The provider adapters: whole request bodies against committed snapshots, decoding of response
+//! bodies modelled on recorded traffic, every error's text, and the schema dialects.
+//!
+//! Snapshots live in `tests/golden/`, response bodies in `tests/fixtures/<provider>/`. After an
+//! intended change, regenerate the snapshots with `SKYL_BLESS=1 cargo test -p skyl-tests --test
+//! providers` and review the diff.
+
+mod decode;
+mod errors;
+mod is_error;
+mod rich;
+mod schema;
+mod support;

@@ -1,0 +1,229 @@
+//! One rich transcript encoded by every adapter, compared whole with its snapshot.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, json};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::{
+    Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_error_message,
+    tool_result_message,
+};
+
+use crate::support::assert_golden;
+
+/// Units a temperature is given in.
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Units {
+    Celsius,
+    Fahrenheit,
+}
+
+/// The arguments of `get_weather`.
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WeatherArgs {
+    /// The city, in English.
+    city: String,
+    /// The units to answer in; Celsius when left out.
+    units: Option<Units>,
+}
+
+/// The arguments of `convert`.
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConvertArgs {
+    /// Degrees Celsius.
+    celsius: f64,
+}
+
+pub(crate) fn tools() -> Vec<ToolDefinition> {
+    vec![
+        ToolDefinition {
+            name: "get_weather".into(),
+            description: "Current weather in a city.".into(),
+            parameters: skyl::schema::canonical_schema_for::<WeatherArgs>(),
+        },
+        ToolDefinition {
+            name: "convert".into(),
+            description: "Converts Celsius to Fahrenheit.".into(),
+            parameters: skyl::schema::canonical_schema_for::<ConvertArgs>(),
+        },
+    ]
+}
+
+fn call(id: &str, name: &str, arguments: serde_json::Value) -> Part {
+    Part::ToolCall(ToolCall::new(id, name, arguments))
+}
+
+/// A system prompt and a system message, text, three parallel calls answered out of order (a
+/// success, a failure, a failure with empty content), a follow-up user turn right after the
+/// results, a call whose id another provider made (with characters Anthropic refuses), an empty
+/// text part, and a final answer and question.
+pub(crate) fn rich_request() -> Request {
+    let mut extra = Map::new();
+    extra.insert("temperature".into(), json!(0.2));
+    Request {
+        model: "some-model".into(),
+        system: Some("You are a terse weather assistant.".into()),
+        messages: vec![
+            Message::system("Answer in one sentence."),
+            Message::user("Weather in Kampala, Gulu and Jinja?"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![
+                    Part::Text("Checking all three.".into()),
+                    call("call_1", "get_weather", json!({"city": "Kampala"})),
+                    call(
+                        "call_2",
+                        "get_weather",
+                        json!({"city": "Gulu", "units": "celsius"}),
+                    ),
+                    call("call_3", "get_weather", json!({"city": "Jinja"})),
+                ],
+            },
+            tool_error_message(
+                "call_2",
+                "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the data is unavailable.",
+            ),
+            tool_result_message("call_1", "22C and sunny"),
+            Message {
+                role: Role::Tool,
+                parts: vec![Part::ToolResult(ToolResult::error("call_3", ""))],
+            },
+            Message::user("And in Fahrenheit?"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![
+                    Part::Text(String::new()),
+                    call("convert.1:a", "convert", json!({"celsius": 22})),
+                ],
+            },
+            tool_result_message("convert.1:a", "71.6"),
+            Message::assistant("Kampala: 22C (71.6F) and sunny; Gulu and Jinja are unavailable."),
+            Message::user("Thanks. Umbrella tomorrow?"),
+        ],
+        tools: tools(),
+        extra,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn anthropic_rich() {
+    let body = Anthropic.encode(&rich_request()).unwrap();
+    assert_golden("anthropic_rich", &body);
+}
+
+#[test]
+fn openai_chat_rich() {
+    let body = OpenAiChat::default().encode(&rich_request()).unwrap();
+    assert_golden("openai_chat_rich", &body);
+}
+
+#[test]
+fn openai_chat_rich_strict() {
+    let body = OpenAiChat::default()
+        .with_strict(true)
+        .encode(&rich_request())
+        .unwrap();
+    assert_golden("openai_chat_rich_strict", &body);
+}
+
+#[test]
+fn openai_responses_rich() {
+    let body = OpenAiResponses::default().encode(&rich_request()).unwrap();
+    assert_golden("openai_responses_rich", &body);
+}
+
+/// The rich request with Gemini's place for the temperature.
+fn gemini_request() -> Request {
+    let mut request = rich_request();
+    request.extra.clear();
+    request
+        .extra
+        .insert("generationConfig".into(), json!({"temperature": 0.2}));
+    request
+}
+
+#[test]
+fn gemini_rich() {
+    let body = Gemini::default().encode(&gemini_request()).unwrap();
+    assert_golden("gemini_rich", &body);
+}
+
+#[test]
+fn gemini_rich_vertex_legacy() {
+    let gemini = Gemini::default()
+        .with_call_ids(false)
+        .with_legacy_parameters(true)
+        .with_error_key(true);
+    let mut request = gemini_request();
+    request.max_tokens = Some(512);
+    request.tool_choice = skyl::provider::ToolChoice::Tool("get_weather".into());
+    assert_golden(
+        "gemini_rich_vertex_legacy",
+        &gemini.encode(&request).unwrap(),
+    );
+}
+
+#[test]
+fn adapters_work_as_trait_objects() {
+    let adapters: Vec<Box<dyn Adapter>> = vec![
+        Box::new(Anthropic),
+        Box::new(OpenAiChat::default()),
+        Box::new(OpenAiResponses::default()),
+        Box::new(Gemini::default()),
+    ];
+    let names: Vec<&str> = adapters.iter().map(|a| a.name()).collect();
+    assert_eq!(
+        names,
+        ["anthropic", "openai_chat", "openai_responses", "gemini"]
+    );
+    for adapter in &adapters {
+        let body = adapter.encode(&rich_request()).unwrap();
+        let direct = match adapter.name() {
+            "anthropic" => Anthropic.encode(&rich_request()),
+            "openai_chat" => OpenAiChat::default().encode(&rich_request()),
+            "openai_responses" => OpenAiResponses::default().encode(&rich_request()),
+            _ => Gemini::default().encode(&rich_request()),
+        };
+        assert_eq!(body, direct.unwrap());
+    }
+    fn assert_send_sync<T: Send + Sync + ?Sized>() {}
+    assert_send_sync::<dyn Adapter>();
+}
+
+#[test]
+fn extra_fields_are_merged_into_the_top_level() {
+    let mut request = Request {
+        model: "m".into(),
+        messages: vec![Message::user("Hi")],
+        max_tokens: Some(100),
+        ..Default::default()
+    };
+    request
+        .extra
+        .insert("generationConfig".into(), json!({"temperature": 0}));
+    request.extra.insert("max_tokens".into(), json!(7));
+    assert_eq!(
+        Gemini::default().encode(&request).unwrap(),
+        json!({
+            "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+            "generationConfig": {"maxOutputTokens": 100, "temperature": 0},
+            "max_tokens": 7
+        })
+    );
+    assert_eq!(
+        Anthropic.encode(&request).unwrap(),
+        json!({
+            "model": "m",
+            "max_tokens": 7,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
+            "generationConfig": {"temperature": 0}
+        })
+    );
+}
