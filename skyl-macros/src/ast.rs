@@ -2,7 +2,7 @@
 //! (`expand.rs`). Parsing is lenient; every rule lives in `valid.rs`, with its span.
 
 use proc_macro2::{Ident, Span};
-use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type, Visibility};
+use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type, Visibility};
 
 use crate::attr::Options;
 use crate::docs;
@@ -19,6 +19,10 @@ pub(crate) struct Tool<'a> {
     /// Where the name was written: the `name = "..."` string, or the function's name.
     pub(crate) name_span: Span,
     pub(crate) description: Option<String>,
+    /// Where a missing description is reported: an empty `description = ""`, or the name.
+    pub(crate) description_span: Span,
+    /// Whether the description was given with `description = "..."`.
+    pub(crate) description_is_option: bool,
     pub(crate) params: Vec<Param<'a>>,
     /// The declared return type; `None` for `()`.
     pub(crate) output: Option<&'a Type>,
@@ -59,6 +63,10 @@ impl<'a> Tool<'a> {
             Some(literal) => Some(literal.value().trim().to_owned()).filter(|d| !d.is_empty()),
             None => docs::collect(&function.attrs)?,
         };
+        let description_span = options
+            .description
+            .as_ref()
+            .map_or_else(|| fn_ident.span(), LitStr::span);
         let mut params = Vec::new();
         for input in &function.sig.inputs {
             // A `self` receiver is reported by `valid.rs`.
@@ -78,6 +86,8 @@ impl<'a> Tool<'a> {
             name,
             name_span,
             description,
+            description_span,
+            description_is_option: options.description.is_some(),
             params,
             output,
             is_async: function.sig.asyncness.is_some(),

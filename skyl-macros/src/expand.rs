@@ -56,6 +56,10 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// would not compile on a parameter.
 fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
     let mut function = function.clone();
+    // A second `#[tool]` is reported once, here, rather than expanded into a second struct.
+    function
+        .attrs
+        .retain(|attr| !valid::is_tool_attribute(attr));
     for input in &mut function.sig.inputs {
         if let FnArg::Typed(typed) = input {
             typed.attrs.retain(|attr| {

@@ -27,6 +27,18 @@ impl Tool<'_> {
 
     fn check_signature(&self, errors: &mut Errors) {
         let sig = &self.function.sig;
+        if let Some(again) = self
+            .function
+            .attrs
+            .iter()
+            .find(|attr| is_tool_attribute(attr))
+        {
+            errors.push(syn::Error::new_spanned(
+                again,
+                "`#[tool]` is given twice; one function is one tool, so remove this one \
+                 (to offer it under two names, write a second function that calls the first)",
+            ));
+        }
         if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
             errors.push(syn::Error::new_spanned(
                 receiver.self_token,
@@ -112,9 +124,16 @@ impl Tool<'_> {
     }
 
     fn check_description(&self, errors: &mut Errors) {
-        if self.description.is_none() {
-            errors.push(syn::Error::new_spanned(
-                self.fn_ident,
+        if self.description.is_none() && self.description_is_option {
+            errors.push(syn::Error::new(
+                self.description_span,
+                "the description is empty, and a model cannot use an undocumented tool well; \
+                 say what the tool does and when to use it, or remove `description` to use the \
+                 doc comment",
+            ));
+        } else if self.description.is_none() {
+            errors.push(syn::Error::new(
+                self.description_span,
                 format!(
                     "tool `{}` has no description, and a model cannot use an undocumented tool \
                      well; add a doc comment saying what it does and when to use it \
@@ -192,6 +211,16 @@ impl Param<'_> {
                     ),
                 ));
             }
+            (None, ty) if !matches!(ty, Type::Reference(_)) && find_punct(ty, '&').is_some() => {
+                errors.push(syn::Error::new_spanned(
+                    ty,
+                    format!(
+                        "parameter `{name}` borrows inside its type, but a model's arguments are \
+                         owned data; use owned types inside it (`String` for `&str`, `Vec<T>` \
+                         for `&[T]`)"
+                    ),
+                ));
+            }
             (None, Type::Reference(reference)) if !ast::is_str_ref(self.ty) => {
                 let elem = reference.elem.to_token_stream();
                 errors.push(syn::Error::new_spanned(
@@ -215,6 +244,15 @@ impl Param<'_> {
     }
 }
 
+/// `#[tool]`, `#[tool(...)]` or `#[skyl::tool...]`.
+pub(crate) fn is_tool_attribute(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("tool")
+        || (path.segments.len() == 2
+            && path.segments[0].ident == "skyl"
+            && path.segments[1].ident == "tool")
+}
+
 fn pattern_message(pat: &Pat) -> String {
     let example = match pat {
         Pat::Ident(ident) => ast::unraw(&ident.ident),
@@ -224,6 +262,25 @@ fn pattern_message(pat: &Pat) -> String {
         "a tool parameter must be a plain name, because the name is the argument's key in the \
          JSON the model sends; write `{example}: Type` and destructure it in the body"
     )
+}
+
+/// The first `punct` token anywhere in `ty`.
+fn find_punct(ty: &Type, punct: char) -> Option<TokenTree> {
+    fn walk(tokens: proc_macro2::TokenStream, punct: char) -> Option<TokenTree> {
+        for token in tokens {
+            match &token {
+                TokenTree::Punct(p) if p.as_char() == punct => return Some(token),
+                TokenTree::Group(group) => {
+                    if let Some(found) = walk(group.stream(), punct) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    walk(ty.to_token_stream(), punct)
 }
 
 /// Whether `ty` has an `impl Trait` anywhere in it.

@@ -1,0 +1,11 @@
+use skyl::tool;
+
+/// Joins words.
+#[tool]
+fn join(words: Vec<&str>) -> String {
+    words.join(" ")
+}
+
+fn main() {
+    let _ = Join;
+}
