@@ -16,12 +16,19 @@ use crate::tool::ToolFailure;
 /// without parameters; and an object encoded as a JSON string (some models double-encode, and
 /// adapters keep an unparseable OpenAI `arguments` string as a string so that the error reaches the
 /// model here).
+#[inline]
 pub fn parse_arguments<A: DeserializeOwned>(arguments: &Value) -> Result<A, ToolFailure> {
+    // The object case is the only one on the hot path; the others fail here and are handled below.
+    match A::deserialize(arguments) {
+        Ok(parsed) => Ok(parsed),
+        Err(_) => parse_other::<A>(arguments),
+    }
+}
+
+#[cold]
+fn parse_other<A: DeserializeOwned>(arguments: &Value) -> Result<A, ToolFailure> {
     match arguments {
-        Value::Object(_) => match A::deserialize(arguments) {
-            Ok(parsed) => Ok(parsed),
-            Err(_) => Err(explain::<A>(arguments)),
-        },
+        Value::Object(_) => Err(explain::<A>(arguments)),
         Value::Null => parse_arguments(&Value::Object(Map::new())),
         Value::String(text) => match serde_json::from_str::<Value>(text) {
             Ok(value @ Value::Object(_)) => parse_arguments(&value),
@@ -42,7 +49,6 @@ fn not_an_object(value: &Value) -> ToolFailure {
 }
 
 /// Re-parses with path tracking, on the failure path only, to name the argument at fault.
-#[cold]
 fn explain<A: DeserializeOwned>(arguments: &Value) -> ToolFailure {
     let error = match serde_path_to_error::deserialize::<_, A>(arguments) {
         Ok(_) => return ToolFailure::invalid_arguments("the arguments could not be read"),

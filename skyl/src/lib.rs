@@ -107,6 +107,7 @@ pub mod transcript;
 mod arguments;
 mod executor;
 mod macro_support;
+mod name_index;
 mod prose;
 mod toolbox;
 

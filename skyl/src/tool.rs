@@ -90,6 +90,7 @@ enum Inner<'a> {
 
 impl<'a> ToolFuture<'a> {
     /// A call that has already finished.
+    #[inline]
     pub fn ready(outcome: ToolOutcome) -> Self {
         ToolFuture {
             inner: Inner::Ready(Some(outcome)),
@@ -104,6 +105,7 @@ impl<'a> ToolFuture<'a> {
     }
 
     /// The outcome, when the call finished without needing to be polled.
+    #[inline]
     pub fn into_ready(self) -> Result<ToolOutcome, Self> {
         match self.inner {
             Inner::Ready(Some(outcome)) => Ok(outcome),
@@ -205,8 +207,14 @@ pub enum Guidance {
 ///
 /// `ToolFailure` deliberately does not implement `Display`: that is what lets every `Display`
 /// type convert into it.
+///
+/// It is one pointer wide, so that a successful [`ToolOutcome`] stays small on the hot path: only
+/// a failure pays for the allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolFailure {
+pub struct ToolFailure(Box<Failure>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Failure {
     kind: FailureKind,
     message: String,
     guidance: Guidance,
@@ -225,12 +233,12 @@ pub enum FailureKind {
 
 impl ToolFailure {
     fn of(kind: FailureKind, message: impl Into<String>, guidance: Guidance) -> Self {
-        ToolFailure {
+        ToolFailure(Box::new(Failure {
             kind,
             message: message.into(),
             guidance,
             next_step: None,
-        }
+        }))
     }
 
     /// The tool failed and calling it again will not help.
@@ -264,28 +272,28 @@ impl ToolFailure {
     /// Replaces the guidance sentence with your own wording, such as
     /// `"Wait a minute, then call it once more."`.
     pub fn with_next_step(mut self, sentence: impl Into<Cow<'static, str>>) -> Self {
-        self.next_step = Some(sentence.into());
+        self.0.next_step = Some(sentence.into());
         self
     }
 
     /// What went wrong, without the tool's name or the guidance.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// What the model should do next.
     pub fn guidance(&self) -> Guidance {
-        self.guidance
+        self.0.guidance
     }
 
     /// Whether the tool ran.
     pub fn kind(&self) -> FailureKind {
-        self.kind
+        self.0.kind
     }
 
     /// The tool's own guidance sentence, if it set one with [`with_next_step`](Self::with_next_step).
     pub fn next_step(&self) -> Option<&str> {
-        self.next_step.as_deref()
+        self.0.next_step.as_deref()
     }
 }
 
@@ -313,6 +321,7 @@ pub trait IntoToolOutput {
 }
 
 impl IntoToolOutput for String {
+    #[inline]
     fn into_tool_output(self) -> ToolOutcome {
         Ok(self)
     }

@@ -1,9 +1,7 @@
 //! The registry of tools, and the dispatcher that turns every call into exactly one result.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,6 +11,7 @@ use std::time::Duration;
 
 use crate::executor::{JoinInOrder, block_on};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::name_index::NameIndex;
 use crate::prose;
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 
@@ -63,7 +62,7 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 pub struct Toolbox<S = ()> {
     state: S,
     tools: Vec<Arc<dyn Tool<S>>>,
-    index: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+    index: NameIndex,
     #[cfg(feature = "timeout")]
     timeout: Option<Duration>,
 }
@@ -108,7 +107,7 @@ impl<S: 'static> Toolbox<S> {
         Toolbox {
             state,
             tools: Vec::new(),
-            index: HashMap::default(),
+            index: NameIndex::default(),
             #[cfg(feature = "timeout")]
             timeout: None,
         }
@@ -123,12 +122,11 @@ impl<S: 'static> Toolbox<S> {
     #[track_caller]
     pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
         let name = tool.definition().name.as_str();
-        if self.index.contains_key(name) {
+        if !self.index.insert(name) {
             panic!(
                 "Toolbox::with: a tool named \"{name}\" is already in this toolbox; give one of them another name with #[tool(name = \"...\")]"
             );
         }
-        self.index.insert(name.into(), self.tools.len());
         self.tools.push(Arc::new(tool));
         self
     }
@@ -220,14 +218,10 @@ impl<S: 'static> Toolbox<S> {
     /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
     /// a future.
     fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
-        let Some(&position) = self.index.get(call.name.as_str()) else {
-            return Started::Done(ToolResult::error(
-                call.id.as_str(),
-                prose::unknown_tool(&call.name, self.names()),
-            ));
+        let Some((name, position)) = self.index.get(&call.name) else {
+            return Started::Done(unknown(call, self.names()));
         };
         let tool = &self.tools[position];
-        let name = tool.definition().name.as_str();
         let future =
             match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
                 Ok(future) => future,
@@ -295,6 +289,12 @@ impl Future for Running<'_> {
     }
 }
 
+#[cold]
+fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> ToolResult {
+    ToolResult::error(call.id.as_str(), prose::unknown_tool(&call.name, available))
+}
+
+#[inline]
 fn finish(name: &str, call_id: &str, outcome: ToolOutcome) -> ToolResult {
     match outcome {
         Ok(content) => ToolResult {
@@ -313,27 +313,4 @@ fn panicked(name: &str, call_id: &str, payload: &(dyn std::any::Any + Send)) -> 
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
     ToolResult::error(call_id, prose::panicked(name, message))
-}
-
-/// FxHash: tool names are few, short, chosen by the developer and never inserted by a model, so
-/// SipHash's flooding resistance buys nothing on this hot path.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
-        }
-        for &byte in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
