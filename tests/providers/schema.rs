@@ -111,8 +111,8 @@ fn strict_failures_name_nested_paths() {
     });
     assert_eq!(
         dialect::openai_strict(&schema).unwrap_err().path,
-        "by_name",
-        "properties are checked in key order"
+        "items[].meta",
+        "properties are checked in the order they are declared"
     );
     let schema = json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"meta": {"type": "object"}}}}}});
     let error = dialect::openai_strict(&schema).unwrap_err();
