@@ -122,9 +122,8 @@ fn convert_currency(
     to: String,
 ) -> Result<String, UnknownCurrency> {
     // A bug on purpose: a code of the wrong length panics instead of returning an error.
-    assert_eq!(
-        from.len(),
-        3,
+    assert!(
+        from.len() == 3,
         "currency codes have three letters, got {from:?}"
     );
     let rate = |code: &str| {

@@ -76,7 +76,9 @@ const DO_NOT_RETRY: &str = "Do not retry; tell the user the result is unavailabl
 
 /// The content for a tool that panicked. `payload` is the panic message when it was a string.
 pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
-    match payload.map(sentence).filter(|p| !p.is_empty()) {
+    // `assert_eq!` and friends spread their message over lines; a model reads one sentence.
+    let payload = payload.map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
+    match payload.as_deref().map(sentence).filter(|p| !p.is_empty()) {
         Some(payload) => format!(
             "ERROR: {tool} failed: it crashed ({payload}). This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
         ),
@@ -234,6 +236,13 @@ mod tests {
         assert_eq!(
             panicked("parse", Some("index out of bounds")),
             "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "check",
+                Some("assertion `left == right` failed: codes\n  left: 2\n right: 3")
+            ),
+            "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
         );
         assert_eq!(
             panicked("parse", None),
