@@ -11,3 +11,4 @@ mod is_error;
 mod rich;
 mod schema;
 mod support;
+mod wire_rules;

@@ -36,7 +36,9 @@ const NAMES: NameRule = NameRule {
 ///   out (the documented shape of an empty result) rather than sent as `""`.
 /// - Empty text is dropped (the API rejects empty text blocks), and so is a message left empty.
 /// - Call ids are made to match `^[a-zA-Z0-9_-]+$` (ids from other providers may not), the same
-///   way on the call and on its result.
+///   way on the call and on its result. Every call of the request gets an id no other call has
+///   (Anthropic wants `tool_use` ids unique): an id that a cleaned id or an earlier turn already
+///   took gets a `_2`, `_3`, ... suffix, on the call and on its result.
 /// - Thinking and other blocks decoded from a response are sent back in place, verbatim.
 /// - `max_tokens` is required by the API: [`Request::max_tokens`] or
 ///   [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
@@ -66,6 +68,7 @@ impl Adapter for Anthropic {
 
     fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
+        let mut ids = ids::AnthropicIds::default();
         let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
         for message in &request.messages {
             let role = match message.role {
@@ -73,7 +76,14 @@ impl Adapter for Anthropic {
                 Role::User | Role::Tool => "user",
                 Role::Assistant => "assistant",
             };
-            let blocks: Vec<Value> = message.parts.iter().filter_map(block).collect();
+            if role == "assistant" {
+                ids.open_turn(message.tool_calls().map(|call| call.id.as_str()));
+            }
+            let blocks: Vec<Value> = message
+                .parts
+                .iter()
+                .filter_map(|part| block(part, &ids))
+                .collect();
             if blocks.is_empty() {
                 continue;
             }
@@ -199,26 +209,27 @@ impl Adapter for Anthropic {
     }
 }
 
-/// The block for one part, or `None` for a part Anthropic does not get.
-fn block(part: &Part) -> Option<Value> {
+/// The block for one part, or `None` for a part Anthropic does not get. `ids` maps the call ids
+/// of the latest assistant turn to the ids sent.
+fn block(part: &Part, ids: &ids::AnthropicIds) -> Option<Value> {
     match part {
         Part::Text(text) if text.is_empty() => None,
         Part::Text(text) => Some(json!({"type": "text", "text": text})),
         Part::ToolCall(call) => Some(json!({
             "type": "tool_use",
-            "id": ids::anthropic_id(&call.id),
+            "id": ids.get(&call.id),
             "name": call.name,
             "input": common::arguments_object(&call.arguments),
         })),
-        Part::ToolResult(result) => Some(result_block(result)),
+        Part::ToolResult(result) => Some(result_block(result, ids)),
         Part::Provider(_) => common::own(NAME, part).cloned(),
     }
 }
 
-fn result_block(result: &ToolResult) -> Value {
+fn result_block(result: &ToolResult, ids: &ids::AnthropicIds) -> Value {
     let mut block = json!({
         "type": "tool_result",
-        "tool_use_id": ids::anthropic_id(&result.call_id),
+        "tool_use_id": ids.get(&result.call_id),
         "is_error": result.is_error,
     });
     if !result.content.is_empty() {
