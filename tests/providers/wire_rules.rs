@@ -92,3 +92,25 @@ fn anthropic_makes_an_id_reused_across_turns_unique() {
         ])
     );
 }
+
+/// "messages: first message must use the \"user\" role", and an empty text block is refused too:
+/// a transcript that opens with the assistant (trimmed history, a greeting) gets a short user
+/// turn first.
+#[test]
+fn anthropic_opens_with_a_user_message() {
+    let body = Anthropic
+        .encode(&request(vec![
+            Message::user(""),
+            Message::assistant("Hello! Ask me about the weather."),
+            Message::user("Kampala?"),
+        ]))
+        .unwrap();
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "(continued)"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Hello! Ask me about the weather."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Kampala?"}]},
+        ])
+    );
+}

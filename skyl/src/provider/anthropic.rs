@@ -20,6 +20,10 @@ const NAMES: NameRule = NameRule {
     max: 64,
 };
 
+/// The user turn put first when the transcript opens with the assistant (trimmed history, a
+/// greeting): the API wants the first message from the user and rejects empty text.
+const OPENING_TEXT: &str = "(continued)";
+
 /// The Anthropic Messages API.
 ///
 /// Encoding:
@@ -35,6 +39,8 @@ const NAMES: NameRule = NameRule {
 ///   `false` on every result, as in recorded traffic the API accepted. An empty content is left
 ///   out (the documented shape of an empty result) rather than sent as `""`.
 /// - Empty text is dropped (the API rejects empty text blocks), and so is a message left empty.
+///   Should the transcript then open with the assistant, a user message holding the text
+///   `(continued)` is put first (the API answers "first message must use the \"user\" role").
 /// - Call ids are made to match `^[a-zA-Z0-9_-]+$` (ids from other providers may not), the same
 ///   way on the call and on its result. Every call of the request gets an id no other call has
 ///   (Anthropic wants `tool_use` ids unique): an id that a cleaned id or an earlier turn already
@@ -94,6 +100,13 @@ impl Adapter for Anthropic {
         }
         if turns.is_empty() {
             return Err(EncodeError::NoMessages { provider: NAME });
+        }
+        // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
+        if turns[0].0 == "assistant" {
+            turns.insert(
+                0,
+                ("user", vec![json!({"type": "text", "text": OPENING_TEXT})]),
+            );
         }
         let messages: Vec<Value> = turns
             .into_iter()
