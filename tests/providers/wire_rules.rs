@@ -2,7 +2,7 @@
 //! §2.2, §3.2, §4.2, §5.2), each checked on a whole request body.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Request};
+use skyl::provider::{Adapter, Anthropic, Gemini, Request};
 use skyl::{Message, Part, Role, ToolCall, tool_result_message};
 
 fn calls(ids: &[&str]) -> Message {
@@ -111,6 +111,33 @@ fn anthropic_opens_with_a_user_message() {
             {"role": "user", "content": [{"type": "text", "text": "(continued)"}]},
             {"role": "assistant", "content": [{"type": "text", "text": "Hello! Ask me about the weather."}]},
             {"role": "user", "content": [{"type": "text", "text": "Kampala?"}]},
+        ])
+    );
+}
+
+/// "Please ensure that function call turn comes immediately after a user turn or after a function
+/// response turn": an assistant's text and its calls, kept as two messages, are one model turn.
+#[test]
+fn gemini_merges_consecutive_assistant_messages_into_one_model_turn() {
+    let body = Gemini::default()
+        .encode(&request(vec![
+            Message::user("go"),
+            Message::assistant("Checking."),
+            calls(&["c1"]),
+            tool_result_message("c1", "done"),
+        ]))
+        .unwrap();
+    assert_eq!(
+        body["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "go"}]},
+            {"role": "model", "parts": [
+                {"text": "Checking."},
+                {"functionCall": {"name": "f", "args": {}, "id": "c1"}},
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "f", "response": {"output": "done"}, "id": "c1"}},
+            ]},
         ])
     );
 }

@@ -40,7 +40,8 @@ const NAMES: NameRule = NameRule {
 /// - [`Request::system`] and the text of every [`Role::System`] message, in that order, become
 ///   the parts of `systemInstruction` (a system message's position is not kept). The model is
 ///   part of the URL, so [`Request::model`] is not in the body.
-/// - Assistant messages are `model` contents. The results answering one assistant turn are one
+/// - Assistant messages are `model` contents; consecutive ones are merged into one (a function
+///   call turn must follow a user turn or a function response turn). The results answering one assistant turn are one
 ///   `user` content of `functionResponse` parts, in the order of the calls, whatever order the
 ///   tool messages hold them in; each takes its `name` from its call. Text in those tool messages
 ///   follows the responses in the same content.
@@ -209,8 +210,17 @@ impl Adapter for Gemini {
                 }
                 Role::Assistant => {
                     let parts = self.model_parts(message);
-                    if !parts.is_empty() {
-                        contents.push(json!({"role": "model", "parts": parts}));
+                    match contents.last_mut() {
+                        // Two assistant messages in a row (text, then calls) are one model turn:
+                        // "function call turn comes immediately after a user turn or after a
+                        // function response turn".
+                        Some(last) if last["role"] == "model" => {
+                            if let Some(existing) = last["parts"].as_array_mut() {
+                                existing.extend(parts);
+                            }
+                        }
+                        _ if parts.is_empty() => {}
+                        _ => contents.push(json!({"role": "model", "parts": parts})),
                     }
                     // The tool messages answering this turn: one user content, in call order.
                     let mut results: HashMap<&str, &ToolResult> = HashMap::new();
