@@ -175,10 +175,14 @@ impl Adapter for Anthropic {
                 "text" => parts.push(Part::Text(block.get("text").str()?.to_owned())),
                 "tool_use" => {
                     let input = block.get("input");
+                    let input = match input.value() {
+                        None => json!({}),
+                        Some(_) => Value::Object(input.object()?.clone()),
+                    };
                     parts.push(Part::ToolCall(ToolCall::new(
                         block.get("id").str()?,
                         block.get("name").str()?,
-                        input.value().cloned().unwrap_or_else(|| json!({})),
+                        input,
                     )));
                 }
                 // thinking, redacted_thinking, server tool blocks: sent back as they came.
@@ -209,9 +213,12 @@ impl Adapter for Anthropic {
             },
             stop_reason,
             usage: Usage {
-                input_tokens: usage.get("input_tokens").count()?
-                    + cache_read.unwrap_or(0)
-                    + cache_write,
+                // Saturating: a buggy or hostile body must not overflow (a panic in debug).
+                input_tokens: usage
+                    .get("input_tokens")
+                    .count()?
+                    .saturating_add(cache_read.unwrap_or(0))
+                    .saturating_add(cache_write),
                 output_tokens: usage.get("output_tokens").count()?,
                 cached_input_tokens: cache_read,
                 reasoning_tokens: None,

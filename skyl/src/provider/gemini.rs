@@ -340,6 +340,7 @@ impl Adapter for Gemini {
             let text = part.get("text").opt_str()?;
             let is_thought = part.get("thought").value() == Some(&Value::Bool(true));
             if function_call.value().is_some() {
+                function_call.object()?;
                 let mut data = Map::new();
                 if let Some(signature) = signature {
                     data.insert("thoughtSignature".into(), json!(signature));
@@ -352,15 +353,12 @@ impl Adapter for Gemini {
                     }
                 };
                 calls += 1;
-                let mut call = ToolCall::new(
-                    id,
-                    function_call.get("name").str()?,
-                    function_call
-                        .get("args")
-                        .value()
-                        .cloned()
-                        .unwrap_or_else(|| json!({})),
-                );
+                let args = function_call.get("args");
+                let args = match args.value() {
+                    None => json!({}),
+                    Some(_) => Value::Object(args.object()?.clone()),
+                };
+                let mut call = ToolCall::new(id, function_call.get("name").str()?, args);
                 if !data.is_empty() {
                     call.provider_data = Some(ProviderData::new(NAME, Value::Object(data)));
                 }
