@@ -141,3 +141,25 @@ fn gemini_merges_consecutive_assistant_messages_into_one_model_turn() {
         ])
     );
 }
+
+/// Gemini reads a `$ref` key in `functionResponse.response` as a reference to a multimodal part
+/// ("The referenced name '#/$defs/X' in function_response.response does not match to a
+/// display_name"): tool output is never parsed into `response`, it stays a string under
+/// `output`, so `response` is always an object with no `$ref` of the tool's.
+#[test]
+fn gemini_never_lifts_tool_output_into_the_response_object() {
+    let output = r##"{"$ref": "#/$defs/X", "$defs": {"X": {}}}"##;
+    let body = Gemini::default()
+        .encode(&request(vec![
+            Message::user("go"),
+            calls(&["c1"]),
+            tool_result_message("c1", output),
+        ]))
+        .unwrap();
+    assert_eq!(
+        body["contents"][2],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "f", "response": {"output": output}, "id": "c1"}},
+        ]})
+    );
+}
