@@ -256,7 +256,7 @@ fn a_malformed_body_is_reported_with_its_json_path() {
             .decode(&json!({"choices": []}))
             .unwrap_err()
             .to_string(),
-        "cannot read the OpenAI Chat response: choices: expected a non-empty array, found an array; is this body from the OpenAI Chat API?"
+        "cannot read the OpenAI Chat response: choices: expected a non-empty array, found an empty array; is this body from the OpenAI Chat API?"
     );
     assert_eq!(
         Anthropic
