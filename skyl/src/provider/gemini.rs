@@ -269,16 +269,8 @@ impl Adapter for Gemini {
             for tool in &request.tools {
                 let mut declaration = json!({"name": tool.name, "description": tool.description});
                 if self.legacy_parameters {
-                    declaration["parameters"] =
-                        dialect::gemini_openapi(&tool.parameters).map_err(|error| {
-                            EncodeError::Schema {
-                                provider: NAME,
-                                tool: tool.name.clone(),
-                                path: error.path,
-                                problem: error.problem,
-                                fix: error.fix,
-                            }
-                        })?;
+                    declaration["parameters"] = dialect::gemini_openapi(&tool.parameters)
+                        .map_err(|error| EncodeError::schema(NAME, tool, error))?;
                 } else {
                     declaration["parametersJsonSchema"] =
                         dialect::gemini_json_schema(&tool.parameters);
