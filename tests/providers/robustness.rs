@@ -180,3 +180,31 @@ fn arguments_that_are_not_an_object_are_a_shape_error() {
         "cannot read the Gemini response: candidates[0].content.parts[0].functionCall.args: expected an object, found an array; is this body from the Gemini API?"
     );
 }
+
+/// Gemini allows a candidate without content (a safety stop), which made a candidate or content
+/// of the wrong type, or a body that is no object at all, pass as an empty answer or a blocked
+/// prompt.
+#[test]
+fn a_gemini_candidate_of_the_wrong_shape_is_an_error_not_an_empty_answer() {
+    let cases = [
+        (
+            json!({"candidates": [7]}),
+            "candidates[0]: expected an object, found a number",
+        ),
+        (
+            json!({"candidates": [{"content": "hi", "finishReason": "STOP"}]}),
+            "candidates[0].content: expected an object, found a string",
+        ),
+        (
+            json!([]),
+            "the body: expected an object, found an empty array",
+        ),
+    ];
+    for (body, place) in cases {
+        let error = Gemini::default().decode(&body).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("cannot read the Gemini response: {place}; is this body from the Gemini API?")
+        );
+    }
+}

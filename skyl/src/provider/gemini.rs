@@ -310,6 +310,8 @@ impl Adapter for Gemini {
                 message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
             });
         }
+        // Not an object at all: say so, rather than call it a blocked prompt.
+        root.object()?;
         let candidates = root.get("candidates").opt_array()?;
         let Some(candidate) = candidates.first() else {
             return Err(DecodeError::Blocked {
@@ -321,11 +323,17 @@ impl Adapter for Gemini {
                     .map(str::to_owned),
             });
         };
+        // A candidate may lack content (a safety stop), but what is there must have its shape.
+        candidate.object()?;
+        let content = candidate.get("content");
+        if content.value().is_some() {
+            content.object()?;
+        }
         let response_id = root.get("responseId").opt_str()?;
         let key = ids::response_key(response_id, body);
         let mut parts = Vec::new();
         let mut calls = 0;
-        for part in candidate.get("content").get("parts").opt_array()? {
+        for part in content.get("parts").opt_array()? {
             part.object()?;
             let signature = part.get("thoughtSignature").opt_str()?;
             let function_call = part.get("functionCall");
