@@ -140,6 +140,36 @@ fn a_recursive_schema_is_refused_by_gemini_legacy_parameters() {
     assert!(Gemini::default().encode(&request).is_ok());
 }
 
+/// Anthropic requires `input_schema.type: "object"` and OpenAI "a JSON Schema of 'type:
+/// \"object\"'": a hand-written definition with `{}` or a bare type is refused before sending, on
+/// every adapter.
+#[test]
+fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
+    for parameters in [json!({}), json!(null), json!({"type": "string"})] {
+        let mut request = hello();
+        request.tools[0].parameters = parameters.clone();
+        let adapters: [&dyn Adapter; 4] = [
+            &Anthropic,
+            &OpenAiChat::default(),
+            &OpenAiResponses::default(),
+            &Gemini::default(),
+        ];
+        for adapter in adapters {
+            let error = adapter.encode(&request).unwrap_err();
+            assert!(
+                matches!(error, EncodeError::Schema { .. }),
+                "{parameters}: {error}"
+            );
+        }
+    }
+    let mut request = hello();
+    request.tools[0].parameters = json!({});
+    assert_eq!(
+        Anthropic.encode(&request).unwrap_err().to_string(),
+        "cannot encode the Anthropic request: the schema of tool \"get_weather\": the root of the parameters schema does not say `\"type\": \"object\"`, and the provider takes a tool's arguments only as an object; pass the schema through skyl::schema::canonicalize (for a tool without arguments it gives {\"type\": \"object\", \"properties\": {}, \"required\": []}), or take the arguments as a struct with named fields"
+    );
+}
+
 #[test]
 fn a_tool_choice_must_name_a_tool_of_the_request() {
     let request = Request {
@@ -256,7 +286,7 @@ fn a_malformed_body_is_reported_with_its_json_path() {
             .decode(&json!({"choices": []}))
             .unwrap_err()
             .to_string(),
-        "cannot read the OpenAI Chat response: choices: expected a non-empty array, found an array; is this body from the OpenAI Chat API?"
+        "cannot read the OpenAI Chat response: choices: expected a non-empty array, found an empty array; is this body from the OpenAI Chat API?"
     );
     assert_eq!(
         Anthropic

@@ -9,5 +9,7 @@ mod decode;
 mod errors;
 mod is_error;
 mod rich;
+mod robustness;
 mod schema;
 mod support;
+mod wire_rules;

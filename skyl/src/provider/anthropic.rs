@@ -20,6 +20,10 @@ const NAMES: NameRule = NameRule {
     max: 64,
 };
 
+/// The user turn put first when the transcript opens with the assistant (trimmed history, a
+/// greeting): the API wants the first message from the user and rejects empty text.
+const OPENING_TEXT: &str = "(continued)";
+
 /// The Anthropic Messages API.
 ///
 /// Encoding:
@@ -35,8 +39,12 @@ const NAMES: NameRule = NameRule {
 ///   `false` on every result, as in recorded traffic the API accepted. An empty content is left
 ///   out (the documented shape of an empty result) rather than sent as `""`.
 /// - Empty text is dropped (the API rejects empty text blocks), and so is a message left empty.
+///   Should the transcript then open with the assistant, a user message holding the text
+///   `(continued)` is put first (the API answers "first message must use the \"user\" role").
 /// - Call ids are made to match `^[a-zA-Z0-9_-]+$` (ids from other providers may not), the same
-///   way on the call and on its result.
+///   way on the call and on its result. Every call of the request gets an id no other call has
+///   (Anthropic wants `tool_use` ids unique): an id that a cleaned id or an earlier turn already
+///   took gets a `_2`, `_3`, ... suffix, on the call and on its result.
 /// - Thinking and other blocks decoded from a response are sent back in place, verbatim.
 /// - `max_tokens` is required by the API: [`Request::max_tokens`] or
 ///   [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
@@ -66,6 +74,7 @@ impl Adapter for Anthropic {
 
     fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
+        let mut ids = ids::AnthropicIds::default();
         let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
         for message in &request.messages {
             let role = match message.role {
@@ -73,7 +82,14 @@ impl Adapter for Anthropic {
                 Role::User | Role::Tool => "user",
                 Role::Assistant => "assistant",
             };
-            let blocks: Vec<Value> = message.parts.iter().filter_map(block).collect();
+            if role == "assistant" {
+                ids.open_turn(message.tool_calls().map(|call| call.id.as_str()));
+            }
+            let blocks: Vec<Value> = message
+                .parts
+                .iter()
+                .filter_map(|part| block(part, &ids))
+                .collect();
             if blocks.is_empty() {
                 continue;
             }
@@ -84,6 +100,13 @@ impl Adapter for Anthropic {
         }
         if turns.is_empty() {
             return Err(EncodeError::NoMessages { provider: NAME });
+        }
+        // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
+        if turns[0].0 == "assistant" {
+            turns.insert(
+                0,
+                ("user", vec![json!({"type": "text", "text": OPENING_TEXT})]),
+            );
         }
         let messages: Vec<Value> = turns
             .into_iter()
@@ -152,10 +175,14 @@ impl Adapter for Anthropic {
                 "text" => parts.push(Part::Text(block.get("text").str()?.to_owned())),
                 "tool_use" => {
                     let input = block.get("input");
+                    let input = match input.value() {
+                        None => json!({}),
+                        Some(_) => Value::Object(input.object()?.clone()),
+                    };
                     parts.push(Part::ToolCall(ToolCall::new(
                         block.get("id").str()?,
                         block.get("name").str()?,
-                        input.value().cloned().unwrap_or_else(|| json!({})),
+                        input,
                     )));
                 }
                 // thinking, redacted_thinking, server tool blocks: sent back as they came.
@@ -186,9 +213,12 @@ impl Adapter for Anthropic {
             },
             stop_reason,
             usage: Usage {
-                input_tokens: usage.get("input_tokens").count()?
-                    + cache_read.unwrap_or(0)
-                    + cache_write,
+                // Saturating: a buggy or hostile body must not overflow (a panic in debug).
+                input_tokens: usage
+                    .get("input_tokens")
+                    .count()?
+                    .saturating_add(cache_read.unwrap_or(0))
+                    .saturating_add(cache_write),
                 output_tokens: usage.get("output_tokens").count()?,
                 cached_input_tokens: cache_read,
                 reasoning_tokens: None,
@@ -199,26 +229,27 @@ impl Adapter for Anthropic {
     }
 }
 
-/// The block for one part, or `None` for a part Anthropic does not get.
-fn block(part: &Part) -> Option<Value> {
+/// The block for one part, or `None` for a part Anthropic does not get. `ids` maps the call ids
+/// of the latest assistant turn to the ids sent.
+fn block(part: &Part, ids: &ids::AnthropicIds) -> Option<Value> {
     match part {
         Part::Text(text) if text.is_empty() => None,
         Part::Text(text) => Some(json!({"type": "text", "text": text})),
         Part::ToolCall(call) => Some(json!({
             "type": "tool_use",
-            "id": ids::anthropic_id(&call.id),
+            "id": ids.get(&call.id),
             "name": call.name,
             "input": common::arguments_object(&call.arguments),
         })),
-        Part::ToolResult(result) => Some(result_block(result)),
+        Part::ToolResult(result) => Some(result_block(result, ids)),
         Part::Provider(_) => common::own(NAME, part).cloned(),
     }
 }
 
-fn result_block(result: &ToolResult) -> Value {
+fn result_block(result: &ToolResult, ids: &ids::AnthropicIds) -> Value {
     let mut block = json!({
         "type": "tool_result",
-        "tool_use_id": ids::anthropic_id(&result.call_id),
+        "tool_use_id": ids.get(&result.call_id),
         "is_error": result.is_error,
     });
     if !result.content.is_empty() {

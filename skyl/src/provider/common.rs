@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::{EncodeError, Request, ToolChoice};
 use crate::message::{Part, ProviderData, Role, ToolResult};
+use crate::tool::ToolDefinition;
 use crate::transcript;
 
 /// The checks every adapter runs first: the transcript, the tool names, the tool choice.
@@ -17,6 +18,7 @@ pub(crate) fn check_request(
         .map_err(|error| EncodeError::Transcript { provider, error })?;
     for tool in &request.tools {
         name_rule.check(provider, &tool.name)?;
+        check_object_root(provider, tool)?;
     }
     let available = || request.tools.iter().map(|t| t.name.clone()).collect();
     match &request.tool_choice {
@@ -34,6 +36,23 @@ pub(crate) fn check_request(
         }),
         _ => Ok(()),
     }
+}
+
+/// Every provider takes a tool's arguments as one JSON object, so the root of its schema must say
+/// `"type": "object"` (Anthropic: `input_schema.type` is required and must be `"object"`; OpenAI:
+/// "schema must be a JSON Schema of 'type: \"object\"'"). Canonical schemas always do; a
+/// hand-written [`ToolDefinition`](crate::ToolDefinition) may not (`{}`, `null`, a bare type).
+fn check_object_root(provider: &'static str, tool: &ToolDefinition) -> Result<(), EncodeError> {
+    if tool.parameters.get("type") == Some(&Value::String("object".into())) {
+        return Ok(());
+    }
+    Err(EncodeError::Schema {
+        provider,
+        tool: tool.name.clone(),
+        path: String::new(),
+        problem: "the root of the parameters schema does not say `\"type\": \"object\"`, and the provider takes a tool's arguments only as an object".into(),
+        fix: "pass the schema through skyl::schema::canonicalize (for a tool without arguments it gives {\"type\": \"object\", \"properties\": {}, \"required\": []}), or take the arguments as a struct with named fields".into(),
+    })
 }
 
 /// A provider's rule for tool names.

@@ -73,6 +73,21 @@ pub enum EncodeError {
 }
 
 impl EncodeError {
+    /// The error for a tool whose schema `error` says cannot be lowered to `provider`'s dialect.
+    pub(crate) fn schema(
+        provider: &'static str,
+        tool: &crate::tool::ToolDefinition,
+        error: super::dialect::LoweringError,
+    ) -> Self {
+        EncodeError::Schema {
+            provider,
+            tool: tool.name.clone(),
+            path: error.path,
+            problem: error.problem,
+            fix: error.fix,
+        }
+    }
+
     /// The adapter that refused the request.
     pub fn provider(&self) -> &'static str {
         match self {

@@ -40,7 +40,8 @@ const NAMES: NameRule = NameRule {
 /// - [`Request::system`] and the text of every [`Role::System`] message, in that order, become
 ///   the parts of `systemInstruction` (a system message's position is not kept). The model is
 ///   part of the URL, so [`Request::model`] is not in the body.
-/// - Assistant messages are `model` contents. The results answering one assistant turn are one
+/// - Assistant messages are `model` contents; consecutive ones are merged into one (a function
+///   call turn must follow a user turn or a function response turn). The results answering one assistant turn are one
 ///   `user` content of `functionResponse` parts, in the order of the calls, whatever order the
 ///   tool messages hold them in; each takes its `name` from its call. Text in those tool messages
 ///   follows the responses in the same content.
@@ -209,8 +210,17 @@ impl Adapter for Gemini {
                 }
                 Role::Assistant => {
                     let parts = self.model_parts(message);
-                    if !parts.is_empty() {
-                        contents.push(json!({"role": "model", "parts": parts}));
+                    match contents.last_mut() {
+                        // Two assistant messages in a row (text, then calls) are one model turn:
+                        // "function call turn comes immediately after a user turn or after a
+                        // function response turn".
+                        Some(last) if last["role"] == "model" => {
+                            if let Some(existing) = last["parts"].as_array_mut() {
+                                existing.extend(parts);
+                            }
+                        }
+                        _ if parts.is_empty() => {}
+                        _ => contents.push(json!({"role": "model", "parts": parts})),
                     }
                     // The tool messages answering this turn: one user content, in call order.
                     let mut results: HashMap<&str, &ToolResult> = HashMap::new();
@@ -259,16 +269,8 @@ impl Adapter for Gemini {
             for tool in &request.tools {
                 let mut declaration = json!({"name": tool.name, "description": tool.description});
                 if self.legacy_parameters {
-                    declaration["parameters"] =
-                        dialect::gemini_openapi(&tool.parameters).map_err(|error| {
-                            EncodeError::Schema {
-                                provider: NAME,
-                                tool: tool.name.clone(),
-                                path: error.path,
-                                problem: error.problem,
-                                fix: error.fix,
-                            }
-                        })?;
+                    declaration["parameters"] = dialect::gemini_openapi(&tool.parameters)
+                        .map_err(|error| EncodeError::schema(NAME, tool, error))?;
                 } else {
                     declaration["parametersJsonSchema"] =
                         dialect::gemini_json_schema(&tool.parameters);
@@ -308,6 +310,8 @@ impl Adapter for Gemini {
                 message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
             });
         }
+        // Not an object at all: say so, rather than call it a blocked prompt.
+        root.object()?;
         let candidates = root.get("candidates").opt_array()?;
         let Some(candidate) = candidates.first() else {
             return Err(DecodeError::Blocked {
@@ -319,17 +323,24 @@ impl Adapter for Gemini {
                     .map(str::to_owned),
             });
         };
+        // A candidate may lack content (a safety stop), but what is there must have its shape.
+        candidate.object()?;
+        let content = candidate.get("content");
+        if content.value().is_some() {
+            content.object()?;
+        }
         let response_id = root.get("responseId").opt_str()?;
         let key = ids::response_key(response_id, body);
         let mut parts = Vec::new();
         let mut calls = 0;
-        for part in candidate.get("content").get("parts").opt_array()? {
+        for part in content.get("parts").opt_array()? {
             part.object()?;
             let signature = part.get("thoughtSignature").opt_str()?;
             let function_call = part.get("functionCall");
             let text = part.get("text").opt_str()?;
             let is_thought = part.get("thought").value() == Some(&Value::Bool(true));
             if function_call.value().is_some() {
+                function_call.object()?;
                 let mut data = Map::new();
                 if let Some(signature) = signature {
                     data.insert("thoughtSignature".into(), json!(signature));
@@ -342,15 +353,12 @@ impl Adapter for Gemini {
                     }
                 };
                 calls += 1;
-                let mut call = ToolCall::new(
-                    id,
-                    function_call.get("name").str()?,
-                    function_call
-                        .get("args")
-                        .value()
-                        .cloned()
-                        .unwrap_or_else(|| json!({})),
-                );
+                let args = function_call.get("args");
+                let args = match args.value() {
+                    None => json!({}),
+                    Some(_) => Value::Object(args.object()?.clone()),
+                };
+                let mut call = ToolCall::new(id, function_call.get("name").str()?, args);
                 if !data.is_empty() {
                     call.provider_data = Some(ProviderData::new(NAME, Value::Object(data)));
                 }

@@ -5,6 +5,7 @@
 //! its result always map to the same id.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -36,6 +37,46 @@ pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
         .map(|c| if is_id_char(c) { c } else { '_' })
         .collect();
     Cow::Owned(format!("{cleaned}_{:08x}", fnv1a(id.as_bytes()) as u32))
+}
+
+/// The ids sent to Anthropic for the calls of one request, assigned turn by turn.
+///
+/// [`anthropic_id`] alone can map two distinct ids to one (`"call.1"` is cleaned to
+/// `call_1_<hash>`, which is also a valid id a transcript may hold, and the 32-bit hash can
+/// collide), and a transcript may reuse an id in a later turn (some OpenAI-compatible servers
+/// number calls per answer). Either would pair a result with the wrong call or send two equal
+/// `tool_use` ids. So every call of the request gets an id no earlier call got, and the results
+/// of a turn, which [`transcript`](crate::transcript) puts right after it, use the same mapping.
+#[derive(Debug, Default)]
+pub(crate) struct AnthropicIds {
+    used: HashSet<String>,
+    turn: HashMap<String, String>,
+}
+
+impl AnthropicIds {
+    /// Starts the mapping for the calls of a new assistant turn.
+    pub(crate) fn open_turn<'a>(&mut self, calls: impl Iterator<Item = &'a str>) {
+        self.turn.clear();
+        for id in calls {
+            let base = anthropic_id(id).into_owned();
+            let mut wire = base.clone();
+            let mut n = 2;
+            while self.used.contains(&wire) {
+                wire = format!("{base}_{n}");
+                n += 1;
+            }
+            self.used.insert(wire.clone());
+            self.turn.insert(id.to_owned(), wire);
+        }
+    }
+
+    /// The id sent for `id`, a call (or the result of a call) of the latest turn.
+    pub(crate) fn get<'a>(&'a self, id: &'a str) -> Cow<'a, str> {
+        match self.turn.get(id) {
+            Some(wire) => Cow::Borrowed(wire),
+            None => anthropic_id(id),
+        }
+    }
 }
 
 /// What makes minted ids of one response unique within a transcript: the provider's response id
@@ -105,6 +146,19 @@ mod tests {
         );
         assert_ne!(a, b);
         assert_eq!(anthropic_id("call.1"), a, "deterministic");
+    }
+
+    #[test]
+    fn anthropic_ids_never_collide_within_a_request() {
+        let mut ids = AnthropicIds::default();
+        let cleaned = anthropic_id("call.1").into_owned();
+        // A valid id equal to the cleaned form of another, and a reused id.
+        ids.open_turn(["call.1", cleaned.as_str(), "c"].into_iter());
+        assert_eq!(ids.get("call.1"), cleaned);
+        assert_eq!(ids.get(&cleaned), format!("{cleaned}_2"));
+        assert_eq!(ids.get("c"), "c");
+        ids.open_turn(["c"].into_iter());
+        assert_eq!(ids.get("c"), "c_2");
     }
 
     #[test]

@@ -147,8 +147,12 @@ pub struct Request {
 }
 
 /// Whether and which tool the model must call.
+///
+/// Non-exhaustive: providers keep adding choices (OpenAI's `allowed_tools`, Gemini's
+/// `VALIDATED`), and skyl may follow.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides (the default).
     #[default]
@@ -180,8 +184,12 @@ pub struct Response {
 }
 
 /// Why the model stopped, normalised across providers.
+///
+/// Non-exhaustive: a reason skyl does not name yet arrives as [`Other`](Self::Other), and may get
+/// its own variant later; match it with a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// It finished its answer.
     EndTurn,

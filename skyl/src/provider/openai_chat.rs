@@ -281,13 +281,8 @@ pub(crate) fn strict_parameters(
     provider: &'static str,
     tool: &crate::tool::ToolDefinition,
 ) -> Result<Value, EncodeError> {
-    dialect::openai_strict(&tool.parameters).map_err(|error| EncodeError::Schema {
-        provider,
-        tool: tool.name.clone(),
-        path: error.path,
-        problem: error.problem,
-        fix: error.fix,
-    })
+    dialect::openai_strict(&tool.parameters)
+        .map_err(|error| EncodeError::schema(provider, tool, error))
 }
 
 fn text_part(text: &str) -> Value {

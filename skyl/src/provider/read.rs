@@ -127,6 +127,7 @@ fn kind(value: Option<&Value>) -> &'static str {
         Some(Value::Bool(_)) => "a boolean",
         Some(Value::Number(_)) => "a number",
         Some(Value::String(_)) => "a string",
+        Some(Value::Array(items)) if items.is_empty() => "an empty array",
         Some(Value::Array(_)) => "an array",
         Some(Value::Object(_)) => "an object",
     }
