@@ -330,7 +330,7 @@ impl Adapter for Gemini {
             content.object()?;
         }
         let response_id = root.get("responseId").opt_str()?;
-        let key = ids::response_key(response_id, body);
+        let mut key = None;
         let mut parts = Vec::new();
         let mut calls = 0;
         for part in content.get("parts").opt_array()? {
@@ -349,7 +349,11 @@ impl Adapter for Gemini {
                     Some(id) if !id.is_empty() => id.to_owned(),
                     _ => {
                         data.insert("minted_id".into(), Value::Bool(true));
-                        ids::mint(NAME, &key, calls)
+                        ids::mint(
+                            NAME,
+                            key.get_or_insert_with(|| ids::response_key(response_id, body)),
+                            calls,
+                        )
                     }
                 };
                 calls += 1;

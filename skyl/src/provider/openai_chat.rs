@@ -192,11 +192,18 @@ impl Adapter for OpenAiChat {
         if let Some(refusal) = refusal {
             parts.push(Part::Text(refusal.to_owned()));
         }
-        let key = ids::response_key(root.get("id").opt_str()?, body);
+        // The key hashes the whole body when the response has no usable id: only work it out for
+        // a call that needs an id minted.
+        let response_id = root.get("id").opt_str()?;
+        let mut key = None;
         for (index, call) in message.get("tool_calls").opt_array()?.iter().enumerate() {
             let id = match call.get("id").opt_str()? {
                 Some(id) if !id.is_empty() => id.to_owned(),
-                _ => ids::mint("call", &key, index),
+                _ => ids::mint(
+                    "call",
+                    key.get_or_insert_with(|| ids::response_key(response_id, body)),
+                    index,
+                ),
             };
             let function = call.get("function");
             let arguments = function.get("arguments");
