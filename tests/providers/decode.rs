@@ -117,6 +117,72 @@ fn openai_responses_reasoning_items_and_fc_ids_go_back() {
 }
 
 #[test]
+fn openai_responses_message_between_reasoning_and_call_keeps_its_id() {
+    let response = round_trip(&OpenAiResponses::default(), "reasoning_message_call");
+    let next = OpenAiResponses::default()
+        .encode(&Request {
+            model: "gpt-5".into(),
+            messages: vec![
+                Message::user("Weather in Kampala?"),
+                response.message.clone(),
+                skyl::tool_result_message("call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "22C"),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    // The reasoning item, then the message it was followed by (with its id), then the call.
+    assert_eq!(
+        next["input"],
+        json!([
+            {"role": "user", "content": "Weather in Kampala?"},
+            {"type": "reasoning", "id": "rs_0a8c5e0b7f2d4c11006925f3a2d4e6f8091a2b3c4d5e6f7081", "summary": []},
+            {
+                "type": "message",
+                "id": "msg_0a8c5e0b7f2d4c11006925f3a4f5e6d7c8b9a0b1c2d3e4f5a6",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "I'll check the station in Kampala.", "annotations": []}]
+            },
+            {
+                "type": "function_call",
+                "call_id": "call_Qm3Zr8TfA1bXc5yK7pLd2nWe",
+                "name": "get_weather",
+                "arguments": "{\"city\":\"Kampala\"}",
+                "id": "fc_0a8c5e0b7f2d4c11006925f3a5a6b7c8d9e0f1a2b3c4d5e6f7"
+            },
+            {"type": "function_call_output", "call_id": "call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "output": "22C"}
+        ])
+    );
+}
+
+#[test]
+fn openai_responses_message_without_reasoning_is_sent_as_plain_text() {
+    // With no reasoning item before it, a message id would be a 400 ("provided without its
+    // required 'reasoning' item"), so only the text goes back.
+    let response = round_trip(&OpenAiResponses::default(), "text_and_calls");
+    let mut messages = vec![Message::user("Weather?"), response.message.clone()];
+    messages.push(Message {
+        role: Role::Tool,
+        parts: response
+            .message
+            .tool_calls()
+            .map(|call| Part::ToolResult(ToolResult::success(&call.id, "ok")))
+            .collect(),
+    });
+    let next = OpenAiResponses::default()
+        .encode(&Request {
+            model: "gpt-4o".into(),
+            messages,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        next["input"][1],
+        json!({"role": "assistant", "content": "Checking both."})
+    );
+}
+
+#[test]
 fn openai_responses_text_and_parallel_calls() {
     round_trip(&OpenAiResponses::default(), "text_and_calls");
 }

@@ -152,6 +152,15 @@ impl Adapter for OpenAiResponses {
         for item in root.get("output").array()? {
             match item.get("type").str()? {
                 "message" => {
+                    // The item's id goes back only beside the reasoning item it follows (see
+                    // `assistant_items`); its text is ordinary text parts.
+                    if let Some(id) = item.get("id").opt_str()? {
+                        let mut marker = json!({"type": "message", "id": id});
+                        if let Some(status) = item.get("status").opt_str()? {
+                            marker["status"] = json!(status);
+                        }
+                        parts.push(Part::Provider(ProviderData::new(NAME, marker)));
+                    }
                     for content in item.get("content").opt_array()? {
                         match content.get("type").opt_str()? {
                             Some("refusal") => {
@@ -251,8 +260,20 @@ fn user_item(mut texts: Vec<Value>) -> Value {
     json!({"role": "user", "content": content})
 }
 
+/// The items of an assistant turn, in the order the model produced them.
+///
+/// A reasoning item must be followed by the item that followed it in the answer, with that item's
+/// id (`Item 'rs_…' of type 'reasoning' was provided without its required following item`); a
+/// message item with an id must be preceded by its reasoning item (`Item 'msg_…' of type
+/// 'message' was provided without its required 'reasoning' item`). So a message item keeps its id
+/// exactly when the reasoning item before it is sent back, and is plain assistant text otherwise.
 fn assistant_items(message: &Message, input: &mut Vec<Value>) {
-    for (position, part) in message.parts.iter().enumerate() {
+    let parts = &message.parts;
+    let mut reasoning_sent = false;
+    let mut position = 0;
+    while position < parts.len() {
+        let part = &parts[position];
+        position += 1;
         match part {
             Part::Text(text) if !text.is_empty() => {
                 input.push(json!({"role": "assistant", "content": text}));
@@ -270,17 +291,44 @@ fn assistant_items(message: &Message, input: &mut Vec<Value>) {
                     item["id"] = id.clone();
                 }
                 input.push(item);
+                reasoning_sent = false;
             }
             Part::Provider(_) => {
                 let Some(data) = common::own(NAME, part) else {
                     continue;
                 };
-                let is_reasoning = data.get("type") == Some(&json!("reasoning"));
-                let call_follows = message.parts[position..]
-                    .iter()
-                    .any(|p| matches!(p, Part::ToolCall(_)));
-                if !is_reasoning || call_follows {
-                    input.push(data.clone());
+                match data.get("type").and_then(Value::as_str) {
+                    Some("reasoning") => {
+                        // Needed only with tool calls, and a 400 without its following item.
+                        reasoning_sent = parts[position..]
+                            .iter()
+                            .any(|p| matches!(p, Part::ToolCall(_)));
+                        if reasoning_sent {
+                            input.push(data.clone());
+                        }
+                    }
+                    Some("message") => {
+                        let texts: Vec<&str> = parts[position..]
+                            .iter()
+                            .map_while(|p| match p {
+                                Part::Text(text) => Some(text.as_str()),
+                                _ => None,
+                            })
+                            .collect();
+                        if reasoning_sent && texts.iter().any(|text| !text.is_empty()) {
+                            let mut item = data.clone();
+                            item["role"] = json!("assistant");
+                            item["content"] = texts
+                                .iter()
+                                .filter(|text| !text.is_empty())
+                                .map(|text| json!({"type": "output_text", "text": text, "annotations": []}))
+                                .collect();
+                            input.push(item);
+                            position += texts.len();
+                        }
+                        reasoning_sent = false;
+                    }
+                    _ => input.push(data.clone()),
                 }
             }
             _ => {}
