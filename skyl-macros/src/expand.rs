@@ -54,8 +54,16 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// The function as the user wrote it, without the attributes only `#[tool]` understands, which
 /// would not compile on a parameter.
+///
+/// Two Clippy lints are allowed on it, because `#[tool]` decides what they complain about: a
+/// parameter is taken by value since the model's arguments are owned (`needless_pass_by_value`,
+/// pedantic), and each parameter is one property of the arguments object, so a tool has as many
+/// as its schema needs (`too_many_arguments`).
 fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
     let mut function = function.clone();
+    function.attrs.push(syn::parse_quote!(
+        #[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
+    ));
     // A second `#[tool]` is reported once, here, rather than expanded into a second struct.
     function
         .attrs
@@ -176,8 +184,10 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                     static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
                         ::std::sync::OnceLock::new();
                     __DEFINITION.get_or_init(|| ::skyl::ToolDefinition {
-                        name: ::std::string::String::from(#name),
-                        description: ::std::string::String::from(#description),
+                        name: <::std::string::String as ::core::convert::From<&str>>::from(#name),
+                        description: <::std::string::String as ::core::convert::From<&str>>::from(
+                            #description,
+                        ),
                         parameters: ::skyl::__private::canonical_schema_for::<__SkylArguments<__S>>(),
                     })
                 }
