@@ -38,12 +38,15 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
                 "duplicate option `{key}`; give it once, e.g. `#[tool({key} = \"...\")]`"
             )));
         }
-        let value = meta.value().map_err(|error| {
-            syn::Error::new(
-                error.span(),
-                format!("expected `=` and a string after `{key}`: `#[tool({key} = \"...\")]`"),
-            )
-        })?;
+        if !meta.input.peek(syn::Token![=]) {
+            // At the option's name: `#[tool(name)]` ends right after it, where there is no token
+            // to point at.
+            return Err(syn::Error::new_spanned(
+                &meta.path,
+                format!("`{key}` needs a value: `#[tool({key} = \"...\")]`"),
+            ));
+        }
+        let value = meta.value()?;
         let literal: LitStr = value.parse().map_err(|error| {
             syn::Error::new(
                 error.span(),

@@ -52,6 +52,11 @@ fn unreadable(attr: &Attribute) -> syn::Error {
     )
 }
 
+/// The first doc comment or `#[doc ...]` attribute.
+pub(crate) fn first(attrs: &[Attribute]) -> Option<&Attribute> {
+    attrs.iter().find(|attr| is_doc(attr))
+}
+
 /// Whether `attr` is a doc comment or `#[doc ...]`.
 pub(crate) fn is_doc(attr: &Attribute) -> bool {
     attr.path().is_ident("doc")

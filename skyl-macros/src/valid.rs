@@ -5,7 +5,7 @@ use proc_macro2::TokenTree;
 use quote::ToTokens;
 use syn::{FnArg, GenericParam, Meta, Pat, Safety, Type};
 
-use crate::ast::{self, Param, Tool};
+use crate::ast::{self, DescriptionSource, Param, Tool};
 
 impl Tool<'_> {
     /// Checks everything the compiler would not explain well. Errors about separate tokens are
@@ -124,16 +124,28 @@ impl Tool<'_> {
     }
 
     fn check_description(&self, errors: &mut Errors) {
-        if self.description.is_none() && self.description_is_option {
-            errors.push(syn::Error::new(
-                self.description_span,
+        if self.description.is_some() {
+            return;
+        }
+        let (span, message) = match self.description_source {
+            DescriptionSource::Option(span) => (
+                span,
                 "the description is empty, and a model cannot use an undocumented tool well; \
                  say what the tool does and when to use it, or remove `description` to use the \
-                 doc comment",
-            ));
-        } else if self.description.is_none() {
-            errors.push(syn::Error::new(
-                self.description_span,
+                 doc comment"
+                    .to_owned(),
+            ),
+            DescriptionSource::Doc(span) => (
+                span,
+                format!(
+                    "the doc comment of tool `{}` is blank, and a model cannot use an \
+                     undocumented tool well; write what the tool does and when to use it \
+                     (`/// Gets the current weather in a city.`)",
+                    self.name
+                ),
+            ),
+            DescriptionSource::Missing(span) => (
+                span,
                 format!(
                     "tool `{}` has no description, and a model cannot use an undocumented tool \
                      well; add a doc comment saying what it does and when to use it \
@@ -141,8 +153,9 @@ impl Tool<'_> {
                      `#[tool(description = \"...\")]`",
                     self.name
                 ),
-            ));
-        }
+            ),
+        };
+        errors.push(syn::Error::new(span, message));
     }
 }
 
@@ -254,6 +267,12 @@ pub(crate) fn is_tool_attribute(attr: &syn::Attribute) -> bool {
 }
 
 fn pattern_message(pat: &Pat) -> String {
+    if let Pat::Wild(_) = pat {
+        return "a tool parameter needs a name, because the name is the argument's key in the \
+                JSON the model sends; name it (`city: String`), or remove it if the tool does \
+                not use it"
+            .to_owned();
+    }
     let example = match pat {
         Pat::Ident(ident) => ast::unraw(&ident.ident),
         _ => "name".to_owned(),
