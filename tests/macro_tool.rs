@@ -75,6 +75,123 @@ fn docs_paragraphs_parameter_docs_and_option() {
     );
 }
 
+/// How to sort.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// A place on earth.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Place {
+    /// Latitude in degrees.
+    pub lat: f64,
+    /// Longitude in degrees.
+    pub lon: f64,
+}
+
+/// Searches the notes.
+///
+/// Use it before answering questions about the user's notes. Results come
+/// back newest first unless `order` says otherwise.
+///
+/// ```text
+/// search_notes(tags = ["rust"])
+/// ```
+#[doc = "A line written as an attribute."]
+#[tool]
+fn search_notes(
+    /// Words to look for.
+    tags: Vec<String>,
+    /// A weight per word.
+    weights: std::collections::HashMap<String, f64>,
+    /// Sort order.
+    order: Order,
+    /// Near where.
+    near: Place,
+    /// Other places, if any.
+    others: Option<Vec<Place>>,
+    /// Page size.
+    #[serde(default)]
+    limit: u32,
+    #[serde(rename = "q")] query: String,
+    /// Sort order, if any.
+    then_by: Option<Order>,
+) -> String {
+    let _ = (tags, weights, order, near, others, limit, query, then_by);
+    String::new()
+}
+
+#[test]
+fn the_schema_of_typical_parameter_types_is_whole_and_lean() {
+    assert_eq!(
+        definition::<(), _>(&SearchNotes),
+        json!({
+            "name": "search_notes",
+            "description": "Searches the notes.\n\nUse it before answering questions about the user's notes. Results come back newest first unless `order` says otherwise.\n\n```text\nsearch_notes(tags = [\"rust\"])\n```\nA line written as an attribute.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": "Words to look for."},
+                    "weights": {
+                        "type": "object",
+                        "additionalProperties": {"type": "number"},
+                        "description": "A weight per word."
+                    },
+                    "order": {"$ref": "#/$defs/Order", "description": "Sort order."},
+                    "near": {"$ref": "#/$defs/Place", "description": "Near where."},
+                    "others": {
+                        "type": ["array", "null"],
+                        "items": {"$ref": "#/$defs/Place"},
+                        "description": "Other places, if any."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "default": 0,
+                        "minimum": 0,
+                        "description": "Page size.",
+                        "maximum": 4294967295_u64
+                    },
+                    "q": {"type": "string"},
+                    "then_by": {
+                        "anyOf": [{"$ref": "#/$defs/Order"}, {"type": "null"}],
+                        "description": "Sort order, if any."
+                    }
+                },
+                "required": ["tags", "weights", "order", "near", "q"],
+                "$defs": {
+                    "Order": {
+                        "oneOf": [
+                            {"type": "string", "const": "newest", "description": "Newest first."},
+                            {"type": "string", "const": "oldest", "description": "Oldest first."}
+                        ],
+                        "description": "How to sort."
+                    },
+                    "Place": {
+                        "type": "object",
+                        "properties": {
+                            "lat": {"type": "number", "description": "Latitude in degrees."},
+                            "lon": {"type": "number", "description": "Longitude in degrees."}
+                        },
+                        "required": ["lat", "lon"],
+                        "description": "A place on earth."
+                    }
+                }
+            }
+        })
+    );
+    let arguments = json!({
+        "tags": ["a"], "weights": {"a": 1.5}, "order": "oldest", "near": {"lat": 0.0, "lon": 0.0},
+        "q": "x"
+    });
+    assert_eq!(call(&SearchNotes, arguments, &()), Ok(String::new()));
+}
+
 #[test]
 fn the_function_stays_callable() {
     assert_eq!(get_weather("Oslo", None), "22 C in Oslo");
