@@ -615,3 +615,33 @@ fn tools_go_through_the_toolbox() {
     assert!(result.is_error);
     assert!(result.content.contains("town"), "{}", result.content);
 }
+
+/// Not `Deserialize` nor `JsonSchema`: only `Default`, which `#[serde(skip)]` needs.
+#[derive(Default)]
+struct Counter(u32);
+
+/// Counts up from a skipped parameter.
+#[tool]
+fn count_up(
+    /// How far.
+    by: u32,
+    #[serde(skip)] start: Counter,
+) -> u32 {
+    start.0 + by
+}
+
+#[test]
+fn a_skipped_parameter_is_not_in_the_schema_and_needs_only_default() {
+    assert_eq!(
+        definition::<(), _>(&CountUp)["parameters"],
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"by": {"type": "integer", "minimum": 0, "maximum": 4294967295_u64, "description": "How far."}},
+            "required": ["by"]
+        })
+    );
+    assert_eq!(call(&CountUp, json!({"by": 2}), &()), Ok("2".to_owned()));
+    let failure = call(&CountUp, json!({"by": 2, "start": 5}), &()).unwrap_err();
+    assert_eq!(failure.message(), "unknown field `start`, expected `by`");
+}

@@ -51,6 +51,30 @@ pub(crate) struct Param<'a> {
     pub(crate) field_attrs: Vec<&'a Attribute>,
 }
 
+impl Param<'_> {
+    /// Whether `#[serde(skip)]` or `#[serde(skip_deserializing)]` keeps the model from sending
+    /// it: serde then builds it with `Default` (or the `default` it names), so its type needs
+    /// neither `Deserialize` nor `JsonSchema`.
+    pub(crate) fn is_skipped(&self) -> bool {
+        self.field_attrs.iter().any(|attr| {
+            let syn::Meta::List(list) = &attr.meta else {
+                return false;
+            };
+            if !list.path.is_ident("serde") {
+                return false;
+            }
+            // The top-level words of `serde(...)`: `skip`, `default = "..."`, ...
+            let mut at_start = true;
+            list.tokens.clone().into_iter().any(|token| {
+                let word = matches!(&token, proc_macro2::TokenTree::Ident(ident)
+                    if at_start && (ident == "skip" || ident == "skip_deserializing"));
+                at_start = matches!(&token, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',');
+                word
+            })
+        })
+    }
+}
+
 /// What a parameter is, once it passed `valid.rs`.
 pub(crate) enum ParamKind<'a> {
     /// An argument the model sends, deserialized into `ty`.

@@ -109,6 +109,13 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                 });
                 call_args.push(quote!(&__args.#ident));
             }
+            ParamKind::Value(ty) if param.is_skipped() => {
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: #ty
+                });
+                call_args.push(quote!(__args.#ident));
+            }
             ParamKind::Value(ty) => {
                 fields.push(quote! {
                     #(#field_attrs)* #description
