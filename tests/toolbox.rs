@@ -519,6 +519,16 @@ impl Future for ReadyThenBomb {
     }
 }
 
+/// A tool whose future waits forever, holding a [`Bomb`].
+fn never_finishes_and_panics_when_dropped<'a>(_: &'a Value, _: &'a ()) -> ToolFuture<'a> {
+    let bomb = Bomb;
+    ToolFuture::new(async move {
+        std::future::pending::<()>().await;
+        drop(bomb);
+        Ok(String::new())
+    })
+}
+
 const CRASHED: &str = "ERROR: bomb failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.";
 
 #[test]
@@ -574,14 +584,7 @@ fn a_tool_future_that_panics_when_dropped_does_not_cost_other_calls_their_result
 
 #[test]
 fn dropping_a_dispatch_before_it_finishes_drops_the_tool_future_quietly() {
-    let toolbox = Toolbox::new().with(tool("hold", |_: &Value, _: &()| {
-        let bomb = Bomb;
-        ToolFuture::new(async move {
-            std::future::pending::<()>().await;
-            drop(bomb);
-            Ok(String::new())
-        })
-    }));
+    let toolbox = Toolbox::new().with(tool("hold", never_finishes_and_panics_when_dropped));
     let call = call("c", "hold", json!({}));
     let mut dispatch = std::pin::pin!(toolbox.dispatch(&call));
     let mut cx = Context::from_waker(Waker::noop());
@@ -592,14 +595,7 @@ fn dropping_a_dispatch_before_it_finishes_drops_the_tool_future_quietly() {
 #[test]
 fn a_timed_out_future_that_panics_when_dropped_still_times_out() {
     let toolbox = Toolbox::new()
-        .with(tool("hang", |_: &Value, _: &()| {
-            let bomb = Bomb;
-            ToolFuture::new(async move {
-                std::future::pending::<()>().await;
-                drop(bomb);
-                Ok(String::new())
-            })
-        }))
+        .with(tool("hang", never_finishes_and_panics_when_dropped))
         .with_timeout(Duration::from_millis(1));
     let result = toolbox.dispatch_blocking(&call("c", "hang", json!({})));
     assert!(result.is_error);
@@ -618,4 +614,18 @@ fn two_calls_with_one_id_each_get_a_result_in_order() {
     assert_eq!(results.len(), 2);
     assert!(!results[0].is_error && results[1].is_error);
     assert!(results.iter().all(|result| result.call_id == "same"));
+}
+
+#[test]
+fn deeply_nested_arguments_sent_as_text_are_refused_not_overflowed() {
+    // Some models double-encode the arguments object as a string; skyl parses it, with
+    // serde_json's recursion limit, so a hostile nesting is an error result, not a stack overflow.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let result = toolbox().dispatch_blocking(&call("c", "get_weather", Value::String(deep)));
+    assert!(result.is_error);
+    assert!(
+        result.content.contains("recursion limit exceeded"),
+        "{}",
+        result.content
+    );
 }
