@@ -139,6 +139,24 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// A synchronous tool runs to completion inside the call and cannot be stopped: make a tool
     /// that may block `async` and let it await its slow work.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// /// Waits for a reply that never comes.
+    /// #[skyl::tool]
+    /// async fn wait_for_reply() -> String {
+    ///     std::future::pending().await
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new()
+    ///     .with(WaitForReply)
+    ///     .with_timeout(Duration::from_millis(10));
+    /// let call = skyl::ToolCall::new("c1", "wait_for_reply", serde_json::json!({}));
+    /// let result = toolbox.dispatch_blocking(&call);
+    /// assert!(result.is_error);
+    /// assert!(result.content.contains("did not finish within 10ms"));
+    /// ```
     #[cfg(feature = "timeout")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
@@ -146,6 +164,21 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// The definitions of the tools, in the order they were added, for a provider request.
+    ///
+    /// ```
+    /// /// Says hello.
+    /// #[skyl::tool]
+    /// fn hello() -> &'static str {
+    ///     "hello"
+    /// }
+    ///
+    /// let request = skyl::provider::Request {
+    ///     model: "some-model".into(),
+    ///     tools: skyl::Toolbox::new().with(Hello).definitions(),
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(request.tools[0].name, "hello");
+    /// ```
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.tools
             .iter()
@@ -176,6 +209,10 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// Runs one call and returns its result. Never fails; see the type's documentation.
+    ///
+    /// Await it on any executor; [`dispatch_blocking`](Self::dispatch_blocking) runs it without
+    /// one. To answer a whole assistant turn, use [`answer`](Self::answer), which runs its calls
+    /// concurrently.
     pub async fn dispatch(&self, call: &ToolCall) -> ToolResult {
         match self.start(call) {
             Started::Done(result) => result,
@@ -186,7 +223,10 @@ impl<S: 'static> Toolbox<S> {
     /// Answers every tool call of an assistant message: the calls run concurrently, and the
     /// returned [`Role::Tool`] message holds one result per call, in call order.
     ///
-    /// A message without calls gets a tool message without parts.
+    /// A message without calls gets a tool message without parts. Calls are answered as they
+    /// come, even two with the same id (which the transcript rules forbid, see
+    /// [`transcript::validate_complete`](crate::transcript::validate_complete)): each gets its
+    /// own result, so none is silently dropped.
     pub async fn answer(&self, message: &Message) -> Message {
         let mut join = JoinInOrder::new();
         for call in message.tool_calls() {
@@ -206,6 +246,24 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// A synchronous tool never touches an executor. An asynchronous tool that needs a runtime's
     /// reactor (tokio timers, sockets) must be dispatched with `.await` inside that runtime.
+    ///
+    /// ```
+    /// use serde_json::json;
+    ///
+    /// /// Divides `a` by `b`.
+    /// #[skyl::tool]
+    /// fn divide(a: f64, b: f64) -> Result<f64, &'static str> {
+    ///     if b == 0.0 { Err("division by zero") } else { Ok(a / b) }
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(Divide);
+    /// let ok = toolbox.dispatch_blocking(&skyl::ToolCall::new("c1", "divide", json!({"a": 1, "b": 4})));
+    /// assert_eq!((ok.call_id.as_str(), ok.content.as_str(), ok.is_error), ("c1", "0.25", false));
+    ///
+    /// let err = toolbox.dispatch_blocking(&skyl::ToolCall::new("c2", "divide", json!({"a": 1, "b": 0})));
+    /// assert!(err.is_error);
+    /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
+    /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
         match self.start(call) {
             Started::Done(result) => result,
