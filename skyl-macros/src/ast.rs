@@ -3,7 +3,7 @@
 
 use proc_macro2::{Ident, Span};
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type, Visibility};
+use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::Options;
 use crate::docs;
@@ -11,7 +11,6 @@ use crate::docs;
 /// A function under `#[tool]`.
 pub(crate) struct Tool<'a> {
     pub(crate) function: &'a ItemFn,
-    pub(crate) vis: &'a Visibility,
     pub(crate) fn_ident: &'a Ident,
     /// The unit struct that implements `Tool`: the function's name in UpperCamelCase.
     pub(crate) struct_ident: Ident,
@@ -114,7 +113,6 @@ impl<'a> Tool<'a> {
         };
         Ok(Tool {
             function,
-            vis: &function.vis,
             fn_ident,
             struct_ident: struct_ident(fn_ident),
             name,

@@ -25,7 +25,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Item, ItemFn, Visibility};
+use syn::{FnArg, Item, ItemFn};
 
 use crate::ast::{self, ParamKind, Tool};
 use crate::{attr, docs, fallback, valid};
@@ -79,7 +79,8 @@ fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
 }
 
 fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
-    let struct_item = unit_struct(tool.vis, &tool.struct_ident, tool.fn_ident, &tool.name);
+    let struct_item = unit_struct(tool.function, &tool.struct_ident, &tool.name);
+    let cfgs = cfgs(tool.function);
     let struct_ident = &tool.struct_ident;
     let fn_ident = tool.fn_ident;
     let name = &tool.name;
@@ -163,8 +164,15 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
     let mut tokens = emitted.to_token_stream();
     tokens.extend(struct_item);
     tokens.extend(quote! {
+        #(#cfgs)*
         #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types, unused_qualifications, clippy::all)]
+        #[allow(
+            non_snake_case,
+            non_camel_case_types,
+            unused_qualifications,
+            deprecated,
+            clippy::all
+        )]
         const _: () = {
             #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
             #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
@@ -219,17 +227,22 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
     tokens
 }
 
-/// `pub struct GetWeather;`, with the function's visibility.
-pub(crate) fn unit_struct(
-    vis: &Visibility,
-    struct_ident: &Ident,
-    fn_ident: &Ident,
-    name: &str,
-) -> TokenStream {
+/// `pub struct GetWeather;`, with the function's visibility, its `#[cfg]`s and its
+/// `#[deprecated]`: registering a deprecated tool warns as calling the function does.
+pub(crate) fn unit_struct(function: &ItemFn, struct_ident: &Ident, name: &str) -> TokenStream {
+    let fn_ident = &function.sig.ident;
+    let vis = &function.vis;
+    let cfgs = cfgs(function);
+    let deprecated = function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("deprecated"));
     let doc = format!(
         "The tool `{name}`: [`{fn_ident}`] as a [`Tool`](::skyl::Tool), made by `#[skyl::tool]`."
     );
     quote! {
+        #(#cfgs)*
+        #(#deprecated)*
         #[doc = #doc]
         #[derive(
             ::core::clone::Clone,
@@ -239,4 +252,13 @@ pub(crate) fn unit_struct(
         )]
         #vis struct #struct_ident;
     }
+}
+
+/// The function's `#[cfg(...)]`s, which every item generated beside it must carry: a function
+/// compiled out takes its tool with it.
+pub(crate) fn cfgs(function: &ItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
 }

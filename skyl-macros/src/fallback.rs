@@ -8,7 +8,7 @@ use quote::{ToTokens, quote};
 use syn::{FnArg, Item, ItemFn};
 
 use crate::ast::{struct_ident, unraw};
-use crate::expand::unit_struct;
+use crate::expand::{cfgs, unit_struct};
 use crate::valid;
 
 /// The error, the function and a placeholder tool.
@@ -26,14 +26,11 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
     if is_method || clashes {
         return tokens;
     }
-    tokens.extend(unit_struct(
-        &original.vis,
-        &struct_ident,
-        fn_ident,
-        &unraw(fn_ident),
-    ));
+    tokens.extend(unit_struct(original, &struct_ident, &unraw(fn_ident)));
+    let cfgs = cfgs(original);
     tokens.extend(quote! {
-        #[allow(unreachable_code)]
+        #(#cfgs)*
+        #[allow(unreachable_code, deprecated)]
         impl<__S> ::skyl::Tool<__S> for #struct_ident
         where
             __S: ::core::marker::Send + ::core::marker::Sync + 'static,

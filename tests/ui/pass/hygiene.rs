@@ -85,6 +85,20 @@ pub mod tools {
         Ok(format!("{text}{__state}"))
     }
 
+    /// A deprecated tool: the generated code does not warn, registering it does.
+    #[skyl::tool]
+    #[deprecated = "use `add`"]
+    pub fn old() -> u8 {
+        1
+    }
+
+    /// A tool compiled out with its function.
+    #[skyl::tool]
+    #[cfg(any())]
+    pub fn gone() -> u8 {
+        1
+    }
+
     /// A `const fn` tool with an unused parameter.
     #[skyl::tool]
     pub const fn constant(
@@ -100,6 +114,8 @@ fn main() {
         .with(tools::Add)
         .with(tools::Async)
         .with(tools::Constant);
+    #[allow(deprecated)]
+    let toolbox = toolbox.with(tools::Old);
     let add = toolbox.dispatch_blocking(&ToolCall::new(
         "1",
         "add",
