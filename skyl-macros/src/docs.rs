@@ -75,9 +75,11 @@ fn unreadable(attr: &Attribute) -> syn::Error {
     )
 }
 
-/// The first doc comment or `#[doc ...]` attribute.
+/// The first doc comment or `#[doc = ...]` attribute (not `#[doc(hidden)]`, which holds no text).
 pub(crate) fn first(attrs: &[Attribute]) -> Option<&Attribute> {
-    attrs.iter().find(|attr| is_doc(attr))
+    attrs
+        .iter()
+        .find(|attr| matches!(&attr.meta, Meta::NameValue(meta) if meta.path.is_ident("doc")))
 }
 
 /// Whether `attr` is a doc comment or `#[doc ...]`.
