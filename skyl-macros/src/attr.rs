@@ -17,6 +17,21 @@ const KNOWN: &[&str] = &["name", "description"];
 
 /// Parses the tokens inside `#[tool(...)]`. Stops at the first mistake, so the user sees one error.
 pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
+    // `#[tool("get_weather")]` (and `#[tool = "get_weather"]`, which the compiler rejects and
+    // still hands over as the string): the name, written without its key.
+    if let Ok(literal) = syn::parse2::<syn::Lit>(args.clone()) {
+        let hint = match &literal {
+            syn::Lit::Str(text) => format!("`#[tool(name = \"{}\")]`", text.value()),
+            _ => "`#[tool(name = \"...\")]`".to_owned(),
+        };
+        return Err(syn::Error::new_spanned(
+            literal,
+            format!(
+                "`#[tool]` takes its options by name; to set the tool's name, write {hint}, and \
+                 for the description, `#[tool(description = \"...\")]`"
+            ),
+        ));
+    }
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
         let key = match meta.path.get_ident() {
@@ -43,7 +58,7 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
             // to point at.
             return Err(syn::Error::new_spanned(
                 &meta.path,
-                format!("`{key}` needs a value: `#[tool({key} = \"...\")]`"),
+                format!("expected `=` and a string after `{key}`: `#[tool({key} = \"...\")]`"),
             ));
         }
         let value = meta.value()?;
