@@ -67,7 +67,7 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     ///
     /// Parse the arguments and do any synchronous work here; return [`ToolFuture::ready`] when the
     /// answer is known and [`ToolFuture::new`] for asynchronous work. The toolbox catches panics
-    /// from both this method and the future it returns.
+    /// from this method and from the future it returns, whether it is being polled or dropped.
     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a>;
 }
 

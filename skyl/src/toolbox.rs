@@ -121,7 +121,9 @@ impl<S: 'static> Toolbox<S> {
     /// # Panics
     ///
     /// If the toolbox already has a tool of the same name, like a router given the same route
-    /// twice: the model could not tell them apart.
+    /// twice: the model could not tell them apart. A panic in the tool's
+    /// [`definition`](Tool::definition) also surfaces here, at registration, rather than during a
+    /// dispatch: the toolbox reads each name once and keeps it.
     #[track_caller]
     pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
         let name = tool.definition().name.as_str();
