@@ -55,14 +55,23 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// The function as the user wrote it, without the attributes only `#[tool]` understands, which
 /// would not compile on a parameter.
 ///
-/// Two Clippy lints are allowed on it, because `#[tool]` decides what they complain about: a
+/// Some Clippy lints are allowed on it, because `#[tool]` decides what they complain about: a
 /// parameter is taken by value since the model's arguments are owned (`needless_pass_by_value`,
-/// pedantic), and each parameter is one property of the arguments object, so a tool has as many
-/// as its schema needs (`too_many_arguments`).
+/// pedantic); each parameter is one property of the arguments object, so a tool has as many as
+/// its schema needs (`too_many_arguments`); a `#[state]` parameter borrows the exact type that
+/// the state holds, `&Vec<T>` or `&String` included (`ptr_arg`); and the doc comment is the
+/// description the model reads, where `# Errors` and `# Panics` sections do not belong
+/// (`missing_errors_doc`, `missing_panics_doc`, pedantic).
 fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
     let mut function = function.clone();
     function.attrs.push(syn::parse_quote!(
-        #[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
+        #[allow(
+            clippy::needless_pass_by_value,
+            clippy::too_many_arguments,
+            clippy::ptr_arg,
+            clippy::missing_errors_doc,
+            clippy::missing_panics_doc
+        )]
     ));
     // A second `#[tool]` is reported once, here, rather than expanded into a second struct.
     function

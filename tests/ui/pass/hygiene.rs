@@ -85,6 +85,31 @@ pub mod tools {
         Ok(format!("{text}{__state}"))
     }
 
+    /// Every option at once.
+    #[skyl::tool(name = "list-notes", description = "Lists the notes, newest first.")]
+    pub fn list_notes(
+        /// How many.
+        #[schemars(range(min = 1, max = 10))]
+        #[serde(default = "three")]
+        limit: u8,
+        /// Words to look for.
+        #[serde(rename = "q", alias = "query")]
+        words: core::option::Option<std::vec::Vec<std::string::String>>,
+        #[serde(skip)] page: u32,
+        #[state] notes: &std::vec::Vec<std::string::String>,
+    ) -> core::result::Result<skyl::Json<std::vec::Vec<std::string::String>>, skyl::ToolFailure>
+    {
+        if words.is_some_and(|words| words.is_empty()) {
+            return Err(skyl::ToolFailure::retry_with_other_arguments("no words"));
+        }
+        let _ = page;
+        Ok(skyl::Json(notes.iter().take(usize::from(limit)).cloned().collect()))
+    }
+
+    fn three() -> u8 {
+        3
+    }
+
     /// A deprecated tool: the generated code does not warn, registering it does.
     #[skyl::tool]
     #[deprecated = "use `add`"]
@@ -116,6 +141,10 @@ fn main() {
         .with(tools::Constant);
     #[allow(deprecated)]
     let toolbox = toolbox.with(tools::Old);
+    let notes = Toolbox::with_state(vec![String::from("a"), String::from("b")])
+        .with(tools::ListNotes)
+        .dispatch_blocking(&ToolCall::new("4", "list-notes", json!({"limit": 1})));
+    assert_eq!(notes.content, r#"["a"]"#);
     let add = toolbox.dispatch_blocking(&ToolCall::new(
         "1",
         "add",
