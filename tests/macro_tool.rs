@@ -645,3 +645,47 @@ fn a_skipped_parameter_is_not_in_the_schema_and_needs_only_default() {
     let failure = call(&CountUp, json!({"by": 2, "start": 5}), &()).unwrap_err();
     assert_eq!(failure.message(), "unknown field `start`, expected `by`");
 }
+
+/// Where to look.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Area {
+    /// The city.
+    city: String,
+}
+
+/// Finds shops.
+#[tool]
+fn find_shops(
+    #[serde(flatten)] area: Area,
+    /// What to buy.
+    item: String,
+) -> String {
+    format!("{} in {}", item, area.city)
+}
+
+#[test]
+fn a_flattened_parameter_lists_its_fields_and_unknown_arguments_are_still_refused() {
+    assert_eq!(
+        definition::<(), _>(&FindShops)["parameters"],
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "city": {"type": "string", "description": "The city."},
+                "item": {"type": "string", "description": "What to buy."}
+            },
+            "required": ["city", "item"]
+        })
+    );
+    assert_eq!(
+        call(&FindShops, json!({"city": "Gulu", "item": "tea"}), &()),
+        Ok("tea in Gulu".to_owned())
+    );
+    let failure = call(
+        &FindShops,
+        json!({"city": "Gulu", "item": "tea", "x": 1}),
+        &(),
+    )
+    .unwrap_err();
+    assert_eq!(failure.message(), "unknown field `x`");
+}

@@ -212,7 +212,7 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                         description: <::std::string::String as ::core::convert::From<&str>>::from(
                             #description,
                         ),
-                        parameters: ::skyl::__private::canonical_schema_for::<__SkylArguments<__S>>(),
+                        parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
                     })
                 }
 
