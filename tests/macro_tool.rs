@@ -689,3 +689,18 @@ fn a_flattened_parameter_lists_its_fields_and_unknown_arguments_are_still_refuse
     .unwrap_err();
     assert_eq!(failure.message(), "unknown field `x`");
 }
+
+/// Counts the rows twice: two `#[state]` parameters may ask for the same part of the state.
+#[tool]
+fn count_twice(#[state] first: &Db, #[state] second: &Db) -> usize {
+    first.rows.len() + second.rows.len()
+}
+
+#[test]
+fn two_state_parameters_of_one_type_borrow_the_same_part() {
+    assert_eq!(call(&CountTwice, json!({}), &app()), Ok("4".to_owned()));
+    assert_eq!(
+        definition::<App, _>(&CountTwice)["parameters"],
+        json!({"type": "object", "additionalProperties": false, "properties": {}, "required": []})
+    );
+}
