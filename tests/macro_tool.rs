@@ -75,6 +75,123 @@ fn docs_paragraphs_parameter_docs_and_option() {
     );
 }
 
+/// How to sort.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Newest first.
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// A place on earth.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Place {
+    /// Latitude in degrees.
+    pub lat: f64,
+    /// Longitude in degrees.
+    pub lon: f64,
+}
+
+/// Searches the notes.
+///
+/// Use it before answering questions about the user's notes. Results come
+/// back newest first unless `order` says otherwise.
+///
+/// ```text
+/// search_notes(tags = ["rust"])
+/// ```
+#[doc = "A line written as an attribute."]
+#[tool]
+fn search_notes(
+    /// Words to look for.
+    tags: Vec<String>,
+    /// A weight per word.
+    weights: std::collections::HashMap<String, f64>,
+    /// Sort order.
+    order: Order,
+    /// Near where.
+    near: Place,
+    /// Other places, if any.
+    others: Option<Vec<Place>>,
+    /// Page size.
+    #[serde(default)]
+    limit: u32,
+    #[serde(rename = "q")] query: String,
+    /// Sort order, if any.
+    then_by: Option<Order>,
+) -> String {
+    let _ = (tags, weights, order, near, others, limit, query, then_by);
+    String::new()
+}
+
+#[test]
+fn the_schema_of_typical_parameter_types_is_whole_and_lean() {
+    assert_eq!(
+        definition::<(), _>(&SearchNotes),
+        json!({
+            "name": "search_notes",
+            "description": "Searches the notes.\n\nUse it before answering questions about the user's notes. Results come back newest first unless `order` says otherwise.\n\n```text\nsearch_notes(tags = [\"rust\"])\n```\nA line written as an attribute.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": "Words to look for."},
+                    "weights": {
+                        "type": "object",
+                        "additionalProperties": {"type": "number"},
+                        "description": "A weight per word."
+                    },
+                    "order": {"$ref": "#/$defs/Order", "description": "Sort order."},
+                    "near": {"$ref": "#/$defs/Place", "description": "Near where."},
+                    "others": {
+                        "type": ["array", "null"],
+                        "items": {"$ref": "#/$defs/Place"},
+                        "description": "Other places, if any."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "default": 0,
+                        "minimum": 0,
+                        "description": "Page size.",
+                        "maximum": 4294967295_u64
+                    },
+                    "q": {"type": "string"},
+                    "then_by": {
+                        "anyOf": [{"$ref": "#/$defs/Order"}, {"type": "null"}],
+                        "description": "Sort order, if any."
+                    }
+                },
+                "required": ["tags", "weights", "order", "near", "q"],
+                "$defs": {
+                    "Order": {
+                        "oneOf": [
+                            {"type": "string", "const": "newest", "description": "Newest first."},
+                            {"type": "string", "const": "oldest", "description": "Oldest first."}
+                        ],
+                        "description": "How to sort."
+                    },
+                    "Place": {
+                        "type": "object",
+                        "properties": {
+                            "lat": {"type": "number", "description": "Latitude in degrees."},
+                            "lon": {"type": "number", "description": "Longitude in degrees."}
+                        },
+                        "required": ["lat", "lon"],
+                        "description": "A place on earth."
+                    }
+                }
+            }
+        })
+    );
+    let arguments = json!({
+        "tags": ["a"], "weights": {"a": 1.5}, "order": "oldest", "near": {"lat": 0.0, "lon": 0.0},
+        "q": "x"
+    });
+    assert_eq!(call(&SearchNotes, arguments, &()), Ok(String::new()));
+}
+
 #[test]
 fn the_function_stays_callable() {
     assert_eq!(get_weather("Oslo", None), "22 C in Oslo");
@@ -497,4 +614,93 @@ fn tools_go_through_the_toolbox() {
     ));
     assert!(result.is_error);
     assert!(result.content.contains("town"), "{}", result.content);
+}
+
+/// Not `Deserialize` nor `JsonSchema`: only `Default`, which `#[serde(skip)]` needs.
+#[derive(Default)]
+struct Counter(u32);
+
+/// Counts up from a skipped parameter.
+#[tool]
+fn count_up(
+    /// How far.
+    by: u32,
+    #[serde(skip)] start: Counter,
+) -> u32 {
+    start.0 + by
+}
+
+#[test]
+fn a_skipped_parameter_is_not_in_the_schema_and_needs_only_default() {
+    assert_eq!(
+        definition::<(), _>(&CountUp)["parameters"],
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"by": {"type": "integer", "minimum": 0, "maximum": 4294967295_u64, "description": "How far."}},
+            "required": ["by"]
+        })
+    );
+    assert_eq!(call(&CountUp, json!({"by": 2}), &()), Ok("2".to_owned()));
+    let failure = call(&CountUp, json!({"by": 2, "start": 5}), &()).unwrap_err();
+    assert_eq!(failure.message(), "unknown field `start`, expected `by`");
+}
+
+/// Where to look.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Area {
+    /// The city.
+    city: String,
+}
+
+/// Finds shops.
+#[tool]
+fn find_shops(
+    #[serde(flatten)] area: Area,
+    /// What to buy.
+    item: String,
+) -> String {
+    format!("{} in {}", item, area.city)
+}
+
+#[test]
+fn a_flattened_parameter_lists_its_fields_and_unknown_arguments_are_still_refused() {
+    assert_eq!(
+        definition::<(), _>(&FindShops)["parameters"],
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "city": {"type": "string", "description": "The city."},
+                "item": {"type": "string", "description": "What to buy."}
+            },
+            "required": ["city", "item"]
+        })
+    );
+    assert_eq!(
+        call(&FindShops, json!({"city": "Gulu", "item": "tea"}), &()),
+        Ok("tea in Gulu".to_owned())
+    );
+    let failure = call(
+        &FindShops,
+        json!({"city": "Gulu", "item": "tea", "x": 1}),
+        &(),
+    )
+    .unwrap_err();
+    assert_eq!(failure.message(), "unknown field `x`");
+}
+
+/// Counts the rows twice: two `#[state]` parameters may ask for the same part of the state.
+#[tool]
+fn count_twice(#[state] first: &Db, #[state] second: &Db) -> usize {
+    first.rows.len() + second.rows.len()
+}
+
+#[test]
+fn two_state_parameters_of_one_type_borrow_the_same_part() {
+    assert_eq!(call(&CountTwice, json!({}), &app()), Ok("4".to_owned()));
+    assert_eq!(
+        definition::<App, _>(&CountTwice)["parameters"],
+        json!({"type": "object", "additionalProperties": false, "properties": {}, "required": []})
+    );
 }

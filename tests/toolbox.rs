@@ -498,3 +498,134 @@ fn toolboxes_and_their_futures_can_cross_threads() {
             .unwrap();
     assert!(result.is_error);
 }
+
+/// A value whose destructor panics.
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("a destructor panicked");
+    }
+}
+
+/// A hand-written future that finishes at once and panics when it is dropped.
+struct ReadyThenBomb(Bomb);
+
+impl Future for ReadyThenBomb {
+    type Output = ToolOutcome;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<ToolOutcome> {
+        Poll::Ready(Ok("done".into()))
+    }
+}
+
+/// A tool whose future waits forever, holding a [`Bomb`].
+fn never_finishes_and_panics_when_dropped<'a>(_: &'a Value, _: &'a ()) -> ToolFuture<'a> {
+    let bomb = Bomb;
+    ToolFuture::new(async move {
+        std::future::pending::<()>().await;
+        drop(bomb);
+        Ok(String::new())
+    })
+}
+
+const CRASHED: &str = "ERROR: bomb failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.";
+
+#[test]
+fn a_panic_payload_whose_destructor_panics_is_still_one_result() {
+    let toolbox = Toolbox::new()
+        .with(tool("bomb", |_: &Value, _: &()| {
+            std::panic::panic_any(Bomb)
+        }))
+        .with(tool("async_bomb", |_: &Value, _: &()| {
+            ToolFuture::new(async { std::panic::panic_any(Bomb) })
+        }));
+    assert_eq!(
+        toolbox.dispatch_blocking(&call("c1", "bomb", json!({}))),
+        ToolResult::error("c1", CRASHED)
+    );
+    let answer = toolbox.answer_blocking(&assistant(vec![
+        call("c2", "async_bomb", json!({})),
+        call("c3", "bomb", json!({})),
+    ]));
+    let results: Vec<_> = answer.tool_results().collect();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|result| result.is_error));
+}
+
+#[test]
+fn a_tool_future_that_panics_when_dropped_does_not_cost_other_calls_their_results() {
+    let toolbox = Toolbox::new()
+        .with(tool("bomb", |_: &Value, _: &()| {
+            ToolFuture::new(ReadyThenBomb(Bomb))
+        }))
+        .with(weather());
+    let answer = toolbox.answer_blocking(&assistant(vec![
+        call("c1", "bomb", json!({})),
+        call("c2", "get_weather", json!({"city": "Kampala"})),
+    ]));
+    let results: Vec<_> = answer.tool_results().collect();
+    assert_eq!(
+        results
+            .iter()
+            .map(|r| r.call_id.as_str())
+            .collect::<Vec<_>>(),
+        ["c1", "c2"]
+    );
+    assert_eq!(results[0].content, "done");
+    assert!(!results[1].is_error);
+    assert_eq!(
+        toolbox
+            .dispatch_blocking(&call("c3", "bomb", json!({})))
+            .content,
+        "done"
+    );
+}
+
+#[test]
+fn dropping_a_dispatch_before_it_finishes_drops_the_tool_future_quietly() {
+    let toolbox = Toolbox::new().with(tool("hold", never_finishes_and_panics_when_dropped));
+    let call = call("c", "hold", json!({}));
+    let mut dispatch = std::pin::pin!(toolbox.dispatch(&call));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(dispatch.as_mut().poll(&mut cx).is_pending());
+    // Dropping the dispatch drops the future, whose `Bomb` panics; the caller does not see it.
+}
+
+#[test]
+fn a_timed_out_future_that_panics_when_dropped_still_times_out() {
+    let toolbox = Toolbox::new()
+        .with(tool("hang", never_finishes_and_panics_when_dropped))
+        .with_timeout(Duration::from_millis(1));
+    let result = toolbox.dispatch_blocking(&call("c", "hang", json!({})));
+    assert!(result.is_error);
+    assert!(result.content.contains("was stopped"), "{}", result.content);
+}
+
+#[test]
+fn two_calls_with_one_id_each_get_a_result_in_order() {
+    // A model that repeats an id has already broken the transcript (see
+    // `transcript::validate_complete`); the toolbox still answers every call it was given.
+    let answer = toolbox().answer_blocking(&assistant(vec![
+        call("same", "get_weather", json!({"city": "Kampala"})),
+        call("same", "nope", json!({})),
+    ]));
+    let results: Vec<_> = answer.tool_results().collect();
+    assert_eq!(results.len(), 2);
+    assert!(!results[0].is_error && results[1].is_error);
+    assert!(results.iter().all(|result| result.call_id == "same"));
+}
+
+#[test]
+fn deeply_nested_arguments_sent_as_text_are_refused_not_overflowed() {
+    // Some models double-encode the arguments object as a string; skyl parses it, with
+    // serde_json's recursion limit, so a hostile nesting is an error result, not a stack overflow.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let result = toolbox().dispatch_blocking(&call("c", "get_weather", Value::String(deep)));
+    assert!(result.is_error);
+    assert!(
+        result.content.contains("recursion limit exceeded"),
+        "{}",
+        result.content
+    );
+}

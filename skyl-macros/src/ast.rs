@@ -2,7 +2,8 @@
 //! (`expand.rs`). Parsing is lenient; every rule lives in `valid.rs`, with its span.
 
 use proc_macro2::{Ident, Span};
-use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type, Visibility};
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::Options;
 use crate::docs;
@@ -10,7 +11,6 @@ use crate::docs;
 /// A function under `#[tool]`.
 pub(crate) struct Tool<'a> {
     pub(crate) function: &'a ItemFn,
-    pub(crate) vis: &'a Visibility,
     pub(crate) fn_ident: &'a Ident,
     /// The unit struct that implements `Tool`: the function's name in UpperCamelCase.
     pub(crate) struct_ident: Ident,
@@ -19,14 +19,22 @@ pub(crate) struct Tool<'a> {
     /// Where the name was written: the `name = "..."` string, or the function's name.
     pub(crate) name_span: Span,
     pub(crate) description: Option<String>,
-    /// Where a missing description is reported: an empty `description = ""`, or the name.
-    pub(crate) description_span: Span,
-    /// Whether the description was given with `description = "..."`.
-    pub(crate) description_is_option: bool,
+    /// Where the description was written, which is where a missing one is reported.
+    pub(crate) description_source: DescriptionSource,
     pub(crate) params: Vec<Param<'a>>,
     /// The declared return type; `None` for `()`.
     pub(crate) output: Option<&'a Type>,
     pub(crate) is_async: bool,
+}
+
+/// Where a tool's description comes from.
+pub(crate) enum DescriptionSource {
+    /// `#[tool(description = "...")]`, at the string.
+    Option(Span),
+    /// The doc comment, at its first line.
+    Doc(Span),
+    /// Nowhere: no doc comment and no option; reported at the function's name.
+    Missing(Span),
 }
 
 /// One parameter of the function.
@@ -40,6 +48,30 @@ pub(crate) struct Param<'a> {
     pub(crate) description: Option<String>,
     /// `#[serde(...)]` and `#[schemars(...)]`, carried over to the arguments struct's field.
     pub(crate) field_attrs: Vec<&'a Attribute>,
+}
+
+impl Param<'_> {
+    /// Whether `#[serde(skip)]` or `#[serde(skip_deserializing)]` keeps the model from sending
+    /// it: serde then builds it with `Default` (or the `default` it names), so its type needs
+    /// neither `Deserialize` nor `JsonSchema`.
+    pub(crate) fn is_skipped(&self) -> bool {
+        self.field_attrs.iter().any(|attr| {
+            let syn::Meta::List(list) = &attr.meta else {
+                return false;
+            };
+            if !list.path.is_ident("serde") {
+                return false;
+            }
+            // The top-level words of `serde(...)`: `skip`, `default = "..."`, ...
+            let mut at_start = true;
+            list.tokens.clone().into_iter().any(|token| {
+                let word = matches!(&token, proc_macro2::TokenTree::Ident(ident)
+                    if at_start && (ident == "skip" || ident == "skip_deserializing"));
+                at_start = matches!(&token, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',');
+                word
+            })
+        })
+    }
 }
 
 /// What a parameter is, once it passed `valid.rs`.
@@ -63,10 +95,11 @@ impl<'a> Tool<'a> {
             Some(literal) => Some(literal.value().trim().to_owned()).filter(|d| !d.is_empty()),
             None => docs::collect(&function.attrs)?,
         };
-        let description_span = options
-            .description
-            .as_ref()
-            .map_or_else(|| fn_ident.span(), LitStr::span);
+        let description_source = match (&options.description, docs::first(&function.attrs)) {
+            (Some(literal), _) => DescriptionSource::Option(literal.span()),
+            (None, Some(doc)) => DescriptionSource::Doc(doc.span()),
+            (None, None) => DescriptionSource::Missing(fn_ident.span()),
+        };
         let mut params = Vec::new();
         for input in &function.sig.inputs {
             // A `self` receiver is reported by `valid.rs`.
@@ -80,14 +113,12 @@ impl<'a> Tool<'a> {
         };
         Ok(Tool {
             function,
-            vis: &function.vis,
             fn_ident,
             struct_ident: struct_ident(fn_ident),
             name,
             name_span,
             description,
-            description_span,
-            description_is_option: options.description.is_some(),
+            description_source,
             params,
             output,
             is_async: function.sig.asyncness.is_some(),

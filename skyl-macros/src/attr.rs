@@ -17,6 +17,21 @@ const KNOWN: &[&str] = &["name", "description"];
 
 /// Parses the tokens inside `#[tool(...)]`. Stops at the first mistake, so the user sees one error.
 pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
+    // `#[tool("get_weather")]` (and `#[tool = "get_weather"]`, which the compiler rejects and
+    // still hands over as the string): the name, written without its key.
+    if let Ok(literal) = syn::parse2::<syn::Lit>(args.clone()) {
+        let hint = match &literal {
+            syn::Lit::Str(text) => format!("`#[tool(name = \"{}\")]`", text.value()),
+            _ => "`#[tool(name = \"...\")]`".to_owned(),
+        };
+        return Err(syn::Error::new_spanned(
+            literal,
+            format!(
+                "`#[tool]` takes its options by name; to set the tool's name, write {hint}, and \
+                 for the description, `#[tool(description = \"...\")]`"
+            ),
+        ));
+    }
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
         let key = match meta.path.get_ident() {
@@ -38,12 +53,15 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
                 "duplicate option `{key}`; give it once, e.g. `#[tool({key} = \"...\")]`"
             )));
         }
-        let value = meta.value().map_err(|error| {
-            syn::Error::new(
-                error.span(),
+        if !meta.input.peek(syn::Token![=]) {
+            // At the option's name: `#[tool(name)]` ends right after it, where there is no token
+            // to point at.
+            return Err(syn::Error::new_spanned(
+                &meta.path,
                 format!("expected `=` and a string after `{key}`: `#[tool({key} = \"...\")]`"),
-            )
-        })?;
+            ));
+        }
+        let value = meta.value()?;
         let literal: LitStr = value.parse().map_err(|error| {
             syn::Error::new(
                 error.span(),

@@ -4,7 +4,8 @@
 //! reader of the rendered rustdoc sees, with its paragraphs:
 //!
 //! - the indentation every line shares (the single space after `///`, or a block comment's
-//!   margin) is removed;
+//!   margin) is removed; a `#[doc = "..."]` line among `///` lines counts as having that space,
+//!   as in rustdoc, so mixing the two does not leave every `///` line indented;
 //! - the lines of one paragraph are joined with a space, as Markdown renders them, so the
 //!   description does not carry the source's hard wrapping;
 //! - a line that starts a Markdown block (a list item, a heading, a quote, a table row, an
@@ -17,8 +18,8 @@ use syn::{Attribute, Expr, Lit, Meta};
 ///
 /// Fails on `#[doc = some_macro!(...)]`, whose text a macro cannot read.
 pub(crate) fn collect(attrs: &[Attribute]) -> syn::Result<Option<String>> {
-    let mut lines = Vec::new();
-    let mut any = false;
+    // Each doc attribute's lines, and whether it was written as a doc comment.
+    let mut fragments = Vec::new();
     for attr in attrs {
         let Meta::NameValue(meta) = &attr.meta else {
             continue;
@@ -28,20 +29,42 @@ pub(crate) fn collect(attrs: &[Attribute]) -> syn::Result<Option<String>> {
         }
         match &meta.value {
             Expr::Lit(expr) => match &expr.lit {
-                Lit::Str(text) => {
-                    any = true;
-                    lines.extend(text.value().split('\n').map(str::to_owned));
-                }
+                Lit::Str(text) => fragments.push((text.value(), is_sugared(attr))),
                 _ => return Err(unreadable(attr)),
             },
             _ => return Err(unreadable(attr)),
         }
     }
-    if !any {
+    if fragments.is_empty() {
         return Ok(None);
+    }
+    // A `///` line carries the space after the slashes and `#[doc = "..."]` does not. When both
+    // are mixed, the attribute's lines are given that space, as rustdoc does, so that the
+    // common indentation removed below is the doc comments' margin.
+    let mixed = fragments.iter().any(|(_, sugared)| *sugared)
+        && fragments.iter().any(|(_, sugared)| !*sugared);
+    let mut lines = Vec::new();
+    for (text, sugared) in &fragments {
+        for line in text.split('\n') {
+            lines.push(if mixed && !sugared && !line.trim().is_empty() {
+                format!(" {line}")
+            } else {
+                line.to_owned()
+            });
+        }
     }
     let text = render(&lines);
     Ok(if text.is_empty() { None } else { Some(text) })
+}
+
+/// Whether a doc attribute was written as a doc comment (`///` or `/** */`) rather than as
+/// `#[doc = "..."]`: the compiler hands both to macros as the same tokens, so this reads the
+/// source. When the source cannot be read, it counts as a doc comment, the common case.
+fn is_sugared(attr: &Attribute) -> bool {
+    attr.pound_token
+        .span
+        .source_text()
+        .is_none_or(|source| source.starts_with('/'))
 }
 
 fn unreadable(attr: &Attribute) -> syn::Error {
@@ -50,6 +73,13 @@ fn unreadable(attr: &Attribute) -> syn::Error {
         "`#[tool]` cannot read a doc attribute whose text comes from a macro; \
          write the description in `#[tool(description = \"...\")]` instead",
     )
+}
+
+/// The first doc comment or `#[doc = ...]` attribute (not `#[doc(hidden)]`, which holds no text).
+pub(crate) fn first(attrs: &[Attribute]) -> Option<&Attribute> {
+    attrs
+        .iter()
+        .find(|attr| matches!(&attr.meta, Meta::NameValue(meta) if meta.path.is_ident("doc")))
 }
 
 /// Whether `attr` is a doc comment or `#[doc ...]`.

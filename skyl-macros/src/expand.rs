@@ -25,7 +25,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Item, ItemFn, Visibility};
+use syn::{FnArg, Item, ItemFn};
 
 use crate::ast::{self, ParamKind, Tool};
 use crate::{attr, docs, fallback, valid};
@@ -54,8 +54,25 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// The function as the user wrote it, without the attributes only `#[tool]` understands, which
 /// would not compile on a parameter.
+///
+/// Some Clippy lints are allowed on it, because `#[tool]` decides what they complain about: a
+/// parameter is taken by value since the model's arguments are owned (`needless_pass_by_value`,
+/// pedantic); each parameter is one property of the arguments object, so a tool has as many as
+/// its schema needs (`too_many_arguments`); a `#[state]` parameter borrows the exact type that
+/// the state holds, `&Vec<T>` or `&String` included (`ptr_arg`); and the doc comment is the
+/// description the model reads, where `# Errors` and `# Panics` sections do not belong
+/// (`missing_errors_doc`, `missing_panics_doc`, pedantic).
 fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
     let mut function = function.clone();
+    function.attrs.push(syn::parse_quote!(
+        #[allow(
+            clippy::needless_pass_by_value,
+            clippy::too_many_arguments,
+            clippy::ptr_arg,
+            clippy::missing_errors_doc,
+            clippy::missing_panics_doc
+        )]
+    ));
     // A second `#[tool]` is reported once, here, rather than expanded into a second struct.
     function
         .attrs
@@ -71,7 +88,8 @@ fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
 }
 
 fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
-    let struct_item = unit_struct(tool.vis, &tool.struct_ident, tool.fn_ident, &tool.name);
+    let struct_item = unit_struct(tool.function, &tool.struct_ident, &tool.name);
+    let cfgs = cfgs(tool.function);
     let struct_ident = &tool.struct_ident;
     let fn_ident = tool.fn_ident;
     let name = &tool.name;
@@ -100,6 +118,13 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                     #ident: ::std::string::String
                 });
                 call_args.push(quote!(&__args.#ident));
+            }
+            ParamKind::Value(ty) if param.is_skipped() => {
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: #ty
+                });
+                call_args.push(quote!(__args.#ident));
             }
             ParamKind::Value(ty) => {
                 fields.push(quote! {
@@ -148,8 +173,15 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
     let mut tokens = emitted.to_token_stream();
     tokens.extend(struct_item);
     tokens.extend(quote! {
+        #(#cfgs)*
         #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types, unused_qualifications, clippy::all)]
+        #[allow(
+            non_snake_case,
+            non_camel_case_types,
+            unused_qualifications,
+            deprecated,
+            clippy::all
+        )]
         const _: () = {
             #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
             #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
@@ -176,9 +208,11 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                     static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
                         ::std::sync::OnceLock::new();
                     __DEFINITION.get_or_init(|| ::skyl::ToolDefinition {
-                        name: ::std::string::String::from(#name),
-                        description: ::std::string::String::from(#description),
-                        parameters: ::skyl::__private::canonical_schema_for::<__SkylArguments<__S>>(),
+                        name: <::std::string::String as ::core::convert::From<&str>>::from(#name),
+                        description: <::std::string::String as ::core::convert::From<&str>>::from(
+                            #description,
+                        ),
+                        parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
                     })
                 }
 
@@ -202,17 +236,22 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
     tokens
 }
 
-/// `pub struct GetWeather;`, with the function's visibility.
-pub(crate) fn unit_struct(
-    vis: &Visibility,
-    struct_ident: &Ident,
-    fn_ident: &Ident,
-    name: &str,
-) -> TokenStream {
+/// `pub struct GetWeather;`, with the function's visibility, its `#[cfg]`s and its
+/// `#[deprecated]`: registering a deprecated tool warns as calling the function does.
+pub(crate) fn unit_struct(function: &ItemFn, struct_ident: &Ident, name: &str) -> TokenStream {
+    let fn_ident = &function.sig.ident;
+    let vis = &function.vis;
+    let cfgs = cfgs(function);
+    let deprecated = function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("deprecated"));
     let doc = format!(
         "The tool `{name}`: [`{fn_ident}`] as a [`Tool`](::skyl::Tool), made by `#[skyl::tool]`."
     );
     quote! {
+        #(#cfgs)*
+        #(#deprecated)*
         #[doc = #doc]
         #[derive(
             ::core::clone::Clone,
@@ -222,4 +261,13 @@ pub(crate) fn unit_struct(
         )]
         #vis struct #struct_ident;
     }
+}
+
+/// The function's `#[cfg(...)]`s, which every item generated beside it must carry: a function
+/// compiled out takes its tool with it.
+pub(crate) fn cfgs(function: &ItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
 }

@@ -7,8 +7,9 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::{FnArg, Item, ItemFn};
 
-use crate::ast::{struct_ident, unraw, upper_camel_case};
-use crate::expand::unit_struct;
+use crate::ast::{struct_ident, unraw};
+use crate::expand::{cfgs, unit_struct};
+use crate::valid;
 
 /// The error, the function and a placeholder tool.
 pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> TokenStream {
@@ -16,20 +17,20 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
     emitted.to_tokens(&mut tokens);
     // A method (it takes `self`) sits in an `impl` block, where a struct cannot be declared.
     let is_method = matches!(original.sig.inputs.first(), Some(FnArg::Receiver(_)));
-    let clashes = original.sig.ident == upper_camel_case(&unraw(&original.sig.ident));
+    let fn_ident = &original.sig.ident;
+    let struct_ident = struct_ident(fn_ident);
+    // The struct's name is the function's own, or a type's that the signature uses.
+    let clashes = *fn_ident == struct_ident
+        || valid::find_ident(&original.sig.inputs, &struct_ident).is_some()
+        || valid::find_ident(&original.sig.output, &struct_ident).is_some();
     if is_method || clashes {
         return tokens;
     }
-    let fn_ident = &original.sig.ident;
-    let struct_ident = struct_ident(fn_ident);
-    tokens.extend(unit_struct(
-        &original.vis,
-        &struct_ident,
-        fn_ident,
-        &unraw(fn_ident),
-    ));
+    tokens.extend(unit_struct(original, &struct_ident, &unraw(fn_ident)));
+    let cfgs = cfgs(original);
     tokens.extend(quote! {
-        #[allow(unreachable_code)]
+        #(#cfgs)*
+        #[allow(unreachable_code, deprecated)]
         impl<__S> ::skyl::Tool<__S> for #struct_ident
         where
             __S: ::core::marker::Send + ::core::marker::Sync + 'static,

@@ -5,7 +5,7 @@ use proc_macro2::TokenTree;
 use quote::ToTokens;
 use syn::{FnArg, GenericParam, Meta, Pat, Safety, Type};
 
-use crate::ast::{self, Param, Tool};
+use crate::ast::{self, DescriptionSource, Param, Tool};
 
 impl Tool<'_> {
     /// Checks everything the compiler would not explain well. Errors about separate tokens are
@@ -108,6 +108,22 @@ impl Tool<'_> {
                 ),
             ));
         }
+        if let Some(used) = self
+            .types()
+            .find_map(|ty| find_ident(ty, &self.struct_ident))
+        {
+            errors.push(syn::Error::new(
+                used.span(),
+                format!(
+                    "`#[tool]` adds a struct named `{0}` for this tool, and the signature uses \
+                     another `{0}`; rename the function (`fn get_{1}`) and keep the wire name \
+                     with `#[tool(name = \"{2}\")]`",
+                    self.struct_ident,
+                    ast::unraw(self.fn_ident),
+                    self.name
+                ),
+            ));
+        }
         if self.struct_ident == *self.fn_ident {
             errors.push(syn::Error::new_spanned(
                 self.fn_ident,
@@ -123,17 +139,34 @@ impl Tool<'_> {
         }
     }
 
+    /// The types written in the signature: parameters' and the return type.
+    fn types(&self) -> impl Iterator<Item = &Type> {
+        self.params.iter().map(|param| param.ty).chain(self.output)
+    }
+
     fn check_description(&self, errors: &mut Errors) {
-        if self.description.is_none() && self.description_is_option {
-            errors.push(syn::Error::new(
-                self.description_span,
+        if self.description.is_some() {
+            return;
+        }
+        let (span, message) = match self.description_source {
+            DescriptionSource::Option(span) => (
+                span,
                 "the description is empty, and a model cannot use an undocumented tool well; \
                  say what the tool does and when to use it, or remove `description` to use the \
-                 doc comment",
-            ));
-        } else if self.description.is_none() {
-            errors.push(syn::Error::new(
-                self.description_span,
+                 doc comment"
+                    .to_owned(),
+            ),
+            DescriptionSource::Doc(span) => (
+                span,
+                format!(
+                    "the doc comment of tool `{}` is blank, and a model cannot use an \
+                     undocumented tool well; write what the tool does and when to use it \
+                     (`/// Gets the current weather in a city.`)",
+                    self.name
+                ),
+            ),
+            DescriptionSource::Missing(span) => (
+                span,
                 format!(
                     "tool `{}` has no description, and a model cannot use an undocumented tool \
                      well; add a doc comment saying what it does and when to use it \
@@ -141,8 +174,9 @@ impl Tool<'_> {
                      `#[tool(description = \"...\")]`",
                     self.name
                 ),
-            ));
-        }
+            ),
+        };
+        errors.push(syn::Error::new(span, message));
     }
 }
 
@@ -222,10 +256,11 @@ impl Param<'_> {
                 ));
             }
             (None, Type::Reference(reference)) if !ast::is_str_ref(self.ty) => {
-                let elem = reference.elem.to_token_stream();
+                let is_str =
+                    matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str"));
                 errors.push(syn::Error::new_spanned(
                     self.ty,
-                    if matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str")) {
+                    if is_str && reference.mutability.is_none() {
                         format!(
                             "parameter `{name}` is a reference with a lifetime, but the model's \
                              arguments live only for the call; write `&str` or `String`"
@@ -233,8 +268,9 @@ impl Param<'_> {
                     } else {
                         format!(
                             "parameter `{name}` is a reference, but a model sends owned data; take \
-                             `{elem}` by value, or mark it `#[state]` if it is borrowed from the \
-                             toolbox state"
+                             `{}` by value, or mark it `#[state]` if it is borrowed from the \
+                             toolbox state",
+                            owned(&reference.elem)
                         )
                     },
                 ));
@@ -242,6 +278,31 @@ impl Param<'_> {
             _ => {}
         }
     }
+}
+
+/// The owned type to take instead of a reference to `elem`: `Vec<T>` for `[T]`, `String` for
+/// `str`, `PathBuf` for `Path`; `elem` itself when it is sized.
+fn owned(elem: &Type) -> String {
+    if let Type::Slice(slice) = elem {
+        return format!("Vec<{}>", slice.elem.to_token_stream());
+    }
+    if let Type::Path(path) = elem
+        && path.qself.is_none()
+        && let Some(last) = path.path.segments.last()
+        && last.arguments.is_none()
+    {
+        let owned = match last.ident.to_string().as_str() {
+            "str" => Some("String"),
+            "Path" => Some("PathBuf"),
+            "OsStr" => Some("OsString"),
+            "CStr" => Some("CString"),
+            _ => None,
+        };
+        if let Some(owned) = owned {
+            return owned.to_owned();
+        }
+    }
+    elem.to_token_stream().to_string()
 }
 
 /// `#[tool]`, `#[tool(...)]` or `#[skyl::tool...]`.
@@ -254,6 +315,12 @@ pub(crate) fn is_tool_attribute(attr: &syn::Attribute) -> bool {
 }
 
 fn pattern_message(pat: &Pat) -> String {
+    if let Pat::Wild(_) = pat {
+        return "a tool parameter needs a name, because the name is the argument's key in the \
+                JSON the model sends; name it (`city: String`), or remove it if the tool does \
+                not use it"
+            .to_owned();
+    }
     let example = match pat {
         Pat::Ident(ident) => ast::unraw(&ident.ident),
         _ => "name".to_owned(),
@@ -281,6 +348,18 @@ fn find_punct(ty: &Type, punct: char) -> Option<TokenTree> {
         None
     }
     walk(ty.to_token_stream(), punct)
+}
+
+/// The first `ident` anywhere in `tokens`.
+pub(crate) fn find_ident(tokens: &impl ToTokens, ident: &proc_macro2::Ident) -> Option<TokenTree> {
+    fn walk(tokens: proc_macro2::TokenStream, ident: &proc_macro2::Ident) -> Option<TokenTree> {
+        tokens.into_iter().find_map(|token| match &token {
+            TokenTree::Ident(found) if found == ident => Some(token),
+            TokenTree::Group(group) => walk(group.stream(), ident),
+            _ => None,
+        })
+    }
+    walk(tokens.to_token_stream(), ident)
 }
 
 /// Whether `ty` has an `impl Trait` anywhere in it.

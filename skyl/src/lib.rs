@@ -131,10 +131,9 @@ pub use skyl_macros::tool;
 pub mod __private {
     pub use crate::arguments::parse_arguments;
     pub use crate::macro_support::{
-        Defer, ToolParameterDeserialize, ToolParameterSchema, assert_deserialize,
+        Defer, ToolParameterDeserialize, ToolParameterSchema, arguments_schema, assert_deserialize,
         assert_json_schema, tool_output,
     };
-    pub use crate::schema::canonical_schema_for;
     pub use schemars;
     pub use serde;
     pub use serde_json;

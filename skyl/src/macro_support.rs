@@ -50,6 +50,17 @@ pub fn assert_deserialize<T: ToolParameterDeserialize>() {}
 /// Reports, at the parameter's type, that it is not `JsonSchema`.
 pub fn assert_json_schema<T: ToolParameterSchema>() {}
 
+/// The schema of a generated arguments struct: the canonical schema, without the root
+/// `description` that schemars copies from a `#[serde(flatten)]`ed struct's doc comment, since
+/// the tool's own description is what the model reads about the whole call.
+pub fn arguments_schema<A: JsonSchema>() -> serde_json::Value {
+    let mut schema = crate::schema::canonical_schema_for::<A>();
+    if let serde_json::Value::Object(root) = &mut schema {
+        root.remove("description");
+    }
+    schema
+}
+
 /// Converts what a tool function returned; a return type that is not [`IntoToolOutput`] is
 /// reported here, at the return type.
 #[inline]

@@ -34,6 +34,11 @@ impl NameIndex {
         }
     }
 
+    /// The names, in the order they were inserted.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|name| &**name)
+    }
+
     /// Adds `name` at the next position, or returns `false` if it is already there.
     pub(crate) fn insert(&mut self, name: &str) -> bool {
         if self.get(name).is_some() {

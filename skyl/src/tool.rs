@@ -67,7 +67,7 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     ///
     /// Parse the arguments and do any synchronous work here; return [`ToolFuture::ready`] when the
     /// answer is known and [`ToolFuture::new`] for asynchronous work. The toolbox catches panics
-    /// from both this method and the future it returns.
+    /// from this method and from the future it returns, whether it is being polled or dropped.
     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a>;
 }
 
@@ -310,6 +310,29 @@ impl<E: Display> From<E> for ToolFailure {
 /// Implemented for text (`String`, `&str`, `Cow<str>`), `()` (empty output), numbers, `bool`,
 /// `serde_json::Value`, [`Json<T>`] for any `Serialize` type, and `Result<T, E>` whose error
 /// converts into a [`ToolFailure`] (every `Display` type does).
+///
+/// Implement it to choose the text a model reads for your own type:
+///
+/// ```
+/// use skyl::{IntoToolOutput, ToolOutcome};
+///
+/// struct Forecast { celsius: i32, sky: &'static str }
+///
+/// impl IntoToolOutput for Forecast {
+///     fn into_tool_output(self) -> ToolOutcome {
+///         Ok(format!("{}C and {}", self.celsius, self.sky))
+///     }
+/// }
+///
+/// /// Gets today's forecast.
+/// #[skyl::tool]
+/// fn get_forecast() -> Forecast {
+///     Forecast { celsius: 22, sky: "sunny" }
+/// }
+///
+/// assert_eq!(get_forecast().into_tool_output().unwrap(), "22C and sunny");
+/// # let _ = GetForecast;
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "a #[tool] must return a type that implements `skyl::IntoToolOutput`",

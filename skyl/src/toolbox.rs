@@ -1,5 +1,6 @@
 //! The registry of tools, and the dispatcher that turns every call into exactly one result.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -50,7 +51,9 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 /// # Panics
 ///
 /// Panics inside a tool are caught with [`catch_unwind`], both while a synchronous tool runs and
-/// while an asynchronous tool's future is polled, and the toolbox stays usable. A binary built
+/// while an asynchronous tool's future is polled or dropped (after it finished, after a timeout,
+/// or when the caller drops the dispatch), and the toolbox stays usable. A panic payload whose own
+/// destructor panics is leaked rather than allowed to unwind into the caller. A binary built
 /// with `panic = "abort"` cannot catch them: the process ends, as it would anywhere else. The
 /// default panic hook still prints the panic to stderr.
 ///
@@ -118,7 +121,9 @@ impl<S: 'static> Toolbox<S> {
     /// # Panics
     ///
     /// If the toolbox already has a tool of the same name, like a router given the same route
-    /// twice: the model could not tell them apart.
+    /// twice: the model could not tell them apart. A panic in the tool's
+    /// [`definition`](Tool::definition) also surfaces here, at registration, rather than during a
+    /// dispatch: the toolbox reads each name once and keeps it.
     #[track_caller]
     pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
         let name = tool.definition().name.as_str();
@@ -136,6 +141,24 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// A synchronous tool runs to completion inside the call and cannot be stopped: make a tool
     /// that may block `async` and let it await its slow work.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// /// Waits for a reply that never comes.
+    /// #[skyl::tool]
+    /// async fn wait_for_reply() -> String {
+    ///     std::future::pending().await
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new()
+    ///     .with(WaitForReply)
+    ///     .with_timeout(Duration::from_millis(10));
+    /// let call = skyl::ToolCall::new("c1", "wait_for_reply", serde_json::json!({}));
+    /// let result = toolbox.dispatch_blocking(&call);
+    /// assert!(result.is_error);
+    /// assert!(result.content.contains("did not finish within 10ms"));
+    /// ```
     #[cfg(feature = "timeout")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
@@ -143,6 +166,21 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// The definitions of the tools, in the order they were added, for a provider request.
+    ///
+    /// ```
+    /// /// Says hello.
+    /// #[skyl::tool]
+    /// fn hello() -> &'static str {
+    ///     "hello"
+    /// }
+    ///
+    /// let request = skyl::provider::Request {
+    ///     model: "some-model".into(),
+    ///     tools: skyl::Toolbox::new().with(Hello).definitions(),
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(request.tools[0].name, "hello");
+    /// ```
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.tools
             .iter()
@@ -173,6 +211,10 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// Runs one call and returns its result. Never fails; see the type's documentation.
+    ///
+    /// Await it on any executor; [`dispatch_blocking`](Self::dispatch_blocking) runs it without
+    /// one. To answer a whole assistant turn, use [`answer`](Self::answer), which runs its calls
+    /// concurrently.
     pub async fn dispatch(&self, call: &ToolCall) -> ToolResult {
         match self.start(call) {
             Started::Done(result) => result,
@@ -183,7 +225,10 @@ impl<S: 'static> Toolbox<S> {
     /// Answers every tool call of an assistant message: the calls run concurrently, and the
     /// returned [`Role::Tool`] message holds one result per call, in call order.
     ///
-    /// A message without calls gets a tool message without parts.
+    /// A message without calls gets a tool message without parts. Calls are answered as they
+    /// come, even two with the same id (which the transcript rules forbid, see
+    /// [`transcript::validate_complete`](crate::transcript::validate_complete)): each gets its
+    /// own result, so none is silently dropped.
     pub async fn answer(&self, message: &Message) -> Message {
         let mut join = JoinInOrder::new();
         for call in message.tool_calls() {
@@ -203,6 +248,24 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// A synchronous tool never touches an executor. An asynchronous tool that needs a runtime's
     /// reactor (tokio timers, sockets) must be dispatched with `.await` inside that runtime.
+    ///
+    /// ```
+    /// use serde_json::json;
+    ///
+    /// /// Divides `a` by `b`.
+    /// #[skyl::tool]
+    /// fn divide(a: f64, b: f64) -> Result<f64, &'static str> {
+    ///     if b == 0.0 { Err("division by zero") } else { Ok(a / b) }
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(Divide);
+    /// let ok = toolbox.dispatch_blocking(&skyl::ToolCall::new("c1", "divide", json!({"a": 1, "b": 4})));
+    /// assert_eq!((ok.call_id.as_str(), ok.content.as_str(), ok.is_error), ("c1", "0.25", false));
+    ///
+    /// let err = toolbox.dispatch_blocking(&skyl::ToolCall::new("c2", "divide", json!({"a": 1, "b": 0})));
+    /// assert!(err.is_error);
+    /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
+    /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
         match self.start(call) {
             Started::Done(result) => result,
@@ -219,20 +282,21 @@ impl<S: 'static> Toolbox<S> {
     /// a future.
     fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
         let Some((name, position)) = self.index.get(&call.name) else {
-            return Started::Done(unknown(call, self.names()));
+            // The names kept by the index: a tool's `definition` is not asked again here.
+            return Started::Done(unknown(call, self.index.names()));
         };
         let tool = &self.tools[position];
         let future =
             match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
                 Ok(future) => future,
-                Err(payload) => return Started::Done(panicked(name, &call.id, &*payload)),
+                Err(payload) => return Started::Done(panicked(name, &call.id, payload)),
             };
         match future.into_ready() {
             Ok(outcome) => Started::Done(finish(name, &call.id, outcome)),
             Err(future) => Started::Running(Running {
                 name,
                 call_id: &call.id,
-                future,
+                future: Some(future),
                 #[cfg(feature = "timeout")]
                 deadline: self
                     .timeout
@@ -256,10 +320,15 @@ enum Started<'a> {
 }
 
 /// An asynchronous call in flight, with what its result needs.
+///
+/// The tool's future is dropped as soon as the call has a result, inside [`catch_unwind`], so a
+/// destructor that panics (a guard held across an `.await`, a hand-written future) cannot unwind
+/// into [`Toolbox::answer`] and cost the other calls their results.
 struct Running<'a> {
     name: &'a str,
     call_id: &'a str,
-    future: ToolFuture<'a>,
+    /// `None` once the call has its result.
+    future: Option<ToolFuture<'a>>,
     #[cfg(feature = "timeout")]
     deadline: Option<(futures_timer::Delay, Duration)>,
 }
@@ -269,23 +338,60 @@ impl Future for Running<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let this = &mut *self;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut this.future).poll(cx))) {
-            Ok(Poll::Ready(outcome)) => {
-                return Poll::Ready(finish(this.name, this.call_id, outcome));
-            }
-            Ok(Poll::Pending) => {}
-            Err(payload) => return Poll::Ready(panicked(this.name, this.call_id, &*payload)),
-        }
-        #[cfg(feature = "timeout")]
-        if let Some((delay, limit)) = &mut this.deadline
-            && Pin::new(delay).poll(cx).is_ready()
-        {
-            return Poll::Ready(ToolResult::error(
-                this.call_id,
-                prose::timed_out(this.name, *limit),
-            ));
-        }
-        Poll::Pending
+        let future = this
+            .future
+            .as_mut()
+            .expect("a tool call polled after it completed");
+        let result = match catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
+            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome),
+            Err(payload) => panicked(this.name, this.call_id, payload),
+            Ok(Poll::Pending) => match this.timed_out(cx) {
+                Some(result) => result,
+                None => return Poll::Pending,
+            },
+        };
+        drop_quietly(this.future.take());
+        Poll::Ready(result)
+    }
+}
+
+impl Running<'_> {
+    /// The result of a call that ran past the toolbox's timeout.
+    #[cfg(feature = "timeout")]
+    fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
+        let (delay, limit) = self.deadline.as_mut()?;
+        Pin::new(delay)
+            .poll(cx)
+            .is_ready()
+            .then(|| ToolResult::error(self.call_id, prose::timed_out(self.name, *limit)))
+    }
+
+    #[cfg(not(feature = "timeout"))]
+    #[inline]
+    fn timed_out(&mut self, _: &mut Context<'_>) -> Option<ToolResult> {
+        None
+    }
+}
+
+impl Drop for Running<'_> {
+    /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
+    fn drop(&mut self) {
+        drop_quietly(self.future.take());
+    }
+}
+
+/// Drops `value`, catching a panic in its destructor.
+fn drop_quietly<T>(value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        drop_payload(payload);
+    }
+}
+
+/// Drops a panic payload; one whose destructor panics in turn is leaked, as the standard library
+/// does, since nothing could catch the next payload either.
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(inner) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(inner);
     }
 }
 
@@ -307,10 +413,12 @@ fn finish(name: &str, call_id: &str, outcome: ToolOutcome) -> ToolResult {
 }
 
 #[cold]
-fn panicked(name: &str, call_id: &str, payload: &(dyn std::any::Any + Send)) -> ToolResult {
+fn panicked(name: &str, call_id: &str, payload: Box<dyn Any + Send>) -> ToolResult {
     let message = payload
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-    ToolResult::error(call_id, prose::panicked(name, message))
+    let result = ToolResult::error(call_id, prose::panicked(name, message));
+    drop_payload(payload);
+    result
 }

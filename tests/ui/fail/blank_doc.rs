@@ -1,0 +1,12 @@
+use skyl::tool;
+
+///
+///    
+#[tool]
+fn get_weather(city: String) -> String {
+    city
+}
+
+fn main() {
+    let _ = GetWeather;
+}

@@ -1,0 +1,11 @@
+use skyl::tool;
+
+/// Gets the weather.
+#[tool(name)]
+fn get_weather(city: String) -> String {
+    city
+}
+
+fn main() {
+    let _ = GetWeather;
+}
