@@ -229,25 +229,13 @@ impl Adapter for OpenAiChat {
             Some(other) => StopReason::Other(other.to_owned()),
             None => StopReason::Other(String::new()),
         };
-        let usage = root.get("usage");
         Ok(Response {
             message: Message {
                 role: Role::Assistant,
                 parts,
             },
             stop_reason,
-            usage: Usage {
-                input_tokens: usage.get("prompt_tokens").count()?,
-                output_tokens: usage.get("completion_tokens").count()?,
-                cached_input_tokens: usage
-                    .get("prompt_tokens_details")
-                    .get("cached_tokens")
-                    .opt_u64()?,
-                reasoning_tokens: usage
-                    .get("completion_tokens_details")
-                    .get("reasoning_tokens")
-                    .opt_u64()?,
-            },
+            usage: usage_counts(&root.get("usage"), "prompt", "completion")?,
             id: root.get("id").opt_str()?.map(str::to_owned),
             model: root.get("model").opt_str()?.map(str::to_owned),
         })
@@ -255,6 +243,28 @@ impl Adapter for OpenAiChat {
 }
 
 /// The `{"error": {"message", "type" | "code"}}` body OpenAI and compatible servers send.
+/// OpenAI's usage block: `{in}_tokens`, `{out}_tokens`, and their `_details` with cached and
+/// reasoning tokens. Chat Completions says `prompt`/`completion` where Responses says
+/// `input`/`output`.
+pub(crate) fn usage_counts(
+    usage: &Node<'_>,
+    input: &str,
+    output: &str,
+) -> Result<Usage, DecodeError> {
+    Ok(Usage {
+        input_tokens: usage.get(&format!("{input}_tokens")).count()?,
+        output_tokens: usage.get(&format!("{output}_tokens")).count()?,
+        cached_input_tokens: usage
+            .get(&format!("{input}_tokens_details"))
+            .get("cached_tokens")
+            .opt_u64()?,
+        reasoning_tokens: usage
+            .get(&format!("{output}_tokens_details"))
+            .get("reasoning_tokens")
+            .opt_u64()?,
+    })
+}
+
 pub(crate) fn provider_error(
     provider: &'static str,
     root: &Node<'_>,

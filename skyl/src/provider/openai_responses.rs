@@ -3,9 +3,9 @@
 use serde_json::{Map, Value, json};
 
 use super::common;
-use super::openai_chat::{NAMES, provider_error, strict_parameters};
+use super::openai_chat::{NAMES, provider_error, strict_parameters, usage_counts};
 use super::read::Node;
-use super::{Adapter, DecodeError, EncodeError, Request, Response, StopReason, ToolChoice, Usage};
+use super::{Adapter, DecodeError, EncodeError, Request, Response, StopReason, ToolChoice};
 use crate::message::{Message, Part, ProviderData, Role, ToolCall};
 
 const NAME: &str = "openai_responses";
@@ -212,25 +212,13 @@ impl Adapter for OpenAiResponses {
         } else {
             StopReason::EndTurn
         };
-        let usage = root.get("usage");
         Ok(Response {
             message: Message {
                 role: Role::Assistant,
                 parts,
             },
             stop_reason,
-            usage: Usage {
-                input_tokens: usage.get("input_tokens").count()?,
-                output_tokens: usage.get("output_tokens").count()?,
-                cached_input_tokens: usage
-                    .get("input_tokens_details")
-                    .get("cached_tokens")
-                    .opt_u64()?,
-                reasoning_tokens: usage
-                    .get("output_tokens_details")
-                    .get("reasoning_tokens")
-                    .opt_u64()?,
-            },
+            usage: usage_counts(&root.get("usage"), "input", "output")?,
             id: root.get("id").opt_str()?.map(str::to_owned),
             model: root.get("model").opt_str()?.map(str::to_owned),
         })
