@@ -7,6 +7,7 @@
 
 mod decode;
 mod errors;
+mod generated;
 mod is_error;
 mod rich;
 mod robustness;
