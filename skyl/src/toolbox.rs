@@ -190,9 +190,7 @@ impl<S: 'static> Toolbox<S> {
 
     /// The names of the tools, in the order they were added.
     pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
-        self.tools
-            .iter()
-            .map(|tool| tool.definition().name.as_str())
+        self.index.names()
     }
 
     /// The number of tools.
@@ -282,8 +280,7 @@ impl<S: 'static> Toolbox<S> {
     /// a future.
     fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
         let Some((name, position)) = self.index.get(&call.name) else {
-            // The names kept by the index: a tool's `definition` is not asked again here.
-            return Started::Done(unknown(call, self.index.names()));
+            return Started::Done(unknown(call, self.names()));
         };
         let tool = &self.tools[position];
         let future =

@@ -97,6 +97,8 @@ impl NameRule {
     }
 }
 
+/// `[a-zA-Z0-9_-]`: the characters OpenAI and Anthropic accept in tool names, and Anthropic in
+/// call ids.
 pub(crate) fn word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }

@@ -9,6 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::common::word_char;
+
 /// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -19,22 +21,18 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-fn is_id_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
-}
-
 /// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (WIRE.md §2.3, the 400
 /// `messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`).
 ///
 /// A valid id is kept. Otherwise every other character becomes `_` and a hash of the original id
 /// is appended, so two ids that differ only in those characters stay distinct.
 pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
-    if !id.is_empty() && id.chars().all(is_id_char) {
+    if !id.is_empty() && id.chars().all(word_char) {
         return Cow::Borrowed(id);
     }
     let cleaned: String = id
         .chars()
-        .map(|c| if is_id_char(c) { c } else { '_' })
+        .map(|c| if word_char(c) { c } else { '_' })
         .collect();
     Cow::Owned(format!("{cleaned}_{:08x}", fnv1a(id.as_bytes()) as u32))
 }
@@ -84,7 +82,7 @@ impl AnthropicIds {
 /// differ at least in their usage counts, since the later prompt holds the earlier answer).
 pub(crate) fn response_key(response_id: Option<&str>, body: &Value) -> String {
     match response_id {
-        Some(id) if !id.is_empty() && id.len() <= 64 && id.chars().all(is_id_char) => id.to_owned(),
+        Some(id) if !id.is_empty() && id.len() <= 64 && id.chars().all(word_char) => id.to_owned(),
         _ => {
             let mut text = String::new();
             canonical_text(body, &mut text);
