@@ -612,8 +612,13 @@ fn tools_go_through_the_toolbox() {
         "get_weather",
         json!({"town": "Rome"}),
     ));
-    assert!(result.is_error);
-    assert!(result.content.contains("town"), "{}", result.content);
+    assert_eq!(
+        result,
+        skyl::ToolResult::error(
+            "c2",
+            "ERROR: get_weather was called with invalid arguments: unknown field `town`, expected `city` or `unit`. Call get_weather again with corrected arguments."
+        )
+    );
 }
 
 /// Not `Deserialize` nor `JsonSchema`: only `Default`, which `#[serde(skip)]` needs.

@@ -598,8 +598,13 @@ fn a_timed_out_future_that_panics_when_dropped_still_times_out() {
         .with(tool("hang", never_finishes_and_panics_when_dropped))
         .with_timeout(Duration::from_millis(1));
     let result = toolbox.dispatch_blocking(&call("c", "hang", json!({})));
-    assert!(result.is_error);
-    assert!(result.content.contains("was stopped"), "{}", result.content);
+    assert_eq!(
+        result,
+        ToolResult::error(
+            "c",
+            "ERROR: hang failed: it did not finish within 1ms and was stopped. Do not retry with the same arguments; tell the user it timed out."
+        )
+    );
 }
 
 #[test]
@@ -622,10 +627,11 @@ fn deeply_nested_arguments_sent_as_text_are_refused_not_overflowed() {
     // serde_json's recursion limit, so a hostile nesting is an error result, not a stack overflow.
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let result = toolbox().dispatch_blocking(&call("c", "get_weather", Value::String(deep)));
-    assert!(result.is_error);
-    assert!(
-        result.content.contains("recursion limit exceeded"),
-        "{}",
-        result.content
+    assert_eq!(
+        result,
+        ToolResult::error(
+            "c",
+            "ERROR: get_weather was called with invalid arguments: the arguments are not valid JSON (recursion limit exceeded at line 1 column 128); send them as a JSON object. Call get_weather again with corrected arguments."
+        )
     );
 }
