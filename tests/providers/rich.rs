@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{
     Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_error_message,
@@ -226,4 +226,67 @@ fn extra_fields_are_merged_into_the_top_level() {
             "generationConfig": {"temperature": 0}
         })
     );
+}
+
+#[test]
+fn every_tool_choice_on_every_adapter() {
+    use skyl::provider::ToolChoice;
+    // What each provider's documentation calls each choice (WIRE.md §2.1, §3.1, §4.1, §5.1).
+    let table: [(ToolChoice, [Value; 4]); 4] = [
+        (
+            ToolChoice::Auto,
+            [
+                json!({"type": "auto"}),
+                json!("auto"),
+                json!("auto"),
+                json!({"functionCallingConfig": {"mode": "AUTO"}}),
+            ],
+        ),
+        (
+            ToolChoice::None,
+            [
+                json!({"type": "none"}),
+                json!("none"),
+                json!("none"),
+                json!({"functionCallingConfig": {"mode": "NONE"}}),
+            ],
+        ),
+        (
+            ToolChoice::Required,
+            [
+                json!({"type": "any"}),
+                json!("required"),
+                json!("required"),
+                json!({"functionCallingConfig": {"mode": "ANY"}}),
+            ],
+        ),
+        (
+            ToolChoice::Tool("get_weather".into()),
+            [
+                json!({"type": "tool", "name": "get_weather"}),
+                json!({"type": "function", "function": {"name": "get_weather"}}),
+                json!({"type": "function", "name": "get_weather"}),
+                json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}),
+            ],
+        ),
+    ];
+    let adapters: [(&dyn Adapter, &str); 4] = [
+        (&Anthropic, "tool_choice"),
+        (&OpenAiChat::default(), "tool_choice"),
+        (&OpenAiResponses::default(), "tool_choice"),
+        (&Gemini::default(), "toolConfig"),
+    ];
+    for (choice, expected) in table {
+        for ((adapter, key), expected) in adapters.iter().zip(expected) {
+            let request = Request {
+                model: "m".into(),
+                messages: vec![Message::user("Weather?")],
+                tools: tools(),
+                tool_choice: choice.clone(),
+                ..Default::default()
+            };
+            let body = adapter.encode(&request).unwrap();
+            assert_eq!(body[*key], expected, "{} with {choice:?}", adapter.name());
+        }
+    }
 }
