@@ -98,6 +98,7 @@ fn skyl_among(bencher: divan::Bencher<'_, '_>, tools: usize) {
             name: format!("filler_tool_{n}"),
             description: String::new(),
             parameters: json!({"type": "object"}),
+            ..Default::default()
         }));
     }
     let call = weather_call();

@@ -47,7 +47,7 @@ fn main() {
                 ],
             },
             Message::user("And tomorrow?"),
-        ],
+        ].into(),
         tools: vec![ToolDefinition {
             name: "get_weather".into(),
             description: "Current weather in a city.".into(),
@@ -57,7 +57,8 @@ fn main() {
                 "required": ["city"],
                 "additionalProperties": false
             }),
-        }],
+            ..Default::default()
+        }].into(),
         ..Default::default()
     };
 
@@ -94,7 +95,7 @@ fn main() {
 
     // And what every adapter says instead of sending a transcript the provider would reject.
     let mut broken = request.clone();
-    broken.messages.remove(3);
+    broken.messages.to_mut().remove(3);
     println!("=== the same transcript without the tool message answering call_2 and call_3 ===");
     for (adapter, _) in &adapters {
         if let Err(error) = adapter.encode(&broken) {

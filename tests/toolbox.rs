@@ -31,6 +31,7 @@ where
             name: name.into(),
             description: format!("The {name} tool."),
             parameters: json!({"type": "object", "properties": {}, "required": []}),
+            ..Default::default()
         },
         run,
     }
@@ -454,7 +455,11 @@ fn a_call_that_runs_too_long_times_out() {
 #[test]
 fn definitions_and_names_keep_the_order_tools_were_added() {
     let toolbox = toolbox();
-    let names: Vec<String> = toolbox.definitions().into_iter().map(|d| d.name).collect();
+    let names: Vec<String> = toolbox
+        .definitions()
+        .iter()
+        .map(|d| d.name.clone())
+        .collect();
     assert_eq!(
         names,
         ["get_weather", "search", "fail", "panic", "async_panic"]

@@ -213,6 +213,8 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                             #description,
                         ),
                         parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
+                        annotations: <::skyl::ToolAnnotations as ::core::default::Default>::default(),
+                        output_schema: ::core::option::Option::None,
                     })
                 }
 

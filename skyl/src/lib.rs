@@ -98,6 +98,7 @@
 //! | `timeout` | no | `Toolbox::with_timeout`, with an executor-agnostic timer thread |
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod message;
 pub mod provider;
 pub mod schema;
@@ -116,8 +117,8 @@ pub use message::{
     tool_result_message,
 };
 pub use tool::{
-    FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolDefinition, ToolFailure,
-    ToolFuture, ToolOutcome,
+    FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations, ToolDefinition,
+    ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;

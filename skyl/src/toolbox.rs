@@ -65,6 +65,9 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 pub struct Toolbox<S = ()> {
     state: S,
     tools: Vec<Arc<dyn Tool<S>>>,
+    /// Each tool's definition, copied once at registration so that a request can borrow them all
+    /// as one slice.
+    definitions: Vec<ToolDefinition>,
     index: NameIndex,
     #[cfg(feature = "timeout")]
     timeout: Option<Duration>,
@@ -110,6 +113,7 @@ impl<S: 'static> Toolbox<S> {
         Toolbox {
             state,
             tools: Vec::new(),
+            definitions: Vec::new(),
             index: NameIndex::default(),
             #[cfg(feature = "timeout")]
             timeout: None,
@@ -126,12 +130,14 @@ impl<S: 'static> Toolbox<S> {
     /// dispatch: the toolbox reads each name once and keeps it.
     #[track_caller]
     pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
-        let name = tool.definition().name.as_str();
+        let definition = tool.definition();
+        let name = definition.name.as_str();
         if !self.index.insert(name) {
             panic!(
                 "Toolbox::with: a tool named \"{name}\" is already in this toolbox; give one of them another name with #[tool(name = \"...\")]"
             );
         }
+        self.definitions.push(definition.clone());
         self.tools.push(Arc::new(tool));
         self
     }
@@ -165,7 +171,8 @@ impl<S: 'static> Toolbox<S> {
         self
     }
 
-    /// The definitions of the tools, in the order they were added, for a provider request.
+    /// The definitions of the tools, in the order they were added, for a provider request to
+    /// borrow.
     ///
     /// ```
     /// /// Says hello.
@@ -174,18 +181,16 @@ impl<S: 'static> Toolbox<S> {
     ///     "hello"
     /// }
     ///
+    /// let toolbox = skyl::Toolbox::new().with(Hello);
     /// let request = skyl::provider::Request {
     ///     model: "some-model".into(),
-    ///     tools: skyl::Toolbox::new().with(Hello).definitions(),
+    ///     tools: toolbox.definitions().into(),
     ///     ..Default::default()
     /// };
     /// assert_eq!(request.tools[0].name, "hello");
     /// ```
-    pub fn definitions(&self) -> Vec<ToolDefinition> {
-        self.tools
-            .iter()
-            .map(|tool| tool.definition().clone())
-            .collect()
+    pub fn definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
     }
 
     /// The names of the tools, in the order they were added.

@@ -44,8 +44,8 @@ fn round_trip(adapter: &dyn Adapter, name: &str) -> skyl::provider::Response {
     let next = adapter
         .encode(&Request {
             model: "some-model".into(),
-            messages,
-            tools: tools(),
+            messages: messages.into(),
+            tools: tools().into(),
             ..Default::default()
         })
         .unwrap();
@@ -126,7 +126,8 @@ fn openai_responses_message_between_reasoning_and_call_keeps_its_id() {
                 Message::user("Weather in Kampala?"),
                 response.message.clone(),
                 skyl::tool_result_message("call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "22C"),
-            ],
+            ]
+            .into(),
             ..Default::default()
         })
         .unwrap();
@@ -172,7 +173,7 @@ fn openai_responses_message_without_reasoning_is_sent_as_plain_text() {
     let next = OpenAiResponses::default()
         .encode(&Request {
             model: "gpt-4o".into(),
-            messages,
+            messages: messages.into(),
             ..Default::default()
         })
         .unwrap();
@@ -235,7 +236,8 @@ fn gemini_vertex_sends_no_ids() {
                 Message::user("Weather in Kampala?"),
                 response.message,
                 skyl::tool_result_message(&call.id, "22C"),
-            ],
+            ]
+            .into(),
             ..Default::default()
         })
         .unwrap();
@@ -262,7 +264,7 @@ fn provider_data_of_other_providers_is_skipped() {
     let body = Anthropic
         .encode(&Request {
             model: "m".into(),
-            messages,
+            messages: messages.into(),
             ..Default::default()
         })
         .unwrap();
@@ -300,7 +302,7 @@ fn gemini_opens_with_a_user_turn_when_the_first_user_message_was_empty() {
         .encode(&Request {
             model: "m".into(),
             system: Some("Tell three jokes.".into()),
-            messages,
+            messages: messages.into(),
             ..Default::default()
         })
         .unwrap();
@@ -365,8 +367,8 @@ fn the_whole_loop_with_a_toolbox() {
         let next = adapter
             .encode(&Request {
                 model: "m".into(),
-                messages,
-                tools: tools(),
+                messages: messages.into(),
+                tools: tools().into(),
                 ..Default::default()
             })
             .unwrap_or_else(|error| panic!("{error}"));

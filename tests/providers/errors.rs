@@ -15,14 +15,15 @@ fn tool(name: &str) -> ToolDefinition {
         name: name.into(),
         description: "A tool.".into(),
         parameters: json!({"type": "object", "properties": {}, "required": []}),
+        ..Default::default()
     }
 }
 
-fn hello() -> Request {
+fn hello() -> Request<'static> {
     Request {
         model: "m".into(),
-        messages: vec![Message::user("Hello")],
-        tools: vec![tool("get_weather")],
+        messages: vec![Message::user("Hello")].into(),
+        tools: vec![tool("get_weather")].into(),
         ..Default::default()
     }
 }
@@ -40,7 +41,8 @@ fn a_transcript_error_names_the_message_and_the_call() {
                     json!({}),
                 ))],
             },
-        ],
+        ]
+        .into(),
         ..hello()
     };
     let error = Anthropic.encode(&request).unwrap_err();
@@ -57,7 +59,7 @@ fn a_transcript_error_names_the_message_and_the_call() {
 #[test]
 fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
     let request = Request {
-        tools: vec![tool("get weather!")],
+        tools: vec![tool("get weather!")].into(),
         ..hello()
     };
     assert_eq!(
@@ -68,7 +70,7 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
         "cannot encode the OpenAI Chat request: the tool name \"get weather!\" breaks the rule for tool names (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`); rename the tool, for example to \"get_weather_\" with #[tool(name = \"get_weather_\")]"
     );
     let request = Request {
-        tools: vec![tool("9lives")],
+        tools: vec![tool("9lives")].into(),
         ..hello()
     };
     assert_eq!(
@@ -77,7 +79,7 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
     );
     // Dots are fine on Gemini and not elsewhere.
     let request = Request {
-        tools: vec![tool("weather.get")],
+        tools: vec![tool("weather.get")].into(),
         ..hello()
     };
     assert!(Gemini::default().encode(&request).is_ok());
@@ -98,7 +100,9 @@ fn a_schema_that_cannot_be_strict_names_the_tool_and_the_field() {
             name: "tag".into(),
             description: "Tags an item.".into(),
             parameters: skyl::schema::canonical_schema_for::<Labels>(),
-        }],
+            ..Default::default()
+        }]
+        .into(),
         ..hello()
     };
     let error = OpenAiResponses::default()
@@ -126,7 +130,9 @@ fn a_recursive_schema_is_refused_by_gemini_legacy_parameters() {
                     "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
                 }}}
             }),
-        }],
+            ..Default::default()
+        }]
+        .into(),
         ..hello()
     };
     assert_eq!(
@@ -147,7 +153,7 @@ fn a_recursive_schema_is_refused_by_gemini_legacy_parameters() {
 fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
     for parameters in [json!({}), json!(null), json!({"type": "string"})] {
         let mut request = hello();
-        request.tools[0].parameters = parameters.clone();
+        request.tools.to_mut()[0].parameters = parameters.clone();
         let adapters: [&dyn Adapter; 4] = [
             &Anthropic,
             &OpenAiChat::default(),
@@ -163,7 +169,7 @@ fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
         }
     }
     let mut request = hello();
-    request.tools[0].parameters = json!({});
+    request.tools.to_mut()[0].parameters = json!({});
     assert_eq!(
         Anthropic.encode(&request).unwrap_err().to_string(),
         "cannot encode the Anthropic request: the schema of tool \"get_weather\": the root of the parameters schema does not say `\"type\": \"object\"`, and the provider takes a tool's arguments only as an object; pass the schema through skyl::schema::canonicalize (for a tool without arguments it gives {\"type\": \"object\", \"properties\": {}, \"required\": []}), or take the arguments as a struct with named fields"
@@ -174,7 +180,7 @@ fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
 fn a_tool_choice_must_name_a_tool_of_the_request() {
     let request = Request {
         tool_choice: ToolChoice::Tool("get_wether".into()),
-        tools: vec![tool("get_weather"), tool("convert")],
+        tools: vec![tool("get_weather"), tool("convert")].into(),
         ..hello()
     };
     assert_eq!(
@@ -183,7 +189,7 @@ fn a_tool_choice_must_name_a_tool_of_the_request() {
     );
     let request = Request {
         tool_choice: ToolChoice::Required,
-        tools: Vec::new(),
+        tools: Vec::new().into(),
         ..hello()
     };
     assert_eq!(
@@ -195,7 +201,7 @@ fn a_tool_choice_must_name_a_tool_of_the_request() {
 #[test]
 fn a_request_with_nothing_to_send_is_refused() {
     let request = Request {
-        messages: vec![Message::system("Be terse."), Message::user("")],
+        messages: vec![Message::system("Be terse."), Message::user("")].into(),
         ..hello()
     };
     for adapter in [
@@ -205,7 +211,7 @@ fn a_request_with_nothing_to_send_is_refused() {
         &Gemini::default(),
     ] {
         let error = adapter.encode(&Request {
-            messages: vec![Message::user("")],
+            messages: vec![Message::user("")].into(),
             ..request.clone()
         });
         assert_eq!(

@@ -106,15 +106,16 @@ fn valid_transcript(rng: &mut Rng) -> Vec<Message> {
     messages
 }
 
-fn request(messages: Vec<Message>) -> Request {
+fn request(messages: Vec<Message>) -> Request<'static> {
     Request {
         model: "some-model".into(),
-        messages,
+        messages: messages.into(),
         tools: vec![ToolDefinition {
             name: "get_weather".into(),
             description: "Current weather in a city.".into(),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        }],
+            ..Default::default()
+        }].into(),
         ..Default::default()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
-fn request(result: ToolResult) -> Request {
+fn request(result: ToolResult) -> Request<'static> {
     Request {
         model: "m".into(),
         messages: vec![
@@ -23,7 +23,8 @@ fn request(result: ToolResult) -> Request {
                 role: Role::Tool,
                 parts: vec![Part::ToolResult(result)],
             },
-        ],
+        ]
+        .into(),
         ..Default::default()
     }
 }

@@ -46,11 +46,13 @@ pub(crate) fn tools() -> Vec<ToolDefinition> {
             name: "get_weather".into(),
             description: "Current weather in a city.".into(),
             parameters: skyl::schema::canonical_schema_for::<WeatherArgs>(),
+            ..Default::default()
         },
         ToolDefinition {
             name: "convert".into(),
             description: "Converts Celsius to Fahrenheit.".into(),
             parameters: skyl::schema::canonical_schema_for::<ConvertArgs>(),
+            ..Default::default()
         },
     ]
 }
@@ -63,7 +65,7 @@ fn call(id: &str, name: &str, arguments: serde_json::Value) -> Part {
 /// success, a failure, a failure with empty content), a follow-up user turn right after the
 /// results, a call whose id another provider made (with characters Anthropic refuses), an empty
 /// text part, and a final answer and question.
-pub(crate) fn rich_request() -> Request {
+pub(crate) fn rich_request() -> Request<'static> {
     let mut extra = Map::new();
     extra.insert("temperature".into(), json!(0.2));
     Request {
@@ -105,8 +107,8 @@ pub(crate) fn rich_request() -> Request {
             tool_result_message("convert.1:a", "71.6"),
             Message::assistant("Kampala: 22C (71.6F) and sunny; Gulu and Jinja are unavailable."),
             Message::user("Thanks. Umbrella tomorrow?"),
-        ],
-        tools: tools(),
+        ].into(),
+        tools: tools().into(),
         extra,
         ..Default::default()
     }
@@ -140,7 +142,7 @@ fn openai_responses_rich() {
 }
 
 /// The rich request with Gemini's place for the temperature.
-fn gemini_request() -> Request {
+fn gemini_request() -> Request<'static> {
     let mut request = rich_request();
     request.extra.clear();
     request
@@ -201,7 +203,7 @@ fn adapters_work_as_trait_objects() {
 fn extra_fields_are_merged_into_the_top_level() {
     let mut request = Request {
         model: "m".into(),
-        messages: vec![Message::user("Hi")],
+        messages: vec![Message::user("Hi")].into(),
         max_tokens: Some(100),
         ..Default::default()
     };
@@ -280,8 +282,8 @@ fn every_tool_choice_on_every_adapter() {
         for ((adapter, key), expected) in adapters.iter().zip(expected) {
             let request = Request {
                 model: "m".into(),
-                messages: vec![Message::user("Weather?")],
-                tools: tools(),
+                messages: vec![Message::user("Weather?")].into(),
+                tools: tools().into(),
                 tool_choice: choice.clone(),
                 ..Default::default()
             };

@@ -15,10 +15,10 @@ fn calls(ids: &[&str]) -> Message {
     }
 }
 
-fn request(messages: Vec<Message>) -> Request {
+fn request(messages: Vec<Message>) -> Request<'static> {
     Request {
         model: "m".into(),
-        messages,
+        messages: messages.into(),
         ..Default::default()
     }
 }

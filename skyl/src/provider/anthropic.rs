@@ -53,7 +53,7 @@ const OPENING_TEXT: &str = "(continued)";
 /// use skyl::provider::{Adapter, Anthropic, Request};
 ///
 /// let body = Anthropic::default()
-///     .encode(&Request { model: "claude-sonnet-4-5".into(), messages: vec![skyl::Message::user("Hi")], ..Default::default() })
+///     .encode(&Request { model: "claude-sonnet-4-5".into(), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
 ///     .unwrap();
 /// assert_eq!(body["max_tokens"], 4096);
 /// assert_eq!(body["messages"][0]["content"][0]["text"], "Hi");
@@ -72,11 +72,11 @@ impl Adapter for Anthropic {
         NAME
     }
 
-    fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
         let mut ids = ids::AnthropicIds::default();
         let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
-        for message in &request.messages {
+        for message in request.messages.iter() {
             let role = match message.role {
                 Role::System => continue,
                 Role::User | Role::Tool => "user",

@@ -11,12 +11,12 @@ use crate::transcript;
 /// The checks every adapter runs first: the transcript, the tool names, the tool choice.
 pub(crate) fn check_request(
     provider: &'static str,
-    request: &Request,
+    request: &Request<'_>,
     name_rule: &NameRule,
 ) -> Result<(), EncodeError> {
     transcript::validate_complete(&request.messages)
         .map_err(|error| EncodeError::Transcript { provider, error })?;
-    for tool in &request.tools {
+    for tool in request.tools.iter() {
         name_rule.check(provider, &tool.name)?;
         check_object_root(provider, tool)?;
     }
@@ -105,7 +105,7 @@ pub(crate) fn word_char(c: char) -> bool {
 
 /// The texts that become the system prompt: [`Request::system`] first, then the text of every
 /// [`Role::System`] message in transcript order. Empty texts are left out.
-pub(crate) fn system_texts(request: &Request) -> Vec<String> {
+pub(crate) fn system_texts(request: &Request<'_>) -> Vec<String> {
     let from_messages = request
         .messages
         .iter()
@@ -114,7 +114,7 @@ pub(crate) fn system_texts(request: &Request) -> Vec<String> {
     request
         .system
         .iter()
-        .cloned()
+        .map(|system| system.to_string())
         .chain(from_messages)
         .filter(|text| !text.is_empty())
         .collect()

@@ -192,7 +192,7 @@ impl Adapter for Gemini {
         NAME
     }
 
-    fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
         let messages = &request.messages;
         let mut contents = Vec::new();
@@ -266,7 +266,7 @@ impl Adapter for Gemini {
         body.insert("contents".into(), Value::Array(contents));
         if !request.tools.is_empty() {
             let mut declarations = Vec::new();
-            for tool in &request.tools {
+            for tool in request.tools.iter() {
                 let mut declaration = json!({"name": tool.name, "description": tool.description});
                 if self.legacy_parameters {
                     declaration["parameters"] = dialect::gemini_openapi(&tool.parameters)

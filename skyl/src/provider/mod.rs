@@ -35,12 +35,13 @@
 //!             parts: vec![Part::ToolCall(ToolCall::new("call_1", "get_weather", json!({"city": "Kampala"})))],
 //!         },
 //!         tool_result_message("call_1", "22C and sunny"),
-//!     ],
+//!     ].into(),
 //!     tools: vec![ToolDefinition {
 //!         name: "get_weather".into(),
 //!         description: "Current weather in a city.".into(),
 //!         parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-//!     }],
+//!         ..Default::default()
+//!     }].into(),
 //!     ..Default::default()
 //! };
 //!
@@ -60,6 +61,8 @@
 //! assert_eq!(response.usage.output_tokens, 6);
 //! ```
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -75,12 +78,14 @@ mod ids;
 mod openai_chat;
 mod openai_responses;
 mod read;
+mod stream;
 
 pub use anthropic::Anthropic;
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
+pub use stream::StreamEvent;
 
 /// One wire format: builds request bodies and reads response bodies.
 ///
@@ -104,7 +109,7 @@ pub trait Adapter: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// The JSON body of a request for `request`, or why the provider would refuse it.
-    fn encode(&self, request: &Request) -> Result<Value, EncodeError>;
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError>;
 
     /// The assistant's answer in a response body, or why the body cannot be read (including an
     /// error the provider returned instead of an answer).
@@ -113,28 +118,52 @@ pub trait Adapter: Send + Sync {
 
 /// Everything an adapter needs to build one request body.
 ///
+/// A request borrows what it can: the transcript and the tool definitions usually live
+/// elsewhere (in an agent's run, in a [`Toolbox`](crate::Toolbox)), so encoding the same
+/// transcript for two providers, or at every step of a loop, copies neither. Each field is a
+/// [`Cow`], so a request can also own what it holds (`vec![...].into()`), and a hook may replace a
+/// borrowed field with an owned one (trimmed history, a subset of the tools).
+///
 /// ```
 /// use skyl::provider::Request;
+/// use skyl::{Message, Toolbox};
 ///
+/// /// Says hello.
+/// #[skyl::tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let toolbox = Toolbox::new().with(Hello);
+/// let transcript = vec![Message::user("Hello")];
 /// let request = Request {
 ///     model: "claude-sonnet-4-5".into(),
-///     messages: vec![skyl::Message::user("Hello")],
+///     messages: transcript.as_slice().into(),
+///     tools: toolbox.definitions().into(),
 ///     ..Default::default()
 /// };
-/// assert!(request.tools.is_empty());
+/// assert_eq!(request.tools[0].name, "hello");
+///
+/// // An owned request, for when nothing outlives it:
+/// let owned: Request<'static> = Request {
+///     model: "gpt-5".into(),
+///     messages: vec![Message::user("Hi")].into(),
+///     ..Default::default()
+/// };
+/// assert!(owned.tools.is_empty());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Request {
+pub struct Request<'a> {
     /// The model to ask.
-    pub model: String,
+    pub model: Cow<'a, str>,
     /// The system prompt. Adapters put it where their provider wants it and before any
     /// [`Role::System`](crate::Role::System) messages of the transcript (see each adapter's docs).
-    pub system: Option<String>,
+    pub system: Option<Cow<'a, str>>,
     /// The transcript. It must be complete: every call answered
     /// ([`transcript::validate_complete`](crate::transcript::validate_complete)).
-    pub messages: Vec<Message>,
+    pub messages: Cow<'a, [Message]>,
     /// The tools the model may call. Send them on every request whose transcript holds calls.
-    pub tools: Vec<ToolDefinition>,
+    pub tools: Cow<'a, [ToolDefinition]>,
     /// Whether and which tool the model must call.
     pub tool_choice: ToolChoice,
     /// The most tokens to generate. [`Anthropic`] requires a value and sends
@@ -144,6 +173,22 @@ pub struct Request {
     /// `parallel_tool_calls`, `store`, ...). A key already in the body is replaced, except that
     /// two JSON objects are merged key by key (so `generationConfig` can be extended on Gemini).
     pub extra: Map<String, Value>,
+}
+
+impl Request<'_> {
+    /// A request that owns everything it holds, so it can outlive what it borrowed (to move it to
+    /// another task, or keep it after the transcript changes).
+    pub fn into_owned(self) -> Request<'static> {
+        Request {
+            model: Cow::Owned(self.model.into_owned()),
+            system: self.system.map(|system| Cow::Owned(system.into_owned())),
+            messages: Cow::Owned(self.messages.into_owned()),
+            tools: Cow::Owned(self.tools.into_owned()),
+            tool_choice: self.tool_choice,
+            max_tokens: self.max_tokens,
+            extra: self.extra,
+        }
+    }
 }
 
 /// Whether and which tool the model must call.

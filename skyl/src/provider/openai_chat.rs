@@ -69,7 +69,7 @@ impl Adapter for OpenAiChat {
         NAME
     }
 
-    fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
         let mut messages = Vec::new();
         if let Some(system) = request.system.as_ref().filter(|s| !s.is_empty()) {
@@ -77,7 +77,7 @@ impl Adapter for OpenAiChat {
         }
         // Text found in tool messages, sent as a user message once the tool messages end.
         let mut pending: Vec<Value> = Vec::new();
-        for message in &request.messages {
+        for message in request.messages.iter() {
             if message.role != Role::Tool && !pending.is_empty() {
                 messages.push(
                     json!({"role": "user", "content": text_value(std::mem::take(&mut pending))}),
@@ -126,7 +126,7 @@ impl Adapter for OpenAiChat {
         body.insert("messages".into(), Value::Array(messages));
         if !request.tools.is_empty() {
             let mut tools = Vec::new();
-            for tool in &request.tools {
+            for tool in request.tools.iter() {
                 let mut function = json!({"name": tool.name, "description": tool.description});
                 if self.strict {
                     function["parameters"] = strict_parameters(NAME, tool)?;

@@ -38,7 +38,7 @@ const NAME: &str = "openai_responses";
 /// use skyl::provider::{Adapter, OpenAiResponses, Request};
 ///
 /// let body = OpenAiResponses::default()
-///     .encode(&Request { model: "gpt-5".into(), system: Some("Be terse.".into()), messages: vec![skyl::Message::user("Hi")], ..Default::default() })
+///     .encode(&Request { model: "gpt-5".into(), system: Some("Be terse.".into()), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
 ///     .unwrap();
 /// assert_eq!(body["instructions"], "Be terse.");
 /// ```
@@ -59,11 +59,11 @@ impl Adapter for OpenAiResponses {
         NAME
     }
 
-    fn encode(&self, request: &Request) -> Result<Value, EncodeError> {
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
         common::check_request(NAME, request, &NAMES)?;
         let mut input = Vec::new();
         let mut pending: Vec<Value> = Vec::new();
-        for message in &request.messages {
+        for message in request.messages.iter() {
             if message.role != Role::Tool && !pending.is_empty() {
                 input.push(user_item(std::mem::take(&mut pending)));
             }
@@ -110,7 +110,7 @@ impl Adapter for OpenAiResponses {
         body.insert("input".into(), Value::Array(input));
         if !request.tools.is_empty() {
             let mut tools = Vec::new();
-            for tool in &request.tools {
+            for tool in request.tools.iter() {
                 let parameters = if self.strict {
                     strict_parameters(NAME, tool)?
                 } else {

@@ -1,0 +1,317 @@
+//! Why a model request failed, and whether trying again can help.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::provider::{DecodeError, EncodeError};
+
+/// What kind of failure a [`ModelError`] is.
+///
+/// Non-exhaustive: transports may learn new ways to fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModelErrorKind {
+    /// The request was not sent: the adapter refused the transcript or the tools
+    /// ([`EncodeError`]). Fix the request; retrying the same one cannot help.
+    Encode,
+    /// The request did not reach the provider, or the connection broke before the answer was
+    /// complete.
+    Connection,
+    /// No answer (or, for a stream, no next event) came in time.
+    Timeout,
+    /// The provider answered with an error: an HTTP error status, or an error event in a stream.
+    Provider,
+    /// The answer came but could not be read ([`DecodeError`]).
+    Decode,
+    /// Anything else, such as a scripted model with no answer left.
+    Other,
+}
+
+/// A model request that failed: what failed, whether a retry can help, and what the provider
+/// said.
+///
+/// Transports fill in what they know: the HTTP status, the provider's error type and message
+/// (verbatim), the request id the provider gave (quote it to the provider's support), and how
+/// many times the request was retried before giving up.
+///
+/// ```
+/// use skyl::agent::{ModelError, ModelErrorKind};
+///
+/// let error = ModelError::provider(429, "Rate limit exceeded, retry in 20s")
+///     .with_provider("anthropic")
+///     .with_error_type("rate_limit_error")
+///     .with_request_id("req_011")
+///     .with_retries(3);
+/// assert_eq!(error.kind(), ModelErrorKind::Provider);
+/// assert!(error.is_retryable());
+/// assert_eq!(
+///     error.to_string(),
+///     "anthropic answered HTTP 429 (rate_limit_error): Rate limit exceeded, retry in 20s \
+///      [request id req_011; gave up after 3 retries]"
+/// );
+/// ```
+#[derive(Debug)]
+pub struct ModelError {
+    kind: ModelErrorKind,
+    message: String,
+    provider: Option<&'static str>,
+    status: Option<u16>,
+    error_type: Option<String>,
+    request_id: Option<String>,
+    retryable: bool,
+    retries: u32,
+    source: Option<Box<dyn Error + Send + Sync>>,
+}
+
+impl ModelError {
+    /// A failure of `kind`, described by `message`. It is retryable when the kind usually is
+    /// (a connection that broke, a timeout); change that with
+    /// [`with_retryable`](Self::with_retryable).
+    pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
+        ModelError {
+            kind,
+            message: message.into(),
+            provider: None,
+            status: None,
+            error_type: None,
+            request_id: None,
+            retryable: matches!(kind, ModelErrorKind::Connection | ModelErrorKind::Timeout),
+            retries: 0,
+            source: None,
+        }
+    }
+
+    /// The provider answered with HTTP `status` and `message` (its own words, verbatim).
+    /// Retryable for the statuses providers document as passing: 408, 409, 429, 5xx and
+    /// Anthropic's 529.
+    pub fn provider(status: u16, message: impl Into<String>) -> Self {
+        let mut error = ModelError::new(ModelErrorKind::Provider, message);
+        error.status = Some(status);
+        error.retryable = is_retryable_status(status);
+        error
+    }
+
+    /// Names the provider (an adapter's [`name`](crate::provider::Adapter::name)).
+    pub fn with_provider(mut self, provider: &'static str) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Records the HTTP status.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Records the provider's error type (`rate_limit_error`, `RESOURCE_EXHAUSTED`).
+    pub fn with_error_type(mut self, error_type: impl Into<String>) -> Self {
+        self.error_type = Some(error_type.into());
+        self
+    }
+
+    /// Records the provider's id for the request (`request-id`, `x-request-id`).
+    pub fn with_request_id(mut self, request_id: impl Into<String>) -> Self {
+        self.request_id = Some(request_id.into());
+        self
+    }
+
+    /// Says whether sending the same request again can help.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// Records how many times the request was retried before this error was final.
+    pub fn with_retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// Keeps the lower-level error that caused this one.
+    pub fn with_source(mut self, source: impl Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ModelErrorKind {
+        self.kind
+    }
+
+    /// What failed, in words (for a provider error, the provider's message verbatim).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The provider, when known.
+    pub fn provider_name(&self) -> Option<&'static str> {
+        self.provider
+    }
+
+    /// The HTTP status, when there was one.
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// The provider's error type, when it gave one.
+    pub fn error_type(&self) -> Option<&str> {
+        self.error_type.as_deref()
+    }
+
+    /// The provider's request id, when it gave one.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+
+    /// Whether sending the same request again can help.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// How many times the request was retried before this error was final.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+}
+
+/// The statuses the providers document as passing (timeouts, conflicts, rate limits, overload).
+pub(crate) fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429 | 500..=599)
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let who = self.provider.unwrap_or("the model");
+        match (self.kind, self.status) {
+            (ModelErrorKind::Provider, Some(status)) => write!(f, "{who} answered HTTP {status}")?,
+            (ModelErrorKind::Provider, None) => write!(f, "{who} answered with an error")?,
+            (ModelErrorKind::Encode, _) => write!(f, "the request to {who} was not sent")?,
+            (ModelErrorKind::Connection, _) => write!(f, "the connection to {who} failed")?,
+            (ModelErrorKind::Timeout, _) => write!(f, "{who} did not answer in time")?,
+            (ModelErrorKind::Decode, _) => write!(f, "the answer from {who} could not be read")?,
+            (ModelErrorKind::Other, _) => write!(f, "{who} failed")?,
+        }
+        if let Some(error_type) = &self.error_type {
+            write!(f, " ({error_type})")?;
+        }
+        write!(f, ": {}", self.message)?;
+        let mut notes = Vec::new();
+        if let Some(id) = &self.request_id {
+            notes.push(format!("request id {id}"));
+        }
+        if self.retries > 0 {
+            let plural = if self.retries == 1 {
+                "retry"
+            } else {
+                "retries"
+            };
+            notes.push(format!("gave up after {} {plural}", self.retries));
+        }
+        if !notes.is_empty() {
+            write!(f, " [{}]", notes.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+impl Error for ModelError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn Error + 'static))
+    }
+}
+
+impl From<EncodeError> for ModelError {
+    fn from(error: EncodeError) -> Self {
+        ModelError::new(ModelErrorKind::Encode, error.to_string()).with_source(error)
+    }
+}
+
+impl From<DecodeError> for ModelError {
+    /// An error object in the body (the provider's own error) is a [`ModelErrorKind::Provider`]
+    /// error with the provider's type and message; any other decode error is
+    /// [`ModelErrorKind::Decode`].
+    fn from(error: DecodeError) -> Self {
+        match &error {
+            DecodeError::Provider {
+                provider,
+                kind,
+                message,
+            } => {
+                let mut model_error = ModelError::new(ModelErrorKind::Provider, message.clone())
+                    .with_provider(provider);
+                model_error.error_type = kind.clone();
+                model_error.with_source(error)
+            }
+            _ => ModelError::new(ModelErrorKind::Decode, error.to_string()).with_source(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passing_statuses_are_retryable_and_others_are_not() {
+        for status in [408, 409, 429, 500, 503, 529] {
+            assert!(ModelError::provider(status, "x").is_retryable(), "{status}");
+        }
+        for status in [400, 401, 403, 404, 422] {
+            assert!(
+                !ModelError::provider(status, "x").is_retryable(),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_kind_says_what_failed() {
+        let cases = [
+            (
+                ModelError::new(ModelErrorKind::Connection, "connection reset by peer")
+                    .with_provider("openai_chat"),
+                "the connection to openai_chat failed: connection reset by peer",
+            ),
+            (
+                ModelError::new(ModelErrorKind::Timeout, "no event for 30s"),
+                "the model did not answer in time: no event for 30s",
+            ),
+            (
+                ModelError::provider(400, "messages.1: tool_use ids must be unique")
+                    .with_provider("anthropic")
+                    .with_error_type("invalid_request_error")
+                    .with_retries(1),
+                "anthropic answered HTTP 400 (invalid_request_error): messages.1: tool_use ids must be unique [gave up after 1 retry]",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn a_provider_error_body_keeps_its_type_and_message() {
+        let error = ModelError::from(DecodeError::Provider {
+            provider: "gemini",
+            kind: Some("RESOURCE_EXHAUSTED".into()),
+            message: "Quota exceeded".into(),
+        });
+        assert_eq!(
+            (
+                error.kind(),
+                error.provider_name(),
+                error.error_type(),
+                error.message()
+            ),
+            (
+                ModelErrorKind::Provider,
+                Some("gemini"),
+                Some("RESOURCE_EXHAUSTED"),
+                "Quota exceeded"
+            )
+        );
+        assert!(error.source().is_some());
+    }
+}

@@ -1,0 +1,109 @@
+//! The one seam between the agent loop and a provider.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::provider::{Request, Response, StreamEvent};
+
+use super::ModelError;
+
+/// A boxed future that can move between threads, as [`Model`]'s methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a streaming [`Model`] sends each [`StreamEvent`] as it arrives.
+pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
+
+/// A language model behind some transport: it takes a [`Request`] and answers with a
+/// [`Response`].
+///
+/// The agent loop knows models only through this trait, so the loop does no I/O of its own: the
+/// HTTP transport (feature `http`), a scripted model in tests, or your own client all plug in
+/// here. It is object-safe, so `Box<dyn Model>` and `Arc<dyn Model>` work, and an application can
+/// choose its model at run time.
+///
+/// Implement [`complete`](Model::complete); [`stream`](Model::stream) has a default built on it,
+/// which sends the whole answer's events at once when it arrives.
+///
+/// ```
+/// use skyl::agent::{BoxFuture, Model, ModelError};
+/// use skyl::provider::{Request, Response, StopReason, Usage};
+/// use skyl::Message;
+///
+/// /// Answers every request with the last user message, reversed.
+/// struct Mirror;
+///
+/// impl Model for Mirror {
+///     fn complete<'a>(&'a self, request: &'a Request<'_>) -> BoxFuture<'a, Result<Response, ModelError>> {
+///         Box::pin(async move {
+///             let last = request.messages.last().map(Message::text_content).unwrap_or_default();
+///             Ok(Response {
+///                 message: Message::assistant(last.chars().rev().collect::<String>()),
+///                 stop_reason: StopReason::EndTurn,
+///                 usage: Usage::default(),
+///                 id: None,
+///                 model: None,
+///             })
+///         })
+///     }
+/// }
+///
+/// // Any executor drives it; a model that only completes still streams.
+/// async fn ask(model: &dyn Model) -> Result<Response, ModelError> {
+///     let request = Request { messages: vec![Message::user("abc")].into(), ..Default::default() };
+///     let mut seen = Vec::new();
+///     let response = model.stream(&request, &mut |event| seen.push(event)).await?;
+///     assert_eq!(seen.len(), 3, "the text, the usage and the end");
+///     Ok(response)
+/// }
+/// let _: Box<dyn Model> = Box::new(Mirror);
+/// ```
+pub trait Model: Send + Sync {
+    /// Sends `request` and returns the whole answer.
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>>;
+
+    /// Sends `request`, passes each [`StreamEvent`] to `events` as it arrives, and returns the
+    /// whole answer: the same [`Response`] that [`complete`](Model::complete) would give.
+    ///
+    /// The default calls `complete` and then replays the answer as events
+    /// ([`StreamEvent::replay`]), so a model that cannot stream still serves a streaming caller.
+    fn stream<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+        events: &'a mut EventSink<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        Box::pin(async move {
+            let response = self.complete(request).await?;
+            for event in StreamEvent::replay(&response) {
+                events(event);
+            }
+            Ok(response)
+        })
+    }
+}
+
+macro_rules! forward_model {
+    ($($pointer:ty),*) => {$(
+        impl<M: Model + ?Sized> Model for $pointer {
+            fn complete<'a>(
+                &'a self,
+                request: &'a Request<'_>,
+            ) -> BoxFuture<'a, Result<Response, ModelError>> {
+                (**self).complete(request)
+            }
+
+            fn stream<'a>(
+                &'a self,
+                request: &'a Request<'_>,
+                events: &'a mut EventSink<'_>,
+            ) -> BoxFuture<'a, Result<Response, ModelError>> {
+                (**self).stream(request, events)
+            }
+        }
+    )*};
+}
+
+forward_model!(&M, Box<M>, Arc<M>);

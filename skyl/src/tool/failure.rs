@@ -1,0 +1,138 @@
+//! Why a tool call failed, and what the model should do next.
+
+use std::borrow::Cow;
+use std::fmt::Display;
+
+/// What the model should do after a tool failed. The toolbox turns it into the closing sentence
+/// of the result's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Guidance {
+    /// Calling again will not help: tell the user. The default for a tool's `Err`.
+    DoNotRetry,
+    /// The arguments were the problem: call again with different ones.
+    RetryWithOtherArguments,
+    /// Only the user can unblock this: ask them.
+    AskUser,
+}
+
+/// Why a tool call failed, and what the model should do about it.
+///
+/// Any `Display` error converts into one (with [`Guidance::DoNotRetry`]), so `?` works in a tool
+/// that returns `Result<T, ToolFailure>`; build one explicitly to choose the guidance:
+///
+/// ```
+/// use skyl::{Guidance, ToolFailure};
+///
+/// fn find_city(name: &str) -> Result<String, ToolFailure> {
+///     if name.is_empty() {
+///         return Err(ToolFailure::retry_with_other_arguments("the city name is empty"));
+///     }
+///     Err(ToolFailure::ask_user(format!("there are three cities called {name}"))
+///         .with_next_step("Ask the user which country they mean."))
+/// }
+///
+/// let failure = find_city("Springfield").unwrap_err();
+/// assert_eq!(failure.guidance(), Guidance::AskUser);
+/// assert_eq!(failure.next_step(), Some("Ask the user which country they mean."));
+/// ```
+///
+/// `ToolFailure` deliberately does not implement `Display`: that is what lets every `Display`
+/// type convert into it.
+///
+/// It is one pointer wide, so that a successful [`ToolOutcome`](super::ToolOutcome) stays small on the hot path: only
+/// a failure pays for the allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolFailure(Box<Failure>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Failure {
+    kind: FailureKind,
+    message: String,
+    guidance: Guidance,
+    next_step: Option<Cow<'static, str>>,
+}
+
+/// Whether the tool ran and failed, or was never run because its arguments were wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The tool ran and reported a failure.
+    Failed,
+    /// The arguments did not fit the tool's schema, so it did not run.
+    InvalidArguments,
+}
+
+impl ToolFailure {
+    fn of(kind: FailureKind, message: impl Into<String>, guidance: Guidance) -> Self {
+        ToolFailure(Box::new(Failure {
+            kind,
+            message: message.into(),
+            guidance,
+            next_step: None,
+        }))
+    }
+
+    /// The tool failed and calling it again will not help.
+    pub fn do_not_retry(message: impl Into<String>) -> Self {
+        Self::of(FailureKind::Failed, message, Guidance::DoNotRetry)
+    }
+
+    /// The tool failed because of the arguments; the model should try others.
+    pub fn retry_with_other_arguments(message: impl Into<String>) -> Self {
+        Self::of(
+            FailureKind::Failed,
+            message,
+            Guidance::RetryWithOtherArguments,
+        )
+    }
+
+    /// The tool needs something only the user can give.
+    pub fn ask_user(message: impl Into<String>) -> Self {
+        Self::of(FailureKind::Failed, message, Guidance::AskUser)
+    }
+
+    /// The arguments do not fit the schema. `detail` says which argument and why.
+    pub fn invalid_arguments(detail: impl Into<String>) -> Self {
+        Self::of(
+            FailureKind::InvalidArguments,
+            detail,
+            Guidance::RetryWithOtherArguments,
+        )
+    }
+
+    /// Replaces the guidance sentence with your own wording, such as
+    /// `"Wait a minute, then call it once more."`.
+    pub fn with_next_step(mut self, sentence: impl Into<Cow<'static, str>>) -> Self {
+        self.0.next_step = Some(sentence.into());
+        self
+    }
+
+    /// What went wrong, without the tool's name or the guidance.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// What the model should do next.
+    pub fn guidance(&self) -> Guidance {
+        self.0.guidance
+    }
+
+    /// Whether the tool ran.
+    pub fn kind(&self) -> FailureKind {
+        self.0.kind
+    }
+
+    /// The tool's own guidance sentence, if it set one with [`with_next_step`](Self::with_next_step).
+    pub fn next_step(&self) -> Option<&str> {
+        self.0.next_step.as_deref()
+    }
+}
+
+impl<E: Display> From<E> for ToolFailure {
+    /// Uses the alternate form `{:#}`, which error types such as `anyhow::Error` use to include
+    /// their causes.
+    fn from(error: E) -> Self {
+        ToolFailure::do_not_retry(format!("{error:#}"))
+    }
+}
