@@ -6,23 +6,50 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::Value;
 
-use super::common::word_char;
+use super::names::word_char;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    let mut hasher = Fnv(FNV_OFFSET);
+    hasher.write(bytes);
+    hasher.0
 }
 
-/// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (WIRE.md §2.3, the 400
-/// `messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`).
+/// FNV-1a as a [`Hasher`], for the sets of short ids below: much cheaper than std's SipHash,
+/// and the ids come from the application's own transcript.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(FNV_OFFSET)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(FNV_PRIME);
+        }
+    }
+}
+
+type FnvBuild = BuildHasherDefault<Fnv>;
+
+/// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (the API answers any other id
+/// with the 400 `messages.1.content.1.tool_use.id: String should match pattern
+/// '^[a-zA-Z0-9_-]+$'`).
 ///
 /// A valid id is kept. Otherwise every other character becomes `_` and a hash of the original id
 /// is appended, so two ids that differ only in those characters stay distinct.
@@ -46,31 +73,41 @@ pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
 /// `tool_use` ids. So every call of the request gets an id no earlier call got, and the results
 /// of a turn, which [`transcript`](crate::transcript) puts right after it, use the same mapping.
 #[derive(Debug, Default)]
-pub(crate) struct AnthropicIds {
-    used: HashSet<String>,
-    turn: HashMap<String, String>,
+pub(crate) struct AnthropicIds<'a> {
+    /// Every id sent so far.
+    used: HashSet<Cow<'a, str>, FnvBuild>,
+    /// The ids of the latest turn that are sent changed.
+    changed: HashMap<&'a str, String, FnvBuild>,
 }
 
-impl AnthropicIds {
+impl<'a> AnthropicIds<'a> {
     /// Starts the mapping for the calls of a new assistant turn.
-    pub(crate) fn open_turn<'a>(&mut self, calls: impl Iterator<Item = &'a str>) {
-        self.turn.clear();
+    pub(crate) fn open_turn(&mut self, calls: impl Iterator<Item = &'a str>) {
+        self.changed.clear();
         for id in calls {
-            let base = anthropic_id(id).into_owned();
-            let mut wire = base.clone();
-            let mut n = 2;
-            while self.used.contains(&wire) {
-                wire = format!("{base}_{n}");
-                n += 1;
+            let base = anthropic_id(id);
+            let wire = if self.used.contains(&base) {
+                let mut n = 2;
+                loop {
+                    let wire = format!("{base}_{n}");
+                    if !self.used.contains(wire.as_str()) {
+                        break Cow::Owned(wire);
+                    }
+                    n += 1;
+                }
+            } else {
+                base
+            };
+            if wire != id {
+                self.changed.insert(id, wire.clone().into_owned());
             }
-            self.used.insert(wire.clone());
-            self.turn.insert(id.to_owned(), wire);
+            self.used.insert(wire);
         }
     }
 
     /// The id sent for `id`, a call (or the result of a call) of the latest turn.
-    pub(crate) fn get<'a>(&'a self, id: &'a str) -> Cow<'a, str> {
-        match self.turn.get(id) {
+    pub(crate) fn get<'s>(&'s self, id: &'s str) -> Cow<'s, str> {
+        match self.changed.get(id) {
             Some(wire) => Cow::Borrowed(wire),
             None => anthropic_id(id),
         }
