@@ -79,8 +79,12 @@ impl Encoder for Anthropic {
     }
 
     fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
-        let mut ids = AnthropicIds::default();
-        let mut turns: Vec<Turn> = Vec::new();
+        let calls = request
+            .messages
+            .iter()
+            .flat_map(|message| message.tool_calls());
+        let mut ids = AnthropicIds::new(calls.map(|call| call.id.as_str()));
+        let mut turns: Vec<Turn> = Vec::with_capacity(request.messages.len());
         for message in request.messages.iter() {
             let assistant = match message.role {
                 Role::System => continue,
@@ -100,21 +104,19 @@ impl Encoder for Anthropic {
                 if !opened {
                     opened = true;
                     if turns.last().is_none_or(|turn| turn.assistant != assistant) {
-                        turns.push(Turn::new(assistant));
+                        turns.push(Turn::new(assistant, message.parts.len()));
                     }
                 }
-                let turn = turns.last_mut().expect("a turn was opened");
-                if is_result {
-                    turn.results.push(block);
-                } else {
-                    turn.others.push(block);
-                }
+                turns
+                    .last_mut()
+                    .expect("a turn was opened")
+                    .push(block, is_result);
             }
         }
         // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
         let opening = turns.first().is_some_and(|turn| turn.assistant).then(|| {
-            let mut opening = Turn::new(false);
-            opening.others.push(text_block(OPENING_TEXT));
+            let mut opening = Turn::new(false, 1);
+            opening.push(text_block(OPENING_TEXT), false);
             opening
         });
         opening
@@ -146,28 +148,40 @@ impl Encoder for Anthropic {
     fn tail(&self, _: &Request<'_>, _: &mut Map<String, Value>) {}
 }
 
-/// The blocks of one message on the wire, the `tool_result` blocks apart: they go first ("tool_result
-/// blocks must come FIRST in the content array").
+/// The blocks of one message on the wire, the `tool_result` blocks first ("tool_result blocks
+/// must come FIRST in the content array"), each kind in its order.
 struct Turn {
     assistant: bool,
-    results: Vec<Value>,
-    others: Vec<Value>,
+    content: Vec<Value>,
+    /// How many `tool_result` blocks lead `content`.
+    results: usize,
 }
 
 impl Turn {
-    fn new(assistant: bool) -> Self {
+    /// A turn sized for `blocks` blocks (the parts of the message that opens it).
+    fn new(assistant: bool, blocks: usize) -> Self {
         Turn {
             assistant,
-            results: Vec::new(),
-            others: Vec::new(),
+            content: Vec::with_capacity(blocks),
+            results: 0,
+        }
+    }
+
+    fn push(&mut self, block: Value, is_result: bool) {
+        if is_result {
+            self.content.insert(self.results, block);
+            self.results += 1;
+        } else {
+            self.content.push(block);
         }
     }
 
     fn into_message(self) -> Value {
         let role = if self.assistant { "assistant" } else { "user" };
-        let mut content = self.results;
-        content.extend(self.others);
-        object([("role", role.into()), ("content", Value::Array(content))])
+        object([
+            ("role", role.into()),
+            ("content", Value::Array(self.content)),
+        ])
     }
 }
 

@@ -6,46 +6,20 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::Value;
 
 use super::names::word_char;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
 /// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hasher = Fnv(FNV_OFFSET);
-    hasher.write(bytes);
-    hasher.0
-}
-
-/// FNV-1a as a [`Hasher`], for the sets of short ids below: much cheaper than std's SipHash,
-/// and the ids come from the application's own transcript.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(FNV_OFFSET)
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    hash
 }
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(FNV_PRIME);
-        }
-    }
-}
-
-type FnvBuild = BuildHasherDefault<Fnv>;
 
 /// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (the API answers any other id
 /// with the 400 `messages.1.content.1.tool_use.id: String should match pattern
@@ -72,17 +46,59 @@ pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
 /// number calls per answer). Either would pair a result with the wrong call or send two equal
 /// `tool_use` ids. So every call of the request gets an id no earlier call got, and the results
 /// of a turn, which [`transcript`](crate::transcript) puts right after it, use the same mapping.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct AnthropicIds<'a> {
+    /// `None` when every call id of the request is valid and unique, so each is sent as it is.
+    renaming: Option<Renaming<'a>>,
+}
+
+#[derive(Debug, Default)]
+struct Renaming<'a> {
     /// Every id sent so far.
-    used: HashSet<Cow<'a, str>, FnvBuild>,
+    used: HashSet<Cow<'a, str>>,
     /// The ids of the latest turn that are sent changed.
-    changed: HashMap<&'a str, String, FnvBuild>,
+    changed: HashMap<&'a str, String>,
 }
 
 impl<'a> AnthropicIds<'a> {
+    /// The mapping for a request whose calls have these ids. Most requests need none, which
+    /// sorting hashes of the ids shows: every id valid, no two hashes equal (two equal hashes,
+    /// even of different ids, only take the slower way).
+    pub(crate) fn new(ids: impl Iterator<Item = &'a str>) -> Self {
+        let mut hashes = Vec::with_capacity(ids.size_hint().0);
+        let mut valid = true;
+        for id in ids {
+            valid &= !id.is_empty() && id.bytes().all(|byte| word_char(char::from(byte)));
+            hashes.push(fnv1a(id.as_bytes()));
+        }
+        hashes.sort_unstable();
+        let as_they_are = valid && hashes.windows(2).all(|pair| pair[0] != pair[1]);
+        AnthropicIds {
+            renaming: (!as_they_are).then(Renaming::default),
+        }
+    }
+
     /// Starts the mapping for the calls of a new assistant turn.
     pub(crate) fn open_turn(&mut self, calls: impl Iterator<Item = &'a str>) {
+        if let Some(renaming) = &mut self.renaming {
+            renaming.open_turn(calls);
+        }
+    }
+
+    /// The id sent for `id`, a call (or the result of a call) of the latest turn.
+    pub(crate) fn get<'s>(&'s self, id: &'s str) -> Cow<'s, str> {
+        match &self.renaming {
+            None => Cow::Borrowed(id),
+            Some(renaming) => match renaming.changed.get(id) {
+                Some(wire) => Cow::Borrowed(wire),
+                None => anthropic_id(id),
+            },
+        }
+    }
+}
+
+impl<'a> Renaming<'a> {
+    fn open_turn(&mut self, calls: impl Iterator<Item = &'a str>) {
         self.changed.clear();
         for id in calls {
             let base = anthropic_id(id);
@@ -102,14 +118,6 @@ impl<'a> AnthropicIds<'a> {
                 self.changed.insert(id, wire.clone().into_owned());
             }
             self.used.insert(wire);
-        }
-    }
-
-    /// The id sent for `id`, a call (or the result of a call) of the latest turn.
-    pub(crate) fn get<'s>(&'s self, id: &'s str) -> Cow<'s, str> {
-        match self.changed.get(id) {
-            Some(wire) => Cow::Borrowed(wire),
-            None => anthropic_id(id),
         }
     }
 }
@@ -185,15 +193,29 @@ mod tests {
 
     #[test]
     fn anthropic_ids_never_collide_within_a_request() {
-        let mut ids = AnthropicIds::default();
         let cleaned = anthropic_id("call.1").into_owned();
         // A valid id equal to the cleaned form of another, and a reused id.
+        let mut ids = AnthropicIds::new(["call.1", cleaned.as_str(), "c", "c"].into_iter());
         ids.open_turn(["call.1", cleaned.as_str(), "c"].into_iter());
         assert_eq!(ids.get("call.1"), cleaned);
         assert_eq!(ids.get(&cleaned), format!("{cleaned}_2"));
         assert_eq!(ids.get("c"), "c");
         ids.open_turn(["c"].into_iter());
         assert_eq!(ids.get("c"), "c_2");
+    }
+
+    #[test]
+    fn valid_unique_ids_are_sent_as_they_are() {
+        let mut ids = AnthropicIds::new(["a", "b"].into_iter());
+        assert!(ids.renaming.is_none());
+        ids.open_turn(["a", "b"].into_iter());
+        assert_eq!((ids.get("a"), ids.get("b")), ("a".into(), "b".into()));
+        assert!(AnthropicIds::new(["a", "a"].into_iter()).renaming.is_some());
+        assert!(
+            AnthropicIds::new(["a", "b.c"].into_iter())
+                .renaming
+                .is_some()
+        );
     }
 
     #[test]
