@@ -14,7 +14,7 @@ use std::hint::black_box;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Response, StopReason, Usage,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Response, StopReason, Usage,
 };
 use skyl::{Message, Part, ProviderData, Role, ToolCall};
 
@@ -361,22 +361,23 @@ mod openai_responses_wire {
             match item.r#type {
                 "message" => {
                     let (status, content) = (item.status.unwrap(), item.content.unwrap());
-                    parts.push(Part::Provider(ProviderData::new(
-                        "openai_responses",
+                    let data = ProviderData::new(
+                        Provider::OpenAiResponses,
                         json!({"type": "message", "id": id, "status": status}),
-                    )));
-                    parts.extend(
-                        content
-                            .into_iter()
-                            .map(|text| Part::Text(text.text.to_owned())),
                     );
+                    parts.extend(content.into_iter().map(|text| Part::ProviderText {
+                        text: text.text.to_owned(),
+                        provider_data: data.clone(),
+                    }));
                 }
                 _ => {
                     let arguments = serde_json::from_str(item.arguments.unwrap()).unwrap();
                     let mut call =
                         ToolCall::new(item.call_id.unwrap(), item.name.unwrap(), arguments);
-                    call.provider_data =
-                        Some(ProviderData::new("openai_responses", json!({"id": id})));
+                    call.provider_data = Some(ProviderData::new(
+                        Provider::OpenAiResponses,
+                        json!({"id": id}),
+                    ));
                     parts.push(call.into());
                 }
             }

@@ -99,17 +99,17 @@
 #![warn(missing_docs)]
 
 pub mod agent;
-pub mod message;
 pub mod provider;
 pub mod schema;
-pub mod tool;
 pub mod transcript;
 
 mod arguments;
 mod executor;
 mod macro_support;
+mod message;
 mod name_index;
 mod prose;
+mod tool;
 mod toolbox;
 
 pub use message::{
@@ -121,7 +121,6 @@ pub use tool::{
     ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
-pub use transcript::TranscriptError;
 
 #[doc = include_str!("tool_attribute.md")]
 #[doc(inline)]

@@ -22,7 +22,7 @@ const PROVIDER: Provider = Provider::OpenAiResponses;
 ///   transcript stay in place as `role: "system"` input messages.
 /// - A call is a `function_call` item (arguments as a JSON string) and a
 ///   [`ToolResult`](crate::ToolResult) a `function_call_output` item. The error flag is lossy
-///   exactly as on [`OpenAiChat`](super::OpenAiChat): `"error: "` prefixed to the output, the flag
+///   exactly as on [`OpenAiChat`](crate::provider::OpenAiChat): `"error: "` prefixed to the output, the flag
 ///   lost when the content is empty, and never an `is_error` key.
 /// - A call decoded from this API keeps its `fc_` item id and is sent back with it, after the
 ///   `reasoning` items that came before it in the same answer, verbatim. Reasoning items of an
@@ -35,7 +35,7 @@ const PROVIDER: Provider = Provider::OpenAiResponses;
 /// - Tools are flat `{"type": "function", "name", ...}` and always carry `strict` explicitly
 ///   (the API would otherwise try to make them strict on its own): `false` by default, `true`
 ///   with [`with_strict(true)`](Self::with_strict), which lowers the schema with
-///   [`dialect::openai_strict`](super::dialect::openai_strict).
+///   [`dialect::openai_strict`](crate::provider::dialect::openai_strict).
 /// - [`Request::max_tokens`] is `max_output_tokens`.
 ///
 /// To receive encrypted reasoning with `store: false`, add `"include":
