@@ -238,7 +238,9 @@ fn extra_fields_are_merged_into_the_top_level() {
 #[test]
 fn every_tool_choice_on_every_adapter() {
     use skyl::provider::ToolChoice;
-    // What each provider's documentation calls each choice (WIRE.md §2.1, §3.1, §4.1, §5.1).
+    // What each provider's API reference calls each choice: Anthropic `tool_choice.type`, OpenAI
+    // `tool_choice` (Chat nests the function's name, Responses does not), Gemini
+    // `functionCallingConfig.mode`.
     let table: [(ToolChoice, [Value; 4]); 4] = [
         (
             ToolChoice::Auto,

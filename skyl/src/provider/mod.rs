@@ -67,24 +67,38 @@
 //! # How a request and a response travel through this module
 //!
 //! Every adapter runs the same two drivers; what differs between providers is only the steps the
-//! drivers call, which each adapter's file implements. A request's walk enters each file once,
-//! in this order:
+//! drivers call, which each adapter's file implements (as `serde_derive` drives the steps of one
+//! shape of data). A request's walk through [`Adapter::encode`] enters each file once, in this
+//! order:
 //!
-//! | file | encode |
+//! | file | what happens there |
 //! |---|---|
 //! | `mod.rs` | [`Adapter::encode`] hands the request to the driver |
-//! | `encode.rs` | the driver: runs the checks, then the adapter's steps, then merges [`Request::extra`] |
-//! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name (its rule in `names.rs`) and schema root, the tool choice |
-//! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, called in order: the head of the body (model, system prompt), the transcript, each tool's declaration, the tools and tool choice, the tail (token limit) |
-//! | `openai/mod.rs` | for the two OpenAI adapters, the rules they share (results without an error flag, strict schemas) |
-//! | `call_ids.rs`, `dialect.rs` | what the steps need: Anthropic's call ids, the schema lowered to the provider's dialect |
+//! | `encode.rs` | the driver: the checks, then the adapter's steps, then [`Request::extra`] merged in |
+//! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
+//! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
+//! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
+//! | `call_ids.rs`, `dialect.rs` | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect |
 //!
-//! A response's walk is the mirror image: [`Adapter::decode`] (`mod.rs`) hands the body to the
-//! driver in `decode.rs`, which reads it through `read.rs` (a reader that knows its JSON path only
-//! when something fails) and calls the adapter's steps in order: the provider's error body, the
-//! answer's parts and stop reason (minting ids through `call_ids.rs`), the usage; the driver then
-//! builds the [`Response`]. A call's arguments, whatever shape they come in, are read in one place
-//! for decoding, encoding and dispatch alike.
+//! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
+//! the driver in `decode.rs`, which reads it through `read.rs` (a reader that works out its JSON
+//! path only when something fails) and calls the adapter's steps in order: the provider's error
+//! body, the answer's parts and why it stopped (ids minted through `call_ids.rs` where the
+//! provider gave none), the usage; the driver then builds the [`Response`].
+//!
+//! Two decisions hold across the adapters:
+//!
+//! - A call's arguments have one meaning wherever they are read. Decoding keeps a JSON object, or
+//!   the model's text as a string when it is not a JSON object (so dispatching the call tells the
+//!   model what was wrong); encoding and dispatch read any other shape a hand-built call may hold
+//!   through the same rules (`null` and empty text are no arguments, text holding an object is
+//!   that object).
+//! - Provider data travels inside the part it belongs to, never beside it: an encoder never has
+//!   to guess which part a piece of data was for, and editing a transcript cannot move data onto
+//!   the wrong part.
+//!
+//! Adding a provider is writing its two sets of steps (`encode::Encoder`, `decode::Decoder`) in a
+//! file of its own and naming it in the list that implements [`Adapter`].
 
 use serde_json::Value;
 
