@@ -52,7 +52,11 @@ impl<'a> Node<'a> {
     /// The member `key` of this object (missing when this is not an object or has no such key).
     #[inline]
     pub(crate) fn get(&self, key: &'a str) -> Node<'a> {
-        match self.value.and_then(|value| value.get(key)) {
+        let member = match self.value {
+            Some(Value::Object(object)) => member(object, key),
+            _ => None,
+        };
+        match member {
             Some(member) => self.at(member),
             None => {
                 let mut missing = *self;
@@ -187,6 +191,18 @@ impl<'a> Node<'a> {
     pub(crate) fn count(&self) -> Result<u64, DecodeError> {
         Ok(self.opt_u64()?.unwrap_or(0))
     }
+}
+
+/// The member `key` of `object`. The objects of a response body are small, and comparing a few
+/// keys costs less than hashing one, which is how a map looks a key up.
+#[inline]
+fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() > 16 {
+        return object.get(key);
+    }
+    object
+        .iter()
+        .find_map(|(name, value)| (name == key).then_some(value))
 }
 
 /// The items of an array, as nodes.
