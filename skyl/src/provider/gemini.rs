@@ -1,8 +1,6 @@
 //! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`), the Developer API
 //! and Vertex AI.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use super::decode::{Answer, Decoder};
@@ -248,7 +246,8 @@ impl Encoder for Gemini {
             match message.role {
                 Role::System => {}
                 Role::User | Role::Tool => {
-                    let parts: Vec<Value> = text_parts(message).collect();
+                    let mut parts = Vec::with_capacity(message.parts.len());
+                    parts.extend(text_parts(message));
                     if !parts.is_empty() {
                         contents.push(Content {
                             model: false,
@@ -263,7 +262,7 @@ impl Encoder for Gemini {
                     match contents.last_mut() {
                         Some(last) if last.model => self.model_parts(message, &mut last.parts),
                         _ => {
-                            let mut parts = Vec::new();
+                            let mut parts = Vec::with_capacity(message.parts.len());
                             self.model_parts(message, &mut parts);
                             if !parts.is_empty() {
                                 contents.push(Content { model: true, parts });
@@ -271,23 +270,22 @@ impl Encoder for Gemini {
                         }
                     }
                     // The tool messages answering this turn: one user content, in call order.
-                    let mut results: HashMap<&str, &ToolResult> = HashMap::new();
+                    // A turn has few calls: finding each one's result by scanning costs less than
+                    // hashing the ids.
+                    let mut results: Vec<&ToolResult> = Vec::new();
                     let mut texts = Vec::new();
                     while index < messages.len() && messages[index].role == Role::Tool {
-                        for result in messages[index].tool_results() {
-                            results.insert(&result.call_id, result);
-                        }
+                        results.extend(messages[index].tool_results());
                         texts.extend(text_parts(&messages[index]));
                         index += 1;
                     }
-                    let mut parts: Vec<Value> = message
-                        .tool_calls()
-                        .filter_map(|call| {
-                            results
-                                .get(call.id.as_str())
-                                .map(|result| self.response_part(call, result))
-                        })
-                        .collect();
+                    let mut parts = Vec::with_capacity(results.len() + texts.len());
+                    parts.extend(message.tool_calls().filter_map(|call| {
+                        results
+                            .iter()
+                            .find(|result| result.call_id == call.id)
+                            .map(|result| self.response_part(call, result))
+                    }));
                     parts.extend(texts);
                     if !parts.is_empty() {
                         contents.push(Content {
