@@ -79,12 +79,9 @@ impl Encoder for Anthropic {
     }
 
     fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
-        let calls = request
-            .messages
-            .iter()
-            .flat_map(|message| message.tool_calls());
-        let mut ids = AnthropicIds::new(calls.map(|call| call.id.as_str()));
-        let mut turns: Vec<Turn> = Vec::with_capacity(request.messages.len());
+        let mut ids = AnthropicIds::new(&request.messages);
+        let mut messages = Vec::with_capacity(request.messages.len());
+        let mut turn: Option<Turn> = None;
         for message in request.messages.iter() {
             let assistant = match message.role {
                 Role::System => continue,
@@ -96,34 +93,31 @@ impl Encoder for Anthropic {
             }
             // Consecutive messages of one role are one turn; a message with nothing to send
             // neither opens a turn nor separates two.
-            let mut opened = false;
             for part in &message.parts {
                 let Some((block, is_result)) = block(part, &ids) else {
                     continue;
                 };
-                if !opened {
-                    opened = true;
-                    if turns.last().is_none_or(|turn| turn.assistant != assistant) {
-                        turns.push(Turn::new(assistant, message.parts.len()));
+                let current = match &mut turn {
+                    Some(current) if current.assistant == assistant => current,
+                    _ => {
+                        messages.extend(turn.take().map(Turn::into_message));
+                        turn.insert(Turn::new(assistant, message.parts.len()))
                     }
-                }
-                turns
-                    .last_mut()
-                    .expect("a turn was opened")
-                    .push(block, is_result);
+                };
+                current.push(block, is_result);
             }
         }
+        messages.extend(turn.map(Turn::into_message));
         // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
-        let opening = turns.first().is_some_and(|turn| turn.assistant).then(|| {
+        if messages
+            .first()
+            .is_some_and(|first| first["role"] == "assistant")
+        {
             let mut opening = Turn::new(false, 1);
             opening.push(text_block(OPENING_TEXT), false);
-            opening
-        });
-        opening
-            .into_iter()
-            .chain(turns)
-            .map(Turn::into_message)
-            .collect()
+            messages.insert(0, opening.into_message());
+        }
+        messages
     }
 
     fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError> {

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::names::word_char;
+use crate::message::Message;
 
 /// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -61,18 +62,26 @@ struct Renaming<'a> {
 }
 
 impl<'a> AnthropicIds<'a> {
-    /// The mapping for a request whose calls have these ids. Most requests need none, which
-    /// sorting hashes of the ids shows: every id valid, no two hashes equal (two equal hashes,
-    /// even of different ids, only take the slower way).
-    pub(crate) fn new(ids: impl Iterator<Item = &'a str>) -> Self {
-        let mut hashes = Vec::with_capacity(ids.size_hint().0);
-        let mut valid = true;
-        for id in ids {
-            valid &= !id.is_empty() && id.bytes().all(|byte| word_char(char::from(byte)));
-            hashes.push(fnv1a(id.as_bytes()));
+    /// The mapping for a request whose calls have these ids. Most requests need none: every id
+    /// valid and no two alike, which a table of the ids' hashes shows without comparing strings
+    /// (two equal hashes, even of different ids, only take the slower way).
+    pub(crate) fn new(messages: &'a [Message]) -> Self {
+        let ids = || {
+            messages
+                .iter()
+                .flat_map(Message::tool_calls)
+                .map(|call| call.id.as_str())
+        };
+        let slots = (ids().count() * 2).next_power_of_two();
+        let mut seen = vec![0u64; slots];
+        let mut as_they_are = true;
+        for id in ids() {
+            // Without an early exit: ids are short, and a loop without branches costs less.
+            let valid = id.bytes().fold(!id.is_empty(), |valid, byte| {
+                valid & (byte.is_ascii_alphanumeric() | (byte == b'_') | (byte == b'-'))
+            });
+            as_they_are &= valid && insert(&mut seen, fnv1a(id.as_bytes()).max(1));
         }
-        hashes.sort_unstable();
-        let as_they_are = valid && hashes.windows(2).all(|pair| pair[0] != pair[1]);
         AnthropicIds {
             renaming: (!as_they_are).then(Renaming::default),
         }
@@ -93,6 +102,23 @@ impl<'a> AnthropicIds<'a> {
                 Some(wire) => Cow::Borrowed(wire),
                 None => anthropic_id(id),
             },
+        }
+    }
+}
+
+/// Adds `hash` (not 0, the mark of a free slot) to an open-addressed table with room to spare;
+/// `false` when it was there already.
+fn insert(table: &mut [u64], hash: u64) -> bool {
+    let mask = table.len() - 1;
+    let mut slot = (hash as usize) & mask;
+    loop {
+        match table[slot] {
+            0 => {
+                table[slot] = hash;
+                return true;
+            }
+            taken if taken == hash => return false,
+            _ => slot = (slot + 1) & mask,
         }
     }
 }
@@ -191,11 +217,22 @@ mod tests {
         assert_eq!(anthropic_id("call.1"), a, "deterministic");
     }
 
+    fn turn(ids: &[&str]) -> Message {
+        Message {
+            role: crate::message::Role::Assistant,
+            parts: ids
+                .iter()
+                .map(|id| crate::message::ToolCall::new(*id, "t", json!({})).into())
+                .collect(),
+        }
+    }
+
     #[test]
     fn anthropic_ids_never_collide_within_a_request() {
         let cleaned = anthropic_id("call.1").into_owned();
         // A valid id equal to the cleaned form of another, and a reused id.
-        let mut ids = AnthropicIds::new(["call.1", cleaned.as_str(), "c", "c"].into_iter());
+        let transcript = [turn(&["call.1", &cleaned, "c"]), turn(&["c"])];
+        let mut ids = AnthropicIds::new(&transcript);
         ids.open_turn(["call.1", cleaned.as_str(), "c"].into_iter());
         assert_eq!(ids.get("call.1"), cleaned);
         assert_eq!(ids.get(&cleaned), format!("{cleaned}_2"));
@@ -206,16 +243,15 @@ mod tests {
 
     #[test]
     fn valid_unique_ids_are_sent_as_they_are() {
-        let mut ids = AnthropicIds::new(["a", "b"].into_iter());
+        let transcript = [turn(&["a"]), turn(&["b"])];
+        let mut ids = AnthropicIds::new(&transcript);
         assert!(ids.renaming.is_none());
-        ids.open_turn(["a", "b"].into_iter());
+        ids.open_turn(["b"].into_iter());
         assert_eq!((ids.get("a"), ids.get("b")), ("a".into(), "b".into()));
-        assert!(AnthropicIds::new(["a", "a"].into_iter()).renaming.is_some());
-        assert!(
-            AnthropicIds::new(["a", "b.c"].into_iter())
-                .renaming
-                .is_some()
-        );
+        let reused = [turn(&["a"]), turn(&["a"])];
+        assert!(AnthropicIds::new(&reused).renaming.is_some());
+        let invalid = [turn(&["a", "b.c"])];
+        assert!(AnthropicIds::new(&invalid).renaming.is_some());
     }
 
     #[test]

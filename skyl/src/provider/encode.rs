@@ -105,6 +105,7 @@ pub(crate) fn system_texts<'r>(request: &'r Request<'_>) -> Vec<Cow<'r, str>> {
 
 /// An object of these members, in this order. Unlike `json!`, it moves the values in instead of
 /// serializing them again (`json!` copies a `Value` it is given, trees included).
+#[inline]
 pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut object = Map::with_capacity(N);
     for (key, value) in members {
