@@ -82,7 +82,7 @@ fn main() {
     ];
 
     for (adapter, loses) in &adapters {
-        println!("=== {} ===", adapter.name());
+        println!("=== {} ===", adapter.provider());
         println!("what it loses: {loses}");
         match adapter.encode(&request) {
             Ok(body) => println!(

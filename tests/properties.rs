@@ -111,7 +111,7 @@ fn has_something_to_send(messages: &[Message]) -> bool {
         .filter(|message| message.role != Role::System)
         .any(|message| {
             message.parts.iter().any(|part| match part {
-                Part::Text(text) => !text.is_empty(),
+                Part::Text(text) | Part::ProviderText { text, .. } => !text.is_empty(),
                 Part::ToolCall(_) | Part::ToolResult(_) => true,
                 _ => false,
             })
@@ -301,10 +301,10 @@ proptest! {
         for adapter in adapters() {
             let encoded = adapter.encode(&request);
             if encoded.is_ok() {
-                prop_assert!(valid, "{} encoded a transcript that breaks the rules", adapter.name());
+                prop_assert!(valid, "{} encoded a transcript that breaks the rules", adapter.provider());
             }
             if sendable {
-                prop_assert!(encoded.is_ok(), "{} refused a valid transcript: {:?}", adapter.name(), encoded.err());
+                prop_assert!(encoded.is_ok(), "{} refused a valid transcript: {:?}", adapter.provider(), encoded.err());
             }
         }
     }

@@ -192,7 +192,7 @@ pub fn encode(adapter: &dyn Adapter, messages: &[Message]) {
         assert!(
             skyl::transcript::validate_complete(messages).is_ok(),
             "{} encoded a transcript that breaks the rules",
-            adapter.name()
+            adapter.provider()
         );
     }
 }

@@ -91,6 +91,25 @@
 //! and flagged as it requires, and decodes its response into an assistant [`Message`]. What
 //! each provider loses of a result is listed in [`provider`].
 //!
+//! A decoded message keeps what its provider needs back on the next request (a Gemini thought
+//! signature, an Anthropic thinking block, an OpenAI Responses reasoning item) inside the part it
+//! belongs to, tagged with its [`Provider`](provider::Provider): append the message to the
+//! transcript as it is, and each adapter sends back its own data and skips the others'.
+//!
+//! ```
+//! use skyl::provider::{Adapter, Gemini, Provider};
+//! use skyl::Part;
+//!
+//! let response = Gemini::default().decode(&serde_json::json!({
+//!     "candidates": [{"content": {"role": "model", "parts": [
+//!         {"text": "22C and sunny.", "thoughtSignature": "c2lnbmF0dXJl"}
+//!     ]}, "finishReason": "STOP"}]
+//! })).unwrap();
+//! let Part::ProviderText { text, provider_data } = &response.message.parts[0] else { panic!() };
+//! assert_eq!((text.as_str(), provider_data.provider), ("22C and sunny.", Provider::Gemini));
+//! assert_eq!(response.message.text_content(), "22C and sunny.");
+//! ```
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
@@ -99,17 +118,17 @@
 #![warn(missing_docs)]
 
 pub mod agent;
-pub mod message;
 pub mod provider;
 pub mod schema;
-pub mod tool;
 pub mod transcript;
 
 mod arguments;
 mod executor;
 mod macro_support;
+mod message;
 mod name_index;
 mod prose;
+mod tool;
 mod toolbox;
 
 pub use message::{
@@ -121,7 +140,6 @@ pub use tool::{
     ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
-pub use transcript::TranscriptError;
 
 #[doc = include_str!("tool_attribute.md")]
 #[doc(inline)]

@@ -131,22 +131,23 @@ impl Message {
         })
     }
 
-    /// All text parts joined with no separator (most messages have one text part).
+    /// All text parts ([`Part::text`]) joined with no separator (most messages have one text
+    /// part).
     pub fn text_content(&self) -> String {
-        self.parts
-            .iter()
-            .filter_map(|part| match part {
-                Part::Text(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.parts.iter().filter_map(Part::text).collect()
     }
 }
 
 /// One piece of a [`Message`].
 ///
 /// Serialized externally tagged: `{"text": "hi"}`, `{"tool_call": {...}}`, `{"tool_result": {...}}`,
-/// `{"provider": {...}}`.
+/// `{"provider_text": {...}}`, `{"provider": {...}}`.
+///
+/// Provider data that belongs to one part travels inside that part: a call's in
+/// [`ToolCall::provider_data`], a text's in [`Part::ProviderText`]. Only what stands on its own in
+/// the provider's answer (a thinking block, a reasoning item) is a part of its own,
+/// [`Part::Provider`]. So editing a transcript (dropping a part, trimming history) can never pair
+/// one part's provider data with another part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Part {
@@ -156,10 +157,38 @@ pub enum Part {
     ToolCall(ToolCall),
     /// The application's answer to a [`ToolCall`].
     ToolResult(ToolResult),
+    /// Text that came with provider data the provider needs back on that same text: a Gemini
+    /// `thoughtSignature` on a text part, the id of the OpenAI Responses message item that held
+    /// the text. It is text like [`Part::Text`] ([`Part::text`] and [`Message::text_content`]
+    /// read both); the adapter of `provider_data.provider` sends the data back with the text, and
+    /// the others send the text alone.
+    ProviderText {
+        /// The text.
+        text: String,
+        /// The provider data that belongs to this text.
+        provider_data: ProviderData,
+    },
     /// Something a provider returned that skyl does not interpret but that must be sent back to
     /// the same provider as it came: an Anthropic thinking block, an OpenAI Responses reasoning
     /// item. Adapters for other providers skip it.
     Provider(ProviderData),
+}
+
+impl Part {
+    /// The text of a [`Part::Text`] or a [`Part::ProviderText`].
+    ///
+    /// ```
+    /// use skyl::Part;
+    ///
+    /// assert_eq!(Part::Text("hi".into()).text(), Some("hi"));
+    /// assert_eq!(skyl::tool_result_message("c", "22C").parts[0].text(), None);
+    /// ```
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Part::Text(text) | Part::ProviderText { text, .. } => Some(text),
+            _ => None,
+        }
+    }
 }
 
 impl From<ToolCall> for Part {
@@ -174,26 +203,89 @@ impl From<ToolResult> for Part {
     }
 }
 
+/// Which provider's wire format something belongs to: one per
+/// [`Adapter`](crate::provider::Adapter).
+///
+/// Serialized as its [`as_str`](Self::as_str) id, which is how [`ProviderData`] names its owner in
+/// a saved transcript; displayed as the provider's name, as error messages say it.
+///
+/// ```
+/// use skyl::provider::Provider;
+///
+/// assert_eq!(Provider::OpenAiChat.as_str(), "openai_chat");
+/// assert_eq!(Provider::OpenAiChat.to_string(), "OpenAI Chat");
+/// assert_eq!(serde_json::to_value(Provider::Gemini).unwrap(), "gemini");
+/// ```
+///
+/// Non-exhaustive: skyl may add providers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Provider {
+    /// The Anthropic Messages API ([`Anthropic`](crate::provider::Anthropic)).
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// OpenAI Chat Completions and the servers compatible with it
+    /// ([`OpenAiChat`](crate::provider::OpenAiChat)).
+    #[serde(rename = "openai_chat")]
+    OpenAiChat,
+    /// The OpenAI Responses API ([`OpenAiResponses`](crate::provider::OpenAiResponses)).
+    #[serde(rename = "openai_responses")]
+    OpenAiResponses,
+    /// Gemini `generateContent` ([`Gemini`](crate::provider::Gemini)).
+    #[serde(rename = "gemini")]
+    Gemini,
+}
+
+impl Provider {
+    /// The id: `"anthropic"`, `"openai_chat"`, `"openai_responses"` or `"gemini"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAiChat => "openai_chat",
+            Provider::OpenAiResponses => "openai_responses",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The name people use: `"Anthropic"`, `"OpenAI Chat"`, `"OpenAI Responses"`, `"Gemini"`.
+    fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "Anthropic",
+            Provider::OpenAiChat => "OpenAI Chat",
+            Provider::OpenAiResponses => "OpenAI Responses",
+            Provider::Gemini => "Gemini",
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Opaque data one provider needs back verbatim on the next request.
 ///
-/// `provider` names the adapter that produced it (for example `"anthropic"` or `"gemini"`); an
-/// adapter only ever reads data whose `provider` is its own, so a transcript can move between
-/// providers without sending one provider's secrets to another.
+/// `provider` names the adapter that produced it; an adapter only ever reads data whose `provider`
+/// is its own, so a transcript can move between providers without sending one provider's secrets
+/// to another.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProviderData {
     /// The adapter that produced and will read this data.
-    pub provider: String,
+    pub provider: Provider,
     /// The data, as the provider sent it.
     pub data: Value,
 }
 
 impl ProviderData {
     /// Data for `provider`.
-    pub fn new(provider: impl Into<String>, data: Value) -> Self {
-        ProviderData {
-            provider: provider.into(),
-            data,
-        }
+    pub fn new(provider: Provider, data: Value) -> Self {
+        ProviderData { provider, data }
+    }
+
+    /// The data, when it belongs to `provider`.
+    pub(crate) fn of(&self, provider: Provider) -> Option<&Value> {
+        (self.provider == provider).then_some(&self.data)
     }
 }
 
@@ -377,7 +469,7 @@ mod tests {
     fn tool_call_round_trips_with_provider_data() {
         let mut call = ToolCall::new("c", "t", json!({}));
         call.provider_data = Some(ProviderData::new(
-            "gemini",
+            Provider::Gemini,
             json!({"thoughtSignature": "sig"}),
         ));
         round_trip(
@@ -412,7 +504,23 @@ mod tests {
             json!({"tool_result": {"call_id": "c", "content": "ok", "is_error": false}}),
         );
         round_trip(
-            &Part::Provider(ProviderData::new("anthropic", json!({"type": "thinking"}))),
+            &Part::ProviderText {
+                text: "Let me check.".into(),
+                provider_data: ProviderData::new(
+                    Provider::Gemini,
+                    json!({"thoughtSignature": "sig"}),
+                ),
+            },
+            json!({"provider_text": {
+                "text": "Let me check.",
+                "provider_data": {"provider": "gemini", "data": {"thoughtSignature": "sig"}}
+            }}),
+        );
+        round_trip(
+            &Part::Provider(ProviderData::new(
+                Provider::Anthropic,
+                json!({"type": "thinking"}),
+            )),
             json!({"provider": {"provider": "anthropic", "data": {"type": "thinking"}}}),
         );
     }
@@ -475,7 +583,11 @@ mod tests {
             parts: vec![
                 Part::Text("a".into()),
                 ToolCall::new("1", "x", json!({})).into(),
-                Part::Text("b".into()),
+                Part::ProviderText {
+                    text: "b".into(),
+                    provider_data: ProviderData::new(Provider::Gemini, json!({})),
+                },
+                Part::Provider(ProviderData::new(Provider::Anthropic, json!({}))),
                 ToolCall::new("2", "y", json!({})).into(),
             ],
         };
@@ -483,6 +595,33 @@ mod tests {
         assert_eq!(ids, ["1", "2"]);
         assert_eq!(m.text_content(), "ab");
         assert_eq!(m.tool_results().count(), 0);
+    }
+
+    #[test]
+    fn providers_serialize_as_their_id_and_display_their_name() {
+        for (provider, id, name) in [
+            (Provider::Anthropic, "anthropic", "Anthropic"),
+            (Provider::OpenAiChat, "openai_chat", "OpenAI Chat"),
+            (
+                Provider::OpenAiResponses,
+                "openai_responses",
+                "OpenAI Responses",
+            ),
+            (Provider::Gemini, "gemini", "Gemini"),
+        ] {
+            round_trip(&provider, json!(id));
+            assert_eq!((provider.as_str(), provider.to_string()), (id, name.into()));
+        }
+    }
+
+    #[test]
+    fn provider_data_is_read_only_by_its_provider() {
+        let data = ProviderData::new(Provider::Gemini, json!({"thoughtSignature": "sig"}));
+        assert_eq!(
+            data.of(Provider::Gemini),
+            Some(&json!({"thoughtSignature": "sig"}))
+        );
+        assert_eq!(data.of(Provider::OpenAiChat), None);
     }
 
     #[test]

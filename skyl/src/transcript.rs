@@ -31,7 +31,6 @@
 //! assert!(transcript::validate_complete(&messages).is_ok());
 //! ```
 
-use std::collections::HashMap;
 use std::fmt;
 
 use crate::message::{Message, Part, Role};
@@ -276,14 +275,6 @@ impl Window<'_> {
 }
 
 fn check(messages: &[Message], complete: bool) -> Result<(), TranscriptError> {
-    // Where every call id first appears, to tell a misplaced result from one with no call at all.
-    let mut call_sites: HashMap<&str, usize> = HashMap::new();
-    for (index, message) in messages.iter().enumerate() {
-        for call in message.tool_calls() {
-            call_sites.entry(call.id.as_str()).or_insert(index);
-        }
-    }
-
     let mut window: Option<Window<'_>> = None;
     for (index, message) in messages.iter().enumerate() {
         check_parts(index, message)?;
@@ -310,8 +301,8 @@ fn check(messages: &[Message], complete: bool) -> Result<(), TranscriptError> {
                         }
                         Some((_, _, answered)) => *answered = Some(index),
                         None => {
-                            return Err(match call_sites.get(id) {
-                                Some(&call_index) => TranscriptError::ResultNotAfterCall {
+                            return Err(match call_site(messages, id) {
+                                Some(call_index) => TranscriptError::ResultNotAfterCall {
                                     index,
                                     call_id: id.to_owned(),
                                     call_index,
@@ -332,6 +323,14 @@ fn check(messages: &[Message], complete: bool) -> Result<(), TranscriptError> {
         Some(open) if complete => open.close(None),
         _ => Ok(()),
     }
+}
+
+/// Where the call `id` first appears, to tell a misplaced result from one with no call at all.
+/// Looked up only for an error, so a valid transcript is checked without building an index.
+fn call_site(messages: &[Message], id: &str) -> Option<usize> {
+    messages
+        .iter()
+        .position(|message| message.tool_calls().any(|call| call.id == id))
 }
 
 /// Ids present and parts in the role that may hold them.

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StopReason,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Request, StopReason,
 };
 use skyl::{Message, Part, Role, ToolResult};
 
@@ -14,7 +14,7 @@ use crate::support::{assert_golden, fixture};
 /// the others succeed), encodes the next request with the same adapter, and compares both with
 /// the snapshot `decode/<provider>_<name>`. Returns the decoded response.
 fn round_trip(adapter: &dyn Adapter, name: &str) -> skyl::provider::Response {
-    let body = fixture(adapter.name(), name);
+    let body = fixture(adapter.provider().as_str(), name);
     let response = adapter.decode(&body).unwrap();
     let mut messages = vec![Message::user("Weather in Kampala?")];
     messages.push(response.message.clone());
@@ -50,7 +50,7 @@ fn round_trip(adapter: &dyn Adapter, name: &str) -> skyl::provider::Response {
         })
         .unwrap();
     assert_golden(
-        &format!("decode/{}_{name}", adapter.name()),
+        &format!("decode/{}_{name}", adapter.provider().as_str()),
         &json!({"response": response, "next_request": next}),
     );
     response
@@ -340,10 +340,10 @@ fn the_whole_loop_with_a_toolbox() {
         &OpenAiResponses::default(),
         &Gemini::default(),
     ] {
-        let body = match adapter.name() {
-            "anthropic" => fixture("anthropic", "parallel_calls"),
-            "openai_chat" => fixture("openai_chat", "compatible_without_ids"),
-            "openai_responses" => fixture("openai_responses", "text_and_calls"),
+        let body = match adapter.provider() {
+            Provider::Anthropic => fixture("anthropic", "parallel_calls"),
+            Provider::OpenAiChat => fixture("openai_chat", "compatible_without_ids"),
+            Provider::OpenAiResponses => fixture("openai_responses", "text_and_calls"),
             _ => fixture("gemini", "parallel_without_ids"),
         };
         let response = adapter.decode(&body).unwrap();
@@ -361,7 +361,7 @@ fn the_whole_loop_with_a_toolbox() {
             results.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
             calls,
             "{}: one result per call, in call order",
-            adapter.name()
+            adapter.provider().as_str()
         );
         let messages = vec![Message::user("Weather?"), response.message, answer];
         let next = adapter
@@ -375,6 +375,6 @@ fn the_whole_loop_with_a_toolbox() {
         // Every call here has a failing sibling (Gulu, or a tool the toolbox lacks), so each
         // snapshot shows that provider's success and failure side by side.
         assert!(results.iter().any(|(_, failed)| *failed));
-        assert_golden(&format!("loop/{}", adapter.name()), &next);
+        assert_golden(&format!("loop/{}", adapter.provider().as_str()), &next);
     }
 }

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde_json::json;
 use skyl::provider::{
-    Adapter, Anthropic, DecodeError, EncodeError, Gemini, OpenAiChat, OpenAiResponses, Request,
-    ToolChoice,
+    Adapter, Anthropic, DecodeError, EncodeError, Gemini, OpenAiChat, OpenAiResponses, Provider,
+    Request, ToolChoice,
 };
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition};
 
@@ -48,7 +48,7 @@ fn a_transcript_error_names_the_message_and_the_call() {
     let error = Anthropic.encode(&request).unwrap_err();
     assert_eq!(error.index(), Some(1));
     assert_eq!(error.call_id(), Some("c1"));
-    assert_eq!(error.provider(), "anthropic");
+    assert_eq!(error.provider(), Provider::Anthropic);
     assert_eq!(
         error.to_string(),
         "cannot encode the Anthropic request: message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)"
@@ -217,7 +217,7 @@ fn a_request_with_nothing_to_send_is_refused() {
         assert_eq!(
             error.unwrap_err(),
             EncodeError::NoMessages {
-                provider: adapter.name()
+                provider: adapter.provider()
             }
         );
     }
@@ -277,7 +277,7 @@ fn a_malformed_body_is_reported_with_its_json_path() {
     assert_eq!(
         error,
         DecodeError::Shape {
-            provider: "openai_chat",
+            provider: Provider::OpenAiChat,
             path: "choices[0].message.tool_calls[1].function.name".into(),
             expected: "a string",
             found: "a number",

@@ -257,15 +257,18 @@ fn every_valid_transcript_encodes_with_every_result_in_place() {
             let body = adapter
                 .encode(&request(messages.clone()))
                 .unwrap_or_else(|e| {
-                    panic!("round {round}, {}: {e}\n{messages:#?}", adapter.name())
+                    panic!(
+                        "round {round}, {}: {e}\n{messages:#?}",
+                        adapter.provider().as_str()
+                    )
                 });
-            let turns = wire_turns(adapter.name(), &body);
+            let turns = wire_turns(adapter.provider().as_str(), &body);
             let on_wire: usize = turns.iter().map(|(calls, _)| calls.len()).sum();
             assert_eq!(
                 on_wire,
                 calls,
                 "round {round}, {}: every call is sent",
-                adapter.name()
+                adapter.provider().as_str()
             );
             for (calls, mut results) in turns {
                 let mut calls = calls;
@@ -275,7 +278,7 @@ fn every_valid_transcript_encodes_with_every_result_in_place() {
                     calls,
                     results,
                     "round {round}, {}: each call's result right after it",
-                    adapter.name()
+                    adapter.provider().as_str()
                 );
             }
         }
@@ -327,13 +330,13 @@ fn every_broken_transcript_is_refused_with_the_transcript_error() {
                 Err(EncodeError::Transcript { provider, error }) => {
                     assert_eq!(
                         (provider, &error),
-                        (adapter.name(), &expected),
+                        (adapter.provider(), &expected),
                         "round {round}"
                     );
                 }
                 other => panic!(
                     "round {round}, {}: expected the transcript error {expected}, got {other:?}",
-                    adapter.name()
+                    adapter.provider().as_str()
                 ),
             }
         }

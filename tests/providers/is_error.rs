@@ -1,4 +1,4 @@
-//! `ToolResult::is_error` on each wire, exactly as skyl's spec says: intact on Anthropic, an
+//! `ToolResult::is_error` on each wire, as the adapters document it: intact on Anthropic, an
 //! `"error: "` prefix on the OpenAI formats (lost when the content is empty), dropped on Gemini
 //! unless the error key is opted into.
 

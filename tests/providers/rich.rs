@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Request};
 use skyl::{
     Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_error_message,
     tool_result_message,
@@ -180,17 +180,22 @@ fn adapters_work_as_trait_objects() {
         Box::new(OpenAiResponses::default()),
         Box::new(Gemini::default()),
     ];
-    let names: Vec<&str> = adapters.iter().map(|a| a.name()).collect();
+    let providers: Vec<Provider> = adapters.iter().map(|a| a.provider()).collect();
     assert_eq!(
-        names,
-        ["anthropic", "openai_chat", "openai_responses", "gemini"]
+        providers,
+        [
+            Provider::Anthropic,
+            Provider::OpenAiChat,
+            Provider::OpenAiResponses,
+            Provider::Gemini
+        ]
     );
     for adapter in &adapters {
         let body = adapter.encode(&rich_request()).unwrap();
-        let direct = match adapter.name() {
-            "anthropic" => Anthropic.encode(&rich_request()),
-            "openai_chat" => OpenAiChat::default().encode(&rich_request()),
-            "openai_responses" => OpenAiResponses::default().encode(&rich_request()),
+        let direct = match adapter.provider() {
+            Provider::Anthropic => Anthropic.encode(&rich_request()),
+            Provider::OpenAiChat => OpenAiChat::default().encode(&rich_request()),
+            Provider::OpenAiResponses => OpenAiResponses::default().encode(&rich_request()),
             _ => Gemini::default().encode(&rich_request()),
         };
         assert_eq!(body, direct.unwrap());
@@ -233,7 +238,9 @@ fn extra_fields_are_merged_into_the_top_level() {
 #[test]
 fn every_tool_choice_on_every_adapter() {
     use skyl::provider::ToolChoice;
-    // What each provider's documentation calls each choice (WIRE.md §2.1, §3.1, §4.1, §5.1).
+    // What each provider's API reference calls each choice: Anthropic `tool_choice.type`, OpenAI
+    // `tool_choice` (Chat nests the function's name, Responses does not), Gemini
+    // `functionCallingConfig.mode`.
     let table: [(ToolChoice, [Value; 4]); 4] = [
         (
             ToolChoice::Auto,
@@ -288,7 +295,12 @@ fn every_tool_choice_on_every_adapter() {
                 ..Default::default()
             };
             let body = adapter.encode(&request).unwrap();
-            assert_eq!(body[*key], expected, "{} with {choice:?}", adapter.name());
+            assert_eq!(
+                body[*key],
+                expected,
+                "{} with {choice:?}",
+                adapter.provider().as_str()
+            );
         }
     }
 }

@@ -1,5 +1,6 @@
-//! Rules of the providers' wire formats that a request could break after skyl encodes it (WIRE.md
-//! §2.2, §3.2, §4.2, §5.2), each checked on a whole request body.
+//! Rules of the providers' wire formats that a request could break after skyl encodes it (each
+//! provider's ordering and pairing rules for calls and results, as its documentation and its 400
+//! errors state them), each checked on a whole request body.
 
 use serde_json::{Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, Request};

@@ -3,7 +3,7 @@
 use std::error::Error;
 use std::fmt;
 
-use crate::provider::{DecodeError, EncodeError};
+use crate::provider::{DecodeError, EncodeError, Provider};
 
 /// What kind of failure a [`ModelError`] is.
 ///
@@ -36,9 +36,10 @@ pub enum ModelErrorKind {
 ///
 /// ```
 /// use skyl::agent::{ModelError, ModelErrorKind};
+/// use skyl::provider::Provider;
 ///
 /// let error = ModelError::provider(429, "Rate limit exceeded, retry in 20s")
-///     .with_provider("anthropic")
+///     .with_provider(Provider::Anthropic)
 ///     .with_error_type("rate_limit_error")
 ///     .with_request_id("req_011")
 ///     .with_retries(3);
@@ -54,7 +55,7 @@ pub enum ModelErrorKind {
 pub struct ModelError {
     kind: ModelErrorKind,
     message: String,
-    provider: Option<&'static str>,
+    provider: Option<Provider>,
     status: Option<u16>,
     error_type: Option<String>,
     request_id: Option<String>,
@@ -91,8 +92,8 @@ impl ModelError {
         error
     }
 
-    /// Names the provider (an adapter's [`name`](crate::provider::Adapter::name)).
-    pub fn with_provider(mut self, provider: &'static str) -> Self {
+    /// Names the provider (an adapter's [`provider`](crate::provider::Adapter::provider)).
+    pub fn with_provider(mut self, provider: Provider) -> Self {
         self.provider = Some(provider);
         self
     }
@@ -144,7 +145,7 @@ impl ModelError {
     }
 
     /// The provider, when known.
-    pub fn provider_name(&self) -> Option<&'static str> {
+    pub fn provider_id(&self) -> Option<Provider> {
         self.provider
     }
 
@@ -181,7 +182,7 @@ pub(crate) fn is_retryable_status(status: u16) -> bool {
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let who = self.provider.unwrap_or("the model");
+        let who = self.provider.map_or("the model", Provider::as_str);
         match (self.kind, self.status) {
             (ModelErrorKind::Provider, Some(status)) => write!(f, "{who} answered HTTP {status}")?,
             (ModelErrorKind::Provider, None) => write!(f, "{who} answered with an error")?,
@@ -240,7 +241,7 @@ impl From<DecodeError> for ModelError {
                 message,
             } => {
                 let mut model_error = ModelError::new(ModelErrorKind::Provider, message.clone())
-                    .with_provider(provider);
+                    .with_provider(*provider);
                 model_error.error_type = kind.clone();
                 model_error.with_source(error)
             }
@@ -271,7 +272,7 @@ mod tests {
         let cases = [
             (
                 ModelError::new(ModelErrorKind::Connection, "connection reset by peer")
-                    .with_provider("openai_chat"),
+                    .with_provider(Provider::OpenAiChat),
                 "the connection to openai_chat failed: connection reset by peer",
             ),
             (
@@ -280,7 +281,7 @@ mod tests {
             ),
             (
                 ModelError::provider(400, "messages.1: tool_use ids must be unique")
-                    .with_provider("anthropic")
+                    .with_provider(Provider::Anthropic)
                     .with_error_type("invalid_request_error")
                     .with_retries(1),
                 "anthropic answered HTTP 400 (invalid_request_error): messages.1: tool_use ids must be unique [gave up after 1 retry]",
@@ -294,20 +295,20 @@ mod tests {
     #[test]
     fn a_provider_error_body_keeps_its_type_and_message() {
         let error = ModelError::from(DecodeError::Provider {
-            provider: "gemini",
+            provider: Provider::Gemini,
             kind: Some("RESOURCE_EXHAUSTED".into()),
             message: "Quota exceeded".into(),
         });
         assert_eq!(
             (
                 error.kind(),
-                error.provider_name(),
+                error.provider_id(),
                 error.error_type(),
                 error.message()
             ),
             (
                 ModelErrorKind::Provider,
-                Some("gemini"),
+                Some(Provider::Gemini),
                 Some("RESOURCE_EXHAUSTED"),
                 "Quota exceeded"
             )

@@ -1,24 +1,18 @@
 //! The Anthropic Messages API (`POST /v1/messages`).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::common::{self, NameRule};
-use super::ids;
+use super::call_ids::AnthropicIds;
+use super::decode::{Answer, Decoder};
+use super::encode::{self, Encoder, object};
+use super::names::{self, NameRule};
 use super::read::Node;
-use super::{Adapter, DecodeError, EncodeError, Request, Response, StopReason, ToolChoice, Usage};
-use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
+use super::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use crate::arguments;
+use crate::message::{Part, ProviderData, Role, ToolCall, ToolResult};
+use crate::tool::ToolDefinition;
 
-const NAME: &str = "anthropic";
-
-/// Tool names: `^[a-zA-Z0-9_-]{1,64}$`, the stricter of the two documented limits (WIRE.md §1
-/// and §2.2: the 400 `tools.7.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
-/// current docs allow 128).
-const NAMES: NameRule = NameRule {
-    text: "1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`",
-    first: common::word_char,
-    allowed: common::word_char,
-    max: 64,
-};
+const PROVIDER: Provider = Provider::Anthropic;
 
 /// The user turn put first when the transcript opens with the assistant (trimmed history, a
 /// greeting): the API wants the first message from the user and rejects empty text.
@@ -67,202 +61,237 @@ impl Anthropic {
     pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 }
 
-impl Adapter for Anthropic {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+impl Encoder for Anthropic {
+    const PROVIDER: Provider = PROVIDER;
+    const TOOL_NAMES: NameRule = names::WORD_64;
+    const TRANSCRIPT: &'static str = "messages";
 
-    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
-        common::check_request(NAME, request, &NAMES)?;
-        let mut ids = ids::AnthropicIds::default();
-        let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
-        for message in request.messages.iter() {
-            let role = match message.role {
-                Role::System => continue,
-                Role::User | Role::Tool => "user",
-                Role::Assistant => "assistant",
-            };
-            if role == "assistant" {
-                ids.open_turn(message.tool_calls().map(|call| call.id.as_str()));
-            }
-            let blocks: Vec<Value> = message
-                .parts
-                .iter()
-                .filter_map(|part| block(part, &ids))
-                .collect();
-            if blocks.is_empty() {
-                continue;
-            }
-            match turns.last_mut() {
-                Some((last, existing)) if *last == role => existing.extend(blocks),
-                _ => turns.push((role, blocks)),
-            }
-        }
-        if turns.is_empty() {
-            return Err(EncodeError::NoMessages { provider: NAME });
-        }
-        // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
-        if turns[0].0 == "assistant" {
-            turns.insert(
-                0,
-                ("user", vec![json!({"type": "text", "text": OPENING_TEXT})]),
-            );
-        }
-        let messages: Vec<Value> = turns
-            .into_iter()
-            .map(|(role, blocks)| {
-                let blocks = if role == "user" {
-                    results_first(blocks)
-                } else {
-                    blocks
-                };
-                json!({"role": role, "content": blocks})
-            })
-            .collect();
-
-        let mut body = Map::new();
-        body.insert("model".into(), json!(request.model));
+    fn head(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        body.insert("model".into(), Value::from(&*request.model));
         body.insert(
             "max_tokens".into(),
-            json!(request.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS)),
+            Value::from(request.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS)),
         );
-        let system = common::system_texts(request);
+        let system = encode::system_texts(request);
         if !system.is_empty() {
-            body.insert("system".into(), json!(system.join("\n\n")));
+            body.insert("system".into(), Value::String(system.join("\n\n")));
         }
-        body.insert("messages".into(), Value::Array(messages));
-        if !request.tools.is_empty() {
-            let tools = request
-                .tools
-                .iter()
-                .map(|tool| {
-                    json!({
-                        "name": tool.name,
-                        "description": tool.description,
-                        "input_schema": tool.parameters,
-                    })
-                })
-                .collect();
-            body.insert("tools".into(), Value::Array(tools));
-            body.insert(
-                "tool_choice".into(),
-                match &request.tool_choice {
-                    ToolChoice::Auto => json!({"type": "auto"}),
-                    ToolChoice::None => json!({"type": "none"}),
-                    ToolChoice::Required => json!({"type": "any"}),
-                    ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
-                },
-            );
-        }
-        common::merge_extra(&mut body, &request.extra);
-        Ok(Value::Object(body))
     }
 
-    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
-        let root = Node::root(NAME, body);
-        if root.get("type").value() == Some(&json!("error")) || root.get("error").value().is_some()
-        {
-            let error = root.get("error");
-            return Err(DecodeError::Provider {
-                provider: NAME,
-                kind: error.get("type").opt_str()?.map(str::to_owned),
-                message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-            });
-        }
-        let mut parts = Vec::new();
-        for block in root.get("content").array()? {
-            match block.get("type").str()? {
-                "text" => parts.push(Part::Text(block.get("text").str()?.to_owned())),
-                "tool_use" => {
-                    let input = block.get("input");
-                    let input = match input.value() {
-                        None => json!({}),
-                        Some(_) => Value::Object(input.object()?.clone()),
-                    };
-                    parts.push(Part::ToolCall(ToolCall::new(
-                        block.get("id").str()?,
-                        block.get("name").str()?,
-                        input,
-                    )));
-                }
-                // thinking, redacted_thinking, server tool blocks: sent back as they came.
-                _ => parts.push(Part::Provider(ProviderData::new(
-                    NAME,
-                    block.value().cloned().unwrap_or(Value::Null),
-                ))),
+    fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
+        let mut ids = AnthropicIds::new(&request.messages);
+        let mut messages = Vec::with_capacity(request.messages.len());
+        let mut turn: Option<Turn> = None;
+        for message in request.messages.iter() {
+            let assistant = match message.role {
+                Role::System => continue,
+                Role::User | Role::Tool => false,
+                Role::Assistant => true,
+            };
+            if assistant {
+                ids.open_turn(message.tool_calls().map(|call| call.id.as_str()));
+            }
+            // Consecutive messages of one role are one turn; a message with nothing to send
+            // neither opens a turn nor separates two.
+            for part in &message.parts {
+                let Some((block, is_result)) = block(part, &ids) else {
+                    continue;
+                };
+                let current = match &mut turn {
+                    Some(current) if current.assistant == assistant => current,
+                    _ => {
+                        messages.extend(turn.take().map(Turn::into_message));
+                        turn.insert(Turn::new(assistant, message.parts.len()))
+                    }
+                };
+                current.push(block, is_result);
             }
         }
-        let has_calls = parts.iter().any(|p| matches!(p, Part::ToolCall(_)));
-        let stop_reason = match root.get("stop_reason").opt_str()? {
+        messages.extend(turn.map(Turn::into_message));
+        // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
+        if messages
+            .first()
+            .is_some_and(|first| first["role"] == "assistant")
+        {
+            let mut opening = Turn::new(false, 1);
+            opening.push(text_block(OPENING_TEXT), false);
+            messages.insert(0, opening.into_message());
+        }
+        messages
+    }
+
+    fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError> {
+        Ok(object([
+            ("name", Value::from(&*tool.name)),
+            ("description", Value::from(&*tool.description)),
+            ("input_schema", tool.parameters.clone()),
+        ]))
+    }
+
+    fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
+        body.insert("tools".into(), Value::Array(declarations));
+        let choice = match choice {
+            ToolChoice::Auto => object([("type", "auto".into())]),
+            ToolChoice::None => object([("type", "none".into())]),
+            ToolChoice::Required => object([("type", "any".into())]),
+            ToolChoice::Tool(name) => object([("type", "tool".into()), ("name", name[..].into())]),
+        };
+        body.insert("tool_choice".into(), choice);
+    }
+
+    fn tail(&self, _: &Request<'_>, _: &mut Map<String, Value>) {}
+}
+
+/// The blocks of one message on the wire, the `tool_result` blocks first ("tool_result blocks
+/// must come FIRST in the content array"), each kind in its order.
+struct Turn {
+    assistant: bool,
+    content: Vec<Value>,
+    /// How many `tool_result` blocks lead `content`.
+    results: usize,
+}
+
+impl Turn {
+    /// A turn sized for `blocks` blocks (the parts of the message that opens it).
+    fn new(assistant: bool, blocks: usize) -> Self {
+        Turn {
+            assistant,
+            content: Vec::with_capacity(blocks),
+            results: 0,
+        }
+    }
+
+    fn push(&mut self, block: Value, is_result: bool) {
+        if is_result {
+            self.content.insert(self.results, block);
+            self.results += 1;
+        } else {
+            self.content.push(block);
+        }
+    }
+
+    fn into_message(self) -> Value {
+        let role = if self.assistant { "assistant" } else { "user" };
+        object([
+            ("role", role.into()),
+            ("content", Value::Array(self.content)),
+        ])
+    }
+}
+
+/// The block for one part and whether it is a `tool_result`, or `None` for a part Anthropic does
+/// not get. `ids` maps the call ids of the latest assistant turn to the ids sent.
+fn block(part: &Part, ids: &AnthropicIds<'_>) -> Option<(Value, bool)> {
+    match part {
+        Part::Text(text) | Part::ProviderText { text, .. } => {
+            (!text.is_empty()).then(|| (text_block(text), false))
+        }
+        Part::ToolCall(call) => Some((
+            object([
+                ("type", "tool_use".into()),
+                ("id", ids.get(&call.id).into()),
+                ("name", Value::from(&*call.name)),
+                (
+                    "input",
+                    Value::Object(arguments::to_object(&call.arguments)),
+                ),
+            ]),
+            false,
+        )),
+        Part::ToolResult(result) => Some((result_block(result, ids), true)),
+        Part::Provider(data) => data.of(PROVIDER).map(|block| (block.clone(), false)),
+    }
+}
+
+fn text_block(text: &str) -> Value {
+    object([("type", "text".into()), ("text", text.into())])
+}
+
+/// A `tool_result` block with a real `is_error`, sent on every result as in recorded traffic the
+/// API accepted. An empty content is left out, the documented shape of an empty result.
+fn result_block(result: &ToolResult, ids: &AnthropicIds<'_>) -> Value {
+    let mut block = Map::with_capacity(4);
+    block.insert("type".into(), "tool_result".into());
+    block.insert("tool_use_id".into(), ids.get(&result.call_id).into());
+    block.insert("is_error".into(), result.is_error.into());
+    if !result.content.is_empty() {
+        block.insert("content".into(), Value::from(&*result.content));
+    }
+    Value::Object(block)
+}
+
+impl Decoder for Anthropic {
+    const PROVIDER: Provider = PROVIDER;
+    const ID: &'static str = "id";
+    const MODEL: &'static str = "model";
+
+    fn error(&self, root: Node<'_>) -> Result<Option<DecodeError>, DecodeError> {
+        let is_error =
+            matches!(root.get("type").value(), Some(Value::String(kind)) if kind == "error");
+        let error = root.get("error");
+        if !is_error && error.value().is_none() {
+            return Ok(None);
+        }
+        Ok(Some(DecodeError::Provider {
+            provider: PROVIDER,
+            kind: error.get("type").opt_str()?.map(str::to_owned),
+            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
+        }))
+    }
+
+    fn answer<'a>(
+        &self,
+        root: Node<'a>,
+        answer: &mut Answer<'a>,
+    ) -> Result<StopReason, DecodeError> {
+        for block in root.get("content").array()? {
+            answer.push(match block.get("type").str()? {
+                "text" => Part::Text(block.get("text").str()?.to_owned()),
+                "tool_use" => {
+                    let input = block
+                        .get("input")
+                        .opt_object()?
+                        .cloned()
+                        .unwrap_or_default();
+                    Part::ToolCall(ToolCall::new(
+                        block.get("id").str()?,
+                        block.get("name").str()?,
+                        Value::Object(input),
+                    ))
+                }
+                // thinking, redacted_thinking, server tool blocks: sent back as they came.
+                _ => Part::Provider(ProviderData::new(
+                    PROVIDER,
+                    Value::Object(block.object()?.clone()),
+                )),
+            });
+        }
+        Ok(match root.get("stop_reason").opt_str()? {
             Some("end_turn") => StopReason::EndTurn,
             Some("tool_use") => StopReason::ToolUse,
             Some("max_tokens") => StopReason::MaxTokens,
             Some("stop_sequence") => StopReason::StopSequence,
             Some("refusal") => StopReason::Refusal,
             Some(other) => StopReason::Other(other.to_owned()),
-            None if has_calls => StopReason::ToolUse,
+            None if answer.calls() > 0 => StopReason::ToolUse,
             None => StopReason::Other(String::new()),
-        };
+        })
+    }
+
+    fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
         let usage = root.get("usage");
         let cache_read = usage.get("cache_read_input_tokens").opt_u64()?;
         let cache_write = usage.get("cache_creation_input_tokens").count()?;
-        Ok(Response {
-            message: Message {
-                role: Role::Assistant,
-                parts,
-            },
-            stop_reason,
-            usage: Usage {
-                // Saturating: a buggy or hostile body must not overflow (a panic in debug).
-                input_tokens: usage
-                    .get("input_tokens")
-                    .count()?
-                    .saturating_add(cache_read.unwrap_or(0))
-                    .saturating_add(cache_write),
-                output_tokens: usage.get("output_tokens").count()?,
-                cached_input_tokens: cache_read,
-                reasoning_tokens: None,
-            },
-            id: root.get("id").opt_str()?.map(str::to_owned),
-            model: root.get("model").opt_str()?.map(str::to_owned),
+        Ok(Usage {
+            // Saturating: a buggy or hostile body must not overflow (a panic in debug).
+            input_tokens: usage
+                .get("input_tokens")
+                .count()?
+                .saturating_add(cache_read.unwrap_or(0))
+                .saturating_add(cache_write),
+            output_tokens: usage.get("output_tokens").count()?,
+            cached_input_tokens: cache_read,
+            reasoning_tokens: None,
         })
     }
-}
-
-/// The block for one part, or `None` for a part Anthropic does not get. `ids` maps the call ids
-/// of the latest assistant turn to the ids sent.
-fn block(part: &Part, ids: &ids::AnthropicIds) -> Option<Value> {
-    match part {
-        Part::Text(text) if text.is_empty() => None,
-        Part::Text(text) => Some(json!({"type": "text", "text": text})),
-        Part::ToolCall(call) => Some(json!({
-            "type": "tool_use",
-            "id": ids.get(&call.id),
-            "name": call.name,
-            "input": common::arguments_object(&call.arguments),
-        })),
-        Part::ToolResult(result) => Some(result_block(result, ids)),
-        Part::Provider(_) => common::own(NAME, part).cloned(),
-    }
-}
-
-fn result_block(result: &ToolResult, ids: &ids::AnthropicIds) -> Value {
-    let mut block = json!({
-        "type": "tool_result",
-        "tool_use_id": ids.get(&result.call_id),
-        "is_error": result.is_error,
-    });
-    if !result.content.is_empty() {
-        block["content"] = json!(result.content);
-    }
-    block
-}
-
-/// The `tool_result` blocks first, everything else after, each in its order.
-fn results_first(blocks: Vec<Value>) -> Vec<Value> {
-    let (mut results, others): (Vec<Value>, Vec<Value>) = blocks
-        .into_iter()
-        .partition(|b| b.get("type") == Some(&json!("tool_result")));
-    results.extend(others);
-    results
 }

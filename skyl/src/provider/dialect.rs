@@ -93,9 +93,10 @@ fn join(path: &str, segment: &str) -> String {
 
 const STRICT_FIX: &str = "strict mode needs every key declared in advance; use a struct with named fields (or a list of {key, value} objects), or leave strict mode off for this adapter";
 
-/// The schema in OpenAI's strict dialect (WIRE.md §3.5: "additionalProperties: false must always
-/// be set in objects", "All fields must be required", "Root objects must not be anyOf and must be
-/// an object").
+/// The schema in OpenAI's strict dialect, as the "Supported schemas" section of OpenAI's
+/// Structured Outputs guide states it: "additionalProperties: false must always be set in
+/// objects", "All fields must be required", "Root objects must not be anyOf and must be an
+/// object".
 pub fn openai_strict(schema: &Value) -> Result<Value, LoweringError> {
     let is_object_root = schema.get("type") == Some(&json!("object"))
         && schema.get("anyOf").is_none()
@@ -275,10 +276,10 @@ fn add_null_to_enum(map: &mut Map<String, Value>) {
 // Gemini
 // ---------------------------------------------------------------------------------------------
 
-/// The schema for Gemini's `parametersJsonSchema`: `$schema` removed and local `$ref`s inlined
-/// (WIRE.md §5.5: strip the root `$schema` and inline local refs before sending). A recursive
-/// schema cannot be inlined; it keeps its `$ref`s and `$defs`, which this field passes to the
-/// backend as they are.
+/// The schema for Gemini's `parametersJsonSchema`: `$schema` removed and local `$ref`s inlined,
+/// since the backend has answered both with errors (`reference to undefined schema at ...`). A
+/// recursive schema cannot be inlined; it keeps its `$ref`s and `$defs`, which this field passes
+/// to the backend as they are.
 pub fn gemini_json_schema(schema: &Value) -> Value {
     match inline_refs(schema) {
         Ok(inlined) => inlined,
@@ -292,7 +293,8 @@ pub fn gemini_json_schema(schema: &Value) -> Value {
     }
 }
 
-/// The schema in the OpenAPI 3.0 subset of Gemini's legacy `parameters` field (WIRE.md §5.5).
+/// The schema in the OpenAPI 3.0 subset of Gemini's legacy `parameters` field (the `Schema`
+/// object of the Gemini API reference: "a select subset of an OpenAPI 3.0 schema object").
 ///
 /// Local `$ref`s are inlined; a recursive type is an error, since the subset has no references.
 /// `["T", "null"]` types and `anyOf [X, {"type": "null"}]` become `nullable: true`, `oneOf`
@@ -444,7 +446,8 @@ fn openapi_node(node: &Value) -> Value {
                 branch
             })
             .collect();
-        // "When using any_of, it must be the only field set" (WIRE.md §5.5).
+        // The API answers an `anyOf` with siblings: "When using any_of, it must be the only
+        // field set".
         return json!({ "anyOf": Value::Array(branches) });
     }
 

@@ -5,18 +5,10 @@
 
 use std::fmt;
 
+use super::Provider;
+use super::dialect::LoweringError;
+use crate::tool::ToolDefinition;
 use crate::transcript::TranscriptError;
-
-/// The human name of an adapter, from its [`Adapter::name`](super::Adapter::name).
-pub(crate) fn label(provider: &str) -> &str {
-    match provider {
-        "anthropic" => "Anthropic",
-        "openai_chat" => "OpenAI Chat",
-        "openai_responses" => "OpenAI Responses",
-        "gemini" => "Gemini",
-        other => other,
-    }
-}
 
 /// Why an adapter refused to build a request body: the provider would have answered it with a
 /// 400.
@@ -25,15 +17,15 @@ pub(crate) fn label(provider: &str) -> &str {
 pub enum EncodeError {
     /// The transcript breaks an ordering rule every provider enforces.
     Transcript {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// The rule broken, with the message index and call id.
         error: TranscriptError,
     },
     /// A tool's name breaks the provider's naming rule.
     ToolName {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// The name as given.
         tool: String,
         /// The rule, in words.
@@ -43,8 +35,8 @@ pub enum EncodeError {
     },
     /// A tool's schema cannot be lowered to the provider's dialect.
     Schema {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// The tool whose schema it is.
         tool: String,
         /// Where in the schema: field names joined with `.`, `[]` for array items, `$defs.Name`
@@ -57,8 +49,8 @@ pub enum EncodeError {
     },
     /// The tool choice cannot be honoured with the request's tools.
     ToolChoice {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// The tool the choice names; `None` for [`ToolChoice::Required`](super::ToolChoice::Required)
         /// without tools.
         tool: Option<String>,
@@ -67,18 +59,14 @@ pub enum EncodeError {
     },
     /// Nothing is left to send once system messages moved out and empty ones were dropped.
     NoMessages {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
     },
 }
 
 impl EncodeError {
     /// The error for a tool whose schema `error` says cannot be lowered to `provider`'s dialect.
-    pub(crate) fn schema(
-        provider: &'static str,
-        tool: &crate::tool::ToolDefinition,
-        error: super::dialect::LoweringError,
-    ) -> Self {
+    pub(crate) fn schema(provider: Provider, tool: &ToolDefinition, error: LoweringError) -> Self {
         EncodeError::Schema {
             provider,
             tool: tool.name.clone(),
@@ -89,13 +77,13 @@ impl EncodeError {
     }
 
     /// The adapter that refused the request.
-    pub fn provider(&self) -> &'static str {
+    pub fn provider(&self) -> Provider {
         match self {
             EncodeError::Transcript { provider, .. }
             | EncodeError::ToolName { provider, .. }
             | EncodeError::Schema { provider, .. }
             | EncodeError::ToolChoice { provider, .. }
-            | EncodeError::NoMessages { provider } => provider,
+            | EncodeError::NoMessages { provider } => *provider,
         }
     }
 
@@ -118,7 +106,7 @@ impl EncodeError {
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot encode the {} request: ", label(self.provider()))?;
+        write!(f, "cannot encode the {} request: ", self.provider())?;
         match self {
             EncodeError::Transcript { error, .. } => write!(f, "{error}"),
             EncodeError::ToolName {
@@ -191,8 +179,8 @@ impl std::error::Error for EncodeError {
 pub enum DecodeError {
     /// The body is the provider's error object, not an answer.
     Provider {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// The provider's error type or status (`invalid_request_error`, `INVALID_ARGUMENT`), when
         /// it gave one.
         kind: Option<String>,
@@ -201,8 +189,8 @@ pub enum DecodeError {
     },
     /// A value in the body does not have the shape the provider documents.
     Shape {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// Where: `choices[0].message.tool_calls[1].function.name`.
         path: String,
         /// What was expected there (`a string`, `a non-empty array`).
@@ -212,8 +200,8 @@ pub enum DecodeError {
     },
     /// Gemini returned no candidate at all: it blocked the prompt.
     Blocked {
-        /// The adapter's name.
-        provider: &'static str,
+        /// The adapter.
+        provider: Provider,
         /// `promptFeedback.blockReason`, when given.
         reason: Option<String>,
     },
@@ -221,18 +209,18 @@ pub enum DecodeError {
 
 impl DecodeError {
     /// The adapter that could not read the body.
-    pub fn provider(&self) -> &'static str {
+    pub fn provider(&self) -> Provider {
         match self {
             DecodeError::Provider { provider, .. }
             | DecodeError::Shape { provider, .. }
-            | DecodeError::Blocked { provider, .. } => provider,
+            | DecodeError::Blocked { provider, .. } => *provider,
         }
     }
 }
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let provider = label(self.provider());
+        let provider = self.provider();
         match self {
             DecodeError::Provider {
                 kind: Some(kind),

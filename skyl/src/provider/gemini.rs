@@ -1,19 +1,18 @@
 //! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`), the Developer API
 //! and Vertex AI.
 
-use std::collections::HashMap;
+use serde_json::{Map, Value};
 
-use serde_json::{Map, Value, json};
-
-use super::common::{self, NameRule};
+use super::decode::{Answer, Decoder};
+use super::encode::{self, Encoder, object};
+use super::names::NameRule;
 use super::read::Node;
-use super::{
-    Adapter, DecodeError, EncodeError, Request, Response, StopReason, ToolChoice, Usage, dialect,
-    ids,
-};
+use super::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage, dialect};
+use crate::arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
+use crate::tool::ToolDefinition;
 
-const NAME: &str = "gemini";
+const PROVIDER: Provider = Provider::Gemini;
 
 fn name_first(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
@@ -23,9 +22,10 @@ fn name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')
 }
 
-/// Tool names: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$` (WIRE.md §5.1, `FunctionDeclaration.name`:
-/// "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores,
-/// dots, colons and dashes"; the API's own error says a maximum length of 64, the SDK 128).
+/// Tool names: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`. The API reference says of
+/// `FunctionDeclaration.name`: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9,
+/// or contain underscores, dots, colons and dashes"; the API's own error gives a maximum length
+/// of 64 (the Python SDK's docstring says 128).
 const NAMES: NameRule = NameRule {
     text: "a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters",
     first: name_first,
@@ -45,19 +45,22 @@ const NAMES: NameRule = NameRule {
 ///   `user` content of `functionResponse` parts, in the order of the calls, whatever order the
 ///   tool messages hold them in; each takes its `name` from its call. Text in those tool messages
 ///   follows the responses in the same content.
-/// - A result is `response: {"output": content}`. The error flag is dropped by default, as skyl's
-///   spec says; [`with_error_key(true)`](Self::with_error_key) sends a failure as
-///   `response: {"error": content}`, the key Google documents for errors.
+/// - A result is `response: {"output": content}`. The error flag is dropped by default: Gemini
+///   has no flag for it, so the content must say that the tool failed;
+///   [`with_error_key(true)`](Self::with_error_key) sends a failure as `response: {"error":
+///   content}`, the key Google documents for errors ("Use 'output' key to specify function
+///   output and 'error' key to specify error details", `FunctionResponse.response`).
 /// - Ids: a call's id is sent on the call and its response, except ids skyl minted for calls
 ///   Gemini sent without one (Gemini matches those by order and name); Vertex rejects ids, so
 ///   [`with_call_ids(false)`](Self::with_call_ids) sends none.
-/// - `thoughtSignature`s come back on the part they came with; thought parts are sent back as
-///   they came; empty text is dropped (Gemini rejects empty parts) and so is a content left
+/// - `thoughtSignature`s come back on the part they came with (a signed text decodes as
+///   [`Part::ProviderText`], a signed call keeps it in [`ToolCall::provider_data`]); thought
+///   parts are sent back as they came; empty text is dropped (Gemini rejects empty parts) and so is a content left
 ///   empty. Should the transcript then open with the model, an empty user turn is put first
 ///   (a function call turn must follow a user turn).
-/// - Tool schemas go in `parametersJsonSchema` ([`dialect::gemini_json_schema`]);
+/// - Tool schemas go in `parametersJsonSchema` ([`dialect::gemini_json_schema`](super::dialect::gemini_json_schema));
 ///   [`with_legacy_parameters(true)`](Self::with_legacy_parameters) sends the OpenAPI subset in
-///   `parameters` instead ([`dialect::gemini_openapi`]), where a recursive type is an
+///   `parameters` instead ([`dialect::gemini_openapi`](super::dialect::gemini_openapi)), where a recursive type is an
 ///   [`EncodeError::Schema`].
 /// - [`Request::max_tokens`] is `generationConfig.maxOutputTokens`.
 ///
@@ -71,7 +74,7 @@ const NAMES: NameRule = NameRule {
 /// use skyl::provider::{Adapter, Gemini};
 ///
 /// let vertex = Gemini::default().with_call_ids(false).with_error_key(true);
-/// assert_eq!(vertex.name(), "gemini");
+/// assert_eq!(vertex.provider(), skyl::provider::Provider::Gemini);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gemini {
@@ -114,53 +117,59 @@ impl Gemini {
 
     /// The id to send for `call`, if any.
     fn wire_id<'a>(&self, call: &'a ToolCall) -> Option<&'a str> {
-        let minted = common::own_data(NAME, call.provider_data.as_ref())
+        let minted = own(call.provider_data.as_ref())
             .and_then(|data| data.get("minted_id"))
             .is_some_and(|minted| minted == &Value::Bool(true));
         (self.call_ids && !minted).then_some(call.id.as_str())
     }
 
-    fn model_parts(&self, message: &Message) -> Vec<Value> {
-        let mut parts: Vec<Value> = Vec::new();
+    /// The parts of a `model` content for an assistant message.
+    fn model_parts(&self, message: &Message, parts: &mut Vec<Value>) {
         for part in &message.parts {
             match part {
-                Part::Text(text) if !text.is_empty() => parts.push(json!({"text": text})),
-                Part::ToolCall(call) => {
-                    let mut function_call = json!({
-                        "name": call.name,
-                        "args": common::arguments_object(&call.arguments),
-                    });
-                    if let Some(id) = self.wire_id(call) {
-                        function_call["id"] = json!(id);
+                Part::Text(text) if !text.is_empty() => parts.push(text_part(text)),
+                Part::ProviderText {
+                    text,
+                    provider_data,
+                } => {
+                    let signature =
+                        own(Some(provider_data)).and_then(|data| data.get("thoughtSignature"));
+                    match signature {
+                        Some(signature) => parts.push(object([
+                            ("text", Value::from(&**text)),
+                            ("thoughtSignature", signature.clone()),
+                        ])),
+                        None if !text.is_empty() => parts.push(text_part(text)),
+                        None => {}
                     }
-                    let mut wire = json!({"functionCall": function_call});
-                    if let Some(signature) = common::own_data(NAME, call.provider_data.as_ref())
+                }
+                Part::ToolCall(call) => {
+                    let mut function_call = Map::with_capacity(3);
+                    function_call.insert("name".into(), Value::from(&*call.name));
+                    function_call.insert(
+                        "args".into(),
+                        Value::Object(arguments::to_object(&call.arguments)),
+                    );
+                    if let Some(id) = self.wire_id(call) {
+                        function_call.insert("id".into(), id.into());
+                    }
+                    let mut wire = Map::with_capacity(2);
+                    wire.insert("functionCall".into(), Value::Object(function_call));
+                    if let Some(signature) = own(call.provider_data.as_ref())
                         .and_then(|data| data.get("thoughtSignature"))
                     {
-                        wire["thoughtSignature"] = signature.clone();
+                        wire.insert("thoughtSignature".into(), signature.clone());
                     }
-                    parts.push(wire);
+                    parts.push(Value::Object(wire));
                 }
-                Part::Provider(_) => {
-                    let Some(data) = common::own(NAME, part) else {
-                        continue;
-                    };
-                    if let Some(verbatim) = data.get("part") {
+                Part::Provider(data) => {
+                    if let Some(verbatim) = own(Some(data)).and_then(|data| data.get("part")) {
                         parts.push(verbatim.clone());
-                    } else if let Some(signature) = data.get("thoughtSignature") {
-                        // The signature of the text part just before it.
-                        if let Some(last) = parts.last_mut().and_then(Value::as_object_mut)
-                            && last.contains_key("text")
-                            && !last.contains_key("thoughtSignature")
-                        {
-                            last.insert("thoughtSignature".into(), signature.clone());
-                        }
                     }
                 }
                 _ => {}
             }
         }
-        parts
     }
 
     fn response_part(&self, call: &ToolCall, result: &ToolResult) -> Value {
@@ -169,33 +178,67 @@ impl Gemini {
         } else {
             "output"
         };
-        let mut response = json!({
-            "name": call.name,
-            "response": common::single(key, json!(result.content)),
-        });
+        let mut response = Map::with_capacity(3);
+        response.insert("name".into(), Value::from(&*call.name));
+        response.insert(
+            "response".into(),
+            object([(key, Value::from(&*result.content))]),
+        );
         if let Some(id) = self.wire_id(call) {
-            response["id"] = json!(id);
+            response.insert("id".into(), id.into());
         }
-        json!({"functionResponse": response})
+        object([("functionResponse", Value::Object(response))])
     }
 }
 
+/// The data, when it is Gemini's.
+fn own(data: Option<&ProviderData>) -> Option<&Value> {
+    data.and_then(|data| data.of(PROVIDER))
+}
+
+fn text_part(text: &str) -> Value {
+    object([("text", text.into())])
+}
+
+/// The non-empty texts of a message, as parts.
 fn text_parts(message: &Message) -> impl Iterator<Item = Value> + '_ {
-    message.parts.iter().filter_map(|part| match part {
-        Part::Text(text) if !text.is_empty() => Some(json!({"text": text})),
-        _ => None,
-    })
+    message
+        .parts
+        .iter()
+        .filter_map(Part::text)
+        .filter(|text| !text.is_empty())
+        .map(text_part)
 }
 
-impl Adapter for Gemini {
-    fn name(&self) -> &'static str {
-        NAME
+/// A content on the wire while it is being built: whose it is, and its parts.
+struct Content {
+    model: bool,
+    parts: Vec<Value>,
+}
+
+impl Content {
+    fn into_value(self) -> Value {
+        let role = if self.model { "model" } else { "user" };
+        object([("role", role.into()), ("parts", Value::Array(self.parts))])
+    }
+}
+
+impl Encoder for Gemini {
+    const PROVIDER: Provider = PROVIDER;
+    const TOOL_NAMES: NameRule = NAMES;
+    const TRANSCRIPT: &'static str = "contents";
+
+    fn head(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        let system = encode::system_texts(request);
+        if !system.is_empty() {
+            let parts = system.iter().map(|text| text_part(text)).collect();
+            body.insert("systemInstruction".into(), object([("parts", parts)]));
+        }
     }
 
-    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
-        common::check_request(NAME, request, &NAMES)?;
+    fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
         let messages = &request.messages;
-        let mut contents = Vec::new();
+        let mut contents: Vec<Content> = Vec::new();
         let mut index = 0;
         while index < messages.len() {
             let message = &messages[index];
@@ -203,119 +246,152 @@ impl Adapter for Gemini {
             match message.role {
                 Role::System => {}
                 Role::User | Role::Tool => {
-                    let parts: Vec<Value> = text_parts(message).collect();
+                    let mut parts = Vec::with_capacity(message.parts.len());
+                    parts.extend(text_parts(message));
                     if !parts.is_empty() {
-                        contents.push(json!({"role": "user", "parts": parts}));
+                        contents.push(Content {
+                            model: false,
+                            parts,
+                        });
                     }
                 }
                 Role::Assistant => {
-                    let parts = self.model_parts(message);
+                    // Two assistant messages in a row (text, then calls) are one model turn:
+                    // "function call turn comes immediately after a user turn or after a
+                    // function response turn".
                     match contents.last_mut() {
-                        // Two assistant messages in a row (text, then calls) are one model turn:
-                        // "function call turn comes immediately after a user turn or after a
-                        // function response turn".
-                        Some(last) if last["role"] == "model" => {
-                            if let Some(existing) = last["parts"].as_array_mut() {
-                                existing.extend(parts);
+                        Some(last) if last.model => self.model_parts(message, &mut last.parts),
+                        _ => {
+                            let mut parts = Vec::with_capacity(message.parts.len());
+                            self.model_parts(message, &mut parts);
+                            if !parts.is_empty() {
+                                contents.push(Content { model: true, parts });
                             }
                         }
-                        _ if parts.is_empty() => {}
-                        _ => contents.push(json!({"role": "model", "parts": parts})),
                     }
                     // The tool messages answering this turn: one user content, in call order.
-                    let mut results: HashMap<&str, &ToolResult> = HashMap::new();
+                    // A turn has few calls: finding each one's result by scanning costs less than
+                    // hashing the ids.
+                    let mut results: Vec<&ToolResult> = Vec::new();
                     let mut texts = Vec::new();
                     while index < messages.len() && messages[index].role == Role::Tool {
-                        for result in messages[index].tool_results() {
-                            results.insert(&result.call_id, result);
-                        }
+                        results.extend(messages[index].tool_results());
                         texts.extend(text_parts(&messages[index]));
                         index += 1;
                     }
-                    let mut parts: Vec<Value> = message
-                        .tool_calls()
-                        .filter_map(|call| {
-                            results
-                                .get(call.id.as_str())
-                                .map(|result| self.response_part(call, result))
-                        })
-                        .collect();
+                    let mut parts = Vec::with_capacity(results.len() + texts.len());
+                    parts.extend(message.tool_calls().filter_map(|call| {
+                        results
+                            .iter()
+                            .find(|result| result.call_id == call.id)
+                            .map(|result| self.response_part(call, result))
+                    }));
                     parts.extend(texts);
                     if !parts.is_empty() {
-                        contents.push(json!({"role": "user", "parts": parts}));
+                        contents.push(Content {
+                            model: false,
+                            parts,
+                        });
                     }
                 }
             }
-        }
-        if contents.is_empty() {
-            return Err(EncodeError::NoMessages { provider: NAME });
         }
         // A function call turn must follow a user turn: when the transcript opens with the model
         // (its first user message was empty), an empty user turn goes first, the one empty part
         // Gemini accepted in recorded traffic.
-        if contents[0]["role"] == "model" {
-            contents.insert(0, json!({"role": "user", "parts": [{"text": ""}]}));
-        }
-
-        let mut body = Map::new();
-        let system = common::system_texts(request);
-        if !system.is_empty() {
-            let parts: Vec<Value> = system.iter().map(|text| json!({"text": text})).collect();
-            body.insert("systemInstruction".into(), json!({"parts": parts}));
-        }
-        body.insert("contents".into(), Value::Array(contents));
-        if !request.tools.is_empty() {
-            let mut declarations = Vec::new();
-            for tool in request.tools.iter() {
-                let mut declaration = json!({"name": tool.name, "description": tool.description});
-                if self.legacy_parameters {
-                    declaration["parameters"] = dialect::gemini_openapi(&tool.parameters)
-                        .map_err(|error| EncodeError::schema(NAME, tool, error))?;
-                } else {
-                    declaration["parametersJsonSchema"] =
-                        dialect::gemini_json_schema(&tool.parameters);
-                }
-                declarations.push(declaration);
-            }
-            body.insert(
-                "tools".into(),
-                json!([{"functionDeclarations": declarations}]),
-            );
-            let config = match &request.tool_choice {
-                ToolChoice::Auto => json!({"mode": "AUTO"}),
-                ToolChoice::None => json!({"mode": "NONE"}),
-                ToolChoice::Required => json!({"mode": "ANY"}),
-                ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
-            };
-            body.insert(
-                "toolConfig".into(),
-                json!({"functionCallingConfig": config}),
-            );
-        }
-        if let Some(max) = request.max_tokens {
-            body.insert("generationConfig".into(), json!({"maxOutputTokens": max}));
-        }
-        common::merge_extra(&mut body, &request.extra);
-        Ok(Value::Object(body))
+        let opening = contents
+            .first()
+            .is_some_and(|first| first.model)
+            .then(|| Content {
+                model: false,
+                parts: vec![text_part("")],
+            });
+        opening
+            .into_iter()
+            .chain(contents)
+            .map(Content::into_value)
+            .collect()
     }
 
-    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
-        let root = Node::root(NAME, body);
-        let error = root.get("error");
-        if error.value().is_some() {
-            error.object()?;
-            return Err(DecodeError::Provider {
-                provider: NAME,
-                kind: error.get("status").opt_str()?.map(str::to_owned),
-                message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-            });
+    fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError> {
+        let (key, parameters) = if self.legacy_parameters {
+            let parameters = dialect::gemini_openapi(&tool.parameters)
+                .map_err(|error| EncodeError::schema(PROVIDER, tool, error))?;
+            ("parameters", parameters)
+        } else {
+            (
+                "parametersJsonSchema",
+                dialect::gemini_json_schema(&tool.parameters),
+            )
+        };
+        Ok(object([
+            ("name", Value::from(&*tool.name)),
+            ("description", Value::from(&*tool.description)),
+            (key, parameters),
+        ]))
+    }
+
+    fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
+        body.insert(
+            "tools".into(),
+            Value::Array(vec![object([(
+                "functionDeclarations",
+                Value::Array(declarations),
+            )])]),
+        );
+        let config = match choice {
+            ToolChoice::Auto => object([("mode", "AUTO".into())]),
+            ToolChoice::None => object([("mode", "NONE".into())]),
+            ToolChoice::Required => object([("mode", "ANY".into())]),
+            ToolChoice::Tool(name) => object([
+                ("mode", "ANY".into()),
+                ("allowedFunctionNames", Value::Array(vec![name[..].into()])),
+            ]),
+        };
+        body.insert(
+            "toolConfig".into(),
+            object([("functionCallingConfig", config)]),
+        );
+    }
+
+    fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        if let Some(max) = request.max_tokens {
+            body.insert(
+                "generationConfig".into(),
+                object([("maxOutputTokens", max.into())]),
+            );
         }
+    }
+}
+
+impl Decoder for Gemini {
+    const PROVIDER: Provider = PROVIDER;
+    const ID: &'static str = "responseId";
+    const MODEL: &'static str = "modelVersion";
+
+    fn error(&self, root: Node<'_>) -> Result<Option<DecodeError>, DecodeError> {
+        let error = root.get("error");
+        if error.value().is_none() {
+            return Ok(None);
+        }
+        error.object()?;
+        Ok(Some(DecodeError::Provider {
+            provider: PROVIDER,
+            kind: error.get("status").opt_str()?.map(str::to_owned),
+            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
+        }))
+    }
+
+    fn answer<'a>(
+        &self,
+        root: Node<'a>,
+        answer: &mut Answer<'a>,
+    ) -> Result<StopReason, DecodeError> {
         // Not an object at all: say so, rather than call it a blocked prompt.
         root.object()?;
-        let candidates = root.get("candidates").opt_array()?;
-        let Some(candidate) = candidates.first() else {
+        let Some(candidate) = root.get("candidates").opt_array()?.next() else {
             return Err(DecodeError::Blocked {
-                provider: NAME,
+                provider: PROVIDER,
                 reason: root
                     .get("promptFeedback")
                     .get("blockReason")
@@ -326,13 +402,7 @@ impl Adapter for Gemini {
         // A candidate may lack content (a safety stop), but what is there must have its shape.
         candidate.object()?;
         let content = candidate.get("content");
-        if content.value().is_some() {
-            content.object()?;
-        }
-        let response_id = root.get("responseId").opt_str()?;
-        let mut key = None;
-        let mut parts = Vec::new();
-        let mut calls = 0;
+        content.opt_object()?;
         for part in content.get("parts").opt_array()? {
             part.object()?;
             let signature = part.get("thoughtSignature").opt_str()?;
@@ -343,47 +413,46 @@ impl Adapter for Gemini {
                 function_call.object()?;
                 let mut data = Map::new();
                 if let Some(signature) = signature {
-                    data.insert("thoughtSignature".into(), json!(signature));
+                    data.insert("thoughtSignature".into(), signature.into());
                 }
                 let id = match function_call.get("id").opt_str()? {
                     Some(id) if !id.is_empty() => id.to_owned(),
                     _ => {
-                        data.insert("minted_id".into(), Value::Bool(true));
-                        ids::mint(
-                            NAME,
-                            key.get_or_insert_with(|| ids::response_key(response_id, body)),
-                            calls,
-                        )
+                        data.insert("minted_id".into(), true.into());
+                        answer.mint_id("gemini")
                     }
                 };
-                calls += 1;
-                let args = function_call.get("args");
-                let args = match args.value() {
-                    None => json!({}),
-                    Some(_) => Value::Object(args.object()?.clone()),
-                };
-                let mut call = ToolCall::new(id, function_call.get("name").str()?, args);
+                let args = function_call.get("args").opt_object()?;
+                let mut call = ToolCall::new(
+                    id,
+                    function_call.get("name").str()?,
+                    Value::Object(args.cloned().unwrap_or_default()),
+                );
                 if !data.is_empty() {
-                    call.provider_data = Some(ProviderData::new(NAME, Value::Object(data)));
+                    call.provider_data = Some(ProviderData::new(PROVIDER, Value::Object(data)));
                 }
-                parts.push(Part::ToolCall(call));
+                answer.push(Part::ToolCall(call));
             } else if let (Some(text), false) = (text.filter(|t| !t.is_empty()), is_thought) {
-                parts.push(Part::Text(text.to_owned()));
-                if let Some(signature) = signature {
-                    parts.push(Part::Provider(ProviderData::new(
-                        NAME,
-                        json!({"thoughtSignature": signature}),
-                    )));
-                }
+                answer.push(match signature {
+                    Some(signature) => Part::ProviderText {
+                        text: text.to_owned(),
+                        provider_data: ProviderData::new(
+                            PROVIDER,
+                            object([("thoughtSignature", signature.into())]),
+                        ),
+                    },
+                    None => Part::Text(text.to_owned()),
+                });
             } else if is_thought || signature.is_some() || text.is_none() {
                 // Thoughts, signed empty text, and parts skyl does not read: sent back verbatim.
-                parts.push(Part::Provider(ProviderData::new(
-                    NAME,
-                    json!({"part": part.value()}),
+                answer.push(Part::Provider(ProviderData::new(
+                    PROVIDER,
+                    object([("part", Value::Object(part.object()?.clone()))]),
                 )));
             }
         }
-        let stop_reason = match candidate.get("finishReason").opt_str()? {
+        let calls = answer.calls();
+        Ok(match candidate.get("finishReason").opt_str()? {
             Some("STOP") | None if calls > 0 => StopReason::ToolUse,
             Some("STOP") => StopReason::EndTurn,
             Some("MAX_TOKENS") => StopReason::MaxTokens,
@@ -393,22 +462,16 @@ impl Adapter for Gemini {
             ) => StopReason::ContentFilter,
             Some(other) => StopReason::Other(other.to_owned()),
             None => StopReason::Other(String::new()),
-        };
+        })
+    }
+
+    fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
         let usage = root.get("usageMetadata");
-        Ok(Response {
-            message: Message {
-                role: Role::Assistant,
-                parts,
-            },
-            stop_reason,
-            usage: Usage {
-                input_tokens: usage.get("promptTokenCount").count()?,
-                output_tokens: usage.get("candidatesTokenCount").count()?,
-                cached_input_tokens: usage.get("cachedContentTokenCount").opt_u64()?,
-                reasoning_tokens: usage.get("thoughtsTokenCount").opt_u64()?,
-            },
-            id: response_id.map(str::to_owned),
-            model: root.get("modelVersion").opt_str()?.map(str::to_owned),
+        Ok(Usage {
+            input_tokens: usage.get("promptTokenCount").count()?,
+            output_tokens: usage.get("candidatesTokenCount").count()?,
+            cached_input_tokens: usage.get("cachedContentTokenCount").opt_u64()?,
+            reasoning_tokens: usage.get("thoughtsTokenCount").opt_u64()?,
         })
     }
 }

@@ -17,8 +17,11 @@
 //!
 //! A decoded assistant message keeps what its provider needs back on the next request (Gemini
 //! `thoughtSignature`s, Anthropic thinking blocks, OpenAI Responses reasoning items and `fc_` ids)
-//! as [`ProviderData`](crate::ProviderData) tagged with the adapter's [`Adapter::name`]; each
-//! adapter reads only its own and skips the others', so a transcript can move between providers.
+//! as [`ProviderData`](crate::ProviderData) tagged with the adapter's [`Provider`], attached to
+//! the part it belongs to (a call's in [`ToolCall::provider_data`](crate::ToolCall::provider_data),
+//! a text's in [`Part::ProviderText`](crate::Part::ProviderText)) or, when it stands alone in the
+//! answer, as a [`Part::Provider`](crate::Part::Provider). Each adapter reads only its own and
+//! skips the others', so a transcript can move between providers.
 //!
 //! ```
 //! use serde_json::json;
@@ -49,7 +52,7 @@
 //! let adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Anthropic::default()), Box::new(OpenAiChat::default()), Box::new(Gemini::default())];
 //! for adapter in &adapters {
 //!     let body = adapter.encode(&request).expect("a valid transcript");
-//!     assert!(body.is_object(), "{}", adapter.name());
+//!     assert!(body.is_object(), "{}", adapter.provider());
 //! }
 //!
 //! // Decoding an answer gives the assistant message to append to the transcript.
@@ -60,31 +63,68 @@
 //! assert_eq!(response.message, Message::assistant("22C and sunny."));
 //! assert_eq!(response.usage.output_tokens, 6);
 //! ```
+//!
+//! # How a request and a response travel through this module
+//!
+//! Every adapter runs the same two drivers; what differs between providers is only the steps the
+//! drivers call, which each adapter's file implements (as `serde_derive` drives the steps of one
+//! shape of data). A request's walk through [`Adapter::encode`] enters each file once, in this
+//! order:
+//!
+//! | file | what happens there |
+//! |---|---|
+//! | `mod.rs` | [`Adapter::encode`] hands the request to the driver |
+//! | `encode.rs` | the driver: the checks, then the adapter's steps, then [`Request::extra`] merged in |
+//! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
+//! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
+//! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
+//! | `call_ids.rs`, `dialect.rs` | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect |
+//!
+//! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
+//! the driver in `decode.rs`, which reads it through `read.rs` (a reader that works out its JSON
+//! path only when something fails) and calls the adapter's steps in order: the provider's error
+//! body, the answer's parts and why it stopped (ids minted through `call_ids.rs` where the
+//! provider gave none), the usage; the driver then builds the [`Response`].
+//!
+//! Two decisions hold across the adapters:
+//!
+//! - A call's arguments have one meaning wherever they are read. Decoding keeps a JSON object, or
+//!   the model's text as a string when it is not a JSON object (so dispatching the call tells the
+//!   model what was wrong); encoding and dispatch read any other shape a hand-built call may hold
+//!   through the same rules (`null` and empty text are no arguments, text holding an object is
+//!   that object).
+//! - Provider data travels inside the part it belongs to, never beside it: an encoder never has
+//!   to guess which part a piece of data was for, and editing a transcript cannot move data onto
+//!   the wrong part.
+//!
+//! Adding a provider is writing its two sets of steps (`encode::Encoder`, `decode::Decoder`) in a
+//! file of its own and naming it in the list that implements [`Adapter`].
 
-use std::borrow::Cow;
-
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
-use crate::message::Message;
-use crate::tool::ToolDefinition;
+use serde_json::Value;
 
 mod anthropic;
-mod common;
+mod call_ids;
+mod check;
+mod decode;
 pub mod dialect;
+mod encode;
 mod error;
 mod gemini;
-mod ids;
-mod openai_chat;
-mod openai_responses;
+mod names;
+mod openai;
 mod read;
+mod request;
+mod response;
 mod stream;
 
+pub use crate::message::Provider;
 pub use anthropic::Anthropic;
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
-pub use openai_chat::OpenAiChat;
-pub use openai_responses::OpenAiResponses;
+pub use openai::chat::OpenAiChat;
+pub use openai::responses::OpenAiResponses;
+pub use request::{Request, ToolChoice};
+pub use response::{Response, StopReason, Usage};
 pub use stream::StreamEvent;
 
 /// One wire format: builds request bodies and reads response bodies.
@@ -92,7 +132,7 @@ pub use stream::StreamEvent;
 /// Object-safe, so an application can choose its provider from configuration:
 ///
 /// ```
-/// use skyl::provider::{Adapter, Anthropic, OpenAiResponses};
+/// use skyl::provider::{Adapter, Anthropic, OpenAiResponses, Provider};
 ///
 /// fn adapter_for(name: &str) -> Box<dyn Adapter> {
 ///     match name {
@@ -100,13 +140,12 @@ pub use stream::StreamEvent;
 ///         _ => Box::new(OpenAiResponses::default()),
 ///     }
 /// }
-/// assert_eq!(adapter_for("anthropic").name(), "anthropic");
+/// assert_eq!(adapter_for("anthropic").provider(), Provider::Anthropic);
 /// ```
 pub trait Adapter: Send + Sync {
-    /// The adapter's id: `"anthropic"`, `"openai_chat"`, `"openai_responses"` or `"gemini"`.
-    /// [`ProviderData`](crate::ProviderData) this adapter produces carries it, and this adapter
-    /// reads only provider data that does.
-    fn name(&self) -> &'static str;
+    /// The provider whose wire format this is. [`ProviderData`](crate::ProviderData) this adapter
+    /// produces carries it, and this adapter reads only provider data that does.
+    fn provider(&self) -> Provider;
 
     /// The JSON body of a request for `request`, or why the provider would refuse it.
     fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError>;
@@ -116,154 +155,23 @@ pub trait Adapter: Send + Sync {
     fn decode(&self, body: &Value) -> Result<Response, DecodeError>;
 }
 
-/// Everything an adapter needs to build one request body.
-///
-/// A request borrows what it can: the transcript and the tool definitions usually live
-/// elsewhere (in an agent's run, in a [`Toolbox`](crate::Toolbox)), so encoding the same
-/// transcript for two providers, or at every step of a loop, copies neither. Each field is a
-/// [`Cow`], so a request can also own what it holds (`vec![...].into()`), and a hook may replace a
-/// borrowed field with an owned one (trimmed history, a subset of the tools).
-///
-/// ```
-/// use skyl::provider::Request;
-/// use skyl::{Message, Toolbox};
-///
-/// /// Says hello.
-/// #[skyl::tool]
-/// fn hello() -> &'static str {
-///     "hello"
-/// }
-///
-/// let toolbox = Toolbox::new().with(Hello);
-/// let transcript = vec![Message::user("Hello")];
-/// let request = Request {
-///     model: "claude-sonnet-4-5".into(),
-///     messages: transcript.as_slice().into(),
-///     tools: toolbox.definitions().into(),
-///     ..Default::default()
-/// };
-/// assert_eq!(request.tools[0].name, "hello");
-///
-/// // An owned request, for when nothing outlives it:
-/// let owned: Request<'static> = Request {
-///     model: "gpt-5".into(),
-///     messages: vec![Message::user("Hi")].into(),
-///     ..Default::default()
-/// };
-/// assert!(owned.tools.is_empty());
-/// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Request<'a> {
-    /// The model to ask.
-    pub model: Cow<'a, str>,
-    /// The system prompt. Adapters put it where their provider wants it and before any
-    /// [`Role::System`](crate::Role::System) messages of the transcript (see each adapter's docs).
-    pub system: Option<Cow<'a, str>>,
-    /// The transcript. It must be complete: every call answered
-    /// ([`transcript::validate_complete`](crate::transcript::validate_complete)).
-    pub messages: Cow<'a, [Message]>,
-    /// The tools the model may call. Send them on every request whose transcript holds calls.
-    pub tools: Cow<'a, [ToolDefinition]>,
-    /// Whether and which tool the model must call.
-    pub tool_choice: ToolChoice,
-    /// The most tokens to generate. [`Anthropic`] requires a value and sends
-    /// [`Anthropic::DEFAULT_MAX_TOKENS`] when this is `None`; the others leave it to the provider.
-    pub max_tokens: Option<u32>,
-    /// Provider-specific fields merged into the top level of the body last (`temperature`,
-    /// `parallel_tool_calls`, `store`, ...). A key already in the body is replaced, except that
-    /// two JSON objects are merged key by key (so `generationConfig` can be extended on Gemini).
-    pub extra: Map<String, Value>,
-}
+/// Each adapter is its [`encode::Encoder`] and [`decode::Decoder`] steps run by the drivers.
+macro_rules! adapters {
+    ($($adapter:ty),*) => {$(
+        impl Adapter for $adapter {
+            fn provider(&self) -> Provider {
+                <$adapter as encode::Encoder>::PROVIDER
+            }
 
-impl Request<'_> {
-    /// A request that owns everything it holds, so it can outlive what it borrowed (to move it to
-    /// another task, or keep it after the transcript changes).
-    pub fn into_owned(self) -> Request<'static> {
-        Request {
-            model: Cow::Owned(self.model.into_owned()),
-            system: self.system.map(|system| Cow::Owned(system.into_owned())),
-            messages: Cow::Owned(self.messages.into_owned()),
-            tools: Cow::Owned(self.tools.into_owned()),
-            tool_choice: self.tool_choice,
-            max_tokens: self.max_tokens,
-            extra: self.extra,
+            fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
+                encode::encode(self, request)
+            }
+
+            fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
+                decode::decode(self, body)
+            }
         }
-    }
+    )*};
 }
 
-/// Whether and which tool the model must call.
-///
-/// Non-exhaustive: providers keep adding choices (OpenAI's `allowed_tools`, Gemini's
-/// `VALIDATED`), and skyl may follow.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ToolChoice {
-    /// The model decides (the default).
-    #[default]
-    Auto,
-    /// The model must not call a tool.
-    None,
-    /// The model must call at least one tool.
-    Required,
-    /// The model must call this tool.
-    Tool(String),
-}
-
-/// An answer decoded from a response body.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Response {
-    /// The assistant's turn: text, tool calls, and the provider data to send back with it.
-    /// Append it to the transcript as it is.
-    pub message: Message,
-    /// Why the model stopped.
-    pub stop_reason: StopReason,
-    /// Tokens used.
-    pub usage: Usage,
-    /// The provider's id for the response, when it sent one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The model that answered, as the provider names it, when it said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-}
-
-/// Why the model stopped, normalised across providers.
-///
-/// Non-exhaustive: a reason skyl does not name yet arrives as [`Other`](Self::Other), and may get
-/// its own variant later; match it with a wildcard arm.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum StopReason {
-    /// It finished its answer.
-    EndTurn,
-    /// It called tools and waits for their results.
-    ToolUse,
-    /// It hit the token limit; the answer (or a tool call) may be cut off.
-    MaxTokens,
-    /// It produced one of the request's stop sequences.
-    StopSequence,
-    /// The provider's content filter stopped it.
-    ContentFilter,
-    /// The model refused to answer.
-    Refusal,
-    /// Another reason, as the provider spelled it (for example Anthropic `pause_turn` or Gemini
-    /// `MALFORMED_FUNCTION_CALL`); empty when the provider gave none.
-    Other(String),
-}
-
-/// Tokens a request used. Counts the provider did not report are zero or `None`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Tokens read, including cached ones.
-    pub input_tokens: u64,
-    /// Tokens generated, excluding reasoning tokens where the provider counts them apart (Gemini).
-    pub output_tokens: u64,
-    /// Input tokens served from the provider's cache, when reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached_input_tokens: Option<u64>,
-    /// Reasoning ("thinking") tokens, when reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_tokens: Option<u64>,
-}
+adapters!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);

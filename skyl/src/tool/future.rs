@@ -42,7 +42,7 @@ impl<'a> ToolFuture<'a> {
 
     /// The outcome, when the call finished without needing to be polled.
     #[inline]
-    pub fn into_ready(self) -> Result<ToolOutcome, Self> {
+    pub(crate) fn into_ready(self) -> Result<ToolOutcome, Self> {
         match self.inner {
             Inner::Ready(Some(outcome)) => Ok(outcome),
             inner => Err(ToolFuture { inner }),

@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::common::word_char;
+use super::names::word_char;
+use crate::message::Message;
 
 /// FNV-1a, 64 bits: a stable hash (std's `DefaultHasher` may change between Rust releases).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -21,8 +22,9 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (WIRE.md §2.3, the 400
-/// `messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`).
+/// `id` as Anthropic accepts it in history: `^[a-zA-Z0-9_-]+$` (the API answers any other id
+/// with the 400 `messages.1.content.1.tool_use.id: String should match pattern
+/// '^[a-zA-Z0-9_-]+$'`).
 ///
 /// A valid id is kept. Otherwise every other character becomes `_` and a hash of the original id
 /// is appended, so two ids that differ only in those characters stay distinct.
@@ -45,34 +47,103 @@ pub(crate) fn anthropic_id(id: &str) -> Cow<'_, str> {
 /// number calls per answer). Either would pair a result with the wrong call or send two equal
 /// `tool_use` ids. So every call of the request gets an id no earlier call got, and the results
 /// of a turn, which [`transcript`](crate::transcript) puts right after it, use the same mapping.
-#[derive(Debug, Default)]
-pub(crate) struct AnthropicIds {
-    used: HashSet<String>,
-    turn: HashMap<String, String>,
+#[derive(Debug)]
+pub(crate) struct AnthropicIds<'a> {
+    /// `None` when every call id of the request is valid and unique, so each is sent as it is.
+    renaming: Option<Renaming<'a>>,
 }
 
-impl AnthropicIds {
+#[derive(Debug, Default)]
+struct Renaming<'a> {
+    /// Every id sent so far.
+    used: HashSet<Cow<'a, str>>,
+    /// The ids of the latest turn that are sent changed.
+    changed: HashMap<&'a str, String>,
+}
+
+impl<'a> AnthropicIds<'a> {
+    /// The mapping for a request whose calls have these ids. Most requests need none: every id
+    /// valid and no two alike, which a table of the ids' hashes shows without comparing strings
+    /// (two equal hashes, even of different ids, only take the slower way).
+    pub(crate) fn new(messages: &'a [Message]) -> Self {
+        let ids = || {
+            messages
+                .iter()
+                .flat_map(Message::tool_calls)
+                .map(|call| call.id.as_str())
+        };
+        let slots = (ids().count() * 2).next_power_of_two();
+        let mut seen = vec![0u64; slots];
+        let mut as_they_are = true;
+        for id in ids() {
+            // Without an early exit: ids are short, and a loop without branches costs less.
+            let valid = id.bytes().fold(!id.is_empty(), |valid, byte| {
+                valid & (byte.is_ascii_alphanumeric() | (byte == b'_') | (byte == b'-'))
+            });
+            as_they_are &= valid && insert(&mut seen, fnv1a(id.as_bytes()).max(1));
+        }
+        AnthropicIds {
+            renaming: (!as_they_are).then(Renaming::default),
+        }
+    }
+
     /// Starts the mapping for the calls of a new assistant turn.
-    pub(crate) fn open_turn<'a>(&mut self, calls: impl Iterator<Item = &'a str>) {
-        self.turn.clear();
-        for id in calls {
-            let base = anthropic_id(id).into_owned();
-            let mut wire = base.clone();
-            let mut n = 2;
-            while self.used.contains(&wire) {
-                wire = format!("{base}_{n}");
-                n += 1;
-            }
-            self.used.insert(wire.clone());
-            self.turn.insert(id.to_owned(), wire);
+    pub(crate) fn open_turn(&mut self, calls: impl Iterator<Item = &'a str>) {
+        if let Some(renaming) = &mut self.renaming {
+            renaming.open_turn(calls);
         }
     }
 
     /// The id sent for `id`, a call (or the result of a call) of the latest turn.
-    pub(crate) fn get<'a>(&'a self, id: &'a str) -> Cow<'a, str> {
-        match self.turn.get(id) {
-            Some(wire) => Cow::Borrowed(wire),
-            None => anthropic_id(id),
+    pub(crate) fn get<'s>(&'s self, id: &'s str) -> Cow<'s, str> {
+        match &self.renaming {
+            None => Cow::Borrowed(id),
+            Some(renaming) => match renaming.changed.get(id) {
+                Some(wire) => Cow::Borrowed(wire),
+                None => anthropic_id(id),
+            },
+        }
+    }
+}
+
+/// Adds `hash` (not 0, the mark of a free slot) to an open-addressed table with room to spare;
+/// `false` when it was there already.
+fn insert(table: &mut [u64], hash: u64) -> bool {
+    let mask = table.len() - 1;
+    let mut slot = (hash as usize) & mask;
+    loop {
+        match table[slot] {
+            0 => {
+                table[slot] = hash;
+                return true;
+            }
+            taken if taken == hash => return false,
+            _ => slot = (slot + 1) & mask,
+        }
+    }
+}
+
+impl<'a> Renaming<'a> {
+    fn open_turn(&mut self, calls: impl Iterator<Item = &'a str>) {
+        self.changed.clear();
+        for id in calls {
+            let base = anthropic_id(id);
+            let wire = if self.used.contains(&base) {
+                let mut n = 2;
+                loop {
+                    let wire = format!("{base}_{n}");
+                    if !self.used.contains(wire.as_str()) {
+                        break Cow::Owned(wire);
+                    }
+                    n += 1;
+                }
+            } else {
+                base
+            };
+            if wire != id {
+                self.changed.insert(id, wire.clone().into_owned());
+            }
+            self.used.insert(wire);
         }
     }
 }
@@ -146,17 +217,41 @@ mod tests {
         assert_eq!(anthropic_id("call.1"), a, "deterministic");
     }
 
+    fn turn(ids: &[&str]) -> Message {
+        Message {
+            role: crate::message::Role::Assistant,
+            parts: ids
+                .iter()
+                .map(|id| crate::message::ToolCall::new(*id, "t", json!({})).into())
+                .collect(),
+        }
+    }
+
     #[test]
     fn anthropic_ids_never_collide_within_a_request() {
-        let mut ids = AnthropicIds::default();
         let cleaned = anthropic_id("call.1").into_owned();
         // A valid id equal to the cleaned form of another, and a reused id.
+        let transcript = [turn(&["call.1", &cleaned, "c"]), turn(&["c"])];
+        let mut ids = AnthropicIds::new(&transcript);
         ids.open_turn(["call.1", cleaned.as_str(), "c"].into_iter());
         assert_eq!(ids.get("call.1"), cleaned);
         assert_eq!(ids.get(&cleaned), format!("{cleaned}_2"));
         assert_eq!(ids.get("c"), "c");
         ids.open_turn(["c"].into_iter());
         assert_eq!(ids.get("c"), "c_2");
+    }
+
+    #[test]
+    fn valid_unique_ids_are_sent_as_they_are() {
+        let transcript = [turn(&["a"]), turn(&["b"])];
+        let mut ids = AnthropicIds::new(&transcript);
+        assert!(ids.renaming.is_none());
+        ids.open_turn(["b"].into_iter());
+        assert_eq!((ids.get("a"), ids.get("b")), ("a".into(), "b".into()));
+        let reused = [turn(&["a"]), turn(&["a"])];
+        assert!(AnthropicIds::new(&reused).renaming.is_some());
+        let invalid = [turn(&["a", "b.c"])];
+        assert!(AnthropicIds::new(&invalid).renaming.is_some());
     }
 
     #[test]

@@ -1,0 +1,93 @@
+//! Reading a response body: the steps every wire format shares, run in one place, around the
+//! steps each format writes for itself ([`Decoder`]).
+
+use serde_json::Value;
+
+use super::read::Node;
+use super::{DecodeError, Provider, Response, StopReason, Usage, call_ids};
+use crate::message::{Message, Part, Role};
+
+/// The steps of reading a body that differ between wire formats. [`decode`] calls each once, in
+/// the order they are declared here.
+pub(crate) trait Decoder {
+    /// The provider: it names the errors and owns the provider data of the answer.
+    const PROVIDER: Provider;
+    /// The key of the response's id.
+    const ID: &'static str;
+    /// The key of the model that answered.
+    const MODEL: &'static str;
+
+    /// The provider's error, when the body is one instead of an answer.
+    fn error(&self, root: Node<'_>) -> Result<Option<DecodeError>, DecodeError>;
+
+    /// The answer's parts, pushed in order onto `answer`, and why the model stopped.
+    fn answer<'a>(
+        &self,
+        root: Node<'a>,
+        answer: &mut Answer<'a>,
+    ) -> Result<StopReason, DecodeError>;
+
+    /// The tokens used.
+    fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError>;
+}
+
+/// The response in `body`: the provider's error, or the answer, its usage, id and model.
+pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, DecodeError> {
+    let root = Node::root(D::PROVIDER, body);
+    if let Some(error) = decoder.error(root)? {
+        return Err(error);
+    }
+    let id = root.get(D::ID).opt_str()?;
+    let mut answer = Answer {
+        parts: Vec::new(),
+        calls: 0,
+        body,
+        id,
+        key: None,
+    };
+    let stop_reason = decoder.answer(root, &mut answer)?;
+    Ok(Response {
+        message: Message {
+            role: Role::Assistant,
+            parts: answer.parts,
+        },
+        stop_reason,
+        usage: decoder.usage(root)?,
+        id: id.map(str::to_owned),
+        model: root.get(D::MODEL).opt_str()?.map(str::to_owned),
+    })
+}
+
+/// The parts of an answer as they are read, and the ids of its calls.
+pub(crate) struct Answer<'a> {
+    parts: Vec<Part>,
+    calls: usize,
+    body: &'a Value,
+    id: Option<&'a str>,
+    /// What makes minted ids unique, worked out for the first call that needs one.
+    key: Option<String>,
+}
+
+impl Answer<'_> {
+    /// Adds the next part.
+    pub(crate) fn push(&mut self, part: Part) {
+        if let Part::ToolCall(_) = part {
+            self.calls += 1;
+        }
+        self.parts.push(part);
+    }
+
+    /// How many calls the answer has so far.
+    pub(crate) fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// An id for the next call, which the provider sent without one: `<prefix>_<key>_<n>`, the
+    /// key being the response's id or a hash of the body (see [`call_ids::response_key`]).
+    pub(crate) fn mint_id(&mut self, prefix: &str) -> String {
+        let key = self
+            .key
+            .get_or_insert_with(|| call_ids::response_key(self.id, self.body));
+        call_ids::mint(prefix, key, self.calls)
+    }
+}

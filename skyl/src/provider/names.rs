@@ -1,0 +1,66 @@
+//! Tool names and call ids: the characters each provider accepts in them.
+
+use super::{EncodeError, Provider};
+
+/// `[a-zA-Z0-9_-]`: the characters OpenAI and Anthropic accept in tool names, and Anthropic in
+/// call ids.
+pub(crate) fn word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// A provider's rule for tool names.
+#[derive(Debug)]
+pub(crate) struct NameRule {
+    /// The rule in words, for the error.
+    pub(crate) text: &'static str,
+    /// Characters allowed first.
+    pub(crate) first: fn(char) -> bool,
+    /// Characters allowed after the first.
+    pub(crate) allowed: fn(char) -> bool,
+    /// Longest name, in characters.
+    pub(crate) max: usize,
+}
+
+/// `^[a-zA-Z0-9_-]{1,64}$`, the rule of Anthropic and both OpenAI APIs.
+///
+/// OpenAI documents it on `function.name` ("Must be a-z, A-Z, 0-9, or contain underscores and
+/// dashes, with a maximum length of 64"). Anthropic's API reference now allows 128 characters on
+/// `tools[].name`, but the API has answered a longer name with the 400 `tools.7.custom.name:
+/// String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`, so the stricter limit holds.
+pub(crate) const WORD_64: NameRule = NameRule {
+    text: "1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`",
+    first: word_char,
+    allowed: word_char,
+    max: 64,
+};
+
+impl NameRule {
+    /// `Ok` when `name` follows the rule; otherwise the error, with a name that does.
+    pub(crate) fn check(&self, provider: Provider, name: &str) -> Result<(), EncodeError> {
+        let mut chars = name.chars();
+        let follows = match chars.next() {
+            None => false,
+            Some(first) => {
+                (self.first)(first) && chars.all(self.allowed) && name.chars().count() <= self.max
+            }
+        };
+        if follows {
+            return Ok(());
+        }
+        let mut suggestion: String = name
+            .chars()
+            .map(|c| if (self.allowed)(c) { c } else { '_' })
+            .take(self.max)
+            .collect();
+        if !suggestion.chars().next().is_some_and(self.first) {
+            suggestion.insert(0, '_');
+            suggestion.truncate(self.max);
+        }
+        Err(EncodeError::ToolName {
+            provider,
+            tool: name.to_owned(),
+            rule: self.text,
+            suggestion,
+        })
+    }
+}

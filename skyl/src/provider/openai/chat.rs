@@ -1,0 +1,312 @@
+//! OpenAI Chat Completions (`POST /v1/chat/completions`), also spoken by most OpenAI-compatible
+//! servers (vLLM, Ollama's `/v1`, Groq, OpenRouter, Gemini's compatibility endpoint, ...).
+
+use serde_json::{Map, Value};
+
+use super::UsageKeys;
+use crate::arguments;
+use crate::message::{Message, Part, ProviderData, Role, ToolCall};
+use crate::provider::decode::{Answer, Decoder};
+use crate::provider::encode::{Encoder, object};
+use crate::provider::names::{self, NameRule};
+use crate::provider::read::Node;
+use crate::provider::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use crate::tool::ToolDefinition;
+
+const PROVIDER: Provider = Provider::OpenAiChat;
+
+/// OpenAI Chat Completions and the OpenAI-compatible servers.
+///
+/// Encoding:
+///
+/// - [`Request::system`] is the first message, `role: "system"`; [`Role::System`] messages of
+///   the transcript stay in place as `system` messages.
+/// - A call is an entry of the assistant message's `tool_calls`, its arguments a JSON string; a
+///   [`ToolResult`](crate::ToolResult) is a `role: "tool"` message right after it. There is no
+///   error flag on this wire and skyl never sends an `is_error` key (Fireworks and Groq reject
+///   unknown keys): a failed result's content is prefixed with `"error: "`, and a failure with
+///   empty content is sent as `""`, its flag lost. Write failures as sentences.
+/// - Text in a tool message is sent as a `user` message after the tool messages.
+/// - With [`with_strict(true)`](Self::with_strict) tools carry `"strict": true` and their schema
+///   is lowered with [`dialect::openai_strict`](crate::provider::dialect::openai_strict); a schema that cannot be strict is an
+///   [`EncodeError::Schema`].
+/// - [`Request::max_tokens`] is sent as `max_completion_tokens` (OpenAI's current name; reasoning
+///   models reject `max_tokens`). For an older server that wants `max_tokens`, put it in
+///   [`Request::extra`].
+///
+/// Decoding keeps an `arguments` string that is not valid JSON as a string (dispatching the call
+/// then tells the model), mints ids for calls a server sent without one (`call_<key>_<n>`, the key
+/// being the response `id` or a hash of the body), and keeps Gemini's `extra_content` (its thought
+/// signatures) to send back.
+///
+/// ```
+/// use skyl::provider::{Adapter, OpenAiChat};
+///
+/// let strict = OpenAiChat::default().with_strict(true);
+/// assert_eq!(strict.provider(), skyl::provider::Provider::OpenAiChat);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenAiChat {
+    strict: bool,
+}
+
+impl OpenAiChat {
+    /// Turns OpenAI strict mode on or off for every tool (off by default, as on the API).
+    pub fn with_strict(self, strict: bool) -> Self {
+        OpenAiChat { strict }
+    }
+}
+
+impl Encoder for OpenAiChat {
+    const PROVIDER: Provider = PROVIDER;
+    const TOOL_NAMES: NameRule = names::WORD_64;
+    const TRANSCRIPT: &'static str = "messages";
+
+    fn head(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        body.insert("model".into(), Value::from(&*request.model));
+    }
+
+    fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+            messages.push(text_message("system", vec![system]));
+        }
+        // Text found in tool messages, sent as a user message once the tool messages end.
+        let mut pending: Vec<&str> = Vec::new();
+        for message in request.messages.iter() {
+            if message.role != Role::Tool && !pending.is_empty() {
+                messages.push(text_message("user", std::mem::take(&mut pending)));
+            }
+            match message.role {
+                Role::System | Role::User => {
+                    let texts = texts(message);
+                    if !texts.is_empty() {
+                        let role = if message.role == Role::System {
+                            "system"
+                        } else {
+                            "user"
+                        };
+                        messages.push(text_message(role, texts));
+                    }
+                }
+                Role::Assistant => messages.extend(assistant_message(message)),
+                Role::Tool => {
+                    for part in &message.parts {
+                        if let Part::ToolResult(result) = part {
+                            messages.push(object([
+                                ("role", "tool".into()),
+                                ("tool_call_id", Value::from(&*result.call_id)),
+                                ("content", super::result_content(result)),
+                            ]));
+                        } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
+                            pending.push(text);
+                        }
+                    }
+                }
+            }
+        }
+        if !pending.is_empty() {
+            messages.push(text_message("user", pending));
+        }
+        messages
+    }
+
+    fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError> {
+        let mut function = Map::with_capacity(4);
+        function.insert("name".into(), Value::from(&*tool.name));
+        function.insert("description".into(), Value::from(&*tool.description));
+        function.insert(
+            "parameters".into(),
+            super::parameters(PROVIDER, self.strict, tool)?,
+        );
+        if self.strict {
+            function.insert("strict".into(), true.into());
+        }
+        Ok(object([
+            ("type", "function".into()),
+            ("function", Value::Object(function)),
+        ]))
+    }
+
+    fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
+        body.insert("tools".into(), Value::Array(declarations));
+        let choice = match choice {
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Required => "required".into(),
+            ToolChoice::Tool(name) => object([
+                ("type", "function".into()),
+                ("function", object([("name", name[..].into())])),
+            ]),
+        };
+        body.insert("tool_choice".into(), choice);
+    }
+
+    fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        if let Some(max) = request.max_tokens {
+            body.insert("max_completion_tokens".into(), max.into());
+        }
+    }
+}
+
+/// The non-empty texts of a message.
+fn texts(message: &Message) -> Vec<&str> {
+    message
+        .parts
+        .iter()
+        .filter_map(Part::text)
+        .filter(|text| !text.is_empty())
+        .collect()
+}
+
+/// One text as a plain string, several as an array of `{"type": "text"}` parts.
+fn text_content(texts: Vec<&str>) -> Value {
+    match texts.as_slice() {
+        [text] => Value::from(*text),
+        _ => texts
+            .into_iter()
+            .map(|text| object([("type", "text".into()), ("text", text.into())]))
+            .collect(),
+    }
+}
+
+fn text_message(role: &str, texts: Vec<&str>) -> Value {
+    object([("role", role.into()), ("content", text_content(texts))])
+}
+
+/// The assistant message for a turn, with its calls under `tool_calls`; `None` when it has
+/// neither text nor calls.
+fn assistant_message(message: &Message) -> Option<Value> {
+    let mut out = Map::new();
+    out.insert("role".into(), "assistant".into());
+    let texts = texts(message);
+    let has_text = !texts.is_empty();
+    if has_text {
+        out.insert("content".into(), text_content(texts));
+    }
+    let calls: Vec<Value> = message.tool_calls().map(call).collect();
+    let has_calls = !calls.is_empty();
+    if has_calls {
+        out.insert("tool_calls".into(), Value::Array(calls));
+    }
+    // The message's own provider data (Gemini's `extra_content` on its compatibility endpoint).
+    for part in &message.parts {
+        if let Part::Provider(data) = part
+            && let Some(Value::Object(data)) = data.of(PROVIDER)
+        {
+            out.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
+        }
+    }
+    (has_text || has_calls).then_some(Value::Object(out))
+}
+
+fn call(call: &ToolCall) -> Value {
+    let mut entry = Map::with_capacity(3);
+    entry.insert("id".into(), Value::from(&*call.id));
+    entry.insert("type".into(), "function".into());
+    entry.insert(
+        "function".into(),
+        object([
+            ("name", Value::from(&*call.name)),
+            (
+                "arguments",
+                Value::from(arguments::to_text(&call.arguments)),
+            ),
+        ]),
+    );
+    if let Some(Value::Object(data)) = call.provider_data.as_ref().and_then(|d| d.of(PROVIDER)) {
+        entry.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
+    }
+    Value::Object(entry)
+}
+
+impl Decoder for OpenAiChat {
+    const PROVIDER: Provider = PROVIDER;
+    const ID: &'static str = "id";
+    const MODEL: &'static str = "model";
+
+    fn error(&self, root: Node<'_>) -> Result<Option<DecodeError>, DecodeError> {
+        super::error(PROVIDER, root)
+    }
+
+    fn answer<'a>(
+        &self,
+        root: Node<'a>,
+        answer: &mut Answer<'a>,
+    ) -> Result<StopReason, DecodeError> {
+        let choices = root.get("choices");
+        let Some(choice) = choices.array()?.next() else {
+            return Err(choices.error("a non-empty array"));
+        };
+        let message = choice.get("message");
+        message.object()?;
+        if let Some(extra) = message.get("extra_content").value() {
+            answer.push(Part::Provider(extra_content(extra)));
+        }
+        let content = message.get("content");
+        match content.value() {
+            None => {}
+            Some(Value::String(text)) if text.is_empty() => {}
+            Some(Value::String(text)) => answer.push(Part::Text(text.clone())),
+            Some(Value::Array(_)) => {
+                for item in content.array()? {
+                    if let Some(text) = item.get("text").opt_str()? {
+                        answer.push(Part::Text(text.to_owned()));
+                    }
+                }
+            }
+            Some(_) => return Err(content.error("a string, an array or null")),
+        }
+        let refusal = message.get("refusal").opt_str()?;
+        if let Some(refusal) = refusal {
+            answer.push(Part::Text(refusal.to_owned()));
+        }
+        for call in message.get("tool_calls").opt_array()? {
+            let id = match call.get("id").opt_str()? {
+                Some(id) if !id.is_empty() => id.to_owned(),
+                _ => answer.mint_id("call"),
+            };
+            let function = call.get("function");
+            let arguments = function.get("arguments");
+            let arguments = match arguments.value() {
+                None => Value::Object(Map::new()),
+                Some(Value::String(text)) => arguments::from_text(text),
+                // Some compatible servers send the object itself.
+                Some(Value::Object(object)) => Value::Object(object.clone()),
+                Some(_) => return Err(arguments.error("a string")),
+            };
+            let mut tool_call = ToolCall::new(id, function.get("name").str()?, arguments);
+            if let Some(extra) = call.get("extra_content").value() {
+                tool_call.provider_data = Some(extra_content(extra));
+            }
+            answer.push(Part::ToolCall(tool_call));
+        }
+        Ok(match choice.get("finish_reason").opt_str()? {
+            _ if refusal.is_some() => StopReason::Refusal,
+            Some("stop") => StopReason::EndTurn,
+            Some("tool_calls" | "function_call") => StopReason::ToolUse,
+            Some("length") => StopReason::MaxTokens,
+            Some("content_filter") => StopReason::ContentFilter,
+            Some(other) => StopReason::Other(other.to_owned()),
+            None => StopReason::Other(String::new()),
+        })
+    }
+
+    fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
+        super::usage(
+            root.get("usage"),
+            &UsageKeys {
+                input: "prompt_tokens",
+                output: "completion_tokens",
+                input_details: "prompt_tokens_details",
+                output_details: "completion_tokens_details",
+            },
+        )
+    }
+}
+
+/// Gemini's `extra_content` (its thought signatures, on its OpenAI-compatible endpoint), kept to
+/// be sent back where it came.
+fn extra_content(extra: &Value) -> ProviderData {
+    ProviderData::new(PROVIDER, object([("extra_content", extra.clone())]))
+}

@@ -1,0 +1,386 @@
+//! The OpenAI Responses API (`POST /v1/responses`).
+
+use serde_json::{Map, Value};
+
+use super::UsageKeys;
+use crate::arguments;
+use crate::message::{Message, Part, ProviderData, Role, ToolCall};
+use crate::provider::decode::{Answer, Decoder};
+use crate::provider::encode::{Encoder, object};
+use crate::provider::names::{self, NameRule};
+use crate::provider::read::Node;
+use crate::provider::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use crate::tool::ToolDefinition;
+
+const PROVIDER: Provider = Provider::OpenAiResponses;
+
+/// The OpenAI Responses API.
+///
+/// Encoding:
+///
+/// - [`Request::system`] is the top-level `instructions`; [`Role::System`] messages of the
+///   transcript stay in place as `role: "system"` input messages.
+/// - A call is a `function_call` item (arguments as a JSON string) and a
+///   [`ToolResult`](crate::ToolResult) a `function_call_output` item. The error flag is lossy
+///   exactly as on [`OpenAiChat`](crate::provider::OpenAiChat): `"error: "` prefixed to the output, the flag
+///   lost when the content is empty, and never an `is_error` key.
+/// - A call decoded from this API keeps its `fc_` item id and is sent back with it, after the
+///   `reasoning` items that came before it in the same answer, verbatim. Reasoning items of an
+///   answer without calls are not sent back: the API needs them only with tool calls ("any
+///   reasoning items returned in model responses with tool calls must also be passed back"), and
+///   a reasoning item without the item that followed it is a 400.
+/// - The text of a `message` item decodes as [`Part::ProviderText`] carrying the item's id. It
+///   goes back as that item, id included, when the reasoning item before it goes back too (the
+///   API refuses either without the other); otherwise as plain assistant text.
+/// - Tools are flat `{"type": "function", "name", ...}` and always carry `strict` explicitly
+///   (the API would otherwise try to make them strict on its own): `false` by default, `true`
+///   with [`with_strict(true)`](Self::with_strict), which lowers the schema with
+///   [`dialect::openai_strict`](crate::provider::dialect::openai_strict).
+/// - [`Request::max_tokens`] is `max_output_tokens`.
+///
+/// To receive encrypted reasoning with `store: false`, add `"include":
+/// ["reasoning.encrypted_content"]` to [`Request::extra`].
+///
+/// ```
+/// use skyl::provider::{Adapter, OpenAiResponses, Request};
+///
+/// let body = OpenAiResponses::default()
+///     .encode(&Request { model: "gpt-5".into(), system: Some("Be terse.".into()), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
+///     .unwrap();
+/// assert_eq!(body["instructions"], "Be terse.");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenAiResponses {
+    strict: bool,
+}
+
+impl OpenAiResponses {
+    /// Turns OpenAI strict mode on or off for every tool (off by default; `strict` is always sent).
+    pub fn with_strict(self, strict: bool) -> Self {
+        OpenAiResponses { strict }
+    }
+}
+
+impl Encoder for OpenAiResponses {
+    const PROVIDER: Provider = PROVIDER;
+    const TOOL_NAMES: NameRule = names::WORD_64;
+    const TRANSCRIPT: &'static str = "input";
+
+    fn head(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        body.insert("model".into(), Value::from(&*request.model));
+        if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+            body.insert("instructions".into(), system.into());
+        }
+    }
+
+    fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
+        let mut input = Vec::with_capacity(request.messages.len());
+        // Text found in tool messages, sent as a user message once the tool messages end.
+        let mut pending: Vec<&str> = Vec::new();
+        for message in request.messages.iter() {
+            if message.role != Role::Tool && !pending.is_empty() {
+                input.push(input_message("user", std::mem::take(&mut pending)));
+            }
+            match message.role {
+                Role::System | Role::User => {
+                    let texts: Vec<&str> = message
+                        .parts
+                        .iter()
+                        .filter_map(Part::text)
+                        .filter(|text| !text.is_empty())
+                        .collect();
+                    if !texts.is_empty() {
+                        let role = if message.role == Role::System {
+                            "system"
+                        } else {
+                            "user"
+                        };
+                        input.push(input_message(role, texts));
+                    }
+                }
+                Role::Assistant => assistant_items(message, &mut input),
+                Role::Tool => {
+                    for part in &message.parts {
+                        if let Part::ToolResult(result) = part {
+                            input.push(object([
+                                ("type", "function_call_output".into()),
+                                ("call_id", Value::from(&*result.call_id)),
+                                ("output", super::result_content(result)),
+                            ]));
+                        } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
+                            pending.push(text);
+                        }
+                    }
+                }
+            }
+        }
+        if !pending.is_empty() {
+            input.push(input_message("user", pending));
+        }
+        input
+    }
+
+    fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError> {
+        Ok(object([
+            ("type", "function".into()),
+            ("name", Value::from(&*tool.name)),
+            ("description", Value::from(&*tool.description)),
+            (
+                "parameters",
+                super::parameters(PROVIDER, self.strict, tool)?,
+            ),
+            ("strict", self.strict.into()),
+        ]))
+    }
+
+    fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
+        body.insert("tools".into(), Value::Array(declarations));
+        let choice = match choice {
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Required => "required".into(),
+            ToolChoice::Tool(name) => {
+                object([("type", "function".into()), ("name", name[..].into())])
+            }
+        };
+        body.insert("tool_choice".into(), choice);
+    }
+
+    fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        if let Some(max) = request.max_tokens {
+            body.insert("max_output_tokens".into(), max.into());
+        }
+    }
+}
+
+/// An input message: one text as a string, several as `input_text` parts.
+fn input_message(role: &str, texts: Vec<&str>) -> Value {
+    let content = match texts.as_slice() {
+        [text] => Value::from(*text),
+        _ => texts
+            .into_iter()
+            .map(|text| object([("type", "input_text".into()), ("text", text.into())]))
+            .collect(),
+    };
+    object([("role", role.into()), ("content", content)])
+}
+
+fn assistant_text(text: &str) -> Value {
+    object([("role", "assistant".into()), ("content", text.into())])
+}
+
+/// The `message` item data a part carries, when it came from this API.
+fn message_item(part: &Part) -> Option<&Map<String, Value>> {
+    let Part::ProviderText { provider_data, .. } = part else {
+        return None;
+    };
+    match provider_data.of(PROVIDER) {
+        Some(Value::Object(item)) if item.get("type") == Some(&Value::from("message")) => {
+            Some(item)
+        }
+        _ => None,
+    }
+}
+
+/// The items of an assistant turn, in the order the model produced them.
+///
+/// A reasoning item must be followed by the item that followed it in the answer, with that item's
+/// id (`Item 'rs_…' of type 'reasoning' was provided without its required following item`); a
+/// message item with an id must be preceded by its reasoning item (`Item 'msg_…' of type
+/// 'message' was provided without its required 'reasoning' item`). So a message item keeps its id
+/// exactly when the reasoning item before it is sent back, and is plain assistant text otherwise.
+fn assistant_items(message: &Message, input: &mut Vec<Value>) {
+    let parts = &message.parts;
+    let mut reasoning_sent = false;
+    let mut position = 0;
+    while position < parts.len() {
+        let part = &parts[position];
+        position += 1;
+        if let Some(item) = message_item(part) {
+            // The item's texts: this part and the ones after it that carry the same item.
+            let same_item = |p: &Part| message_item(p) == Some(item);
+            let end = position
+                + parts[position..]
+                    .iter()
+                    .take_while(|p| same_item(p))
+                    .count();
+            let texts = parts[position - 1..end]
+                .iter()
+                .filter_map(Part::text)
+                .filter(|text| !text.is_empty());
+            position = end;
+            if reasoning_sent && texts.clone().next().is_some() {
+                let mut item = item.clone();
+                item.insert("role".into(), "assistant".into());
+                let content = texts.map(|text| {
+                    object([
+                        ("type", "output_text".into()),
+                        ("text", text.into()),
+                        ("annotations", Value::Array(Vec::new())),
+                    ])
+                });
+                item.insert("content".into(), content.collect());
+                input.push(Value::Object(item));
+            } else {
+                input.extend(texts.map(assistant_text));
+            }
+            reasoning_sent = false;
+            continue;
+        }
+        match part {
+            Part::Text(text) | Part::ProviderText { text, .. } => {
+                if !text.is_empty() {
+                    input.push(assistant_text(text));
+                }
+            }
+            Part::ToolCall(call) => {
+                let mut item = Map::with_capacity(5);
+                item.insert("type".into(), "function_call".into());
+                item.insert("call_id".into(), Value::from(&*call.id));
+                item.insert("name".into(), Value::from(&*call.name));
+                item.insert(
+                    "arguments".into(),
+                    Value::from(arguments::to_text(&call.arguments)),
+                );
+                if let Some(id) = call
+                    .provider_data
+                    .as_ref()
+                    .and_then(|data| data.of(PROVIDER))
+                    .and_then(|data| data.get("id"))
+                {
+                    item.insert("id".into(), id.clone());
+                }
+                input.push(Value::Object(item));
+                reasoning_sent = false;
+            }
+            Part::Provider(data) => {
+                let Some(data) = data.of(PROVIDER) else {
+                    continue;
+                };
+                match data.get("type").and_then(Value::as_str) {
+                    Some("reasoning") => {
+                        // Needed only with tool calls, and a 400 without its following item.
+                        reasoning_sent = parts[position..]
+                            .iter()
+                            .any(|p| matches!(p, Part::ToolCall(_)));
+                        if reasoning_sent {
+                            input.push(data.clone());
+                        }
+                    }
+                    // A message item that held no text: nothing to send.
+                    Some("message") => reasoning_sent = false,
+                    _ => input.push(data.clone()),
+                }
+            }
+            Part::ToolResult(_) => {}
+        }
+    }
+}
+
+impl Decoder for OpenAiResponses {
+    const PROVIDER: Provider = PROVIDER;
+    const ID: &'static str = "id";
+    const MODEL: &'static str = "model";
+
+    fn error(&self, root: Node<'_>) -> Result<Option<DecodeError>, DecodeError> {
+        super::error(PROVIDER, root)
+    }
+
+    fn answer<'a>(
+        &self,
+        root: Node<'a>,
+        answer: &mut Answer<'a>,
+    ) -> Result<StopReason, DecodeError> {
+        let mut refused = false;
+        for item in root.get("output").array()? {
+            match item.get("type").str()? {
+                "message" => {
+                    // The item's id, for its texts to go back in it (see `assistant_items`).
+                    let marker = match item.get("id").opt_str()? {
+                        None => None,
+                        Some(id) => {
+                            let mut marker = Map::with_capacity(3);
+                            marker.insert("type".into(), "message".into());
+                            marker.insert("id".into(), id.into());
+                            if let Some(status) = item.get("status").opt_str()? {
+                                marker.insert("status".into(), status.into());
+                            }
+                            Some(ProviderData::new(PROVIDER, Value::Object(marker)))
+                        }
+                    };
+                    let mut texts = 0;
+                    for content in item.get("content").opt_array()? {
+                        let text = match content.get("type").opt_str()? {
+                            Some("refusal") => {
+                                refused = true;
+                                content.get("refusal").str()?
+                            }
+                            _ => match content.get("text").opt_str()? {
+                                Some(text) => text,
+                                None => continue,
+                            },
+                        };
+                        texts += 1;
+                        answer.push(match &marker {
+                            Some(marker) => Part::ProviderText {
+                                text: text.to_owned(),
+                                provider_data: marker.clone(),
+                            },
+                            None => Part::Text(text.to_owned()),
+                        });
+                    }
+                    if let (Some(marker), 0) = (marker, texts) {
+                        answer.push(Part::Provider(marker));
+                    }
+                }
+                "function_call" => {
+                    let arguments = match item.get("arguments").opt_str()? {
+                        Some(text) => arguments::from_text(text),
+                        None => Value::Object(Map::new()),
+                    };
+                    let mut call = ToolCall::new(
+                        item.get("call_id").str()?,
+                        item.get("name").str()?,
+                        arguments,
+                    );
+                    if let Some(id) = item.get("id").opt_str()? {
+                        call.provider_data =
+                            Some(ProviderData::new(PROVIDER, object([("id", id.into())])));
+                    }
+                    answer.push(Part::ToolCall(call));
+                }
+                // reasoning and any other item: sent back as it came.
+                _ => answer.push(Part::Provider(ProviderData::new(
+                    PROVIDER,
+                    Value::Object(item.object()?.clone()),
+                ))),
+            }
+        }
+        Ok(if root.get("status").opt_str()? == Some("incomplete") {
+            match root.get("incomplete_details").get("reason").opt_str()? {
+                Some("max_output_tokens") => StopReason::MaxTokens,
+                Some("content_filter") => StopReason::ContentFilter,
+                Some(other) => StopReason::Other(other.to_owned()),
+                None => StopReason::Other("incomplete".to_owned()),
+            }
+        } else if refused {
+            StopReason::Refusal
+        } else if answer.calls() > 0 {
+            StopReason::ToolUse
+        } else {
+            StopReason::EndTurn
+        })
+    }
+
+    fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
+        super::usage(
+            root.get("usage"),
+            &UsageKeys {
+                input: "input_tokens",
+                output: "output_tokens",
+                input_details: "input_tokens_details",
+                output_details: "output_tokens_details",
+            },
+        )
+    }
+}

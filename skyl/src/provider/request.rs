@@ -1,0 +1,103 @@
+//! What an adapter encodes: a [`Request`].
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::message::Message;
+use crate::tool::ToolDefinition;
+
+/// Everything an adapter needs to build one request body.
+///
+/// A request borrows what it can: the transcript and the tool definitions usually live
+/// elsewhere (in an agent's run, in a [`Toolbox`](crate::Toolbox)), so encoding the same
+/// transcript for two providers, or at every step of a loop, copies neither. Each field is a
+/// [`Cow`], so a request can also own what it holds (`vec![...].into()`), and a hook may replace a
+/// borrowed field with an owned one (trimmed history, a subset of the tools).
+///
+/// ```
+/// use skyl::provider::Request;
+/// use skyl::{Message, Toolbox};
+///
+/// /// Says hello.
+/// #[skyl::tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let toolbox = Toolbox::new().with(Hello);
+/// let transcript = vec![Message::user("Hello")];
+/// let request = Request {
+///     model: "claude-sonnet-4-5".into(),
+///     messages: transcript.as_slice().into(),
+///     tools: toolbox.definitions().into(),
+///     ..Default::default()
+/// };
+/// assert_eq!(request.tools[0].name, "hello");
+///
+/// // An owned request, for when nothing outlives it:
+/// let owned: Request<'static> = Request {
+///     model: "gpt-5".into(),
+///     messages: vec![Message::user("Hi")].into(),
+///     ..Default::default()
+/// };
+/// assert!(owned.tools.is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request<'a> {
+    /// The model to ask.
+    pub model: Cow<'a, str>,
+    /// The system prompt. Adapters put it where their provider wants it and before any
+    /// [`Role::System`](crate::Role::System) messages of the transcript (see each adapter's docs).
+    pub system: Option<Cow<'a, str>>,
+    /// The transcript. It must be complete: every call answered
+    /// ([`transcript::validate_complete`](crate::transcript::validate_complete)).
+    pub messages: Cow<'a, [Message]>,
+    /// The tools the model may call. Send them on every request whose transcript holds calls.
+    pub tools: Cow<'a, [ToolDefinition]>,
+    /// Whether and which tool the model must call.
+    pub tool_choice: ToolChoice,
+    /// The most tokens to generate. [`Anthropic`](super::Anthropic) requires a value and sends
+    /// [`Anthropic::DEFAULT_MAX_TOKENS`](super::Anthropic::DEFAULT_MAX_TOKENS) when this is `None`; the others leave it to the provider.
+    pub max_tokens: Option<u32>,
+    /// Provider-specific fields merged into the top level of the body last (`temperature`,
+    /// `parallel_tool_calls`, `store`, ...). A key already in the body is replaced, except that
+    /// two JSON objects are merged key by key (so `generationConfig` can be extended on Gemini).
+    pub extra: Map<String, Value>,
+}
+
+impl Request<'_> {
+    /// A request that owns everything it holds, so it can outlive what it borrowed (to move it to
+    /// another task, or keep it after the transcript changes).
+    pub fn into_owned(self) -> Request<'static> {
+        Request {
+            model: Cow::Owned(self.model.into_owned()),
+            system: self.system.map(|system| Cow::Owned(system.into_owned())),
+            messages: Cow::Owned(self.messages.into_owned()),
+            tools: Cow::Owned(self.tools.into_owned()),
+            tool_choice: self.tool_choice,
+            max_tokens: self.max_tokens,
+            extra: self.extra,
+        }
+    }
+}
+
+/// Whether and which tool the model must call.
+///
+/// Non-exhaustive: providers keep adding choices (OpenAI's `allowed_tools`, Gemini's
+/// `VALIDATED`), and skyl may follow.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the default).
+    #[default]
+    Auto,
+    /// The model must not call a tool.
+    None,
+    /// The model must call at least one tool.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
