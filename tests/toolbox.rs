@@ -90,7 +90,7 @@ struct CityArgs {
 fn weather<S>() -> impl Tool<S> {
     tool("get_weather", |arguments: &Value, _: &S| {
         ready(
-            skyl::__private::parse_arguments::<CityArgs>(arguments)
+            skyl::__private::parse_arguments::<CityArgs>(arguments, || &Value::Null)
                 .map(|args| format!("22C and sunny in {}", args.city)),
         )
     })
