@@ -111,15 +111,17 @@ mod executor;
 mod macro_support;
 mod name_index;
 mod prose;
+mod registration;
 mod toolbox;
 
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
     tool_result_message,
 };
+pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
-    FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations, ToolDefinition,
-    ToolFailure, ToolFuture, ToolOutcome,
+    DynamicTool, FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations,
+    ToolDefinition, ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;

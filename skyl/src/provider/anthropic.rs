@@ -13,7 +13,7 @@ const NAME: &str = "anthropic";
 /// Tool names: `^[a-zA-Z0-9_-]{1,64}$`, the stricter of the two documented limits (WIRE.md §1
 /// and §2.2: the 400 `tools.7.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
 /// current docs allow 128).
-const NAMES: NameRule = NameRule {
+pub(super) const NAMES: NameRule = NameRule {
     text: "1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`",
     first: common::word_char,
     allowed: common::word_char,

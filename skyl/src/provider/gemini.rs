@@ -26,7 +26,7 @@ fn name_char(c: char) -> bool {
 /// Tool names: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$` (WIRE.md §5.1, `FunctionDeclaration.name`:
 /// "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores,
 /// dots, colons and dashes"; the API's own error says a maximum length of 64, the SDK 128).
-const NAMES: NameRule = NameRule {
+pub(super) const NAMES: NameRule = NameRule {
     text: "a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters",
     first: name_first,
     allowed: name_char,

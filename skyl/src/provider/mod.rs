@@ -80,6 +80,8 @@ mod openai_responses;
 mod read;
 mod stream;
 
+pub(crate) use common::NameRule;
+
 pub use anthropic::Anthropic;
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
@@ -267,3 +269,12 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
 }
+
+/// Each API's rule for tool names, named for people, for checks made before an adapter is chosen
+/// (registering a tool in a [`Toolbox`](crate::Toolbox)). OpenAI's rule covers both OpenAI
+/// adapters.
+pub(crate) const TOOL_NAME_RULES: [(&str, &NameRule); 3] = [
+    ("Anthropic", &anthropic::NAMES),
+    ("OpenAI", &openai_chat::NAMES),
+    ("Gemini", &gemini::NAMES),
+];
