@@ -88,6 +88,31 @@ pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
     }
 }
 
+/// The content for a call that repeats an earlier call of its turn to a tool that must not run
+/// twice by accident; `first_result` is the content of that earlier call's result.
+pub(crate) fn repeated_call(tool: &str, first_call_id: &str, first_result: &str) -> String {
+    let returned = if first_result.trim().is_empty() {
+        "returned nothing".to_owned()
+    } else {
+        format!("returned: \"{}\"", quote(first_result))
+    };
+    format!(
+        "ERROR: {tool} was not run: this call repeats call {first_call_id} of the same turn with the same arguments, and running {tool} twice would repeat its effect. Call {first_call_id} {returned}. Call {tool} again in a later turn only if the user wants it done twice."
+    )
+}
+
+/// How much of an earlier result a refusal quotes; the whole result is in the same turn.
+const QUOTED_CHARS: usize = 200;
+
+/// `text` on one line, at most [`QUOTED_CHARS`] characters, marked when cut.
+fn quote(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{}...", &one_line[..end]),
+        None => one_line,
+    }
+}
+
 /// The content for a tool that did not finish in time.
 #[cfg_attr(not(feature = "timeout"), allow(dead_code))]
 pub(crate) fn timed_out(tool: &str, limit: Duration) -> String {
@@ -254,6 +279,23 @@ mod tests {
         );
         assert_eq!(seconds(Duration::from_millis(250)), "250ms");
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+    }
+
+    #[test]
+    fn a_repeated_call_quotes_the_first_result() {
+        assert_eq!(
+            repeated_call("send_email", "c1", "sent to ada\n(id 7)"),
+            "ERROR: send_email was not run: this call repeats call c1 of the same turn with the same arguments, and running send_email twice would repeat its effect. Call c1 returned: \"sent to ada (id 7)\". Call send_email again in a later turn only if the user wants it done twice."
+        );
+        assert_eq!(
+            repeated_call("ping", "c1", " "),
+            "ERROR: ping was not run: this call repeats call c1 of the same turn with the same arguments, and running ping twice would repeat its effect. Call c1 returned nothing. Call ping again in a later turn only if the user wants it done twice."
+        );
+        let long = repeated_call("read", "c1", &"é".repeat(300));
+        assert!(
+            long.contains(&format!("returned: \"{}...\".", "é".repeat(200))),
+            "{long}"
+        );
     }
 
     #[test]

@@ -17,6 +17,10 @@ use crate::prose;
 use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 
+mod repeats;
+
+use repeats::Repeats;
+
 /// A set of tools and the state they share, answering a model's tool calls.
 ///
 /// Dispatch never fails: whatever happens to a call (an unknown name, arguments that do not fit,
@@ -394,15 +398,65 @@ impl<S: 'static> Toolbox<S> {
     /// come, even two with the same id (which the transcript rules forbid, see
     /// [`transcript::validate_complete`](crate::transcript::validate_complete)): each gets its
     /// own result, so none is silently dropped.
+    ///
+    /// # Repeated calls
+    ///
+    /// A tool whose annotations say that running it again has an effect
+    /// (`idempotent: Some(false)`, or `destructive: Some(true)` without
+    /// `idempotent: Some(true)`) runs once per turn for the same arguments: a second identical
+    /// call in the same message (same tool, same arguments once canonical: key order, an object
+    /// sent as a string, a `null` for an absent argument and `1` against `1.0` make no difference)
+    /// is not run, and its result is an error that quotes the first call's result. A tool that
+    /// says nothing about itself runs every call, as does [`dispatch`](Self::dispatch), which
+    /// sees one call at a time.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
+    ///
+    /// let send = DynamicTool::from_fn(
+    ///     ToolDefinition {
+    ///         name: "send_email".into(),
+    ///         description: "Sends an email.".into(),
+    ///         parameters: json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}),
+    ///         annotations: ToolAnnotations { idempotent: Some(false), ..Default::default() },
+    ///         ..Default::default()
+    ///     },
+    ///     |arguments: serde_json::Value| format!("sent to {}", arguments["to"]),
+    /// );
+    /// let toolbox = Toolbox::new().with(send);
+    /// let turn = Message {
+    ///     role: Role::Assistant,
+    ///     parts: vec![
+    ///         Part::ToolCall(ToolCall::new("c1", "send_email", json!({"to": "ada"}))),
+    ///         Part::ToolCall(ToolCall::new("c2", "send_email", json!({"to": "ada"}))),
+    ///     ],
+    /// };
+    /// let answer = toolbox.answer_blocking(&turn);
+    /// let results: Vec<_> = answer.tool_results().collect();
+    /// assert_eq!(results[0].content, "sent to \"ada\"");
+    /// assert!(results[1].is_error);
+    /// assert!(results[1].content.starts_with("ERROR: send_email was not run: this call repeats call c1"));
+    /// ```
     pub async fn answer(&self, message: &Message) -> Message {
+        let calls: Vec<&ToolCall> = message.tool_calls().collect();
         let mut join = JoinInOrder::new();
-        for call in message.tool_calls() {
+        let mut repeats = Repeats::default();
+        for (slot, call) in calls.iter().copied().enumerate() {
+            if let Some((_, position)) = self.index.get(&call.name)
+                && repeats.is_repeat(slot, call, &self.definitions[position])
+            {
+                // Written once the call it repeats has its result.
+                join.push_done(ToolResult::error(call.id.as_str(), String::new()));
+                continue;
+            }
             match self.start(call) {
                 Started::Done(result) => join.push_done(result),
                 Started::Running(running) => join.push_pending(running),
             }
         }
-        let results = join.await;
+        let mut results = join.await;
+        repeats.answer(&mut results, &calls);
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),
