@@ -120,8 +120,8 @@ pub use message::{
 };
 pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
-    DynamicTool, FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations,
-    ToolDefinition, ToolFailure, ToolFuture, ToolOutcome,
+    DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
+    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;

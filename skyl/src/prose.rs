@@ -76,6 +76,11 @@ const DO_NOT_RETRY: &str = "Do not retry; tell the user the result is unavailabl
 
 /// The content for a tool that panicked. `payload` is the panic message when it was a string.
 pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
+    if let Some(cause) = payload.and_then(runtime_context) {
+        return format!(
+            "ERROR: {tool} failed: {cause}. This is a problem in how the application runs {tool}, not in the tool or the call. {DO_NOT_RETRY}"
+        );
+    }
     // `assert_eq!` and friends spread their message over lines; a model reads one sentence.
     let payload = payload.map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
     match payload.as_deref().map(sentence).filter(|p| !p.is_empty()) {
@@ -85,6 +90,32 @@ pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
         None => format!(
             "ERROR: {tool} failed: it crashed. This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
         ),
+    }
+}
+
+/// What a panic from Tokio about the caller's runtime means, in words: the tool is fine, the
+/// caller runs it where Tokio cannot work. A synchronous tool that uses a Tokio handle, or an
+/// asynchronous one that uses Tokio's timers or sockets, panics this way under
+/// `dispatch_blocking`, which runs tools without a runtime.
+fn runtime_context(payload: &str) -> Option<&'static str> {
+    if payload.contains("there is no reactor running") {
+        Some(
+            "it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking",
+        )
+    } else if payload.starts_with("Cannot start a runtime from within a runtime") {
+        Some(
+            "it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking)",
+        )
+    } else if payload.starts_with("A Tokio 1.x context was found, but timers are disabled") {
+        Some(
+            "it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all",
+        )
+    } else if payload.starts_with("A Tokio 1.x context was found, but IO is disabled") {
+        Some(
+            "it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all",
+        )
+    } else {
+        None
     }
 }
 
@@ -268,6 +299,40 @@ mod tests {
                 Some("assertion `left == right` failed: codes\n  left: 2\n right: 3")
             ),
             "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "fetch",
+                Some(
+                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+                )
+            ),
+            "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "fetch",
+                Some("Cannot start a runtime from within a runtime. This happens because ...")
+            ),
+            "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "wait",
+                Some(
+                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers."
+                )
+            ),
+            "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "listen",
+                Some(
+                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }"
+                )
+            ),
+            "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable."
         );
         assert_eq!(
             panicked("parse", None),

@@ -10,6 +10,7 @@ mod definition;
 mod dynamic;
 mod failure;
 mod future;
+mod guided;
 mod output;
 mod state;
 
@@ -17,6 +18,7 @@ pub use definition::{ToolAnnotations, ToolDefinition};
 pub use dynamic::DynamicTool;
 pub use failure::{FailureKind, Guidance, ToolFailure};
 pub use future::{ToolFuture, ToolOutcome};
+pub use guided::{Guide, GuidedError};
 pub use output::{IntoToolOutput, Json};
 pub use state::FromRef;
 
