@@ -65,7 +65,7 @@ fn contents(toolbox: &Toolbox, message: &Message) -> Vec<(String, bool)> {
 fn refusal(tool: &str, first: &str, returned: &str) -> (String, bool) {
     (
         format!(
-            "ERROR: {tool} was not run: this call repeats call {first} of the same turn with the same arguments, and running {tool} twice would repeat its effect. Call {first} returned: \"{returned}\". Call {tool} again in a later turn only if the user wants it done twice."
+            "ERROR: {tool} was not run: this call repeats the call `{first}` of the same turn with the same arguments, and running {tool} twice would repeat its effect. The call `{first}` returned: \"{returned}\". Call {tool} again in a later turn only if the user wants it done twice."
         ),
         true,
     )

@@ -128,7 +128,7 @@ pub(crate) fn repeated_call(tool: &str, first_call_id: &str, first_result: &str)
         format!("returned: \"{}\"", quote(first_result))
     };
     format!(
-        "ERROR: {tool} was not run: this call repeats call {first_call_id} of the same turn with the same arguments, and running {tool} twice would repeat its effect. Call {first_call_id} {returned}. Call {tool} again in a later turn only if the user wants it done twice."
+        "ERROR: {tool} was not run: this call repeats the call `{first_call_id}` of the same turn with the same arguments, and running {tool} twice would repeat its effect. The call `{first_call_id}` {returned}. Call {tool} again in a later turn only if the user wants it done twice."
     )
 }
 
@@ -350,11 +350,11 @@ mod tests {
     fn a_repeated_call_quotes_the_first_result() {
         assert_eq!(
             repeated_call("send_email", "c1", "sent to ada\n(id 7)"),
-            "ERROR: send_email was not run: this call repeats call c1 of the same turn with the same arguments, and running send_email twice would repeat its effect. Call c1 returned: \"sent to ada (id 7)\". Call send_email again in a later turn only if the user wants it done twice."
+            "ERROR: send_email was not run: this call repeats the call `c1` of the same turn with the same arguments, and running send_email twice would repeat its effect. The call `c1` returned: \"sent to ada (id 7)\". Call send_email again in a later turn only if the user wants it done twice."
         );
         assert_eq!(
             repeated_call("ping", "c1", " "),
-            "ERROR: ping was not run: this call repeats call c1 of the same turn with the same arguments, and running ping twice would repeat its effect. Call c1 returned nothing. Call ping again in a later turn only if the user wants it done twice."
+            "ERROR: ping was not run: this call repeats the call `c1` of the same turn with the same arguments, and running ping twice would repeat its effect. The call `c1` returned nothing. Call ping again in a later turn only if the user wants it done twice."
         );
         let long = repeated_call("read", "c1", &"é".repeat(300));
         assert!(

@@ -62,6 +62,12 @@ use repeats::Repeats;
 /// with `panic = "abort"` cannot catch them: the process ends, as it would anywhere else. The
 /// default panic hook still prints the panic to stderr.
 ///
+/// # Timeouts
+///
+/// With the `timeout` feature (`skyl = { version = "0.1", features = ["timeout"] }`),
+/// `Toolbox::with_timeout` stops an asynchronous call that runs too long; its result says so.
+/// Without the feature, no timer is compiled in and calls run until they finish.
+///
 /// # State
 ///
 /// [`Toolbox::with_state`] gives the tools a shared state `S`. A tool asks for a part of it with a
@@ -436,7 +442,7 @@ impl<S: 'static> Toolbox<S> {
     /// let results: Vec<_> = answer.tool_results().collect();
     /// assert_eq!(results[0].content, "sent to \"ada\"");
     /// assert!(results[1].is_error);
-    /// assert!(results[1].content.starts_with("ERROR: send_email was not run: this call repeats call c1"));
+    /// assert!(results[1].content.starts_with("ERROR: send_email was not run: this call repeats the call `c1`"));
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
