@@ -14,6 +14,11 @@
 //! `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `anyOf`,
 //! `oneOf`, `allOf`, `not`, `if`/`then`/`else`, and local `$ref`s (`#`, `#/$defs/...`).
 //!
+//! It is skyl's own rather than a crate such as `jsonschema` because that crate brings a regular
+//! expression engine, URL and date parsers and more into every build for keywords tool schemas
+//! do not use, and its errors would not speak serde's words; this file is a few hundred lines
+//! with no dependency beyond serde_json.
+//!
 //! Two keywords are deliberately not checked, because checking them would need a regular
 //! expression engine in every build of skyl: `pattern` and `patternProperties` (a key that only a
 //! `patternProperties` could allow is accepted). `format` is an annotation, as JSON Schema 2020-12

@@ -20,6 +20,10 @@ use crate::schema;
 /// `#[tool]` function may return ([`IntoToolOutput`]); an `Err`, a panic and a timeout become
 /// results like any other tool's.
 ///
+/// The declared schema is the contract, read as JSON Schema reads it: a key it does not declare
+/// is accepted unless the object says `"additionalProperties": false` (a `#[tool]` function's
+/// arguments refuse unknown keys because their generated schema says so).
+///
 /// The closure takes the arguments as a `serde_json::Value`, or as any type that implements
 /// `Deserialize`, which is read from the arguments once they have passed the schema. It may be
 /// synchronous ([`from_fn`](Self::from_fn)) or return a future
