@@ -96,7 +96,7 @@ fn skyl_among(bencher: divan::Bencher<'_, '_>, tools: usize) {
     for n in 1..tools {
         toolbox = toolbox.with(Filler(ToolDefinition {
             name: format!("filler_tool_{n}"),
-            description: String::new(),
+            description: "Does nothing.".into(),
             parameters: json!({"type": "object"}),
             ..Default::default()
         }));

@@ -90,7 +90,7 @@ struct CityArgs {
 fn weather<S>() -> impl Tool<S> {
     tool("get_weather", |arguments: &Value, _: &S| {
         ready(
-            skyl::__private::parse_arguments::<CityArgs>(arguments)
+            skyl::__private::parse_arguments::<CityArgs>(arguments, || &Value::Null)
                 .map(|args| format!("22C and sunny in {}", args.city)),
         )
     })
@@ -477,7 +477,7 @@ fn definitions_and_names_keep_the_order_tools_were_added() {
 
 #[test]
 #[should_panic(
-    expected = "Toolbox::with: a tool named \"search\" is already in this toolbox; give one of them another name with #[tool(name = \"...\")]"
+    expected = "Toolbox::with: a tool named \"search\" is already in this toolbox; give one of them another name (with #[tool(name = \"...\")] or in its definition), or swap it with Toolbox::replace"
 )]
 fn adding_two_tools_of_one_name_panics() {
     let _ = toolbox().with(tool("search", |_: &Value, _: &()| ready(Ok(String::new()))));

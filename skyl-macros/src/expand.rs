@@ -224,7 +224,9 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
                     __state: &'__a __S,
                 ) -> ::skyl::ToolFuture<'__a> {
                     let _ = __state;
-                    let __args = match ::skyl::__private::parse_arguments::<__SkylArguments<__S>>(__json) {
+                    // The schema is read only when the arguments do not parse as they are.
+                    let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
+                    let __args = match ::skyl::__private::parse_arguments::<__SkylArguments<__S>>(__json, __schema) {
                         ::core::result::Result::Ok(args) => args,
                         ::core::result::Result::Err(failure) => {
                             return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));

@@ -1,8 +1,13 @@
 //! Turning a model's arguments into a tool's typed parameters.
 //!
 //! The success path is one `Deserialize` straight from the borrowed `&Value`: no clone, no
-//! re-serialization, no path tracking. Only when that fails is the value parsed again with
-//! `serde_path_to_error`, to say which argument was wrong.
+//! re-serialization, no path tracking, and the tool's schema is not even looked at. Only when that
+//! fails are the arguments looked at again: reshaped (`null` or a JSON string holding an object),
+//! cleaned of the nulls that mean "not given" ([`absent`]), and, should they still not parse,
+//! parsed once more with `serde_path_to_error` to say which argument was wrong.
+//!
+//! A tool whose schema is declared as data rather than derived from a type has its arguments
+//! checked against that schema first ([`validate`]), with the same prose.
 //!
 //! [`shape`] is the one place that says what a [`ToolCall::arguments`](crate::ToolCall::arguments)
 //! value means, whatever shape it came in: dispatching reads it, and so do the adapters that put a
@@ -16,26 +21,76 @@ use serde_json::{Map, Value};
 
 use crate::tool::ToolFailure;
 
-/// Parses a call's arguments into `A`.
+mod absent;
+pub(crate) mod validate;
+
+pub(crate) use absent::{has_null, without_absent_nulls};
+
+/// Parses a call's arguments into `A`, whose canonical schema `schema` gives.
 ///
 /// Accepts what models and providers really send: a JSON object; `null` or nothing for a tool
-/// without parameters; and an object encoded as a JSON string (some models double-encode, and
+/// without parameters; an object encoded as a JSON string (some models double-encode, and
 /// adapters keep an unparseable OpenAI `arguments` string as a string so that the error reaches the
-/// model here).
+/// model here); and `null` for an optional argument whose type does not take `null`, which a
+/// strict-mode schema invites (the argument's default applies).
+///
+/// `schema` is only called when the arguments do not parse as they are.
 #[inline]
-pub fn parse_arguments<A: DeserializeOwned>(arguments: &Value) -> Result<A, ToolFailure> {
+pub fn parse_arguments<'s, A: DeserializeOwned>(
+    arguments: &Value,
+    schema: impl FnOnce() -> &'s Value,
+) -> Result<A, ToolFailure> {
     // The object case is the only one on the hot path; the others fail here and are handled below.
     match A::deserialize(arguments) {
         Ok(parsed) => Ok(parsed),
-        Err(_) => parse_other::<A>(arguments),
+        Err(_) => parse_other::<A>(arguments, schema),
     }
 }
 
 #[cold]
-fn parse_other<A: DeserializeOwned>(arguments: &Value) -> Result<A, ToolFailure> {
+fn parse_other<'s, A: DeserializeOwned>(
+    arguments: &Value,
+    schema: impl FnOnce() -> &'s Value,
+) -> Result<A, ToolFailure> {
+    let object = as_object(arguments)?;
+    if let Cow::Owned(reshaped) = &object
+        && let Ok(parsed) = A::deserialize(reshaped)
+    {
+        return Ok(parsed);
+    }
+    if has_null(&object)
+        && let Some(cleaned) = without_absent_nulls(&object, schema())
+    {
+        return A::deserialize(&cleaned).map_err(|_| explain::<A>(&cleaned));
+    }
+    Err(explain::<A>(&object))
+}
+
+/// Reads arguments against a schema declared as data: reshaped, cleaned of absent nulls, checked
+/// against `schema`, then parsed into `A` (a `serde_json::Value` takes them as they are).
+pub(crate) fn parse_declared<A: DeserializeOwned>(
+    arguments: &Value,
+    schema: &Value,
+) -> Result<A, ToolFailure> {
+    let object = as_object(arguments)?;
+    let cleaned = if has_null(&object) {
+        without_absent_nulls(&object, schema)
+    } else {
+        None
+    };
+    let object = cleaned.as_ref().unwrap_or(&object);
+    if let Err(mismatch) = validate::validate(object, schema) {
+        return Err(ToolFailure::invalid_arguments(mismatch.to_string()));
+    }
+    A::deserialize(object).map_err(|_| explain::<A>(object))
+}
+
+/// The arguments as one JSON object: as sent, `{}` for `null`, or parsed from a JSON string that
+/// holds an object.
+pub(crate) fn as_object(arguments: &Value) -> Result<Cow<'_, Value>, ToolFailure> {
     match shape(arguments) {
-        Shape::Object(Cow::Borrowed(_)) => Err(explain::<A>(arguments)),
-        Shape::Object(Cow::Owned(object)) => parse_arguments(&Value::Object(object)),
+        Shape::Object(Cow::Borrowed(_)) => Ok(Cow::Borrowed(arguments)),
+        Shape::Object(Cow::Owned(object)) => Ok(Cow::Owned(Value::Object(object))),
         Shape::Text(text) => match serde_json::from_str::<Value>(text) {
             Ok(other) => Err(not_an_object(&other)),
             Err(error) => Err(ToolFailure::invalid_arguments(format!(
@@ -175,8 +230,10 @@ mod tests {
     #[derive(Debug, PartialEq, Deserialize)]
     struct Nothing {}
 
+    const NO_SCHEMA: &Value = &Value::Null;
+
     fn failure(arguments: Value) -> String {
-        parse_arguments::<Weather>(&arguments)
+        parse_arguments::<Weather>(&arguments, || NO_SCHEMA)
             .unwrap_err()
             .message()
             .to_owned()
@@ -184,7 +241,8 @@ mod tests {
 
     #[test]
     fn an_object_parses() {
-        let parsed: Weather = parse_arguments(&json!({"city": "Kampala", "days": 3})).unwrap();
+        let parsed: Weather =
+            parse_arguments(&json!({"city": "Kampala", "days": 3}), || NO_SCHEMA).unwrap();
         assert_eq!(
             parsed,
             Weather {
@@ -196,13 +254,67 @@ mod tests {
 
     #[test]
     fn null_means_no_arguments() {
-        assert_eq!(parse_arguments::<Nothing>(&Value::Null), Ok(Nothing {}));
+        assert_eq!(
+            parse_arguments::<Nothing>(&Value::Null, || NO_SCHEMA),
+            Ok(Nothing {})
+        );
         assert_eq!(failure(Value::Null), "missing field `city`");
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Search {
+        query: String,
+        #[serde(default)]
+        exact: bool,
+        #[serde(default = "ten")]
+        limit: u32,
+        tag: Option<String>,
+    }
+
+    fn ten() -> u32 {
+        10
+    }
+
+    #[test]
+    fn a_null_for_an_optional_argument_means_it_was_not_given() {
+        let schema = crate::schema::canonical_schema_for::<Search>();
+        let strict_style = json!({"query": "x", "exact": null, "limit": null, "tag": null});
+        assert_eq!(
+            parse_arguments::<Search>(&strict_style, || &schema),
+            Ok(Search {
+                query: "x".into(),
+                exact: false,
+                limit: 10,
+                tag: None
+            })
+        );
+        let required = parse_arguments::<Search>(&json!({"query": null}), || &schema).unwrap_err();
+        assert_eq!(
+            required.message(),
+            "argument `query`: invalid type: null, expected a string"
+        );
+        let other = json!({"query": "x", "exact": null, "limit": "many"});
+        assert_eq!(
+            parse_arguments::<Search>(&other, || &schema)
+                .unwrap_err()
+                .message(),
+            "argument `limit`: invalid type: string \"many\", expected u32"
+        );
+    }
+
+    #[test]
+    fn arguments_that_parse_never_read_the_schema() {
+        let parsed = parse_arguments::<Search>(&json!({"query": "x", "tag": null}), || {
+            unreachable!("the schema is read only on failure")
+        });
+        assert_eq!(parsed.map(|search| search.limit), Ok(10));
     }
 
     #[test]
     fn a_json_string_holding_an_object_parses() {
-        let parsed: Weather = parse_arguments(&json!(r#"{"city":"Kampala"}"#)).unwrap();
+        let parsed: Weather =
+            parse_arguments(&json!(r#"{"city":"Kampala"}"#), || NO_SCHEMA).unwrap();
         assert_eq!(parsed.city, "Kampala");
     }
 

@@ -71,6 +71,111 @@
 //! The prose matters because the `is_error` flag is lossy: only Anthropic receives it as a
 //! flag. The OpenAI adapters turn it into an `"error: "` prefix, and Gemini drops it.
 //!
+//! A tool's `Err` chooses the model's next step with a [`ToolFailure`], or, in a tool that returns
+//! `anyhow::Result` or `Box<dyn Error>` and relies on `?`, with a [`GuidedError`] or the [`Guide`]
+//! methods on `Result`, which travel through `?` and any error chain that prints its causes:
+//!
+//! ```
+//! use skyl::Guide;
+//!
+//! /// Reads a note.
+//! #[skyl::tool]
+//! fn read_note(
+//!     /// The note's number.
+//!     number: String,
+//! ) -> anyhow::Result<String> {
+//!     let number: u32 = number.parse().retry_with_other_arguments()?;
+//!     Ok(format!("note {number}"))
+//! }
+//! # let toolbox = skyl::Toolbox::new().with(ReadNote);
+//! # let call = skyl::ToolCall::new("c", "read_note", serde_json::json!({"number": "x"}));
+//! # assert!(toolbox.dispatch_blocking(&call).content.ends_with("Call read_note again with different arguments."));
+//! ```
+//!
+//! A panic that is Tokio saying the application called a tool without the runtime it needs is
+//! reported as the application's problem, with the fix, not as a bug in the tool.
+//!
+//! ## Parameter types and schemars
+//!
+//! A parameter's type implements serde's `Deserialize` and the `JsonSchema` of **schemars 1**
+//! (the 1.x series; a type deriving schemars 0.8's `JsonSchema` does not fit). Depend on
+//! `schemars = "1"` yourself, or derive through skyl's re-export so the versions always match:
+//!
+//! ```
+//! #[derive(serde::Deserialize, skyl::schemars::JsonSchema)]
+//! #[schemars(crate = "skyl::schemars")]
+//! struct Filter {
+//!     /// Only exact matches.
+//!     #[serde(default)]
+//!     exact: bool,
+//! }
+//!
+//! /// Searches with a filter.
+//! #[skyl::tool]
+//! fn search(query: String, filter: Option<Filter>) -> String {
+//!     format!("{query} {}", filter.is_some_and(|f| f.exact))
+//! }
+//! # let _ = Search;
+//! ```
+//!
+//! The schema follows serde's attributes, and the parser follows the schema in every provider's
+//! dialect: OpenAI's strict mode makes every optional argument required and nullable, so a
+//! strict-mode model sends `null` for what it leaves out; skyl reads that `null` as "not given"
+//! and the argument's default applies, at any depth. Unknown keys are refused at the root of the
+//! arguments (a misspelt argument must not pass silently); in a nested type they follow that
+//! type: accepted unless it has `#[serde(deny_unknown_fields)]`, which its schema then says with
+//! `additionalProperties: false`.
+//!
+//! ## Tools built at run time
+//!
+//! A [`DynamicTool`] is a [`ToolDefinition`] (data: from a configuration file, another server, a
+//! list) and a closure, synchronous or asynchronous, taking the arguments as a
+//! `serde_json::Value` or as any `Deserialize` type. It keeps every promise of a `#[tool]`
+//! function: the arguments are checked against the declared schema before the closure runs, with
+//! the same prose, and an `Err`, a panic or a timeout becomes a result.
+//!
+//! ```
+//! use serde_json::{json, Value};
+//! use skyl::{DynamicTool, ToolCall, ToolDefinition, Toolbox};
+//!
+//! let mut toolbox = Toolbox::new();
+//! for (name, unit) in [("to_celsius", "C"), ("to_kelvin", "K")] {
+//!     let tool = DynamicTool::from_fn(
+//!         ToolDefinition {
+//!             name: name.into(),
+//!             description: format!("Converts a temperature in Fahrenheit to {unit}."),
+//!             parameters: json!({"type": "object", "properties": {"f": {"type": "number"}}, "required": ["f"]}),
+//!             ..Default::default()
+//!         },
+//!         move |arguments: Value| {
+//!             let c = (arguments["f"].as_f64().unwrap_or_default() - 32.0) * 5.0 / 9.0;
+//!             if unit == "C" { format!("{c:.1}C") } else { format!("{:.1}K", c + 273.15) }
+//!         },
+//!     );
+//!     // A definition that is data may be wrong: `add` says why instead of panicking.
+//!     toolbox.add(tool).expect("a valid definition");
+//! }
+//! let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "to_celsius", json!({"f": 212})));
+//! assert_eq!(result.content, "100.0C");
+//!
+//! // Change the set without rebuilding it, and offer one request only some of the tools.
+//! toolbox.remove("to_kelvin");
+//! assert_eq!(toolbox.definitions_of(["to_celsius"]).unwrap().len(), 1);
+//! ```
+//!
+//! [`Toolbox::try_with`], [`add`](Toolbox::add) and [`replace`](Toolbox::replace) return a
+//! [`RegistrationError`] for a name that is taken or that no provider accepts, an empty
+//! description, or a schema that is not an object schema; [`Toolbox::with`] panics with the same
+//! message.
+//!
+//! ## Repeated calls
+//!
+//! A tool marked as not idempotent (`annotations.idempotent: Some(false)`, or `destructive:
+//! Some(true)` without `idempotent: Some(true)`) runs once per turn for the same arguments:
+//! [`Toolbox::answer`] answers a second identical call of the same assistant message with a
+//! refusal that quotes the first call's result, so a duplicated "send the email" does not send
+//! two. A tool that says nothing about itself runs every call. See [`Toolbox::answer`].
+//!
 //! ## State
 //!
 //! A parameter marked `#[state]` is not an argument the model sees but a reference into the
@@ -110,16 +215,31 @@
 //! assert_eq!(response.message.text_content(), "22C and sunny.");
 //! ```
 //!
+//! ## Testing your tools
+//!
+//! [`testing::Instances`] generates, from a seed, values a JSON schema allows: dispatch those of
+//! the schemas your adapters send (`provider::dialect`) to check that your tools accept
+//! everything a constrained model may send.
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `timeout` | no | `Toolbox::with_timeout`, with an executor-agnostic timer thread |
+//! | `timeout` | no | `Toolbox::with_timeout`, which stops an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
+//!
+//! ```toml
+//! [dependencies]
+//! skyl = { version = "0.1", features = ["timeout"] }
+//! ```
+//!
+//! Without features, skyl depends on serde, serde_json, schemars 1 and its own macros, and on
+//! no async runtime.
 #![warn(missing_docs)]
 
 pub mod agent;
 pub mod provider;
 pub mod schema;
+pub mod testing;
 pub mod transcript;
 
 mod arguments;
@@ -128,6 +248,7 @@ mod macro_support;
 mod message;
 mod name_index;
 mod prose;
+mod registration;
 mod tool;
 mod toolbox;
 
@@ -135,11 +256,16 @@ pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
     tool_result_message,
 };
+pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
-    FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations, ToolDefinition,
-    ToolFailure, ToolFuture, ToolOutcome,
+    DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
+    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome,
 };
 pub use toolbox::Toolbox;
+
+/// schemars 1, re-exported so that parameter types can derive `JsonSchema` at the version skyl
+/// uses: `#[derive(skyl::schemars::JsonSchema)]` with `#[schemars(crate = "skyl::schemars")]`.
+pub use schemars;
 
 #[doc = include_str!("tool_attribute.md")]
 #[doc(inline)]

@@ -53,6 +53,13 @@ impl NameIndex {
         true
     }
 
+    /// Removes the name at `position`; the names after it move down one position.
+    pub(crate) fn remove(&mut self, position: usize) {
+        self.names.remove(position);
+        // Positions shift, so every slot changes: rebuild (removal is rare, lookups are not).
+        self.rebuild(self.slots.len());
+    }
+
     fn rebuild(&mut self, capacity: usize) {
         self.slots = vec![0; capacity].into_boxed_slice();
         for position in 0..self.names.len() {
@@ -146,6 +153,20 @@ mod tests {
         assert!(!index.insert("search"));
         assert_eq!(index.get("search"), Some(("search", 0)));
         assert_eq!(NameIndex::default().get("search"), None);
+    }
+
+    #[test]
+    fn a_removed_name_is_gone_and_later_names_move_down() {
+        let mut index = NameIndex::default();
+        for name in ["a", "b", "c"] {
+            assert!(index.insert(name));
+        }
+        index.remove(1);
+        assert_eq!(index.get("b"), None);
+        assert_eq!(index.get("c"), Some(("c", 1)));
+        assert_eq!(index.names().collect::<Vec<_>>(), ["a", "c"]);
+        assert!(index.insert("b"));
+        assert_eq!(index.get("b"), Some(("b", 2)));
     }
 
     #[test]

@@ -76,6 +76,11 @@ const DO_NOT_RETRY: &str = "Do not retry; tell the user the result is unavailabl
 
 /// The content for a tool that panicked. `payload` is the panic message when it was a string.
 pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
+    if let Some(cause) = payload.and_then(runtime_context) {
+        return format!(
+            "ERROR: {tool} failed: {cause}. This is a problem in how the application runs {tool}, not in the tool or the call. {DO_NOT_RETRY}"
+        );
+    }
     // `assert_eq!` and friends spread their message over lines; a model reads one sentence.
     let payload = payload.map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
     match payload.as_deref().map(sentence).filter(|p| !p.is_empty()) {
@@ -85,6 +90,57 @@ pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
         None => format!(
             "ERROR: {tool} failed: it crashed. This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
         ),
+    }
+}
+
+/// What a panic from Tokio about the caller's runtime means, in words: the tool is fine, the
+/// caller runs it where Tokio cannot work. A synchronous tool that uses a Tokio handle, or an
+/// asynchronous one that uses Tokio's timers or sockets, panics this way under
+/// `dispatch_blocking`, which runs tools without a runtime.
+fn runtime_context(payload: &str) -> Option<&'static str> {
+    if payload.contains("there is no reactor running") {
+        Some(
+            "it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking",
+        )
+    } else if payload.starts_with("Cannot start a runtime from within a runtime") {
+        Some(
+            "it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking)",
+        )
+    } else if payload.starts_with("A Tokio 1.x context was found, but timers are disabled") {
+        Some(
+            "it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all",
+        )
+    } else if payload.starts_with("A Tokio 1.x context was found, but IO is disabled") {
+        Some(
+            "it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all",
+        )
+    } else {
+        None
+    }
+}
+
+/// The content for a call that repeats an earlier call of its turn to a tool that must not run
+/// twice by accident; `first_result` is the content of that earlier call's result.
+pub(crate) fn repeated_call(tool: &str, first_call_id: &str, first_result: &str) -> String {
+    let returned = if first_result.trim().is_empty() {
+        "returned nothing".to_owned()
+    } else {
+        format!("returned: \"{}\"", quote(first_result))
+    };
+    format!(
+        "ERROR: {tool} was not run: this call repeats the call `{first_call_id}` of the same turn with the same arguments, and running {tool} twice would repeat its effect. The call `{first_call_id}` {returned}. Call {tool} again in a later turn only if the user wants it done twice."
+    )
+}
+
+/// How much of an earlier result a refusal quotes; the whole result is in the same turn.
+const QUOTED_CHARS: usize = 200;
+
+/// `text` on one line, at most [`QUOTED_CHARS`] characters, marked when cut.
+fn quote(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{}...", &one_line[..end]),
+        None => one_line,
     }
 }
 
@@ -245,6 +301,40 @@ mod tests {
             "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
         );
         assert_eq!(
+            panicked(
+                "fetch",
+                Some(
+                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+                )
+            ),
+            "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "fetch",
+                Some("Cannot start a runtime from within a runtime. This happens because ...")
+            ),
+            "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "wait",
+                Some(
+                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers."
+                )
+            ),
+            "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            panicked(
+                "listen",
+                Some(
+                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }"
+                )
+            ),
+            "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
             panicked("parse", None),
             "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
         );
@@ -254,6 +344,23 @@ mod tests {
         );
         assert_eq!(seconds(Duration::from_millis(250)), "250ms");
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+    }
+
+    #[test]
+    fn a_repeated_call_quotes_the_first_result() {
+        assert_eq!(
+            repeated_call("send_email", "c1", "sent to ada\n(id 7)"),
+            "ERROR: send_email was not run: this call repeats the call `c1` of the same turn with the same arguments, and running send_email twice would repeat its effect. The call `c1` returned: \"sent to ada (id 7)\". Call send_email again in a later turn only if the user wants it done twice."
+        );
+        assert_eq!(
+            repeated_call("ping", "c1", " "),
+            "ERROR: ping was not run: this call repeats the call `c1` of the same turn with the same arguments, and running ping twice would repeat its effect. The call `c1` returned nothing. Call ping again in a later turn only if the user wants it done twice."
+        );
+        let long = repeated_call("read", "c1", &"é".repeat(300));
+        assert!(
+            long.contains(&format!("returned: \"{}...\".", "é".repeat(200))),
+            "{long}"
+        );
     }
 
     #[test]

@@ -14,7 +14,12 @@ use crate::executor::{JoinInOrder, block_on};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
+use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
+
+mod repeats;
+
+use repeats::Repeats;
 
 /// A set of tools and the state they share, answering a model's tool calls.
 ///
@@ -56,6 +61,12 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 /// destructor panics is leaked rather than allowed to unwind into the caller. A binary built
 /// with `panic = "abort"` cannot catch them: the process ends, as it would anywhere else. The
 /// default panic hook still prints the panic to stderr.
+///
+/// # Timeouts
+///
+/// With the `timeout` feature (`skyl = { version = "0.1", features = ["timeout"] }`),
+/// `Toolbox::with_timeout` stops an asynchronous call that runs too long; its result says so.
+/// Without the feature, no timer is compiled in and calls run until they finish.
 ///
 /// # State
 ///
@@ -124,22 +135,115 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// # Panics
     ///
-    /// If the toolbox already has a tool of the same name, like a router given the same route
-    /// twice: the model could not tell them apart. A panic in the tool's
-    /// [`definition`](Tool::definition) also surfaces here, at registration, rather than during a
-    /// dispatch: the toolbox reads each name once and keeps it.
+    /// If the tool cannot join the toolbox ([`try_with`](Self::try_with) says why): another tool
+    /// has its name (a model could not tell them apart, as a router could not tell two equal
+    /// routes apart), no provider accepts its name, it has no description, or its parameters
+    /// schema is not an object schema. A panic in the tool's [`definition`](Tool::definition)
+    /// also surfaces here, at registration, rather than during a dispatch: the toolbox reads each
+    /// definition once and keeps it.
     #[track_caller]
-    pub fn with<T: Tool<S>>(mut self, tool: T) -> Self {
+    pub fn with<T: Tool<S>>(self, tool: T) -> Self {
+        match self.try_with(tool) {
+            Ok(toolbox) => toolbox,
+            Err(error) => panic!("Toolbox::with: {error}"),
+        }
+    }
+
+    /// Adds a tool, or says why it cannot join: a [`RegistrationError`].
+    ///
+    /// Use it for tools whose definitions are data (a [`DynamicTool`](crate::DynamicTool) from a
+    /// configuration file or another server), where a bad definition is an error to report
+    /// rather than a bug. The checks are the ones providers make, done once here instead of on
+    /// every request: the name must be one that some provider accepts and not already taken, the
+    /// description must not be empty, and the parameters schema must describe an object whose
+    /// `$ref`s resolve.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
+    ///
+    /// let undescribed = DynamicTool::from_fn(
+    ///     ToolDefinition { name: "ping".into(), parameters: json!({"type": "object"}), ..Default::default() },
+    ///     |_: serde_json::Value| "pong",
+    /// );
+    /// assert_eq!(
+    ///     Toolbox::new().try_with(undescribed).unwrap_err(),
+    ///     RegistrationError::EmptyDescription { name: "ping".into() }
+    /// );
+    /// ```
+    pub fn try_with<T: Tool<S>>(mut self, tool: T) -> Result<Self, RegistrationError> {
+        self.add(tool)?;
+        Ok(self)
+    }
+
+    /// [`try_with`](Self::try_with) on a toolbox in place: on an error the toolbox is unchanged
+    /// and still yours, so a loader can report a bad definition and go on.
+    pub fn add<T: Tool<S>>(&mut self, tool: T) -> Result<(), RegistrationError> {
         let definition = tool.definition();
-        let name = definition.name.as_str();
-        if !self.index.insert(name) {
-            panic!(
-                "Toolbox::with: a tool named \"{name}\" is already in this toolbox; give one of them another name with #[tool(name = \"...\")]"
-            );
+        registration::check(definition)?;
+        if !self.index.insert(&definition.name) {
+            return Err(RegistrationError::DuplicateName {
+                name: definition.name.clone(),
+            });
         }
         self.definitions.push(definition.clone());
         self.tools.push(Arc::new(tool));
-        self
+        Ok(())
+    }
+
+    /// Puts `tool` in place of the tool of the same name, keeping its position; adds it at the
+    /// end when there is none. Fails, leaving the toolbox unchanged, if the tool cannot join (see
+    /// [`try_with`](Self::try_with)).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{DynamicTool, ToolCall, ToolDefinition, Toolbox};
+    ///
+    /// let version = |answer: &'static str| {
+    ///     DynamicTool::from_fn(
+    ///         ToolDefinition {
+    ///             name: "version".into(),
+    ///             description: "Says the version.".into(),
+    ///             parameters: json!({"type": "object"}),
+    ///             ..Default::default()
+    ///         },
+    ///         move |_: serde_json::Value| answer,
+    ///     )
+    /// };
+    /// let mut toolbox = Toolbox::new().with(version("1.0"));
+    /// toolbox.replace(version("1.1")).unwrap();
+    /// let call = ToolCall::new("c1", "version", json!({}));
+    /// assert_eq!(toolbox.dispatch_blocking(&call).content, "1.1");
+    /// assert_eq!(toolbox.len(), 1);
+    /// ```
+    pub fn replace<T: Tool<S>>(&mut self, tool: T) -> Result<(), RegistrationError> {
+        let definition = tool.definition();
+        registration::check(definition)?;
+        match self.index.get(&definition.name) {
+            Some((_, position)) => {
+                self.definitions[position] = definition.clone();
+                self.tools[position] = Arc::new(tool);
+                Ok(())
+            }
+            None => self.add(tool),
+        }
+    }
+
+    /// Removes the tool called `name`; returns whether there was one. The tools after it keep
+    /// their order.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let Some((_, position)) = self.index.get(name) else {
+            return false;
+        };
+        self.index.remove(position);
+        self.definitions.remove(position);
+        self.tools.remove(position);
+        true
+    }
+
+    /// Whether the toolbox has a tool called `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.get(name).is_some()
     }
 
     /// Stops an asynchronous call that has not finished within `limit`; its result then says it
@@ -193,6 +297,74 @@ impl<S: 'static> Toolbox<S> {
         &self.definitions
     }
 
+    /// The definitions of the tools called `names`, in that order, for a request that offers the
+    /// model only some of the tools (a repeated name is given once); a name the toolbox does not
+    /// have is an [`UnknownTool`] error.
+    ///
+    /// The toolbox still answers calls to every tool it has, so a call to a tool that was not
+    /// offered (one the model remembers from an earlier turn) still runs; remove a tool that must
+    /// not.
+    ///
+    /// ```
+    /// /// Reads a file.
+    /// #[skyl::tool]
+    /// fn read(path: String) -> String { path }
+    ///
+    /// /// Deletes a file.
+    /// #[skyl::tool]
+    /// fn delete(path: String) -> String { path }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(Read).with(Delete);
+    /// let request = skyl::provider::Request {
+    ///     model: "some-model".into(),
+    ///     tools: toolbox.definitions_of(["read"]).unwrap().into(),
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(request.tools.len(), 1);
+    /// assert!(toolbox.definitions_of(["raed"]).is_err());
+    /// ```
+    pub fn definitions_of<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Result<Vec<ToolDefinition>, UnknownTool> {
+        let mut chosen: Vec<ToolDefinition> = Vec::new();
+        for name in names {
+            let Some((_, position)) = self.index.get(name) else {
+                return Err(UnknownTool {
+                    name: name.to_owned(),
+                    available: self.names().map(str::to_owned).collect(),
+                });
+            };
+            if !chosen.iter().any(|definition| definition.name == name) {
+                chosen.push(self.definitions[position].clone());
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// The definitions that `keep` accepts, in the order the tools were added: a subset chosen by
+    /// what the tools are rather than by name.
+    ///
+    /// ```
+    /// use skyl::ToolDefinition;
+    ///
+    /// # let toolbox = skyl::Toolbox::new();
+    /// // Only the tools that change nothing, for a planning step.
+    /// let read_only: Vec<ToolDefinition> =
+    ///     toolbox.definitions_where(|definition| definition.annotations.is_read_only());
+    /// # assert!(read_only.is_empty());
+    /// ```
+    pub fn definitions_where(
+        &self,
+        mut keep: impl FnMut(&ToolDefinition) -> bool,
+    ) -> Vec<ToolDefinition> {
+        self.definitions
+            .iter()
+            .filter(|definition| keep(definition))
+            .cloned()
+            .collect()
+    }
+
     /// The names of the tools, in the order they were added.
     pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
         self.index.names()
@@ -232,15 +404,65 @@ impl<S: 'static> Toolbox<S> {
     /// come, even two with the same id (which the transcript rules forbid, see
     /// [`transcript::validate_complete`](crate::transcript::validate_complete)): each gets its
     /// own result, so none is silently dropped.
+    ///
+    /// # Repeated calls
+    ///
+    /// A tool whose annotations say that running it again has an effect
+    /// (`idempotent: Some(false)`, or `destructive: Some(true)` without
+    /// `idempotent: Some(true)`) runs once per turn for the same arguments: a second identical
+    /// call in the same message (same tool, same arguments once canonical: key order, an object
+    /// sent as a string, a `null` for an absent argument and `1` against `1.0` make no difference)
+    /// is not run, and its result is an error that quotes the first call's result. A tool that
+    /// says nothing about itself runs every call, as does [`dispatch`](Self::dispatch), which
+    /// sees one call at a time.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
+    ///
+    /// let send = DynamicTool::from_fn(
+    ///     ToolDefinition {
+    ///         name: "send_email".into(),
+    ///         description: "Sends an email.".into(),
+    ///         parameters: json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}),
+    ///         annotations: ToolAnnotations { idempotent: Some(false), ..Default::default() },
+    ///         ..Default::default()
+    ///     },
+    ///     |arguments: serde_json::Value| format!("sent to {}", arguments["to"]),
+    /// );
+    /// let toolbox = Toolbox::new().with(send);
+    /// let turn = Message {
+    ///     role: Role::Assistant,
+    ///     parts: vec![
+    ///         Part::ToolCall(ToolCall::new("c1", "send_email", json!({"to": "ada"}))),
+    ///         Part::ToolCall(ToolCall::new("c2", "send_email", json!({"to": "ada"}))),
+    ///     ],
+    /// };
+    /// let answer = toolbox.answer_blocking(&turn);
+    /// let results: Vec<_> = answer.tool_results().collect();
+    /// assert_eq!(results[0].content, "sent to \"ada\"");
+    /// assert!(results[1].is_error);
+    /// assert!(results[1].content.starts_with("ERROR: send_email was not run: this call repeats the call `c1`"));
+    /// ```
     pub async fn answer(&self, message: &Message) -> Message {
+        let calls: Vec<&ToolCall> = message.tool_calls().collect();
         let mut join = JoinInOrder::new();
-        for call in message.tool_calls() {
+        let mut repeats = Repeats::default();
+        for (slot, call) in calls.iter().copied().enumerate() {
+            if let Some((_, position)) = self.index.get(&call.name)
+                && repeats.is_repeat(slot, call, &self.definitions[position])
+            {
+                // Written once the call it repeats has its result.
+                join.push_done(ToolResult::error(call.id.as_str(), String::new()));
+                continue;
+            }
             match self.start(call) {
                 Started::Done(result) => join.push_done(result),
                 Started::Running(running) => join.push_pending(running),
             }
         }
-        let results = join.await;
+        let mut results = join.await;
+        repeats.answer(&mut results, &calls);
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),

@@ -26,7 +26,7 @@ fn name_char(c: char) -> bool {
 /// `FunctionDeclaration.name`: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9,
 /// or contain underscores, dots, colons and dashes"; the API's own error gives a maximum length
 /// of 64 (the Python SDK's docstring says 128).
-const NAMES: NameRule = NameRule {
+pub(super) const NAMES: NameRule = NameRule {
     text: "a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters",
     first: name_first,
     allowed: name_char,

@@ -117,6 +117,7 @@ mod request;
 mod response;
 mod stream;
 
+pub(crate) use names::NameRule;
 pub use crate::message::Provider;
 pub use anthropic::Anthropic;
 pub use error::{DecodeError, EncodeError};
@@ -175,3 +176,12 @@ macro_rules! adapters {
 }
 
 adapters!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);
+
+/// Each API's rule for tool names, named for people, for checks made before an adapter is chosen
+/// (registering a tool in a [`Toolbox`](crate::Toolbox)). OpenAI's rule covers both OpenAI
+/// adapters.
+pub(crate) const TOOL_NAME_RULES: [(&str, &NameRule); 3] = [
+    ("Anthropic", &names::WORD_64),
+    ("OpenAI", &names::WORD_64),
+    ("Gemini", &gemini::NAMES),
+];

@@ -37,16 +37,30 @@ pub(crate) const WORD_64: NameRule = NameRule {
 impl NameRule {
     /// `Ok` when `name` follows the rule; otherwise the error, with a name that does.
     pub(crate) fn check(&self, provider: Provider, name: &str) -> Result<(), EncodeError> {
+        if self.accepts(name) {
+            return Ok(());
+        }
+        Err(EncodeError::ToolName {
+            provider,
+            tool: name.to_owned(),
+            rule: self.text,
+            suggestion: self.suggestion(name),
+        })
+    }
+
+    /// Whether the provider takes `name` as a tool name.
+    pub(crate) fn accepts(&self, name: &str) -> bool {
         let mut chars = name.chars();
-        let follows = match chars.next() {
+        match chars.next() {
             None => false,
             Some(first) => {
                 (self.first)(first) && chars.all(self.allowed) && name.chars().count() <= self.max
             }
-        };
-        if follows {
-            return Ok(());
         }
+    }
+
+    /// `name` with every character the provider refuses made `_`, cut to its length.
+    pub(crate) fn suggestion(&self, name: &str) -> String {
         let mut suggestion: String = name
             .chars()
             .map(|c| if (self.allowed)(c) { c } else { '_' })
@@ -56,11 +70,6 @@ impl NameRule {
             suggestion.insert(0, '_');
             suggestion.truncate(self.max);
         }
-        Err(EncodeError::ToolName {
-            provider,
-            tool: name.to_owned(),
-            rule: self.text,
-            suggestion,
-        })
+        suggestion
     }
 }

@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::fmt::Display;
 
+use super::guided::written_with_guidance;
+
 /// What the model should do after a tool failed. The toolbox turns it into the closing sentence
 /// of the result's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,7 +21,9 @@ pub enum Guidance {
 /// Why a tool call failed, and what the model should do about it.
 ///
 /// Any `Display` error converts into one (with [`Guidance::DoNotRetry`]), so `?` works in a tool
-/// that returns `Result<T, ToolFailure>`; build one explicitly to choose the guidance:
+/// that returns `Result<T, ToolFailure>`; build one explicitly to choose the guidance (in a tool
+/// that returns `anyhow::Result` or `Box<dyn Error>`, use a [`GuidedError`](super::GuidedError)
+/// or [`Guide`](super::Guide), which travel through `?`):
 ///
 /// ```
 /// use skyl::{Guidance, ToolFailure};
@@ -131,8 +135,17 @@ impl ToolFailure {
 
 impl<E: Display> From<E> for ToolFailure {
     /// Uses the alternate form `{:#}`, which error types such as `anyhow::Error` use to include
-    /// their causes.
+    /// their causes. The guidance is [`Guidance::DoNotRetry`], unless a
+    /// [`GuidedError`](super::GuidedError) is among what the error writes out (itself, or a
+    /// cause in an `anyhow` chain): then it is that error's.
     fn from(error: E) -> Self {
-        ToolFailure::do_not_retry(format!("{error:#}"))
+        let (message, offered) = written_with_guidance(&error);
+        let (guidance, next_step) = offered.unwrap_or((Guidance::DoNotRetry, None));
+        ToolFailure(Box::new(Failure {
+            kind: FailureKind::Failed,
+            message,
+            guidance,
+            next_step,
+        }))
     }
 }

@@ -1,19 +1,24 @@
 //! What a tool is: a definition the model reads and a call the toolbox runs.
 //!
 //! Most tools come from [`#[tool]`](macro@crate::tool) on a function, which implements [`Tool`] for you.
-//! Implement it by hand when the tool is built at run time (from a config file, an MCP server).
+//! A tool built at run time (from a config file, an MCP server) is a [`DynamicTool`]: a
+//! definition and a closure. Implement [`Tool`] by hand when neither fits.
 
 use serde_json::Value;
 
 mod definition;
+mod dynamic;
 mod failure;
 mod future;
+mod guided;
 mod output;
 mod state;
 
 pub use definition::{ToolAnnotations, ToolDefinition};
+pub use dynamic::DynamicTool;
 pub use failure::{FailureKind, Guidance, ToolFailure};
 pub use future::{ToolFuture, ToolOutcome};
+pub use guided::{Guide, GuidedError};
 pub use output::{IntoToolOutput, Json};
 pub use state::FromRef;
 
