@@ -106,6 +106,7 @@ pub mod tool;
 pub mod transcript;
 
 mod arguments;
+mod blocking;
 mod executor;
 mod macro_support;
 mod name_index;
@@ -118,7 +119,7 @@ pub use message::{
 };
 pub use tool::{
     FailureKind, FromRef, Guidance, IntoToolOutput, Json, Tool, ToolAnnotations, ToolDefinition,
-    ToolFailure, ToolFuture, ToolOutcome,
+    ToolFailure, ToolFuture, ToolOutcome, ToolSet, ToolVisitor,
 };
 pub use toolbox::Toolbox;
 pub use transcript::TranscriptError;
@@ -127,13 +128,18 @@ pub use transcript::TranscriptError;
 #[doc(inline)]
 pub use skyl_macros::tool;
 
+#[doc = include_str!("tools_attribute.md")]
+#[doc(inline)]
+pub use skyl_macros::tools;
+
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::arguments::parse_arguments;
     pub use crate::macro_support::{
-        Defer, ToolParameterDeserialize, ToolParameterSchema, arguments_schema, assert_deserialize,
-        assert_json_schema, tool_output,
+        Defer, TimeoutFeature, ToolOutputSchema, ToolParameterDeserialize, ToolParameterSchema,
+        ToolSetInstance, arguments_schema, assert_deserialize, assert_json_schema,
+        assert_tool_set_instance, output_schema, run_blocking, tool_output, tool_timeout,
     };
     pub use schemars;
     pub use serde;

@@ -14,7 +14,8 @@ use crate::executor::{JoinInOrder, block_on};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
-use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
+use crate::tool::set::Prefixed;
+use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
 
 /// A set of tools and the state they share, answering a model's tool calls.
 ///
@@ -142,11 +143,66 @@ impl<S: 'static> Toolbox<S> {
         self
     }
 
+    /// Adds every tool of a [`ToolSet`]: the `#[tool]` methods of a type whose `impl` block is
+    /// marked [`#[tools]`](macro@crate::tools), each calling `set`. Pass an `Arc` to keep a handle
+    /// on the instance.
+    ///
+    /// # Panics
+    ///
+    /// As [`with`](Self::with), when one of the set's names is already in the toolbox: a second
+    /// instance of the same type needs [`with_set_prefixed`](Self::with_set_prefixed).
+    #[track_caller]
+    pub fn with_set<T: ToolSet<S>>(self, set: T) -> Self {
+        self.with_set_prefixed("", set)
+    }
+
+    /// Adds every tool of a [`ToolSet`] under its name with `prefix` in front, so that two
+    /// instances of one type (two databases, two accounts) fit in one toolbox.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{ToolCall, Toolbox};
+    ///
+    /// struct Shelf { books: Vec<&'static str> }
+    ///
+    /// #[skyl::tools]
+    /// impl Shelf {
+    ///     /// Counts the books on the shelf.
+    ///     #[tool]
+    ///     fn count_books(&self) -> usize {
+    ///         self.books.len()
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::new()
+    ///     .with_set(Shelf { books: vec!["Emma"] })
+    ///     .with_set_prefixed("attic_", Shelf { books: vec!["Ulysses", "Dubliners"] });
+    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["count_books", "attic_count_books"]);
+    /// let call = ToolCall::new("c1", "attic_count_books", json!({}));
+    /// assert_eq!(toolbox.dispatch_blocking(&call).content, "2");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`with`](Self::with), when one of the prefixed names is already in the toolbox.
+    #[track_caller]
+    pub fn with_set_prefixed<T: ToolSet<S>>(self, prefix: &str, set: T) -> Self {
+        let mut register = Register {
+            toolbox: Some(self),
+            prefix,
+        };
+        Arc::new(set).visit_tools(&mut register);
+        register
+            .toolbox
+            .expect("every tool of the set was registered")
+    }
+
     /// Stops an asynchronous call that has not finished within `limit`; its result then says it
     /// timed out.
     ///
+    /// A tool's own [`Tool::timeout`] (`#[tool(timeout = "5s")]`) replaces `limit` for that tool.
     /// A synchronous tool runs to completion inside the call and cannot be stopped: make a tool
-    /// that may block `async` and let it await its slow work.
+    /// that may block `async`, or mark it `#[tool(blocking)]` to run it on another thread.
     ///
     /// ```
     /// use std::time::Duration;
@@ -300,8 +356,9 @@ impl<S: 'static> Toolbox<S> {
                 call_id: &call.id,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
-                deadline: self
-                    .timeout
+                deadline: tool
+                    .timeout()
+                    .or(self.timeout)
                     .map(|limit| (futures_timer::Delay::new(limit), limit)),
             }),
         }
@@ -313,6 +370,24 @@ impl<S: 'static> fmt::Debug for Toolbox<S> {
         f.debug_struct("Toolbox")
             .field("tools", &self.names().collect::<Vec<_>>())
             .finish_non_exhaustive()
+    }
+}
+
+/// Adds the tools of a set to a toolbox, one at a time.
+struct Register<'p, S> {
+    /// `None` only while a tool is being added.
+    toolbox: Option<Toolbox<S>>,
+    prefix: &'p str,
+}
+
+impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
+    fn visit<T: Tool<S>>(&mut self, tool: T) {
+        let toolbox = self.toolbox.take().expect("a toolbox to add to");
+        self.toolbox = Some(if self.prefix.is_empty() {
+            toolbox.with(tool)
+        } else {
+            toolbox.with(Prefixed::new(self.prefix, tool))
+        });
     }
 }
 
