@@ -53,6 +53,56 @@
 //! description: a tool without a description does not compile, because a model cannot use an
 //! undocumented tool well. See [`tool`](macro@tool) for everything the attribute accepts.
 //!
+//! ## Methods as tools
+//!
+//! Tools that need a client, a pool or a workspace are methods of the type that holds it. Mark the
+//! `impl` block [`#[tools]`](macro@tools) and each tool method `#[tool]`; one call registers them
+//! all, sharing the instance, and a prefix keeps two instances apart:
+//!
+//! ```
+//! use skyl::{ToolCall, Toolbox};
+//!
+//! /// A library's catalogue.
+//! struct Catalogue { titles: Vec<&'static str> }
+//!
+//! #[skyl::tools]
+//! impl Catalogue {
+//!     /// Searches the catalogue for titles that contain a word.
+//!     #[tool(read_only)]
+//!     fn search_titles(
+//!         &self,
+//!         /// The word, e.g. "river".
+//!         word: String,
+//!     ) -> Vec<&'static str> {
+//!         self.titles.iter().copied().filter(|title| title.contains(&word)).collect()
+//!     }
+//! }
+//!
+//! let toolbox = Toolbox::new()
+//!     .with_set(Catalogue { titles: vec!["The River", "Moby-Dick"] })
+//!     .with_set_prefixed("archive_", Catalogue { titles: vec!["River Songs"] });
+//! let call = ToolCall::new("c1", "archive_search_titles", serde_json::json!({"word": "River"}));
+//! assert_eq!(toolbox.dispatch_blocking(&call).content, r#"["River Songs"]"#);
+//! ```
+//!
+//! ## Per-tool settings
+//!
+//! `#[tool(...)]` also says how a tool runs and what a host should know about it: `timeout = "5s"`
+//! (feature `timeout`), `blocking` for a synchronous function that blocks (it runs on a small pool
+//! of threads, so the calls of a turn run side by side and the timeout holds), the Model Context
+//! Protocol's hints `title`, `read_only`, `destructive`, `idempotent` and `open_world` (carried on
+//! [`ToolDefinition::annotations`], left off the providers' wire), and `output_schema`. See
+//! [`tool`](macro@tool#per-tool-settings).
+//!
+//! ```
+//! /// Counts the lines of a file on disk.
+//! #[skyl::tool(blocking, read_only)]
+//! fn count_lines(path: String) -> std::io::Result<usize> {
+//!     Ok(std::fs::read_to_string(path)?.lines().count())
+//! }
+//! # let _ = CountLines;
+//! ```
+//!
 //! ## Every call gets exactly one result
 //!
 //! [`Toolbox::dispatch`] answers one call and [`Toolbox::answer`] a whole assistant turn (its calls
@@ -95,7 +145,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `timeout` | no | `Toolbox::with_timeout`, with an executor-agnostic timer thread |
+//! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, with an executor-agnostic timer thread |
 #![warn(missing_docs)]
 
 pub mod agent;

@@ -221,6 +221,23 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(result.is_error);
     /// assert!(result.content.contains("did not finish within 10ms"));
     /// ```
+    ///
+    /// A tool with its own limit keeps it in any toolbox:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// /// Reads a sensor that sometimes hangs.
+    /// #[skyl::tool(blocking, timeout = "20ms")]
+    /// fn read_sensor() -> u8 {
+    ///     std::thread::sleep(Duration::from_secs(2));
+    ///     7
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(ReadSensor).with_timeout(Duration::from_secs(60));
+    /// let result = toolbox.dispatch_blocking(&skyl::ToolCall::new("c1", "read_sensor", serde_json::json!({})));
+    /// assert!(result.content.contains("did not finish within 20ms"));
+    /// ```
     #[cfg(feature = "timeout")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
