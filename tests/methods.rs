@@ -380,3 +380,66 @@ fn a_method_compiled_out_is_not_a_tool() {
     let toolbox = Toolbox::new().with_set(Gauges);
     assert_eq!(toolbox.names().collect::<Vec<_>>(), ["pressure"]);
 }
+
+/// A point that is its own tool set; its tools say `Self`.
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[tools]
+impl Point {
+    /// Moves the point by an offset.
+    #[tool(output_schema)]
+    fn moved(
+        &self,
+        /// How far to move.
+        by: Self,
+    ) -> Json<Self> {
+        Json(Point {
+            x: self.x + by.x,
+            y: self.y + by.y,
+        })
+    }
+}
+
+#[test]
+fn self_in_a_tool_methods_signature_is_the_blocks_type() {
+    let toolbox = Toolbox::new().with_set(Point { x: 1, y: 2 });
+    assert_eq!(
+        toolbox.dispatch_blocking(&call("c", "moved", json!({"by": {"x": 10, "y": 20}}))),
+        ToolResult::success("c", r#"{"x":11,"y":22}"#)
+    );
+    let coordinates = json!({
+        "x": {"type": "integer", "minimum": -2147483648_i64, "maximum": 2147483647},
+        "y": {"type": "integer", "minimum": -2147483648_i64, "maximum": 2147483647}
+    });
+    let definition = &toolbox.definitions()[0];
+    assert_eq!(
+        definition.output_schema,
+        Some(json!({
+            "description": "A point that is its own tool set; its tools say `Self`.",
+            "type": "object",
+            "properties": coordinates,
+            "required": ["x", "y"]
+        }))
+    );
+    assert_eq!(
+        definition.parameters,
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"by": {"$ref": "#/$defs/Point", "description": "How far to move."}},
+            "required": ["by"],
+            "$defs": {
+                "Point": {
+                    "type": "object",
+                    "properties": coordinates,
+                    "required": ["x", "y"],
+                    "description": "A point that is its own tool set; its tools say `Self`."
+                }
+            }
+        })
+    );
+}

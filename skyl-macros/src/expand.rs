@@ -30,10 +30,10 @@
 //! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
 //! which is right for a tool that cannot be built.
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Item, ItemFn, Signature, Visibility};
+use syn::{Attribute, FnArg, Item, ItemFn, Signature, Type, Visibility};
 
 use crate::ast::{self, ParamKind, Place, Tool};
 use crate::attr::{Flag, Options};
@@ -146,6 +146,11 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             quote!(&*self.0)
         });
     }
+    // A method's types may say `Self`, which outside the `impl` block is the block's type.
+    let written = |ty: &Type| match tool.place {
+        Place::Free => ty.to_token_stream(),
+        Place::Method { self_ty, .. } => replace_self(ty.to_token_stream(), self_ty),
+    };
     for param in &tool.params {
         let ident = param.ident.expect("validated: a plain identifier");
         let field_attrs = &param.field_attrs;
@@ -155,6 +160,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             .map(|text| quote!(#[schemars(description = #text)]));
         match param.kind() {
             ParamKind::State(ty) => {
+                let ty = written(ty);
                 state_bounds.push(quote!(#ty: ::skyl::FromRef<__S>));
                 call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
             }
@@ -166,6 +172,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 call_args.push(quote!(&__args.#ident));
             }
             ParamKind::Value(ty) if param.is_skipped() => {
+                let ty = written(ty);
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
@@ -173,6 +180,8 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 call_args.push(quote!(__args.#ident));
             }
             ParamKind::Value(ty) => {
+                let span = ty.span();
+                let ty = written(ty);
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
@@ -182,7 +191,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                         ::skyl::__private::serde::de::DeserializeOwned
                         + ::skyl::__private::schemars::JsonSchema
                 });
-                assertions.push(quote_spanned! {ty.span()=>
+                assertions.push(quote_spanned! {span=>
                     let _ = ::skyl::__private::assert_deserialize::<#ty>;
                     let _ = ::skyl::__private::assert_json_schema::<#ty>;
                 });
@@ -208,6 +217,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     // cannot be named there, so it gets the span of its first token instead.
     let convert = match tool.output {
         Some(ty) if !valid::contains_impl(ty) => {
+            let ty = written(ty);
             quote_spanned!(output_span=> ::skyl::__private::tool_output::<#ty>(__output))
         }
         _ => quote_spanned!(output_span=> ::skyl::__private::tool_output(__output)),
@@ -245,9 +255,12 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
 
     let annotations = annotations(options);
     let output_schema = match (options.output_schema, tool.output) {
-        (Some(span), Some(ty)) if !valid::contains_impl(ty) => quote_spanned! {span=>
-            ::core::option::Option::Some(::skyl::__private::output_schema::<#ty>())
-        },
+        (Some(span), Some(ty)) if !valid::contains_impl(ty) => {
+            let ty = written(ty);
+            quote_spanned! {span=>
+                ::core::option::Option::Some(::skyl::__private::output_schema::<#ty>())
+            }
+        }
         _ => quote!(::core::option::Option::None),
     };
     let timeout = options.timeout.as_ref().map(|timeout| {
@@ -318,6 +331,32 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             #timeout
         }
     }
+}
+
+/// `tokens` with every `Self` replaced by `self_ty` (as `<self_ty>` before `::`, where a path
+/// needs it).
+fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Ident(ident) if ident == "Self" => {
+                if matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                    out.extend(quote!(<#self_ty>));
+                } else {
+                    self_ty.to_tokens(&mut out);
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_self(group.stream(), self_ty));
+                replaced.set_span(group.span());
+                out.extend([TokenTree::Group(replaced)]);
+            }
+            other => out.extend([other]),
+        }
+    }
+    out
 }
 
 /// The `ToolAnnotations` written in the options.
