@@ -116,7 +116,7 @@
 //! | the tool returned `Err(e)` | `e`, and "do not retry; tell the user" |
 //! | the tool returned a [`ToolFailure`] | its message, and the guidance it chose |
 //! | the tool panicked | that it crashed, and not to retry |
-//! | the call ran past `Toolbox::with_timeout` (feature `timeout`) | that it timed out |
+//! | the call ran past `Toolbox::with_timeout` or its own `#[tool(timeout = "...")]` (feature `timeout`) | that it timed out |
 //!
 //! The prose matters because the `is_error` flag is lossy: only Anthropic receives it as a
 //! flag. The OpenAI adapters turn it into an `"error: "` prefix, and Gemini drops it.
