@@ -6,6 +6,9 @@
 //!
 //! - `answer` on 10 and on 100 calls of an async tool that sleeps 100 ms, as one assistant turn:
 //!   the wall time against the 100 ms one call takes (goal ≤ 1.2×: the calls overlap).
+//! - `answer` on 1 and 10 calls of a synchronous tool that blocks its thread for 100 ms, marked
+//!   `#[tool(blocking)]` (the calls run side by side on skyl's thread pool; goal ≤ 1.2×) and not
+//!   marked (they run one after another: 10×).
 //! - 1,000 concurrent calls of a tool that never finishes, each with a 50 ms timeout: how long
 //!   after its deadline each call's result arrives (median and maximum).
 
@@ -26,6 +29,20 @@ const TIMEOUT: Duration = Duration::from_millis(50);
 #[skyl::tool]
 async fn nap() -> &'static str {
     futures_timer::Delay::new(SLEEP).await;
+    "rested"
+}
+
+/// Blocks its thread for 100 ms, on skyl's thread pool.
+#[skyl::tool(blocking)]
+fn doze() -> &'static str {
+    thread::sleep(SLEEP);
+    "rested"
+}
+
+/// Blocks the caller's thread for 100 ms.
+#[skyl::tool]
+fn doze_inline() -> &'static str {
+    thread::sleep(SLEEP);
     "rested"
 }
 
@@ -83,10 +100,20 @@ fn finish_times<F: Future>(futures: Vec<F>) -> Vec<Instant> {
 fn main() {
     let toolbox = Toolbox::new()
         .with(Nap)
+        .with(Doze)
+        .with(DozeInline)
         .with(Hang)
         .with_timeout(TIMEOUT * 20);
-    for calls in [1, 10, 100] {
-        let message = turn(calls, "nap");
+    let rows = [
+        ("nap", 1, "calls sleeping 100 ms"),
+        ("nap", 10, "calls sleeping 100 ms"),
+        ("nap", 100, "calls sleeping 100 ms"),
+        ("doze", 1, "blocking calls of 100 ms"),
+        ("doze", 10, "blocking calls of 100 ms"),
+        ("doze_inline", 10, "unmarked sync calls of 100 ms"),
+    ];
+    for (tool, calls, what) in rows {
+        let message = turn(calls, tool);
         let mut samples: Vec<Duration> = (0..7)
             .map(|_| {
                 let start = Instant::now();
@@ -98,7 +125,7 @@ fn main() {
             .collect();
         let wall = median(&mut samples);
         println!(
-            "answer, {calls:>3} calls sleeping 100 ms: median wall {wall:>9.1?} = {:.3}x one call's sleep",
+            "answer, {calls:>3} {what}: median wall {wall:>9.1?} = {:.3}x one call's sleep",
             wall.as_secs_f64() / SLEEP.as_secs_f64()
         );
     }

@@ -9,6 +9,7 @@
 //!   dispatchers, to show what a 2x looks like on this machine.
 //! - `skyl_blocking`: `Toolbox::dispatch_blocking`.
 //! - `skyl_async`: `Toolbox::dispatch(..).await`, polled once by a no-op executor.
+//! - `skyl_method`: `dispatch_blocking` to the same tool written as a `#[tools]` method.
 //! - `skyl_among`: `dispatch_blocking` in toolboxes of 1, 10 and 100 tools (flat is the goal).
 
 use std::future::Future;
@@ -20,7 +21,7 @@ use serde_json::{Value, json};
 use skyl::{Tool, ToolCall, ToolDefinition, ToolFuture, ToolResult, Toolbox};
 
 mod workload;
-use workload::{GetWeather, WeatherArgs, hand_written, weather_call, weather_report};
+use workload::{GetWeather, Stations, WeatherArgs, hand_written, weather_call, weather_report};
 
 fn main() {
     // The same number of iterations per sample for every row, so that the rows compare; each
@@ -75,6 +76,13 @@ fn skyl_async(bencher: divan::Bencher<'_, '_>) {
             Poll::Pending => unreachable!("a synchronous tool finishes on the first poll"),
         }
     });
+}
+
+#[divan::bench]
+fn skyl_method(bencher: divan::Bencher<'_, '_>) {
+    let toolbox = Toolbox::new().with_set(Stations);
+    let call = weather_call();
+    bencher.bench_local(|| drop(toolbox.dispatch_blocking(black_box(&call))));
 }
 
 /// A stand-in tool, so that toolboxes of many tools can be built.

@@ -1,5 +1,6 @@
-//! The workload both harnesses measure: one tool written with `#[skyl::tool]`, and the same tool
-//! behind a hand-written dispatcher (the floor).
+//! The workload both harnesses measure: one tool written with `#[skyl::tool]`, the same tool as a
+//! method of a `#[skyl::tools]` impl, and the same tool behind a hand-written dispatcher (the
+//! floor).
 
 use serde::Deserialize;
 use serde_json::json;
@@ -26,6 +27,24 @@ pub fn get_weather(
     days: Option<u8>,
 ) -> String {
     weather_report(&city, days)
+}
+
+/// The same tool as a method of a `#[tools]` impl, reached through the instance.
+pub struct Stations;
+
+#[skyl::tools]
+impl Stations {
+    /// Get the current weather for a city.
+    #[tool]
+    pub fn get_weather(
+        &self,
+        /// The city.
+        city: String,
+        /// Days of forecast.
+        days: Option<u8>,
+    ) -> String {
+        weather_report(&city, days)
+    }
 }
 
 #[derive(Deserialize)]

@@ -710,3 +710,75 @@ fn two_state_parameters_of_one_type_borrow_the_same_part() {
         json!({"type": "object", "additionalProperties": false, "properties": {}, "required": []})
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Return types without a wrapper
+
+#[derive(serde::Serialize)]
+struct Shop {
+    name: &'static str,
+    open: bool,
+}
+
+/// Lists the shops.
+#[tool]
+fn list_shops() -> Vec<Shop> {
+    vec![
+        Shop {
+            name: "Bakery",
+            open: true,
+        },
+        Shop {
+            name: "Florist",
+            open: false,
+        },
+    ]
+}
+
+/// Finds a shop's opening hours, if it has any.
+#[tool]
+fn opening_hours(name: String) -> Option<String> {
+    (name == "Bakery").then(|| "7 to 14".to_owned())
+}
+
+/// Counts the shops by street.
+#[tool]
+fn shops_by_street() -> std::collections::BTreeMap<String, u32> {
+    [("High Street".to_owned(), 2), ("Mill Lane".to_owned(), 1)].into()
+}
+
+/// Reads the shop list from disk, the way application code with `anyhow` does.
+#[tool]
+fn read_shop_list(path: String) -> anyhow::Result<Vec<String>> {
+    use anyhow::Context as _;
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
+    Ok(text.lines().map(str::to_owned).collect())
+}
+
+#[test]
+fn collections_options_and_anyhow_results_need_no_wrapper() {
+    assert_eq!(
+        call(&ListShops, json!({}), &()),
+        Ok(r#"[{"name":"Bakery","open":true},{"name":"Florist","open":false}]"#.to_owned())
+    );
+    assert_eq!(
+        call(&OpeningHours, json!({"name": "Bakery"}), &()),
+        Ok("7 to 14".to_owned()),
+        "text in an option stays text"
+    );
+    assert_eq!(
+        call(&OpeningHours, json!({"name": "Florist"}), &()),
+        Ok("null".to_owned())
+    );
+    assert_eq!(
+        call(&ShopsByStreet, json!({}), &()),
+        Ok(r#"{"High Street":2,"Mill Lane":1}"#.to_owned())
+    );
+    assert_eq!(
+        call(&ReadShopList, json!({"path": "/no/such/skyl/shops"}), &()),
+        Err(ToolFailure::do_not_retry(
+            "cannot read /no/such/skyl/shops: No such file or directory (os error 2)"
+        )),
+        "anyhow's causes are kept"
+    );
+}

@@ -2,17 +2,21 @@
 //! (`expand.rs`). Parsing is lenient; every rule lives in `valid.rs`, with its span.
 
 use proc_macro2::{Ident, Span};
+use quote::format_ident;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, ImplItemFn, ItemFn, Pat, ReturnType, Signature, Type};
 
 use crate::attr::Options;
 use crate::docs;
 
-/// A function under `#[tool]`.
+/// A function under `#[tool]`, free or a method of a `#[tools]` impl.
 pub(crate) struct Tool<'a> {
-    pub(crate) function: &'a ItemFn,
+    pub(crate) attrs: &'a [Attribute],
+    pub(crate) sig: &'a Signature,
     pub(crate) fn_ident: &'a Ident,
-    /// The unit struct that implements `Tool`: the function's name in UpperCamelCase.
+    pub(crate) place: Place<'a>,
+    /// The struct that implements `Tool`: for a free function, its name in UpperCamelCase; for a
+    /// method, a hidden name.
     pub(crate) struct_ident: Ident,
     /// The wire name.
     pub(crate) name: String,
@@ -25,6 +29,20 @@ pub(crate) struct Tool<'a> {
     /// The declared return type; `None` for `()`.
     pub(crate) output: Option<&'a Type>,
     pub(crate) is_async: bool,
+    /// The settings of `#[tool(...)]` beyond the name and description.
+    pub(crate) options: Options,
+}
+
+/// Where the function is written.
+pub(crate) enum Place<'a> {
+    /// A free function: its tool is a unit struct of its own.
+    Free,
+    /// An associated function of a `#[tools]` impl of `self_ty`: its tool holds the instance.
+    Method {
+        self_ty: &'a Type,
+        /// Whether it takes `&self` (checked by `valid.rs`) rather than no receiver.
+        has_receiver: bool,
+    },
 }
 
 /// Where a tool's description comes from.
@@ -85,45 +103,91 @@ pub(crate) enum ParamKind<'a> {
 }
 
 impl<'a> Tool<'a> {
-    pub(crate) fn from_syn(function: &'a ItemFn, options: Options) -> syn::Result<Self> {
-        let fn_ident = &function.sig.ident;
+    /// A free function under `#[tool]`.
+    pub(crate) fn from_fn(function: &'a ItemFn, options: Options) -> syn::Result<Self> {
+        let struct_ident = struct_ident(&function.sig.ident);
+        Self::from_parts(
+            &function.attrs,
+            &function.sig,
+            Place::Free,
+            struct_ident,
+            options,
+        )
+    }
+
+    /// A method under `#[tool]` in a `#[tools]` impl of `self_ty`.
+    pub(crate) fn from_method(
+        method: &'a ImplItemFn,
+        self_ty: &'a Type,
+        options: Options,
+    ) -> syn::Result<Self> {
+        let place = Place::Method {
+            self_ty,
+            has_receiver: method.sig.receiver().is_some(),
+        };
+        let struct_ident = format_ident!("__SkylTool_{}", unraw(&method.sig.ident));
+        Self::from_parts(&method.attrs, &method.sig, place, struct_ident, options)
+    }
+
+    fn from_parts(
+        attrs: &'a [Attribute],
+        sig: &'a Signature,
+        place: Place<'a>,
+        struct_ident: Ident,
+        options: Options,
+    ) -> syn::Result<Self> {
+        let fn_ident = &sig.ident;
         let (name, name_span) = match &options.name {
             Some(literal) => (literal.value(), literal.span()),
             None => (unraw(fn_ident), fn_ident.span()),
         };
         let description = match &options.description {
             Some(literal) => Some(literal.value().trim().to_owned()).filter(|d| !d.is_empty()),
-            None => docs::collect(&function.attrs)?,
+            None => docs::collect(attrs)?,
         };
-        let description_source = match (&options.description, docs::first(&function.attrs)) {
+        let description_source = match (&options.description, docs::first(attrs)) {
             (Some(literal), _) => DescriptionSource::Option(literal.span()),
             (None, Some(doc)) => DescriptionSource::Doc(doc.span()),
             (None, None) => DescriptionSource::Missing(fn_ident.span()),
         };
         let mut params = Vec::new();
-        for input in &function.sig.inputs {
-            // A `self` receiver is reported by `valid.rs`.
+        for input in &sig.inputs {
+            // A `self` receiver is checked by `valid.rs`.
             if let FnArg::Typed(typed) = input {
                 params.push(Param::from_syn(&typed.attrs, &typed.pat, &typed.ty)?);
             }
         }
-        let output = match &function.sig.output {
+        let output = match &sig.output {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some(&**ty),
         };
         Ok(Tool {
-            function,
+            attrs,
+            sig,
             fn_ident,
-            struct_ident: struct_ident(fn_ident),
+            place,
+            struct_ident,
             name,
             name_span,
             description,
             description_source,
             params,
             output,
-            is_async: function.sig.asyncness.is_some(),
+            is_async: sig.asyncness.is_some(),
+            options,
         })
     }
+
+    /// The `#[cfg(...)]`s on the function, which every item generated for it must carry: a
+    /// function compiled out takes its tool with it.
+    pub(crate) fn cfgs(&self) -> impl Iterator<Item = &'a Attribute> + use<'a> {
+        cfgs(self.attrs)
+    }
+}
+
+/// The `#[cfg(...)]`s among `attrs`.
+pub(crate) fn cfgs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|attr| attr.path().is_ident("cfg"))
 }
 
 impl<'a> Param<'a> {

@@ -1,8 +1,10 @@
-//! The options of `#[tool(...)]`: `name = "..."` and `description = "..."`.
+//! The options of `#[tool(...)]`: the name and description, the per-tool settings (`timeout`,
+//! `blocking`), the annotations a host reads (`title`, `read_only`, `destructive`, `idempotent`,
+//! `open_world`), and `output_schema`.
 
-use proc_macro2::TokenStream;
-use syn::LitStr;
+use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
+use syn::{LitBool, LitStr};
 
 /// The options written in `#[tool(...)]`.
 #[derive(Default)]
@@ -11,9 +13,61 @@ pub(crate) struct Options {
     pub(crate) name: Option<LitStr>,
     /// `description = "..."`: the description, instead of the doc comment.
     pub(crate) description: Option<LitStr>,
+    /// `title = "..."`: a human-readable name for a host's interface.
+    pub(crate) title: Option<LitStr>,
+    /// `timeout = "5s"`: how long a call may run.
+    pub(crate) timeout: Option<Timeout>,
+    /// `blocking`: run the synchronous function on another thread; the word's span.
+    pub(crate) blocking: Option<Span>,
+    /// `output_schema`: state the schema of a `Json<T>` output; the word's span.
+    pub(crate) output_schema: Option<Span>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
 }
 
-const KNOWN: &[&str] = &["name", "description"];
+/// A hint written `read_only` (true) or `read_only = false`.
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+    pub(crate) span: Span,
+}
+
+/// A `timeout = "..."` option, read at compile time.
+pub(crate) struct Timeout {
+    pub(crate) literal: LitStr,
+    pub(crate) secs: u64,
+    pub(crate) nanos: u32,
+}
+
+/// What an option's value looks like, for parsing it and for the messages about it.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `key = "..."`.
+    Text,
+    /// `key`, with nothing after it.
+    Word,
+    /// `key`, or `key = true` / `key = false`.
+    Hint,
+}
+
+const KNOWN: &[(&str, Shape)] = &[
+    ("name", Shape::Text),
+    ("description", Shape::Text),
+    ("title", Shape::Text),
+    ("timeout", Shape::Text),
+    ("blocking", Shape::Word),
+    ("read_only", Shape::Hint),
+    ("destructive", Shape::Hint),
+    ("idempotent", Shape::Hint),
+    ("open_world", Shape::Hint),
+    ("output_schema", Shape::Word),
+];
+
+const EVERY_OPTION: &str = "`#[tool]` takes `name = \"...\"`, `description = \"...\"`, \
+     `title = \"...\"`, `timeout = \"5s\"`, `blocking`, `read_only`, `destructive`, `idempotent`, \
+     `open_world` and `output_schema`";
 
 /// Parses the tokens inside `#[tool(...)]`. Stops at the first mistake, so the user sees one error.
 pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
@@ -34,59 +88,207 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
     }
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
-        let key = match meta.path.get_ident() {
-            Some(ident) => ident.to_string(),
-            None => {
-                return Err(syn::Error::new_spanned(
-                    &meta.path,
-                    "unknown option; `#[tool]` takes `name = \"...\"` and `description = \"...\"`",
-                ));
-            }
-        };
-        let slot = match key.as_str() {
-            "name" => &mut options.name,
-            "description" => &mut options.description,
-            _ => return Err(meta.error(unknown_option(&key))),
-        };
-        if slot.is_some() {
-            return Err(meta.error(format!(
-                "duplicate option `{key}`; give it once, e.g. `#[tool({key} = \"...\")]`"
-            )));
-        }
-        if !meta.input.peek(syn::Token![=]) {
-            // At the option's name: `#[tool(name)]` ends right after it, where there is no token
-            // to point at.
+        let Some(ident) = meta.path.get_ident() else {
             return Err(syn::Error::new_spanned(
                 &meta.path,
-                format!("expected `=` and a string after `{key}`: `#[tool({key} = \"...\")]`"),
+                format!("unknown option; {EVERY_OPTION}"),
             ));
+        };
+        let key = ident.to_string();
+        let Some(&(_, shape)) = KNOWN.iter().find(|(known, _)| *known == key) else {
+            return Err(meta.error(unknown_option(&key)));
+        };
+        if options.is_set(&key) {
+            return Err(meta.error(format!(
+                "duplicate option `{key}`; give it once, e.g. `#[tool({})]`",
+                example(&key, shape)
+            )));
         }
-        let value = meta.value()?;
-        let literal: LitStr = value.parse().map_err(|error| {
-            syn::Error::new(
-                error.span(),
-                format!("expected a string literal: `#[tool({key} = \"...\")]`"),
-            )
-        })?;
-        *slot = Some(literal);
+        let span = ident.span();
+        match shape {
+            Shape::Text => {
+                if !meta.input.peek(syn::Token![=]) {
+                    // At the option's name: `#[tool(name)]` ends right after it, where there is
+                    // no token to point at.
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        format!(
+                            "expected `=` and a string after `{key}`: `#[tool({})]`",
+                            example(&key, shape)
+                        ),
+                    ));
+                }
+                let literal: LitStr = meta.value()?.parse().map_err(|error| {
+                    syn::Error::new(
+                        error.span(),
+                        format!(
+                            "expected a string literal: `#[tool({})]`",
+                            example(&key, shape)
+                        ),
+                    )
+                })?;
+                match key.as_str() {
+                    "name" => options.name = Some(literal),
+                    "description" => options.description = Some(literal),
+                    "title" => options.title = Some(literal),
+                    _ => options.timeout = Some(Timeout::parse(literal)?),
+                }
+            }
+            Shape::Word => {
+                if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        format!("`{key}` takes no value; write `#[tool({key})]`"),
+                    ));
+                }
+                match key.as_str() {
+                    "blocking" => options.blocking = Some(span),
+                    _ => options.output_schema = Some(span),
+                }
+            }
+            Shape::Hint => {
+                let value = if meta.input.peek(syn::Token![=]) {
+                    let literal: LitBool = meta.value()?.parse().map_err(|error| {
+                        syn::Error::new(
+                            error.span(),
+                            format!(
+                                "expected `true` or `false`: `#[tool({key})]` or \
+                                 `#[tool({key} = false)]`"
+                            ),
+                        )
+                    })?;
+                    literal.value
+                } else {
+                    true
+                };
+                let flag = Some(Flag { value, span });
+                match key.as_str() {
+                    "read_only" => options.read_only = flag,
+                    "destructive" => options.destructive = flag,
+                    "idempotent" => options.idempotent = flag,
+                    _ => options.open_world = flag,
+                }
+            }
+        }
         Ok(())
     });
     parser.parse2(args)?;
     Ok(options)
 }
 
+impl Options {
+    fn is_set(&self, key: &str) -> bool {
+        match key {
+            "name" => self.name.is_some(),
+            "description" => self.description.is_some(),
+            "title" => self.title.is_some(),
+            "timeout" => self.timeout.is_some(),
+            "blocking" => self.blocking.is_some(),
+            "output_schema" => self.output_schema.is_some(),
+            "read_only" => self.read_only.is_some(),
+            "destructive" => self.destructive.is_some(),
+            "idempotent" => self.idempotent.is_some(),
+            _ => self.open_world.is_some(),
+        }
+    }
+}
+
+/// How an option is written, for the messages.
+fn example(key: &str, shape: Shape) -> String {
+    match (key, shape) {
+        ("timeout", _) => "timeout = \"5s\"".to_owned(),
+        (_, Shape::Text) => format!("{key} = \"...\""),
+        (_, Shape::Word | Shape::Hint) => key.to_owned(),
+    }
+}
+
+impl Timeout {
+    /// Reads `"250ms"`, `"5s"`, `"1.5s"`, `"2m"` or `"1h"`.
+    fn parse(literal: LitStr) -> syn::Result<Self> {
+        let text = literal.value();
+        let Some((secs, nanos)) = parse_duration(text.trim()) else {
+            return Err(syn::Error::new_spanned(
+                &literal,
+                format!(
+                    "`{text}` is not a duration; write a number and a unit, `ms`, `s`, `m` or \
+                     `h`: `timeout = \"500ms\"`, `\"5s\"`, `\"1.5s\"`, `\"2m\"`"
+                ),
+            ));
+        };
+        if secs == 0 && nanos == 0 {
+            return Err(syn::Error::new_spanned(
+                &literal,
+                "a timeout of zero would stop every call before it starts; give the time a call \
+                 may take, e.g. `timeout = \"5s\"`",
+            ));
+        }
+        Ok(Timeout {
+            literal,
+            secs,
+            nanos,
+        })
+    }
+}
+
+/// `"1.5s"` → (1, 500_000_000). `None` when it is not a number and a known unit, or too long.
+fn parse_duration(text: &str) -> Option<(u64, u32)> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = (&text[..split], text[split..].trim_start());
+    let unit_nanos: u128 = match unit {
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        _ => return None,
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || fraction.len() > 9 {
+        return None;
+    }
+    if !fraction.bytes().all(|b| b.is_ascii_digit())
+        || (number.contains('.') && fraction.is_empty())
+    {
+        return None;
+    }
+    let whole: u128 = whole.parse().ok()?;
+    let fraction_value: u128 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse().ok()?
+    };
+    let scale = 10_u128.pow(u32::try_from(fraction.len()).ok()?);
+    let nanos = whole
+        .checked_mul(unit_nanos)?
+        .checked_add(fraction_value * unit_nanos / scale)?;
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    let nanos = u32::try_from(nanos % 1_000_000_000).ok()?;
+    Some((secs, nanos))
+}
+
 fn unknown_option(key: &str) -> String {
     let nearest = KNOWN
         .iter()
-        .map(|known| (distance(key, known), *known))
+        .map(|(known, _)| (distance(key, known), *known))
         .min()
         .filter(|(distance, known)| *distance <= known.len().max(key.len()) / 3 + 1);
     match nearest {
         Some((_, known)) => format!("unknown option `{key}`; did you mean `{known}`?"),
-        None => format!(
-            "unknown option `{key}`; `#[tool]` takes `name = \"...\"` and `description = \"...\"`"
-        ),
+        None => format!("unknown option `{key}`; {EVERY_OPTION}"),
     }
+}
+
+/// Parses the tokens inside `#[tools(...)]`, which takes none.
+pub(crate) fn parse_tools(args: TokenStream) -> syn::Result<()> {
+    if args.is_empty() {
+        return Ok(());
+    }
+    Err(syn::Error::new_spanned(
+        args,
+        "`#[tools]` takes no options; write `#[tools]`, and the options of each tool on its \
+         method: `#[tool(name = \"...\", timeout = \"5s\")]`",
+    ))
 }
 
 /// Levenshtein distance, for "did you mean".
@@ -120,6 +322,34 @@ mod tests {
             unknown_option("nam"),
             "unknown option `nam`; did you mean `name`?"
         );
-        assert!(unknown_option("timeout").contains("takes `name"));
+        assert_eq!(
+            unknown_option("readonly"),
+            "unknown option `readonly`; did you mean `read_only`?"
+        );
+        assert!(unknown_option("retries").contains("takes `name"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms"), Some((0, 250_000_000)));
+        assert_eq!(parse_duration("5s"), Some((5, 0)));
+        assert_eq!(parse_duration("1.5s"), Some((1, 500_000_000)));
+        assert_eq!(parse_duration("0.25ms"), Some((0, 250_000)));
+        assert_eq!(parse_duration("2 m"), Some((120, 0)));
+        assert_eq!(parse_duration("1h"), Some((3600, 0)));
+        assert_eq!(parse_duration("0s"), Some((0, 0)));
+        for wrong in [
+            "5",
+            "s",
+            "5sec",
+            "1.s",
+            ".5s",
+            "1.2.3s",
+            "-1s",
+            "5S",
+            "99999999999999999999h",
+        ] {
+            assert_eq!(parse_duration(wrong), None, "{wrong}");
+        }
     }
 }

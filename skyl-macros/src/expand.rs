@@ -1,18 +1,26 @@
-//! Code generation: the function as written, a unit struct, and its `Tool` impl.
+//! Code generation for `#[tool]` on a free function: the function as written, a unit struct,
+//! and its `Tool` impl. The impl is shared with the methods of a `#[tools]` block (`tools.rs`).
 //!
 //! ```text
 //! fn get_weather(city: &str, #[state] db: &Db) -> String { ... }   // as written, minus the
 //!                                                                  // parameter attributes
-//! pub struct GetWeather;
+//! mod __skyl_tool_get_weather { pub struct GetWeather; }            // the struct, and its derives
+//! pub use __skyl_tool_get_weather::GetWeather;                      // with the function's `pub`
 //! const _: () = {
 //!     struct __SkylArguments<__S> where ...  { city: String, .. }  // Deserialize + JsonSchema
 //!     const _: () = { assert_deserialize::<T>; assert_json_schema::<T>; };  // one per type
-//!     impl<__S: Send + Sync + 'static> Tool<__S> for GetWeather where Db: FromRef<__S>, ... {
+//!     impl<__S: Send + Sync + 'static> Tool<__S> for __skyl_tool_get_weather::GetWeather
+//!     where Db: FromRef<__S>, ... {
 //!         fn definition(&self) -> &ToolDefinition { /* built once, in a static */ }
 //!         fn call(..) -> ToolFuture { /* parse, call, convert */ }
 //!     }
 //! };
 //! ```
+//!
+//! The struct sits in a module of its own and is brought in with `use`, so that a type of the
+//! same name already in the module (`struct GetWeather` beside `fn get_weather`) is one error,
+//! "defined multiple times", at the function's name: every impl names the struct through the
+//! module, so none of them lands on the other type and adds errors of its own.
 //!
 //! A parameter type that is not `Deserialize + JsonSchema` is reported once, by the assertion
 //! at that type. The generated bodies and the derives must not report it again, so every bound
@@ -22,12 +30,13 @@
 //! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
 //! which is right for a tool that cannot be built.
 
-use proc_macro2::{Ident, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Item, ItemFn};
+use syn::{Attribute, FnArg, Item, ItemFn, Signature, Type, Visibility};
 
-use crate::ast::{self, ParamKind, Tool};
+use crate::ast::{self, ParamKind, Place, Tool};
+use crate::attr::{Flag, Options};
 use crate::{attr, docs, fallback, valid};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -39,12 +48,13 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Item::Fn(function) => function,
         other => return fallback::not_a_function(Some(&other), input),
     };
-    let emitted = strip_parameter_attributes(&function);
+    let mut emitted = function.clone();
+    strip_tool_attributes(&mut emitted.attrs, &mut emitted.sig);
     let result = attr::parse(args)
-        .and_then(|options| Tool::from_syn(&function, options))
+        .and_then(|options| Tool::from_fn(&function, options))
         .and_then(|tool| {
             tool.validate()?;
-            Ok(expand(&tool, &emitted))
+            Ok(expand(&tool, &function.vis, &emitted))
         });
     match result {
         Ok(tokens) => tokens,
@@ -52,8 +62,9 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-/// The function as the user wrote it, without the attributes only `#[tool]` understands, which
-/// would not compile on a parameter.
+/// Removes from a function what only `#[tool]` understands, which would not compile as written:
+/// a second `#[tool]` (reported once, by `valid.rs`, rather than expanded into a second struct),
+/// and the doc comments and `#[state]`, `#[serde]` and `#[schemars]` attributes of parameters.
 ///
 /// Some Clippy lints are allowed on it, because `#[tool]` decides what they complain about: a
 /// parameter is taken by value since the model's arguments are owned (`needless_pass_by_value`,
@@ -62,9 +73,8 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// the state holds, `&Vec<T>` or `&String` included (`ptr_arg`); and the doc comment is the
 /// description the model reads, where `# Errors` and `# Panics` sections do not belong
 /// (`missing_errors_doc`, `missing_panics_doc`, pedantic).
-fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
-    let mut function = function.clone();
-    function.attrs.push(syn::parse_quote!(
+pub(crate) fn strip_tool_attributes(attrs: &mut Vec<Attribute>, sig: &mut Signature) {
+    attrs.push(syn::parse_quote!(
         #[allow(
             clippy::needless_pass_by_value,
             clippy::too_many_arguments,
@@ -73,105 +83,29 @@ fn strip_parameter_attributes(function: &ItemFn) -> ItemFn {
             clippy::missing_panics_doc
         )]
     ));
-    // A second `#[tool]` is reported once, here, rather than expanded into a second struct.
-    function
-        .attrs
-        .retain(|attr| !valid::is_tool_attribute(attr));
-    for input in &mut function.sig.inputs {
+    attrs.retain(|attr| !valid::is_tool_attribute(attr));
+    for input in &mut sig.inputs {
         if let FnArg::Typed(typed) = input {
             typed.attrs.retain(|attr| {
                 !(docs::is_doc(attr) || ast::is_state(attr) || ast::is_field_attr(attr))
             });
         }
     }
-    function
 }
 
-fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
-    let struct_item = unit_struct(tool.function, &tool.struct_ident, &tool.name);
-    let cfgs = cfgs(tool.function);
+fn expand(tool: &Tool<'_>, vis: &Visibility, emitted: &ItemFn) -> TokenStream {
+    let module = module_ident(tool.fn_ident);
     let struct_ident = &tool.struct_ident;
-    let fn_ident = tool.fn_ident;
-    let name = &tool.name;
-    let description = tool.description.as_deref().unwrap_or_default();
-
-    let mut fields = Vec::new();
-    let mut bounds = Vec::new();
-    let mut assertions = Vec::new();
-    let mut call_args = Vec::new();
-    let mut state_bounds = Vec::new();
-    for param in &tool.params {
-        let ident = param.ident.expect("validated: a plain identifier");
-        let field_attrs = &param.field_attrs;
-        let description = param
-            .description
-            .as_ref()
-            .map(|text| quote!(#[schemars(description = #text)]));
-        match param.kind() {
-            ParamKind::State(ty) => {
-                state_bounds.push(quote!(#ty: ::skyl::FromRef<__S>));
-                call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
-            }
-            ParamKind::Str => {
-                fields.push(quote! {
-                    #(#field_attrs)* #description
-                    #ident: ::std::string::String
-                });
-                call_args.push(quote!(&__args.#ident));
-            }
-            ParamKind::Value(ty) if param.is_skipped() => {
-                fields.push(quote! {
-                    #(#field_attrs)* #description
-                    #ident: #ty
-                });
-                call_args.push(quote!(__args.#ident));
-            }
-            ParamKind::Value(ty) => {
-                fields.push(quote! {
-                    #(#field_attrs)* #description
-                    #ident: #ty
-                });
-                bounds.push(quote! {
-                    <#ty as ::skyl::__private::Defer<__S>>::This:
-                        ::skyl::__private::serde::de::DeserializeOwned
-                        + ::skyl::__private::schemars::JsonSchema
-                });
-                assertions.push(quote_spanned! {ty.span()=>
-                    let _ = ::skyl::__private::assert_deserialize::<#ty>;
-                    let _ = ::skyl::__private::assert_json_schema::<#ty>;
-                });
-                call_args.push(quote!(__args.#ident));
-            }
-        }
-    }
-
-    // A return type that is not `IntoToolOutput` is reported here, at the return type.
-    let output_span = match tool.output {
-        Some(ty) => ty.span(),
-        None => tool.fn_ident.span(),
-    };
-    // Naming the type in the turbofish makes the compiler underline all of it; an `impl Trait`
-    // cannot be named there, so it gets the span of its first token instead.
-    let convert = match tool.output {
-        Some(ty) if !valid::contains_impl(ty) => {
-            quote_spanned!(output_span=> ::skyl::__private::tool_output::<#ty>(__output))
-        }
-        _ => quote_spanned!(output_span=> ::skyl::__private::tool_output(__output)),
-    };
-    let await_ = tool.is_async.then(|| quote!(.await));
-    let run = quote! {
-        let __output = #fn_ident(#(#call_args),*) #await_;
-        #convert
-    };
-    let run = if let Some(asyncness) = &tool.function.sig.asyncness {
-        // A future that is not `Send` is reported at the `async` keyword.
-        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new(async move { #run }))
-    } else {
-        quote!(::skyl::ToolFuture::ready({ #run }))
-    };
-
     let mut tokens = emitted.to_token_stream();
-    tokens.extend(struct_item);
+    tokens.extend(unit_struct(
+        tool.attrs,
+        vis,
+        tool.fn_ident,
+        struct_ident,
+        &tool.name,
+    ));
+    let cfgs = tool.cfgs();
+    let tool_impl = tool_impl(tool, &quote!(#module::#struct_ident));
     tokens.extend(quote! {
         #(#cfgs)*
         #[doc(hidden)]
@@ -183,95 +117,332 @@ fn expand(tool: &Tool<'_>, emitted: &ItemFn) -> TokenStream {
             clippy::all
         )]
         const _: () = {
-            #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
-            #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
-            #[schemars(crate = "::skyl::__private::schemars", bound = "")]
-            #[allow(dead_code)]
-            struct __SkylArguments<__S> where #(#bounds,)* {
-                #(#fields,)*
-                #[serde(skip)]
-                __skyl_state: ::core::marker::PhantomData<fn() -> __S>,
-            }
-
-            const _: () = {
-                #(#assertions)*
-            };
-
-            #[automatically_derived]
-            impl<__S> ::skyl::Tool<__S> for #struct_ident
-            where
-                __S: ::core::marker::Send + ::core::marker::Sync + 'static,
-                #(#bounds,)*
-                #(#state_bounds,)*
-            {
-                fn definition(&self) -> &::skyl::ToolDefinition {
-                    static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
-                        ::std::sync::OnceLock::new();
-                    __DEFINITION.get_or_init(|| ::skyl::ToolDefinition {
-                        name: <::std::string::String as ::core::convert::From<&str>>::from(#name),
-                        description: <::std::string::String as ::core::convert::From<&str>>::from(
-                            #description,
-                        ),
-                        parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
-                        annotations: <::skyl::ToolAnnotations as ::core::default::Default>::default(),
-                        output_schema: ::core::option::Option::None,
-                    })
-                }
-
-                fn call<'__a>(
-                    &'__a self,
-                    __json: &'__a ::skyl::__private::serde_json::Value,
-                    __state: &'__a __S,
-                ) -> ::skyl::ToolFuture<'__a> {
-                    let _ = __state;
-                    // The schema is read only when the arguments do not parse as they are.
-                    let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
-                    let __args = match ::skyl::__private::parse_arguments::<__SkylArguments<__S>>(__json, __schema) {
-                        ::core::result::Result::Ok(args) => args,
-                        ::core::result::Result::Err(failure) => {
-                            return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
-                        }
-                    };
-                    #run
-                }
-            }
+            #tool_impl
         };
     });
     tokens
 }
 
-/// `pub struct GetWeather;`, with the function's visibility, its `#[cfg]`s and its
-/// `#[deprecated]`: registering a deprecated tool warns as calling the function does.
-pub(crate) fn unit_struct(function: &ItemFn, struct_ident: &Ident, name: &str) -> TokenStream {
-    let fn_ident = &function.sig.ident;
-    let vis = &function.vis;
-    let cfgs = cfgs(function);
-    let deprecated = function
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("deprecated"));
-    let doc = format!(
-        "The tool `{name}`: [`{fn_ident}`] as a [`Tool`](::skyl::Tool), made by `#[skyl::tool]`."
-    );
+/// The arguments struct, the assertions on parameter types and the `Tool` impl for `tool_ty`:
+/// items for a `const _: () = { ... }` block.
+pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
+    let name = &tool.name;
+    let description = tool.description.as_deref().unwrap_or_default();
+    let options = &tool.options;
+    let blocking = options.blocking.is_some();
+
+    let mut fields = Vec::new();
+    let mut bounds = Vec::new();
+    let mut assertions = Vec::new();
+    let mut call_args = Vec::new();
+    let mut state_bounds = Vec::new();
+    if let Place::Method {
+        has_receiver: true, ..
+    } = tool.place
+    {
+        call_args.push(if blocking {
+            quote!(&*__this)
+        } else {
+            quote!(&*self.0)
+        });
+    }
+    // A method's types may say `Self`, which outside the `impl` block is the block's type.
+    let written = |ty: &Type| match tool.place {
+        Place::Free => ty.to_token_stream(),
+        Place::Method { self_ty, .. } => replace_self(ty.to_token_stream(), self_ty),
+    };
+    for param in &tool.params {
+        let ident = param.ident.expect("validated: a plain identifier");
+        let field_attrs = &param.field_attrs;
+        let description = param
+            .description
+            .as_ref()
+            .map(|text| quote!(#[schemars(description = #text)]));
+        match param.kind() {
+            ParamKind::State(ty) => {
+                let ty = written(ty);
+                state_bounds.push(quote!(#ty: ::skyl::FromRef<__S>));
+                call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
+            }
+            ParamKind::Str => {
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: ::std::string::String
+                });
+                call_args.push(quote!(&__args.#ident));
+            }
+            ParamKind::Value(ty) if param.is_skipped() => {
+                let ty = written(ty);
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: #ty
+                });
+                call_args.push(quote!(__args.#ident));
+            }
+            ParamKind::Value(ty) => {
+                let span = ty.span();
+                let ty = written(ty);
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: #ty
+                });
+                bounds.push(quote! {
+                    <#ty as ::skyl::__private::Defer<__S>>::This:
+                        ::skyl::__private::serde::de::DeserializeOwned
+                        + ::skyl::__private::schemars::JsonSchema
+                });
+                assertions.push(quote_spanned! {span=>
+                    let _ = ::skyl::__private::assert_deserialize::<#ty>;
+                    let _ = ::skyl::__private::assert_json_schema::<#ty>;
+                });
+                call_args.push(quote!(__args.#ident));
+            }
+        }
+    }
+    let instance_bound = match tool.place {
+        Place::Free => None,
+        // Checked once, at the `impl` block's type, by `tools.rs`.
+        Place::Method { self_ty, .. } => Some(quote! {
+            <#self_ty as ::skyl::__private::Defer<__S>>::This:
+                ::core::marker::Send + ::core::marker::Sync + 'static,
+        }),
+    };
+
+    // A return type that is not `IntoToolOutput` is reported here, at the return type.
+    let output_span = match tool.output {
+        Some(ty) => ty.span(),
+        None => tool.fn_ident.span(),
+    };
+    // Naming the type in the turbofish makes the compiler underline all of it; an `impl Trait`
+    // cannot be named there, so it gets the span of its first token instead.
+    let convert = match tool.output {
+        Some(ty) if !valid::contains_impl(ty) => {
+            let ty = written(ty);
+            quote_spanned!(output_span=> ::skyl::__private::tool_output::<#ty>(__output))
+        }
+        _ => quote_spanned!(output_span=> ::skyl::__private::tool_output(__output)),
+    };
+    let fn_ident = tool.fn_ident;
+    let callee = match tool.place {
+        Place::Free => quote!(#fn_ident),
+        Place::Method { self_ty, .. } => quote!(<#self_ty>::#fn_ident),
+    };
+    let await_ = tool.is_async.then(|| quote!(.await));
+    let run = quote! {
+        let __output = #callee(#(#call_args),*) #await_;
+        #convert
+    };
+    let run = if let Some(asyncness) = &tool.sig.asyncness {
+        // A future that is not `Send` is reported at the `async` keyword.
+        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new(async move { #run }))
+    } else if let Some(blocking) = options.blocking {
+        // Arguments and output that cannot cross threads are reported at `blocking`.
+        let this = matches!(
+            tool.place,
+            Place::Method {
+                has_receiver: true,
+                ..
+            }
+        )
+        .then(|| quote!(let __this = ::std::sync::Arc::clone(&self.0);));
+        quote_spanned! {blocking=>
+            #this
+            ::skyl::__private::run_blocking(move || { #run })
+        }
+    } else {
+        quote!(::skyl::ToolFuture::ready({ #run }))
+    };
+
+    let annotations = annotations(options);
+    let output_schema = match (options.output_schema, tool.output) {
+        (Some(span), Some(ty)) if !valid::contains_impl(ty) => {
+            let ty = written(ty);
+            quote_spanned! {span=>
+                ::core::option::Option::Some(::skyl::__private::output_schema::<#ty>())
+            }
+        }
+        _ => quote!(::core::option::Option::None),
+    };
+    let timeout = options.timeout.as_ref().map(|timeout| {
+        let (secs, nanos) = (timeout.secs, timeout.nanos);
+        // A missing `timeout` feature is reported at the duration.
+        let limit = quote_spanned! {timeout.literal.span()=>
+            ::skyl::__private::tool_timeout::<()>(#secs, #nanos)
+        };
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(#limit)
+            }
+        }
+    });
+
     quote! {
-        #(#cfgs)*
-        #(#deprecated)*
-        #[doc = #doc]
-        #[derive(
-            ::core::clone::Clone,
-            ::core::marker::Copy,
-            ::core::fmt::Debug,
-            ::core::default::Default,
-        )]
-        #vis struct #struct_ident;
+        #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
+        #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
+        #[schemars(crate = "::skyl::__private::schemars", bound = "")]
+        #[allow(dead_code)]
+        struct __SkylArguments<__S> where #(#bounds,)* {
+            #(#fields,)*
+            #[serde(skip)]
+            __skyl_state: ::core::marker::PhantomData<fn() -> __S>,
+        }
+
+        const _: () = {
+            #(#assertions)*
+        };
+
+        #[automatically_derived]
+        impl<__S> ::skyl::Tool<__S> for #tool_ty
+        where
+            __S: ::core::marker::Send + ::core::marker::Sync + 'static,
+            #instance_bound
+            #(#bounds,)*
+            #(#state_bounds,)*
+        {
+            fn definition(&self) -> &::skyl::ToolDefinition {
+                static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
+                    ::std::sync::OnceLock::new();
+                __DEFINITION.get_or_init(|| ::skyl::ToolDefinition {
+                    name: <::std::string::String as ::core::convert::From<&str>>::from(#name),
+                    description: <::std::string::String as ::core::convert::From<&str>>::from(
+                        #description,
+                    ),
+                    parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
+                    annotations: #annotations,
+                    output_schema: #output_schema,
+                })
+            }
+
+            fn call<'__a>(
+                &'__a self,
+                __json: &'__a ::skyl::__private::serde_json::Value,
+                __state: &'__a __S,
+            ) -> ::skyl::ToolFuture<'__a> {
+                let _ = __state;
+                // The schema is read only when the arguments do not parse as they are.
+                let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
+                let __args = match ::skyl::__private::parse_arguments::<__SkylArguments<__S>>(__json, __schema) {
+                    ::core::result::Result::Ok(args) => args,
+                    ::core::result::Result::Err(failure) => {
+                        return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
+                    }
+                };
+                #run
+            }
+
+            #timeout
+        }
     }
 }
 
-/// The function's `#[cfg(...)]`s, which every item generated beside it must carry: a function
-/// compiled out takes its tool with it.
-pub(crate) fn cfgs(function: &ItemFn) -> impl Iterator<Item = &syn::Attribute> {
-    function
-        .attrs
+/// `tokens` with every `Self` replaced by `self_ty` (as `<self_ty>` before `::`, where a path
+/// needs it).
+fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Ident(ident) if ident == "Self" => {
+                if matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                    out.extend(quote!(<#self_ty>));
+                } else {
+                    self_ty.to_tokens(&mut out);
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_self(group.stream(), self_ty));
+                replaced.set_span(group.span());
+                out.extend([TokenTree::Group(replaced)]);
+            }
+            other => out.extend([other]),
+        }
+    }
+    out
+}
+
+/// The `ToolAnnotations` written in the options.
+fn annotations(options: &Options) -> TokenStream {
+    let hint = |flag: Option<Flag>| match flag {
+        Some(Flag { value, .. }) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = match &options.title {
+        Some(title) => {
+            let title = title.value().trim().to_owned();
+            quote! {
+                ::core::option::Option::Some(
+                    <::std::string::String as ::core::convert::From<&str>>::from(#title),
+                )
+            }
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (read_only, destructive, idempotent, open_world) = (
+        hint(options.read_only),
+        hint(options.destructive),
+        hint(options.idempotent),
+        hint(options.open_world),
+    );
+    quote! {
+        ::skyl::ToolAnnotations {
+            title: #title,
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            ..<::skyl::ToolAnnotations as ::core::default::Default>::default()
+        }
+    }
+}
+
+/// The module that holds a free function's struct: `__skyl_tool_get_weather`.
+pub(crate) fn module_ident(fn_ident: &Ident) -> Ident {
+    format_ident!(
+        "__skyl_tool_{}",
+        ast::unraw(fn_ident),
+        span = fn_ident.span()
+    )
+}
+
+/// `pub struct GetWeather;` in a module of its own, brought in with the function's visibility;
+/// with the function's `#[cfg]`s and its `#[deprecated]` (registering a deprecated tool warns as
+/// calling the function does).
+pub(crate) fn unit_struct(
+    attrs: &[Attribute],
+    vis: &Visibility,
+    fn_ident: &Ident,
+    struct_ident: &Ident,
+    name: &str,
+) -> TokenStream {
+    let module = module_ident(fn_ident);
+    let cfgs: Vec<_> = ast::cfgs(attrs).collect();
+    let deprecated = attrs
         .iter()
-        .filter(|attr| attr.path().is_ident("cfg"))
+        .filter(|attr| attr.path().is_ident("deprecated"));
+    let doc = format!(
+        "The tool `{name}`: [`{fn_ident}`](super::{fn_ident}) as a [`Tool`](::skyl::Tool), made \
+         by `#[skyl::tool]`."
+    );
+    // The re-export is spanned at the function's name, where a clash with another type is shown.
+    let import = quote_spanned!(fn_ident.span()=> #module::#struct_ident);
+    quote! {
+        #(#cfgs)*
+        #[doc(hidden)]
+        mod #module {
+            #(#deprecated)*
+            #[doc = #doc]
+            #[derive(
+                ::core::clone::Clone,
+                ::core::marker::Copy,
+                ::core::fmt::Debug,
+                ::core::default::Default,
+            )]
+            #[allow(unreachable_pub)]
+            pub struct #struct_ident;
+        }
+        #(#cfgs)*
+        #[allow(deprecated, unused_imports)]
+        #vis use #import;
+    }
 }

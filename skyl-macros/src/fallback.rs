@@ -1,14 +1,15 @@
-//! What `#[tool]` emits when the function cannot be a tool: the error, the function as written
-//! (so calls to it still compile), and a placeholder struct implementing `Tool` (so that
-//! `Toolbox::with(GetWeather)` elsewhere in the crate compiles), in the manner of thiserror's
-//! fallback. The user sees the one error that matters, not a cascade of unresolved names.
+//! What `#[tool]` and `#[tools]` emit when the code cannot be a tool: the error, the item as
+//! written (so calls to it still compile), and a placeholder that implements `Tool` (so that
+//! `Toolbox::with(GetWeather)` elsewhere in the crate compiles) or `ToolSet` (for
+//! `Toolbox::with_set`), in the manner of thiserror's fallback. The user sees the one error that
+//! matters, not a cascade of unresolved names.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::{FnArg, Item, ItemFn};
+use syn::{FnArg, Item, ItemFn, ItemImpl};
 
-use crate::ast::{struct_ident, unraw};
-use crate::expand::{cfgs, unit_struct};
+use crate::ast::{self, struct_ident, unraw};
+use crate::expand::{module_ident, unit_struct};
 use crate::valid;
 
 /// The error, the function and a placeholder tool.
@@ -26,12 +27,19 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
     if is_method || clashes {
         return tokens;
     }
-    tokens.extend(unit_struct(original, &struct_ident, &unraw(fn_ident)));
-    let cfgs = cfgs(original);
+    tokens.extend(unit_struct(
+        &original.attrs,
+        &original.vis,
+        fn_ident,
+        &struct_ident,
+        &unraw(fn_ident),
+    ));
+    let cfgs = ast::cfgs(&original.attrs);
+    let module = module_ident(fn_ident);
     tokens.extend(quote! {
         #(#cfgs)*
         #[allow(unreachable_code, deprecated)]
-        impl<__S> ::skyl::Tool<__S> for #struct_ident
+        impl<__S> ::skyl::Tool<__S> for #module::#struct_ident
         where
             __S: ::core::marker::Send + ::core::marker::Sync + 'static,
         {
@@ -44,6 +52,39 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
                 _: &'__a ::skyl::__private::serde_json::Value,
                 _: &'__a __S,
             ) -> ::skyl::ToolFuture<'__a> {
+                ::core::unreachable!()
+            }
+        }
+    });
+    tokens
+}
+
+/// The error, the `impl` block as written (minus what only `#[tools]` understands) and, when
+/// the block is an inherent impl of a plain type, a placeholder tool set.
+pub(crate) fn expand_set(
+    original: &ItemImpl,
+    emitted: &ItemImpl,
+    error: syn::Error,
+) -> TokenStream {
+    let mut tokens = error.into_compile_error();
+    emitted.to_tokens(&mut tokens);
+    if original.trait_.is_some() || !original.generics.params.is_empty() {
+        return tokens;
+    }
+    let self_ty = &original.self_ty;
+    let cfgs = ast::cfgs(&original.attrs);
+    tokens.extend(quote! {
+        #(#cfgs)*
+        #[allow(unreachable_code, deprecated)]
+        impl<__S> ::skyl::ToolSet<__S> for #self_ty
+        where
+            <#self_ty as ::skyl::__private::Defer<__S>>::This:
+                ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
+            fn visit_tools(
+                self: ::std::sync::Arc<Self>,
+                _: &mut impl ::skyl::ToolVisitor<__S>,
+            ) {
                 ::core::unreachable!()
             }
         }
@@ -64,12 +105,18 @@ pub(crate) fn not_a_function(item: Option<&Item>, input: TokenStream) -> TokenSt
         Some(other) => (first_token(other.to_token_stream()), "this item"),
         None => (first_token(input.clone()), "this item"),
     };
+    let methods = if matches!(item, Some(Item::Impl(_))) {
+        "; to make the methods of an `impl` block tools, write `#[skyl::tools]` on the block and \
+         `#[tool]` on each method"
+    } else {
+        ""
+    };
     let error = syn::Error::new_spanned(
         span_tokens,
         format!(
-            "`#[tool]` goes on a free function with a body, not on {what}; write \
+            "`#[tool]` goes on a function with a body, not on {what}; write \
              `fn name(arguments) -> Output {{ ... }}` with a doc comment, and `#[tool]` generates \
-             the struct that implements `skyl::Tool`"
+             the struct that implements `skyl::Tool`{methods}"
         ),
     );
     let mut tokens = error.into_compile_error();
@@ -77,7 +124,7 @@ pub(crate) fn not_a_function(item: Option<&Item>, input: TokenStream) -> TokenSt
     tokens
 }
 
-fn first_token(tokens: TokenStream) -> TokenStream {
+pub(crate) fn first_token(tokens: TokenStream) -> TokenStream {
     // Skip outer attributes (`#` and `[...]`) and visibility to find the item's keyword.
     let tokens: Vec<_> = tokens.into_iter().collect();
     let mut i = 0;

@@ -3,13 +3,16 @@
 //!
 //! The crate is laid out like `serde_derive` and `thiserror-impl`: `ast` (the parsed tool), `attr`
 //! (`#[tool(...)]` options), `docs` (doc comments to descriptions), `valid` (the rules, with
-//! spans), `expand` (code generation) and `fallback` (what is emitted when a rule is broken).
+//! spans), `expand` (code generation), `tools` (`#[tools]` on an `impl` block, whose methods
+//! are expanded as `expand` does a function) and `fallback` (what is emitted when a rule is
+//! broken).
 
 mod ast;
 mod attr;
 mod docs;
 mod expand;
 mod fallback;
+mod tools;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -17,4 +20,9 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    tools::tools(args.into(), input.into()).into()
 }

@@ -3,9 +3,9 @@
 
 use proc_macro2::TokenTree;
 use quote::ToTokens;
-use syn::{FnArg, GenericParam, Meta, Pat, Safety, Type};
+use syn::{FnArg, GenericParam, Meta, Pat, Receiver, ReceiverKind, Safety, Type};
 
-use crate::ast::{self, DescriptionSource, Param, Tool};
+use crate::ast::{self, DescriptionSource, Param, ParamKind, Place, Tool};
 
 impl Tool<'_> {
     /// Checks everything the compiler would not explain well. Errors about separate tokens are
@@ -13,7 +13,7 @@ impl Tool<'_> {
     pub(crate) fn validate(&self) -> syn::Result<()> {
         let mut errors = Errors::default();
         self.check_signature(&mut errors);
-        if !self.function.sig.generics.params.is_empty() {
+        if !self.sig.generics.params.is_empty() {
             // Parameters that use the generics would only repeat the same mistake.
             return errors.finish();
         }
@@ -22,17 +22,13 @@ impl Tool<'_> {
         }
         self.check_name(&mut errors);
         self.check_description(&mut errors);
+        self.check_settings(&mut errors);
         errors.finish()
     }
 
     fn check_signature(&self, errors: &mut Errors) {
-        let sig = &self.function.sig;
-        if let Some(again) = self
-            .function
-            .attrs
-            .iter()
-            .find(|attr| is_tool_attribute(attr))
-        {
+        let sig = self.sig;
+        if let Some(again) = self.attrs.iter().find(|attr| is_tool_attribute(attr)) {
             errors.push(syn::Error::new_spanned(
                 again,
                 "`#[tool]` is given twice; one function is one tool, so remove this one \
@@ -40,11 +36,15 @@ impl Tool<'_> {
             ));
         }
         if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
-            errors.push(syn::Error::new_spanned(
-                receiver.self_token,
-                "a tool is a free function, so it cannot take `self`; move it out of the `impl` \
-                 block and take what it needs from `self` as a `#[state]` parameter",
-            ));
+            match self.place {
+                Place::Free => errors.push(syn::Error::new_spanned(
+                    receiver.self_token,
+                    "a `#[tool]` method needs `#[skyl::tools]` on its `impl` block, which makes \
+                     each `#[tool]` method a tool of the instance: add `#[skyl::tools]` above the \
+                     `impl`, and register the instance with `Toolbox::with_set`",
+                )),
+                Place::Method { .. } => check_receiver(receiver, errors),
+            }
         }
         for param in &sig.generics.params {
             let (what, fix) = match param {
@@ -91,6 +91,78 @@ impl Tool<'_> {
         }
     }
 
+    /// The per-tool settings: each must make sense for this function.
+    fn check_settings(&self, errors: &mut Errors) {
+        let options = &self.options;
+        if let (Some(blocking), true) = (options.blocking, self.is_async) {
+            errors.push(syn::Error::new(
+                blocking,
+                "`blocking` is for a synchronous function that blocks its thread; an `async fn` \
+                 does not, so remove `blocking` and await the slow work inside it",
+            ));
+        }
+        if options.blocking.is_some() {
+            for param in &self.params {
+                if let (Some(state), ParamKind::State(ty)) = (param.state, param.kind()) {
+                    errors.push(syn::Error::new_spanned(
+                        state,
+                        format!(
+                            "a `blocking` tool runs on another thread, which cannot borrow the \
+                             toolbox state; {}",
+                            match self.place {
+                                Place::Free => format!(
+                                    "make the tool a `&self` method of a `#[tools]` impl whose \
+                                     instance holds the `{}` it needs",
+                                    ty.to_token_stream()
+                                ),
+                                Place::Method { .. } => format!(
+                                    "keep the `{}` it needs in the instance and use it through \
+                                     `self`",
+                                    ty.to_token_stream()
+                                ),
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        if let (Some(timeout), None, false) = (&options.timeout, options.blocking, self.is_async) {
+            errors.push(syn::Error::new_spanned(
+                &timeout.literal,
+                "a synchronous tool runs to completion inside the call, where no timeout can stop \
+                 it; add `blocking` to run it on another thread (`#[tool(blocking, timeout = \
+                 \"...\")]`), or make it an `async fn`",
+            ));
+        }
+        if let (Some(read_only), Some(destructive)) = (options.read_only, options.destructive)
+            && read_only.value
+            && destructive.value
+        {
+            errors.push(syn::Error::new(
+                destructive.span,
+                "a `read_only` tool changes nothing, so it cannot be `destructive`; remove one of \
+                 them",
+            ));
+        }
+        if let Some(title) = &options.title
+            && title.value().trim().is_empty()
+        {
+            errors.push(syn::Error::new_spanned(
+                title,
+                "the title is empty; give a short name a person reads (`title = \"Get the \
+                 weather\"`), or remove `title`",
+            ));
+        }
+        if let (Some(output_schema), None) = (options.output_schema, self.output) {
+            errors.push(syn::Error::new(
+                output_schema,
+                "`output_schema` states the schema of a `skyl::Json<T>` output, and this tool \
+                 returns nothing; return `skyl::Json<T>` with `T: JsonSchema`, or remove \
+                 `output_schema`",
+            ));
+        }
+    }
+
     fn check_name(&self, errors: &mut Errors) {
         let valid = !self.name.is_empty()
             && self.name.len() <= 64
@@ -107,6 +179,10 @@ impl Tool<'_> {
                     self.name
                 ),
             ));
+        }
+        if !matches!(self.place, Place::Free) {
+            // A method's tool is a hidden struct; its name cannot clash.
+            return;
         }
         if let Some(used) = self
             .types()
@@ -280,6 +356,45 @@ impl Param<'_> {
     }
 }
 
+/// A tool method takes `&self`: the toolbox keeps the instance and lends it to every call.
+fn check_receiver(receiver: &Receiver, errors: &mut Errors) {
+    let error = match &receiver.kind {
+        ReceiverKind::Reference(_, _, Some(mutability)) => syn::Error::new_spanned(
+            mutability,
+            "a tool method cannot take `&mut self`: calls run concurrently and share the \
+             instance; take `&self` and put what changes behind a `Mutex` or an atomic",
+        ),
+        ReceiverKind::Reference(_, Some(lifetime), None) if lifetime.ident != "_" => {
+            syn::Error::new_spanned(
+                lifetime,
+                "a tool method borrows the instance for one call; write `&self` without a \
+                 lifetime",
+            )
+        }
+        ReceiverKind::Reference(..) => return,
+        ReceiverKind::Typed(_, ty) if is_ref_self(ty) => return,
+        ReceiverKind::Typed(_, ty) => syn::Error::new_spanned(
+            ty,
+            "a tool method takes `&self`: the toolbox keeps the instance and lends it to each \
+             call; write `&self`",
+        ),
+        _ => syn::Error::new_spanned(
+            receiver.self_token,
+            "a tool method cannot take `self` by value: the toolbox keeps the instance for every \
+             call; take `&self`",
+        ),
+    };
+    errors.push(error);
+}
+
+/// `&Self`, as in `self: &Self`.
+fn is_ref_self(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(reference)
+        if reference.mutability.is_none()
+            && reference.lifetime.is_none()
+            && matches!(&*reference.elem, Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self")))
+}
+
 /// The owned type to take instead of a reference to `elem`: `Vec<T>` for `[T]`, `String` for
 /// `str`, `PathBuf` for `Path`; `elem` itself when it is sized.
 fn owned(elem: &Type) -> String {
@@ -397,11 +512,12 @@ fn snake_case(camel: &str) -> String {
     out
 }
 
+/// Errors about separate tokens, reported together.
 #[derive(Default)]
-struct Errors(Option<syn::Error>);
+pub(crate) struct Errors(pub(crate) Option<syn::Error>);
 
 impl Errors {
-    fn push(&mut self, error: syn::Error) {
+    pub(crate) fn push(&mut self, error: syn::Error) {
         match &mut self.0 {
             Some(errors) => errors.combine(error),
             None => self.0 = Some(error),

@@ -53,6 +53,56 @@
 //! description: a tool without a description does not compile, because a model cannot use an
 //! undocumented tool well. See [`tool`](macro@tool) for everything the attribute accepts.
 //!
+//! ## Methods as tools
+//!
+//! Tools that need a client, a pool or a workspace are methods of the type that holds it. Mark the
+//! `impl` block [`#[tools]`](macro@tools) and each tool method `#[tool]`; one call registers them
+//! all, sharing the instance, and a prefix keeps two instances apart:
+//!
+//! ```
+//! use skyl::{ToolCall, Toolbox};
+//!
+//! /// A library's catalogue.
+//! struct Catalogue { titles: Vec<&'static str> }
+//!
+//! #[skyl::tools]
+//! impl Catalogue {
+//!     /// Searches the catalogue for titles that contain a word.
+//!     #[tool(read_only)]
+//!     fn search_titles(
+//!         &self,
+//!         /// The word, e.g. "river".
+//!         word: String,
+//!     ) -> Vec<&'static str> {
+//!         self.titles.iter().copied().filter(|title| title.contains(&word)).collect()
+//!     }
+//! }
+//!
+//! let toolbox = Toolbox::new()
+//!     .with_set(Catalogue { titles: vec!["The River", "Moby-Dick"] })
+//!     .with_set_prefixed("archive_", Catalogue { titles: vec!["River Songs"] });
+//! let call = ToolCall::new("c1", "archive_search_titles", serde_json::json!({"word": "River"}));
+//! assert_eq!(toolbox.dispatch_blocking(&call).content, r#"["River Songs"]"#);
+//! ```
+//!
+//! ## Per-tool settings
+//!
+//! `#[tool(...)]` also says how a tool runs and what a host should know about it: `timeout = "5s"`
+//! (feature `timeout`), `blocking` for a synchronous function that blocks (it runs on a small pool
+//! of threads, so the calls of a turn run side by side and the timeout holds), the Model Context
+//! Protocol's hints `title`, `read_only`, `destructive`, `idempotent` and `open_world` (carried on
+//! [`ToolDefinition::annotations`], left off the providers' wire), and `output_schema`. See
+//! [`tool`](macro@tool#per-tool-settings).
+//!
+//! ```
+//! /// Counts the lines of a file on disk.
+//! #[skyl::tool(blocking, read_only)]
+//! fn count_lines(path: String) -> std::io::Result<usize> {
+//!     Ok(std::fs::read_to_string(path)?.lines().count())
+//! }
+//! # let _ = CountLines;
+//! ```
+//!
 //! ## Every call gets exactly one result
 //!
 //! [`Toolbox::dispatch`] answers one call and [`Toolbox::answer`] a whole assistant turn (its calls
@@ -66,7 +116,7 @@
 //! | the tool returned `Err(e)` | `e`, and "do not retry; tell the user" |
 //! | the tool returned a [`ToolFailure`] | its message, and the guidance it chose |
 //! | the tool panicked | that it crashed, and not to retry |
-//! | the call ran past `Toolbox::with_timeout` (feature `timeout`) | that it timed out |
+//! | the call ran past `Toolbox::with_timeout` or its own `#[tool(timeout = "...")]` (feature `timeout`) | that it timed out |
 //!
 //! The prose matters because the `is_error` flag is lossy: only Anthropic receives it as a
 //! flag. The OpenAI adapters turn it into an `"error: "` prefix, and Gemini drops it.
@@ -225,7 +275,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `timeout` | no | `Toolbox::with_timeout`, which stops an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
+//! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //!
 //! ```toml
 //! [dependencies]
@@ -243,6 +293,7 @@ pub mod testing;
 pub mod transcript;
 
 mod arguments;
+mod blocking;
 mod executor;
 mod macro_support;
 mod message;
@@ -259,7 +310,7 @@ pub use message::{
 pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
     DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
-    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome,
+    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolSet, ToolVisitor,
 };
 pub use toolbox::Toolbox;
 
@@ -271,13 +322,18 @@ pub use schemars;
 #[doc(inline)]
 pub use skyl_macros::tool;
 
+#[doc = include_str!("tools_attribute.md")]
+#[doc(inline)]
+pub use skyl_macros::tools;
+
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::arguments::parse_arguments;
     pub use crate::macro_support::{
-        Defer, ToolParameterDeserialize, ToolParameterSchema, arguments_schema, assert_deserialize,
-        assert_json_schema, tool_output,
+        Defer, TimeoutFeature, ToolOutputSchema, ToolParameterDeserialize, ToolParameterSchema,
+        ToolSetInstance, arguments_schema, assert_deserialize, assert_json_schema,
+        assert_tool_set_instance, output_schema, run_blocking, tool_output, tool_timeout,
     };
     pub use schemars;
     pub use serde;

@@ -44,6 +44,41 @@ pub fn canonical_schema_for<T: JsonSchema>() -> Value {
     schema
 }
 
+/// The schema of a tool's JSON output (`#[tool(output_schema)]`): as lean as
+/// [`canonical_schema_for`], without the rules that make an arguments schema an object.
+///
+/// An MCP server sends it as the tool's `outputSchema`, which MCP requires to describe an
+/// object: return a struct or a map, not a list.
+///
+/// ```
+/// use serde_json::json;
+///
+/// #[derive(schemars::JsonSchema)]
+/// struct Forecast { celsius: i8 }
+///
+/// assert_eq!(
+///     skyl::schema::output_schema_for::<Forecast>(),
+///     json!({
+///         "type": "object",
+///         "properties": {"celsius": {"type": "integer", "minimum": -128, "maximum": 127}},
+///         "required": ["celsius"]
+///     })
+/// );
+/// assert_eq!(skyl::schema::output_schema_for::<Vec<bool>>(), json!({"type": "array", "items": {"type": "boolean"}}));
+/// ```
+pub fn output_schema_for<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| settings.meta_schema = None)
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    if let Value::Object(root) = &mut schema {
+        root.remove("$schema");
+        root.remove("title");
+    }
+    replace_formats(&mut schema);
+    schema
+}
+
 /// Applies the canonical rules to a schema generated elsewhere (a hand-written [`Tool`](crate::Tool)
 /// or one read from an MCP server).
 pub fn canonicalize(schema: &mut Value) {

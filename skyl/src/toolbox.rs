@@ -15,7 +15,8 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
 use crate::registration::{self, RegistrationError, UnknownTool};
-use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
+use crate::tool::set::Prefixed;
+use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
 
 mod repeats;
 
@@ -246,11 +247,100 @@ impl<S: 'static> Toolbox<S> {
         self.index.get(name).is_some()
     }
 
+    /// Adds every tool of a [`ToolSet`]: the `#[tool]` methods of a type whose `impl` block is
+    /// marked [`#[tools]`](macro@crate::tools), each calling `set`. Pass an `Arc` to keep a handle
+    /// on the instance.
+    ///
+    /// # Panics
+    ///
+    /// As [`with`](Self::with), when one of the set's names is already in the toolbox: a second
+    /// instance of the same type needs [`with_set_prefixed`](Self::with_set_prefixed).
+    #[track_caller]
+    pub fn with_set<T: ToolSet<S>>(self, set: T) -> Self {
+        self.with_set_prefixed("", set)
+    }
+
+    /// Adds every tool of a [`ToolSet`], or says why one of them cannot join (see
+    /// [`try_with`](Self::try_with)); then none of the set's tools is added.
+    pub fn try_with_set<T: ToolSet<S>>(mut self, set: T) -> Result<Self, RegistrationError> {
+        self.add_set("", set)?;
+        Ok(self)
+    }
+
+    /// Adds every tool of a [`ToolSet`] under its name with `prefix` in front, so that two
+    /// instances of one type (two databases, two accounts) fit in one toolbox.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{ToolCall, Toolbox};
+    ///
+    /// struct Shelf { books: Vec<&'static str> }
+    ///
+    /// #[skyl::tools]
+    /// impl Shelf {
+    ///     /// Counts the books on the shelf.
+    ///     #[tool]
+    ///     fn count_books(&self) -> usize {
+    ///         self.books.len()
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::new()
+    ///     .with_set(Shelf { books: vec!["Emma"] })
+    ///     .with_set_prefixed("attic_", Shelf { books: vec!["Ulysses", "Dubliners"] });
+    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["count_books", "attic_count_books"]);
+    /// let call = ToolCall::new("c1", "attic_count_books", json!({}));
+    /// assert_eq!(toolbox.dispatch_blocking(&call).content, "2");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`with`](Self::with), when one of the prefixed names is already in the toolbox.
+    #[track_caller]
+    pub fn with_set_prefixed<T: ToolSet<S>>(mut self, prefix: &str, set: T) -> Self {
+        match self.add_set(prefix, set) {
+            Ok(()) => self,
+            Err(error @ RegistrationError::DuplicateName { .. }) => panic!(
+                "Toolbox::with_set: {error}; a second instance of one type needs its own prefix, \
+                 with Toolbox::with_set_prefixed"
+            ),
+            Err(error) => panic!("Toolbox::with_set: {error}"),
+        }
+    }
+
+    /// Adds every tool of a [`ToolSet`] in place, each name with `prefix` in front. All or
+    /// nothing: when one tool cannot join, the ones added before it are taken out again and the
+    /// toolbox is as it was.
+    pub fn add_set<T: ToolSet<S>>(
+        &mut self,
+        prefix: &str,
+        set: T,
+    ) -> Result<(), RegistrationError> {
+        let before = self.len();
+        let mut register = Register {
+            toolbox: self,
+            prefix,
+            error: None,
+        };
+        Arc::new(set).visit_tools(&mut register);
+        match register.error {
+            None => Ok(()),
+            Some(error) => {
+                while self.len() > before {
+                    let last = self.definitions[self.len() - 1].name.clone();
+                    self.remove(&last);
+                }
+                Err(error)
+            }
+        }
+    }
+
     /// Stops an asynchronous call that has not finished within `limit`; its result then says it
     /// timed out.
     ///
+    /// A tool's own [`Tool::timeout`] (`#[tool(timeout = "5s")]`) replaces `limit` for that tool.
     /// A synchronous tool runs to completion inside the call and cannot be stopped: make a tool
-    /// that may block `async` and let it await its slow work.
+    /// that may block `async`, or mark it `#[tool(blocking)]` to run it on another thread.
     ///
     /// ```
     /// use std::time::Duration;
@@ -268,6 +358,23 @@ impl<S: 'static> Toolbox<S> {
     /// let result = toolbox.dispatch_blocking(&call);
     /// assert!(result.is_error);
     /// assert!(result.content.contains("did not finish within 10ms"));
+    /// ```
+    ///
+    /// A tool with its own limit keeps it in any toolbox:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// /// Reads a sensor that sometimes hangs.
+    /// #[skyl::tool(blocking, timeout = "20ms")]
+    /// fn read_sensor() -> u8 {
+    ///     std::thread::sleep(Duration::from_secs(2));
+    ///     7
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(ReadSensor).with_timeout(Duration::from_secs(60));
+    /// let result = toolbox.dispatch_blocking(&skyl::ToolCall::new("c1", "read_sensor", serde_json::json!({})));
+    /// assert!(result.content.contains("did not finish within 20ms"));
     /// ```
     #[cfg(feature = "timeout")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
@@ -522,8 +629,9 @@ impl<S: 'static> Toolbox<S> {
                 call_id: &call.id,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
-                deadline: self
-                    .timeout
+                deadline: tool
+                    .timeout()
+                    .or(self.timeout)
                     .map(|limit| (futures_timer::Delay::new(limit), limit)),
             }),
         }
@@ -535,6 +643,30 @@ impl<S: 'static> fmt::Debug for Toolbox<S> {
         f.debug_struct("Toolbox")
             .field("tools", &self.names().collect::<Vec<_>>())
             .finish_non_exhaustive()
+    }
+}
+
+/// Adds the tools of a set to a toolbox, one at a time.
+struct Register<'t, S> {
+    toolbox: &'t mut Toolbox<S>,
+    prefix: &'t str,
+    /// The first tool that could not join; the ones after it are not tried.
+    error: Option<RegistrationError>,
+}
+
+impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
+    fn visit<T: Tool<S>>(&mut self, tool: T) {
+        if self.error.is_some() {
+            return;
+        }
+        let added = if self.prefix.is_empty() {
+            self.toolbox.add(tool)
+        } else {
+            self.toolbox.add(Prefixed::new(self.prefix, tool))
+        };
+        if let Err(error) = added {
+            self.error = Some(error);
+        }
     }
 }
 

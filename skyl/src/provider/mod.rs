@@ -117,11 +117,11 @@ mod request;
 mod response;
 mod stream;
 
-pub(crate) use names::NameRule;
 pub use crate::message::Provider;
 pub use anthropic::Anthropic;
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
+pub(crate) use names::NameRule;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use request::{Request, ToolChoice};

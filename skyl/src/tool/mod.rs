@@ -1,8 +1,11 @@
 //! What a tool is: a definition the model reads and a call the toolbox runs.
 //!
-//! Most tools come from [`#[tool]`](macro@crate::tool) on a function, which implements [`Tool`] for you.
-//! A tool built at run time (from a config file, an MCP server) is a [`DynamicTool`]: a
-//! definition and a closure. Implement [`Tool`] by hand when neither fits.
+//! Most tools come from [`#[tool]`](macro@crate::tool) on a function, which implements [`Tool`] for you,
+//! or from [`#[tools]`](macro@crate::tools) on an `impl` block, which implements [`ToolSet`] for
+//! the type whose methods are tools. A tool built at run time (from a config file, an MCP server)
+//! is a [`DynamicTool`]: a definition and a closure. Implement [`Tool`] by hand when neither fits.
+
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -12,6 +15,7 @@ mod failure;
 mod future;
 mod guided;
 mod output;
+pub(crate) mod set;
 mod state;
 
 pub use definition::{ToolAnnotations, ToolDefinition};
@@ -20,6 +24,7 @@ pub use failure::{FailureKind, Guidance, ToolFailure};
 pub use future::{ToolFuture, ToolOutcome};
 pub use guided::{Guide, GuidedError};
 pub use output::{IntoToolOutput, Json};
+pub use set::{ToolSet, ToolVisitor};
 pub use state::FromRef;
 
 /// A tool a [`Toolbox`](crate::Toolbox) can dispatch calls to.
@@ -66,4 +71,16 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     /// answer is known and [`ToolFuture::new`] for asynchronous work. The toolbox catches panics
     /// from this method and from the future it returns, whether it is being polled or dropped.
     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a>;
+
+    /// How long a call may run before the toolbox stops it, overriding
+    /// [`Toolbox::with_timeout`](crate::Toolbox) for this tool; `None` (the default) keeps the
+    /// toolbox's.
+    ///
+    /// Only a call that is still running after [`call`](Self::call) returned can be stopped (an
+    /// asynchronous tool, or one that runs on another thread as `#[tool(blocking)]` does), and
+    /// only with the `timeout` feature; without it the toolbox never stops a call.
+    /// `#[tool(timeout = "5s")]` implements this method.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
 }

@@ -1,17 +1,34 @@
 //! What a tool may return, and how it becomes the text the model reads.
 
 use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{ToolFailure, ToolOutcome};
 
 /// A value a tool can return: it becomes the text of the [`ToolResult`](crate::ToolResult).
 ///
-/// Implemented for text (`String`, `&str`, `Cow<str>`), `()` (empty output), numbers, `bool`,
-/// `serde_json::Value`, [`Json<T>`] for any `Serialize` type, and `Result<T, E>` whose error
-/// converts into a [`ToolFailure`] (every `Display` type does).
+/// Text stays text and data becomes compact JSON:
+///
+/// | returned | the model reads |
+/// |---|---|
+/// | `String`, `&str`, `Cow<str>` | the text as it is, without quotes |
+/// | `()` | nothing (empty content) |
+/// | numbers, `bool`, `char` | `42`, `true`, `x` |
+/// | `serde_json::Value`, `serde_json::Map` | the JSON |
+/// | `Vec<T>` for `T: Serialize` | a JSON array: `["a","b"]` for a `Vec<String>` |
+/// | `HashMap<K, V>`, `BTreeMap<K, V>` for `Serialize` keys and values | a JSON object |
+/// | [`Json<T>`] for any `T: Serialize` | the JSON of `T` (for your own structs) |
+/// | `Option<T>` for any `T` above | `T`'s text, or `null` for `None` |
+/// | `Result<T, E>` with `E` converting into a [`ToolFailure`] | `T`'s text, or the failure |
+///
+/// Every `Display` error converts into a [`ToolFailure`] that tells the model not to retry, so
+/// `Result<T, std::io::Error>` and `anyhow::Result<T>` work as they are; return a `ToolFailure` to
+/// choose the guidance. A `Vec<String>` is a list, so it is JSON; join it yourself to send
+/// lines of text.
 ///
 /// Implement it to choose the text a model reads for your own type:
 ///
@@ -38,7 +55,7 @@ use super::{ToolFailure, ToolOutcome};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "a #[tool] must return a type that implements `skyl::IntoToolOutput`",
-    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, `skyl::Json<T>` for a `T: Serialize`, or `Result<T, E>` of one of these with `E: Display`"
+    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of `Serialize` values, `skyl::Json<T>` for a `T: Serialize`, or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
 )]
 pub trait IntoToolOutput {
     /// The text given to the model, or the failure.
@@ -87,6 +104,41 @@ macro_rules! display_output {
 }
 
 display_output!(bool char i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64);
+
+impl IntoToolOutput for Map<String, Value> {
+    fn into_tool_output(self) -> ToolOutcome {
+        Value::Object(self).into_tool_output()
+    }
+}
+
+impl<T: Serialize> IntoToolOutput for Vec<T> {
+    fn into_tool_output(self) -> ToolOutcome {
+        Json(self).into_tool_output()
+    }
+}
+
+impl<K: Serialize, V: Serialize, H: BuildHasher> IntoToolOutput for HashMap<K, V, H> {
+    fn into_tool_output(self) -> ToolOutcome {
+        Json(self).into_tool_output()
+    }
+}
+
+impl<K: Serialize, V: Serialize> IntoToolOutput for BTreeMap<K, V> {
+    fn into_tool_output(self) -> ToolOutcome {
+        Json(self).into_tool_output()
+    }
+}
+
+/// `None` is `null`, which a model reads as "no value"; empty content would read as "nothing
+/// happened".
+impl<T: IntoToolOutput> IntoToolOutput for Option<T> {
+    fn into_tool_output(self) -> ToolOutcome {
+        match self {
+            Some(value) => value.into_tool_output(),
+            None => Ok("null".to_owned()),
+        }
+    }
+}
 
 impl<T: IntoToolOutput, E: Into<ToolFailure>> IntoToolOutput for Result<T, E> {
     fn into_tool_output(self) -> ToolOutcome {
@@ -138,6 +190,43 @@ mod tests {
         assert_eq!(
             Json(vec!["x", "y"]).into_tool_output(),
             Ok(r#"["x","y"]"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn collections_become_json_and_options_keep_text() {
+        assert_eq!(
+            vec!["a", "b"].into_tool_output(),
+            Ok(r#"["a","b"]"#.to_owned())
+        );
+        assert_eq!(Vec::<u8>::new().into_tool_output(), Ok("[]".to_owned()));
+        let map: BTreeMap<&str, Vec<i32>> = [("b", vec![2]), ("a", vec![])].into();
+        assert_eq!(map.into_tool_output(), Ok(r#"{"a":[],"b":[2]}"#.to_owned()));
+        let map: HashMap<String, bool> = [("ok".to_owned(), true)].into();
+        assert_eq!(map.into_tool_output(), Ok(r#"{"ok":true}"#.to_owned()));
+        let Value::Object(object) = json!({"x": 1}) else {
+            unreachable!()
+        };
+        assert_eq!(object.into_tool_output(), Ok(r#"{"x":1}"#.to_owned()));
+        assert_eq!(
+            Some("plain text").into_tool_output(),
+            Ok("plain text".to_owned())
+        );
+        assert_eq!(None::<String>.into_tool_output(), Ok("null".to_owned()));
+        assert_eq!(
+            Some(Err::<u8, _>("gone")).into_tool_output(),
+            Err(ToolFailure::do_not_retry("gone"))
+        );
+    }
+
+    #[test]
+    fn a_map_whose_keys_are_not_text_is_a_failure() {
+        let map: BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
+        assert_eq!(
+            map.into_tool_output(),
+            Err(ToolFailure::do_not_retry(
+                "its output could not be written as JSON: key must be a string"
+            ))
         );
     }
 

@@ -1,5 +1,6 @@
-// An attribute macro cannot see that it is inside an `impl` block, so the struct it adds there is
-// rejected by the compiler; this pins what the user reads.
+// An attribute macro cannot see that it is inside an `impl` block, so the items it adds there are
+// rejected by the compiler; this pins what the user reads. (Under `#[skyl::tools]`, the same
+// function is a tool of the set; with `&self`, `#[tool]` says to add `#[skyl::tools]`.)
 use skyl::tool;
 
 struct Weather;

@@ -2,8 +2,8 @@ use skyl::tool;
 
 /// Lists files.
 #[tool]
-fn list_files() -> Vec<String> {
-    Vec::new()
+fn list_files() -> std::path::PathBuf {
+    std::path::PathBuf::new()
 }
 
 fn main() {

@@ -124,6 +124,57 @@ pub mod tools {
         1
     }
 
+    /// Tools that share an instance; the names the expansion uses are the parameters'.
+    #[derive(Debug)]
+    pub struct Shelf {
+        /// The books.
+        pub books: std::vec::Vec<std::string::String>,
+    }
+
+    #[skyl::tools]
+    impl Shelf {
+        /// Counts the books, and says the state.
+        #[skyl::tool(read_only, title = "Count the books")]
+        pub fn count_books(
+            &self,
+            /// Added to the count.
+            __this: u8,
+            #[state] __visitor: &std::string::String,
+        ) -> std::string::String {
+            format!("{}{__visitor}", self.books.len() + usize::from(__this))
+        }
+
+        /// Finds a book, on another thread.
+        #[tool(blocking, timeout = "5s", idempotent = true)]
+        pub fn find_book(&self, title: &str) -> core::option::Option<std::string::String> {
+            self.books.iter().find(|book| *book == title).cloned()
+        }
+
+        /// Lists the books later.
+        #[tool]
+        async fn list_books(&self) -> std::vec::Vec<std::string::String> {
+            self.books.clone()
+        }
+
+        /// A tool of the set that does not need the instance.
+        #[tool]
+        fn shelf_version() -> u8 {
+            1
+        }
+
+        /// A method compiled out with its tool.
+        #[tool]
+        #[cfg(any())]
+        fn gone(&self) -> u8 {
+            1
+        }
+
+        /// Not a tool: an ordinary method of the block.
+        pub fn first(&self) -> core::option::Option<&std::string::String> {
+            self.books.first()
+        }
+    }
+
     /// A `const fn` tool with an unused parameter.
     #[skyl::tool]
     pub const fn constant(
@@ -158,4 +209,17 @@ fn main() {
     assert_eq!(echo.content, "hi!");
     let constant = toolbox.dispatch_blocking(&ToolCall::new("3", "constant", json!({"_unused": 0})));
     assert_eq!(constant.content, "7");
+    let shelf = tools::Shelf {
+        books: vec![String::from("Emma")],
+    };
+    assert_eq!(shelf.first().map(String::as_str), Some("Emma"));
+    let shelf = Toolbox::with_state(String::from("!")).with_set(shelf);
+    let count = shelf.dispatch_blocking(&ToolCall::new("5", "count_books", json!({"__this": 1})));
+    assert_eq!(count.content, "2!");
+    let found = shelf.dispatch_blocking(&ToolCall::new("6", "find_book", json!({"title": "Emma"})));
+    assert_eq!(found.content, "Emma");
+    let listed = shelf.dispatch_blocking(&ToolCall::new("7", "list_books", json!({})));
+    assert_eq!(listed.content, r#"["Emma"]"#);
+    let version = shelf.dispatch_blocking(&ToolCall::new("8", "shelf_version", json!({})));
+    assert_eq!(version.content, "1");
 }
