@@ -102,6 +102,7 @@ pub mod agent;
 pub mod message;
 pub mod provider;
 pub mod schema;
+pub mod testing;
 pub mod tool;
 pub mod transcript;
 
