@@ -260,8 +260,7 @@ mod tests {
 
     impl Visit for Fields<'_> {
         fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            self.0
-                .insert(field.name().to_owned(), format!("{value:?}"));
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
         }
 
         fn record_str(&mut self, field: &Field, value: &str) {
@@ -332,9 +331,9 @@ mod tests {
             output_tokens: 3,
             ..Usage::default()
         };
-        let model = ScriptedModel::new().reply(calls).fail(
-            ModelError::provider(429, "slow down").with_error_type("rate_limit_error"),
-        );
+        let model = ScriptedModel::new()
+            .reply(calls)
+            .fail(ModelError::provider(429, "slow down").with_error_type("rate_limit_error"));
         let echo = Echo(ToolDefinition {
             name: "echo".into(),
             description: "Echoes.".into(),
