@@ -47,19 +47,24 @@ use super::Step;
 /// ```
 /// use std::time::Duration;
 /// use skyl::agent::{Decision, Hooks, Step};
-/// use skyl::provider::{Request, ToolChoice};
+/// use skyl::provider::Request;
 /// use skyl::{ToolCall, ToolResult};
 ///
 /// struct Guard;
 ///
 /// impl Hooks for Guard {
-///     // Keep the request small: the system prompt and the last 20 messages.
-///     async fn before_request(&self, _step: u32, request: &mut Request<'_>) {
-///         let keep = request.messages.len().saturating_sub(20);
-///         if keep > 0 {
-///             request.messages = request.messages[keep..].to_vec().into();
+///     // From the fifth step on, offer only the read-only tools and keep answers short.
+///     async fn before_request(&self, step: u32, request: &mut Request<'_>) {
+///         if step >= 5 {
+///             let read_only: Vec<_> = request
+///                 .tools
+///                 .iter()
+///                 .filter(|tool| tool.annotations.is_read_only())
+///                 .cloned()
+///                 .collect();
+///             request.tools = read_only.into();
+///             request.max_tokens = Some(512);
 ///         }
-///         request.tool_choice = ToolChoice::Auto;
 ///     }
 ///
 ///     async fn before_tool_call(&self, call: &ToolCall, proposed: Decision) -> Decision {
