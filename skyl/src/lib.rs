@@ -271,11 +271,73 @@
 //! the schemas your adapters send (`provider::dialect`) to check that your tools accept
 //! everything a constrained model may send.
 //!
+//! ## Agent loop
+//!
+//! [`agent::Agent`] runs the loop every tool-using application writes: send the transcript, read
+//! the answer, answer every call, append, repeat. It does no I/O of its own: an
+//! [`agent::Model`] talks to the provider (an HTTP transport, your own client, or
+//! [`testing::ScriptedModel`] in tests and examples).
+//!
+//! ```
+//! use serde_json::json;
+//! use skyl::agent::{Agent, Stop, StopWhen};
+//! use skyl::testing::ScriptedModel;
+//! use skyl::{Message, ToolCall, Toolbox};
+//!
+//! /// Get the current weather for a city.
+//! #[skyl::tool]
+//! fn get_weather(
+//!     /// The city.
+//!     city: String,
+//! ) -> String {
+//!     format!("22C and sunny in {city}")
+//! }
+//!
+//! let model = ScriptedModel::new()
+//!     .reply_calls([ToolCall::new("c1", "get_weather", json!({"city": "Kampala"}))])
+//!     .reply_text("22C and sunny in Kampala.");
+//! let agent = Agent::new(model, Toolbox::new().with(GetWeather), "claude-sonnet-4-5")
+//!     .with_system("You are terse.")
+//!     .with_stop(StopWhen::token_budget(100_000));
+//!
+//! // `.await` it in async code; `blocking` runs it without an executor.
+//! let run = agent.run(vec![Message::user("Weather in Kampala?")]).blocking()?;
+//! assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 2));
+//! assert_eq!(run.text(), "22C and sunny in Kampala.");
+//! # Ok::<(), skyl::agent::RunError>(())
+//! ```
+//!
+//! - **Stopping.** A run ends when the model answers without calling a tool, or at the step
+//!   limit (10 requests unless [`with_max_steps`](agent::Agent::with_max_steps) says
+//!   otherwise). [`StopWhen`](agent::StopWhen) adds a "final answer" tool, a token budget or a
+//!   predicate of your own. A breaker ends a run in which the model made the same failing call
+//!   three times. Every stop comes after the last step's calls have their results.
+//! - **Hooks.** [`Hooks`](agent::Hooks) step in before each request (trim the history, offer
+//!   fewer tools, force a tool choice), before each call (run it, deny it with a reason the model
+//!   reads, answer it in the tool's place, or pause it for approval), after each call and after
+//!   each step. A closure is enough for one hook ([`agent::hooks`]). Calls that are let through
+//!   run concurrently; their results keep call order.
+//! - **Approval.** A paused run stops with [`Stop::AwaitingApproval`](agent::Stop::AwaitingApproval).
+//!   It serializes with serde; later, perhaps in another process, record each decision with
+//!   [`Run::approve`](agent::Run::approve) or [`Run::deny`](agent::Run::deny) and pass it to
+//!   [`Agent::resume`](agent::Agent::resume). [`with_approval_for_destructive`](agent::Agent::with_approval_for_destructive)
+//!   pauses every call of a tool whose annotations say it may destroy data.
+//! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
+//!   that keeps the run so far, every tool result included: resume it once the provider is back.
+//! - **Progress.** [`on_event`](agent::RunBuilder::on_event) streams the model's answer and each
+//!   call's start and finish to a callback, for a CLI or a UI. With the `tracing` feature, each
+//!   run, request and call is a span named as OpenTelemetry's GenAI conventions say.
+//!
+//! Whatever the hooks, the people approving and the model do, every call gets exactly one
+//! result, and each request the agent sends holds a transcript that every adapter accepts.
+//! `cargo run --example agent` shows a run step by step.
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
+//! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
 //!
 //! ```toml
 //! [dependencies]

@@ -153,6 +153,15 @@ pub(crate) fn timed_out(tool: &str, limit: Duration) -> String {
     )
 }
 
+/// The content for a call the application decided not to run (an agent hook, or a person who
+/// did not approve it).
+pub(crate) fn denied(tool: &str, reason: &str) -> String {
+    format!(
+        "ERROR: {tool} was not run: {}. Do not call it again with the same arguments; continue without it, or ask the user how to proceed.",
+        sentence(reason)
+    )
+}
+
 /// `"5s"`, `"1.5s"`, `"250ms"`.
 fn seconds(duration: Duration) -> String {
     if duration < Duration::from_secs(1) {
@@ -360,6 +369,18 @@ mod tests {
         assert!(
             long.contains(&format!("returned: \"{}...\".", "é".repeat(200))),
             "{long}"
+        );
+    }
+
+    #[test]
+    fn a_denied_call_says_it_was_not_run_and_why() {
+        assert_eq!(
+            denied("delete_file", "the user did not approve it."),
+            "ERROR: delete_file was not run: the user did not approve it. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+        );
+        assert_eq!(
+            denied("delete_file", ""),
+            "ERROR: delete_file was not run: no reason was given. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
         );
     }
 

@@ -7,8 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-#[cfg(feature = "timeout")]
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::executor::{JoinInOrder, block_on};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
@@ -635,6 +634,56 @@ impl<S: 'static> Toolbox<S> {
                     .map(|limit| (futures_timer::Delay::new(limit), limit)),
             }),
         }
+    }
+}
+
+impl<S: 'static> Toolbox<S> {
+    /// Runs `calls` concurrently in one task, as [`answer`](Self::answer) does, and returns their
+    /// results in the order of `calls`. `finished` hears of each result as soon as it is known,
+    /// with the call's position in `calls` and how long the call took.
+    ///
+    /// The agent loop uses it to run only the calls its hooks let through, and to time each one.
+    pub(crate) async fn dispatch_each<'a>(
+        &'a self,
+        calls: &[&'a ToolCall],
+        mut finished: impl FnMut(usize, &ToolResult, Duration),
+    ) -> Vec<ToolResult> {
+        let mut slots: Vec<Result<ToolResult, (Running<'a>, Instant)>> =
+            Vec::with_capacity(calls.len());
+        for (position, call) in calls.iter().enumerate() {
+            let begun = Instant::now();
+            match self.start(call) {
+                Started::Done(result) => {
+                    finished(position, &result, begun.elapsed());
+                    slots.push(Ok(result));
+                }
+                Started::Running(running) => slots.push(Err((running, begun))),
+            }
+        }
+        std::future::poll_fn(|cx| {
+            let mut all_done = true;
+            for (position, slot) in slots.iter_mut().enumerate() {
+                if let Err((running, begun)) = slot {
+                    match Pin::new(running).poll(cx) {
+                        Poll::Ready(result) => {
+                            finished(position, &result, begun.elapsed());
+                            *slot = Ok(result);
+                        }
+                        Poll::Pending => all_done = false,
+                    }
+                }
+            }
+            if all_done {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+        slots
+            .into_iter()
+            .map(|slot| slot.unwrap_or_else(|_| unreachable!("every call has its result")))
+            .collect()
     }
 }
 

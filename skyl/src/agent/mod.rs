@@ -1,8 +1,42 @@
-//! The agent loop's layer, with no I/O of its own: the [`Model`] seam to a provider, and the
-//! errors a model request can end in.
+//! The agent loop, with no I/O of its own: a [`Model`] answers, the [`Toolbox`](crate::Toolbox)
+//! answers every call the model makes, and an [`Agent`] repeats that until a stop condition
+//! holds.
+//!
+//! - [`Model`] is the one seam to a provider: the HTTP transport, a
+//!   [`ScriptedModel`](crate::testing::ScriptedModel) in tests, or your own client.
+//! - [`Agent`] holds the model, the tools and the rules; [`Agent::run`] returns a [`Run`]: the
+//!   transcript, why it stopped ([`Stop`]), its steps and the tokens used.
+//! - [`StopWhen`] adds stop conditions to the defaults (the model answered without a tool call;
+//!   the step limit).
+//! - [`Hooks`] step into each request and each call: change the request, run, deny, answer or
+//!   pause a call ([`Decision`]), observe results and steps.
+//! - A paused run waits for approval ([`Run::approve`], [`Run::deny`]) and serializes, so it can
+//!   be resumed elsewhere with [`Agent::resume`].
+//! - [`Event`]s report progress while a run goes on ([`RunBuilder::on_event`]).
+//!
+//! Whatever happens, every call the model makes gets exactly one result, and the transcript a
+//! run hands back (or keeps in its [`RunError`]) is one every provider adapter accepts.
 
+mod approval;
+mod breaker;
+mod config;
+mod driver;
 mod error;
+mod event;
+pub mod hooks;
 mod model;
+mod run;
+mod step;
+mod stop;
+mod telemetry;
 
+pub use approval::NotAwaiting;
+pub use config::Agent;
+pub use driver::RunBuilder;
 pub use error::{ModelError, ModelErrorKind};
+pub use event::Event;
+pub use hooks::{Decision, Hooks};
 pub use model::{BoxFuture, EventSink, Model};
+pub use run::{Run, RunError};
+pub use step::Step;
+pub use stop::{Stop, StopWhen};

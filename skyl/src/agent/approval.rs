@@ -1,0 +1,196 @@
+//! Human in the loop: the calls of a turn that wait for a person's decision, and how the decision
+//! is recorded on the [`Run`] before it is resumed.
+
+use std::error::Error;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{ToolCall, ToolResult};
+
+use super::Run;
+use super::step::Answer;
+
+/// The assistant turn a run is answering: what the response said, and one slot per call, in call
+/// order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Turn {
+    pub(crate) answer: Answer,
+    pub(crate) slots: Vec<Slot>,
+}
+
+/// Where one call of the turn stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Slot {
+    /// No hook has decided about it yet.
+    New,
+    /// It has its result.
+    Answered(ToolResult),
+    /// It waits for a person's decision.
+    Awaiting,
+    /// A person let it run.
+    Approved,
+    /// A person refused it, for this reason.
+    Denied(String),
+}
+
+impl Slot {
+    fn is_paused(&self) -> bool {
+        matches!(self, Slot::Awaiting | Slot::Approved | Slot::Denied(_))
+    }
+}
+
+/// Deciding about the calls a paused run waits on.
+///
+/// A run stops with [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval) when a hook (or the
+/// agent's approval rule for destructive tools) paused one of its calls. The other calls of that
+/// step have run already and their results are kept in the run. Record a decision for each call
+/// waiting, then pass the run to [`Agent::resume`](super::Agent::resume): approved calls run,
+/// denied ones give the model an error result with your reason, and the run goes on. A call still
+/// undecided when the run is resumed keeps it paused.
+///
+/// ```
+/// use serde_json::json;
+/// use skyl::agent::{hooks, Agent, Decision, Run, Stop};
+/// use skyl::testing::ScriptedModel;
+/// use skyl::{Message, ToolCall, Toolbox};
+///
+/// /// Deletes a file.
+/// #[skyl::tool]
+/// fn delete_file(path: String) -> String {
+///     format!("deleted {path}")
+/// }
+///
+/// // The same agent, in this process and in the next one; each has its own model connection.
+/// let build_agent = |model: ScriptedModel| {
+///     Agent::new(model, Toolbox::new().with(DeleteFile), "some-model")
+///         .with_hooks(hooks::before_tool_call(|_, _| Decision::Pause))
+/// };
+///
+/// let model = ScriptedModel::new()
+///     .reply_calls([ToolCall::new("c1", "delete_file", json!({"path": "notes.txt"}))]);
+/// let run = build_agent(model).run(vec![Message::user("Delete notes.txt")]).blocking()?;
+/// assert_eq!(run.stop(), &Stop::AwaitingApproval);
+/// let waiting: Vec<&str> = run.awaiting_approval().map(|call| call.id.as_str()).collect();
+/// assert_eq!(waiting, ["c1"]);
+/// let saved = serde_json::to_string(&run).unwrap();
+///
+/// // Later, perhaps in another process:
+/// let mut run: Run = serde_json::from_str(&saved).unwrap();
+/// run.approve("c1").unwrap();
+/// let agent = build_agent(ScriptedModel::new().reply_text("Deleted."));
+/// let run = agent.resume(run).blocking()?;
+/// assert_eq!(run.stop(), &Stop::Answered);
+/// assert_eq!(run.transcript()[2].tool_results().next().unwrap().content, "deleted notes.txt");
+/// # Ok::<(), skyl::agent::RunError>(())
+/// ```
+impl Run {
+    /// The calls waiting for a decision, in call order: empty unless the run stopped with
+    /// [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval). A call leaves this list once
+    /// it is approved or denied.
+    pub fn awaiting_approval(&self) -> impl Iterator<Item = &ToolCall> + '_ {
+        self.paused_calls()
+            .filter(|(_, slot)| matches!(slot, Slot::Awaiting))
+            .map(|(call, _)| call)
+    }
+
+    /// Lets the paused call `call_id` run when the run is resumed.
+    ///
+    /// A decision can be changed until the run is resumed.
+    pub fn approve(&mut self, call_id: &str) -> Result<(), NotAwaiting> {
+        self.decide(call_id, || Slot::Approved)
+    }
+
+    /// Refuses the paused call `call_id`: when the run is resumed, the model gets an error result
+    /// saying the tool was not run, because of `reason`.
+    pub fn deny(&mut self, call_id: &str, reason: impl Into<String>) -> Result<(), NotAwaiting> {
+        let reason = reason.into();
+        self.decide(call_id, || Slot::Denied(reason.clone()))
+    }
+
+    /// Approves every paused call.
+    pub fn approve_all(&mut self) {
+        self.decide_all(|| Slot::Approved);
+    }
+
+    /// Denies every paused call, for `reason`.
+    pub fn deny_all(&mut self, reason: impl Into<String>) {
+        let reason = reason.into();
+        self.decide_all(|| Slot::Denied(reason.clone()));
+    }
+
+    /// Each call of the turn being answered that paused, with its slot.
+    fn paused_calls(&self) -> impl Iterator<Item = (&ToolCall, &Slot)> + '_ {
+        let slots = self.turn.as_ref().map_or(&[][..], |turn| &turn.slots);
+        self.transcript
+            .last()
+            .into_iter()
+            .flat_map(|message| message.tool_calls())
+            .zip(slots)
+            .filter(|(_, slot)| slot.is_paused())
+    }
+
+    fn decide(&mut self, call_id: &str, decision: impl Fn() -> Slot) -> Result<(), NotAwaiting> {
+        let mut found = false;
+        if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
+            for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
+                if call.id == call_id && slot.is_paused() {
+                    *slot = decision();
+                    found = true;
+                }
+            }
+        }
+        if found {
+            return Ok(());
+        }
+        Err(NotAwaiting {
+            call_id: call_id.to_owned(),
+            paused: self
+                .paused_calls()
+                .map(|(call, _)| call.id.clone())
+                .collect(),
+        })
+    }
+
+    fn decide_all(&mut self, decision: impl Fn() -> Slot) {
+        if let Some(turn) = self.turn.as_mut() {
+            for slot in &mut turn.slots {
+                if slot.is_paused() {
+                    *slot = decision();
+                }
+            }
+        }
+    }
+}
+
+/// [`Run::approve`] or [`Run::deny`] named a call that is not paused in this run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotAwaiting {
+    call_id: String,
+    paused: Vec<String>,
+}
+
+impl NotAwaiting {
+    /// The id that was given.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+}
+
+impl fmt::Display for NotAwaiting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no call \"{}\" is waiting for approval in this run; ",
+            self.call_id
+        )?;
+        if self.paused.is_empty() {
+            return f.write_str("none is, so resume or store the run as it is");
+        }
+        let ids: Vec<String> = self.paused.iter().map(|id| format!("\"{id}\"")).collect();
+        write!(f, "decide about one of {} instead", ids.join(", "))
+    }
+}
+
+impl Error for NotAwaiting {}

@@ -1,0 +1,310 @@
+//! What a run gives back: the transcript, why it stopped, its steps and tokens; and the error a
+//! failed model request ends it with, which keeps all of that.
+
+use std::error::Error;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, Role};
+use crate::provider::Usage;
+use crate::transcript;
+
+use super::approval::Turn;
+use super::breaker::Failures;
+use super::{ModelError, Stop};
+
+/// A run of an [`Agent`](super::Agent): the whole transcript, why it stopped, how many steps it
+/// took and the tokens it used.
+///
+/// A run that stopped for approval ([`Stop::AwaitingApproval`]) also holds the results of the
+/// calls that already ran, and the decisions made so far. A `Run` serializes whole (with serde),
+/// so a paused run can wait in a database and be resumed by another process, with another
+/// [`Agent`](super::Agent) built the same way; deserializing checks that it can be resumed.
+///
+/// ```
+/// # use skyl::agent::Agent;
+/// # use skyl::testing::ScriptedModel;
+/// # use skyl::{Message, Toolbox};
+/// # let agent = Agent::new(ScriptedModel::new().reply_text("Hello!"), Toolbox::new(), "m");
+/// let run = agent.run(vec![Message::user("Hi")]).blocking()?;
+/// assert_eq!(run.text(), "Hello!");
+/// assert_eq!(run.steps(), 1);
+/// assert_eq!(run.transcript().len(), 2);
+///
+/// let saved = serde_json::to_string(&run).unwrap();
+/// let loaded: skyl::agent::Run = serde_json::from_str(&saved).unwrap();
+/// assert_eq!(loaded, run);
+/// # Ok::<(), skyl::agent::RunError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Stored")]
+pub struct Run {
+    pub(crate) transcript: Vec<Message>,
+    pub(crate) stop: Stop,
+    pub(crate) steps: u32,
+    pub(crate) usage: Usage,
+    /// The assistant turn still being answered, while calls wait for approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) turn: Option<Turn>,
+    #[serde(default, skip_serializing_if = "Failures::is_empty")]
+    pub(crate) failures: Failures,
+}
+
+impl Run {
+    /// A run that has not made a request yet.
+    pub(crate) fn start(transcript: Vec<Message>) -> Self {
+        Run {
+            transcript,
+            stop: Stop::Answered,
+            steps: 0,
+            usage: Usage::default(),
+            turn: None,
+            failures: Failures::default(),
+        }
+    }
+
+    /// The transcript: the messages the run started from, then every answer of the model and
+    /// every result of a tool, in order.
+    ///
+    /// Every call has exactly one result in it, except the calls of the last turn of a run
+    /// waiting for approval.
+    pub fn transcript(&self) -> &[Message] {
+        &self.transcript
+    }
+
+    /// The transcript, to continue the conversation in a new run (push the user's next message
+    /// and pass it to [`Agent::run`](super::Agent::run)).
+    pub fn into_transcript(self) -> Vec<Message> {
+        self.transcript
+    }
+
+    /// Why the run stopped.
+    pub fn stop(&self) -> &Stop {
+        &self.stop
+    }
+
+    /// How many model requests the run made (a resumed run counts on from where it paused).
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    /// The tokens all of the run's requests used, summed.
+    pub fn usage(&self) -> &Usage {
+        &self.usage
+    }
+
+    /// The text of the model's last answer (empty when it held only tool calls).
+    pub fn text(&self) -> String {
+        self.transcript
+            .iter()
+            .rev()
+            .find(|message| message.role == Role::Assistant)
+            .map(Message::text_content)
+            .unwrap_or_default()
+    }
+}
+
+/// Adds one request's tokens to a run's.
+pub(crate) fn add_usage(total: &mut Usage, step: &Usage) {
+    fn add(total: Option<u64>, step: Option<u64>) -> Option<u64> {
+        match (total, step) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        }
+    }
+    total.input_tokens = total.input_tokens.saturating_add(step.input_tokens);
+    total.output_tokens = total.output_tokens.saturating_add(step.output_tokens);
+    total.cached_input_tokens = add(total.cached_input_tokens, step.cached_input_tokens);
+    total.reasoning_tokens = add(total.reasoning_tokens, step.reasoning_tokens);
+}
+
+/// A run as stored, checked before it becomes a [`Run`] that can be resumed.
+#[derive(Deserialize)]
+struct Stored {
+    transcript: Vec<Message>,
+    stop: Stop,
+    steps: u32,
+    usage: Usage,
+    #[serde(default)]
+    turn: Option<Turn>,
+    #[serde(default)]
+    failures: Failures,
+}
+
+impl TryFrom<Stored> for Run {
+    type Error = String;
+
+    fn try_from(stored: Stored) -> Result<Self, String> {
+        let cannot = |why: String| format!("this run cannot be resumed: {why}");
+        match &stored.turn {
+            Some(turn) => {
+                transcript::validate(&stored.transcript)
+                    .map_err(|error| cannot(error.to_string()))?;
+                let calls = stored
+                    .transcript
+                    .last()
+                    .filter(|message| message.role == Role::Assistant)
+                    .map_or(0, |message| message.tool_calls().count());
+                if calls == 0 || calls != turn.slots.len() {
+                    return Err(cannot(format!(
+                        "it waits on {} tool calls, but the transcript's last message is not an assistant turn with as many calls; store and load the run whole",
+                        turn.slots.len()
+                    )));
+                }
+                if stored.stop != Stop::AwaitingApproval {
+                    return Err(cannot(format!(
+                        "its calls wait for approval, but it says it stopped because {}",
+                        stored.stop
+                    )));
+                }
+            }
+            None => {
+                transcript::validate_complete(&stored.transcript)
+                    .map_err(|error| cannot(error.to_string()))?;
+                if stored.stop == Stop::AwaitingApproval {
+                    return Err(cannot(
+                        "it says calls wait for approval, but it holds no calls waiting; store and load the run whole".into(),
+                    ));
+                }
+            }
+        }
+        Ok(Run {
+            transcript: stored.transcript,
+            stop: stored.stop,
+            steps: stored.steps,
+            usage: stored.usage,
+            turn: stored.turn,
+            failures: stored.failures,
+        })
+    }
+}
+
+/// A run that ended because a model request failed.
+///
+/// Nothing is lost: the error holds the run as it was before the failed request, every result
+/// of every tool that ran included. Send the request again with
+/// [`Agent::resume`](super::Agent::resume)`(error.into_run())`, once the cause is fixed or the
+/// provider is reachable again ([`ModelError::is_retryable`] says whether that can help as it is).
+///
+/// ```
+/// use skyl::agent::{Agent, ModelError, Stop};
+/// use skyl::testing::ScriptedModel;
+/// use skyl::{Message, Toolbox};
+///
+/// let model = ScriptedModel::new()
+///     .fail(ModelError::provider(529, "Overloaded").with_provider(skyl::provider::Provider::Anthropic))
+///     .reply_text("Hello!");
+/// let agent = Agent::new(model, Toolbox::new(), "claude-sonnet-4-5");
+///
+/// let error = agent.run(vec![Message::user("Hi")]).blocking().unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "the model request of step 1 failed: anthropic answered HTTP 529: Overloaded. \
+///      The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
+/// );
+/// assert!(error.model_error().is_retryable());
+/// assert!(matches!(error.run().stop(), Stop::Failed { .. }));
+///
+/// let run = agent.resume(error.into_run()).blocking().unwrap();
+/// assert_eq!(run.text(), "Hello!");
+/// ```
+#[derive(Debug)]
+pub struct RunError(Box<Failed>);
+
+#[derive(Debug)]
+struct Failed {
+    error: ModelError,
+    run: Run,
+    step: u32,
+}
+
+impl RunError {
+    /// `run` stopped at `step` because of `error`.
+    pub(crate) fn new(error: ModelError, mut run: Run, step: u32) -> Self {
+        run.stop = Stop::Failed {
+            error: error.to_string(),
+        };
+        RunError(Box::new(Failed { error, run, step }))
+    }
+
+    /// Why the model request failed.
+    pub fn model_error(&self) -> &ModelError {
+        &self.0.error
+    }
+
+    /// The step whose request failed, counted from 1 over the whole run.
+    pub fn step(&self) -> u32 {
+        self.0.step
+    }
+
+    /// The transcript built before the failure, every tool result included.
+    pub fn transcript(&self) -> &[Message] {
+        &self.0.run.transcript
+    }
+
+    /// The run as it was before the failed request; it stopped with [`Stop::Failed`].
+    pub fn run(&self) -> &Run {
+        &self.0.run
+    }
+
+    /// The run, to resume with [`Agent::resume`](super::Agent::resume) or to store.
+    pub fn into_run(self) -> Run {
+        self.0.run
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let error = self.0.error.to_string();
+        write!(
+            f,
+            "the model request of step {} failed: {}. The run so far is kept in this error: resume it with Agent::resume(error.into_run())",
+            self.0.step,
+            error.trim_end_matches('.')
+        )
+    }
+}
+
+impl Error for RunError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.0.error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_adds_up_and_keeps_unreported_counts_unreported() {
+        let mut total = Usage::default();
+        add_usage(
+            &mut total,
+            &Usage {
+                input_tokens: 10,
+                output_tokens: 2,
+                cached_input_tokens: Some(4),
+                reasoning_tokens: None,
+            },
+        );
+        add_usage(
+            &mut total,
+            &Usage {
+                input_tokens: u64::MAX,
+                output_tokens: 3,
+                cached_input_tokens: None,
+                reasoning_tokens: None,
+            },
+        );
+        assert_eq!(
+            total,
+            Usage {
+                input_tokens: u64::MAX,
+                output_tokens: 5,
+                cached_input_tokens: Some(4),
+                reasoning_tokens: None,
+            }
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! One step of a run, as hooks and stop conditions see it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, Role, ToolCall};
+use crate::provider::{Response, StopReason, Usage};
+
+/// One step of a run, just finished: the model's answer and, when it called tools, their results.
+///
+/// [`Hooks::after_step`](super::Hooks::after_step) and
+/// [`StopWhen::predicate`](super::StopWhen::predicate) receive it. It borrows the run's
+/// transcript, which ends with this step.
+#[derive(Clone, Copy, Debug)]
+pub struct Step<'a> {
+    number: u32,
+    transcript: &'a [Message],
+    assistant: usize,
+    answer: &'a Answer,
+    run_usage: &'a Usage,
+}
+
+impl<'a> Step<'a> {
+    pub(crate) fn new(
+        number: u32,
+        transcript: &'a [Message],
+        assistant: usize,
+        answer: &'a Answer,
+        run_usage: &'a Usage,
+    ) -> Self {
+        Step {
+            number,
+            transcript,
+            assistant,
+            answer,
+            run_usage,
+        }
+    }
+
+    /// The step's number, counted from 1 over the whole run (a resumed run goes on counting).
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The model's answer: the assistant message, as appended to the transcript.
+    pub fn message(&self) -> &'a Message {
+        &self.transcript[self.assistant]
+    }
+
+    /// The tool calls the model made in this step, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &'a ToolCall> + 'a {
+        self.message().tool_calls()
+    }
+
+    /// The [`Role::Tool`] message answering the step's calls; `None` when the model called no tool.
+    pub fn results(&self) -> Option<&'a Message> {
+        self.transcript
+            .get(self.assistant + 1)
+            .filter(|message| message.role == Role::Tool)
+    }
+
+    /// Why the model stopped its answer.
+    pub fn stop_reason(&self) -> &'a StopReason {
+        &self.answer.stop_reason
+    }
+
+    /// The tokens this step's request used.
+    pub fn usage(&self) -> &'a Usage {
+        &self.answer.usage
+    }
+
+    /// The tokens the whole run has used so far, this step included.
+    pub fn run_usage(&self) -> &'a Usage {
+        self.run_usage
+    }
+
+    /// The provider's id for the answer, when it gave one.
+    pub fn response_id(&self) -> Option<&'a str> {
+        self.answer.id.as_deref()
+    }
+
+    /// The model that answered, as the provider names it, when it said.
+    pub fn response_model(&self) -> Option<&'a str> {
+        self.answer.model.as_deref()
+    }
+
+    /// The run's whole transcript, ending with this step.
+    pub fn transcript(&self) -> &'a [Message] {
+        self.transcript
+    }
+}
+
+/// What a [`Response`] says besides its message (which goes into the transcript).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Answer {
+    pub(crate) stop_reason: StopReason,
+    pub(crate) usage: Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<String>,
+}
+
+impl Answer {
+    /// Splits a response into its message and the rest.
+    pub(crate) fn split(response: Response) -> (Message, Answer) {
+        let Response {
+            message,
+            stop_reason,
+            usage,
+            id,
+            model,
+        } = response;
+        (
+            message,
+            Answer {
+                stop_reason,
+                usage,
+                id,
+                model,
+            },
+        )
+    }
+}
