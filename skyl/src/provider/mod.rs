@@ -85,7 +85,7 @@ pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
-pub use stream::StreamEvent;
+pub use stream::{SseEvent, SseParser, StreamDecoder, StreamEvent, Streaming};
 
 /// One wire format: builds request bodies and reads response bodies.
 ///
