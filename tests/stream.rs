@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use skyl::provider::{
-    Anthropic, DecodeError, Gemini, OpenAiChat, OpenAiResponses, Response, SseParser,
-    StopReason, StreamEvent, Streaming, Usage,
+    Anthropic, DecodeError, Gemini, OpenAiChat, OpenAiResponses, Response, SseParser, StopReason,
+    StreamEvent, Streaming, Usage,
 };
 use skyl::{Part, ToolCall};
 
@@ -180,8 +180,8 @@ fn assert_events_tell(context: &str, told: &[StreamEvent], response: &Response) 
                     _ => None,
                 })
                 .collect();
-            let joined: Value = serde_json::from_str(&pieces)
-                .unwrap_or_else(|_| Value::String(pieces.clone()));
+            let joined: Value =
+                serde_json::from_str(&pieces).unwrap_or_else(|_| Value::String(pieces.clone()));
             let arguments = match &call.arguments {
                 Value::String(raw) => serde_json::from_str(raw).unwrap_or(call.arguments.clone()),
                 other => other.clone(),
@@ -354,8 +354,9 @@ fn calls_without_ids_are_told_whole_at_the_end_with_the_ids_the_answer_mints() {
         ("gemini", "parallel_calls_without_ids"),
     ] {
         let events = told(provider, name);
-        let response =
-            adapter(provider).decode(&unstreamed(provider, name).unwrap()).unwrap();
+        let response = adapter(provider)
+            .decode(&unstreamed(provider, name).unwrap())
+            .unwrap();
         let calls: Vec<ToolCall> = response.message.tool_calls().cloned().collect();
         assert_eq!(calls.len(), 2, "{provider}");
         let tail: Vec<StreamEvent> = calls
@@ -412,7 +413,10 @@ fn error_text(provider: &str, events: &[(&str, &str)]) -> String {
     for (name, data) in events {
         if let Err(error) = decoder.push(name, data, &mut |_| {}) {
             // A failed decoder keeps failing, with the same error.
-            assert_eq!(decoder.push("message", "{}", &mut |_| {}), Err(error.clone()));
+            assert_eq!(
+                decoder.push("message", "{}", &mut |_| {}),
+                Err(error.clone())
+            );
             return error.to_string();
         }
     }
@@ -424,36 +428,87 @@ fn malformed_and_cut_streams_say_which_event() {
     let start = r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{}}}"#;
     let cases = [
         (
-            error_text("anthropic", &[("message_start", start), ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}"#)]),
+            error_text(
+                "anthropic",
+                &[
+                    ("message_start", start),
+                    (
+                        "content_block_start",
+                        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}"#,
+                    ),
+                ],
+            ),
             "cannot read the Anthropic response: event 2 of the stream (content_block_start), its data (EOF while parsing an object at line 1 column 81): expected JSON, found JSON cut short; is this body from the Anthropic API?",
         ),
         (
-            error_text("anthropic", &[("message_start", start), ("content_block_delta", r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}"#)]),
+            error_text(
+                "anthropic",
+                &[
+                    ("message_start", start),
+                    (
+                        "content_block_delta",
+                        r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}"#,
+                    ),
+                ],
+            ),
             "cannot read the Anthropic response: event 2 of the stream (content_block_delta), block 3: expected events in the documented order, found an event for a block that never started; is this body from the Anthropic API?",
         ),
         (
-            error_text("anthropic", &[
-                ("message_start", start),
-                ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}"#),
-                ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\": "}}"#),
-                ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-            ]),
+            error_text(
+                "anthropic",
+                &[
+                    ("message_start", start),
+                    (
+                        "content_block_start",
+                        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}"#,
+                    ),
+                    (
+                        "content_block_delta",
+                        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\": "}}"#,
+                    ),
+                    (
+                        "content_block_stop",
+                        r#"{"type":"content_block_stop","index":0}"#,
+                    ),
+                ],
+            ),
             "cannot read the Anthropic response: event 4 of the stream (content_block_stop), the input of block 0 (EOF while parsing a value at line 1 column 6): expected the JSON of its input_json_delta pieces, found malformed JSON; is this body from the Anthropic API?",
         ),
         (
-            error_text("anthropic", &[("message_start", start), ("ping", r#"{"type": "ping"}"#)]),
+            error_text(
+                "anthropic",
+                &[("message_start", start), ("ping", r#"{"type": "ping"}"#)],
+            ),
             "cannot read the Anthropic response: the stream, after event 2 (ping): expected a message_stop event, found the end of the stream; is this body from the Anthropic API?",
         ),
         (
-            error_text("openai_chat", &[("message", r#"{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#)]),
+            error_text(
+                "openai_chat",
+                &[(
+                    "message",
+                    r#"{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
+                )],
+            ),
             "cannot read the OpenAI Chat response: the stream, after event 1 (message): expected data: [DONE], found the end of the stream; is this body from the OpenAI Chat API?",
         ),
         (
-            error_text("openai_chat", &[("message", r#"{"choices":[{"index":0,"delta":{"content":7}}]}"#)]),
+            error_text(
+                "openai_chat",
+                &[(
+                    "message",
+                    r#"{"choices":[{"index":0,"delta":{"content":7}}]}"#,
+                )],
+            ),
             "cannot read the OpenAI Chat response: event 1 of the stream (message), its data (invalid type: integer `7`, expected a string at line 1 column 43): expected the documented shape, found a value of another type; is this body from the OpenAI Chat API?",
         ),
         (
-            error_text("openai_responses", &[("response.function_call_arguments.delta", r#"{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{"}"#)]),
+            error_text(
+                "openai_responses",
+                &[(
+                    "response.function_call_arguments.delta",
+                    r#"{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{"}"#,
+                )],
+            ),
             "cannot read the OpenAI Responses response: event 1 of the stream (response.function_call_arguments.delta), output item 0: expected events in the documented order, found a delta for an item that was never added; is this body from the OpenAI Responses API?",
         ),
         (
@@ -497,10 +552,7 @@ fn check_cut(provider: &str, bytes: &[u8], whole: &Outcome, cut: usize) {
                 whole.result.as_ref(),
                 "{provider}: cut at byte {cut} finished into another answer"
             );
-            assert_eq!(
-                outcome.told, whole.told,
-                "{provider}: cut at byte {cut}"
-            );
+            assert_eq!(outcome.told, whole.told, "{provider}: cut at byte {cut}");
         }
         Err(_) => {
             assert!(
@@ -599,11 +651,26 @@ fn any_event_data() -> impl Strategy<Value = String> {
         (0u64..4).prop_map(Value::from),
         "[a-z_.{}\"]{0,6}".prop_map(Value::from),
         prop::sample::select(vec![
-            "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-            "message_delta", "message_stop", "error", "text_delta", "input_json_delta", "tool_use",
-            "text", "thinking", "function_call", "response.output_item.added",
-            "response.output_item.done", "response.function_call_arguments.delta",
-            "response.completed", "response.failed", "STOP", "[DONE]",
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+            "error",
+            "text_delta",
+            "input_json_delta",
+            "tool_use",
+            "text",
+            "thinking",
+            "function_call",
+            "response.output_item.added",
+            "response.output_item.done",
+            "response.function_call_arguments.delta",
+            "response.completed",
+            "response.failed",
+            "STOP",
+            "[DONE]",
         ])
         .prop_map(Value::from),
     ];
@@ -612,16 +679,43 @@ fn any_event_data() -> impl Strategy<Value = String> {
             prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
             prop::collection::btree_map(
                 prop::sample::select(vec![
-                    "type", "index", "delta", "content_block", "message", "usage", "text",
-                    "partial_json", "id", "name", "input", "choices", "tool_calls", "function",
-                    "arguments", "finish_reason", "output_index", "item", "call_id", "response",
-                    "output", "candidates", "content", "parts", "functionCall", "args",
-                    "finishReason", "error", "thought", "thoughtSignature",
+                    "type",
+                    "index",
+                    "delta",
+                    "content_block",
+                    "message",
+                    "usage",
+                    "text",
+                    "partial_json",
+                    "id",
+                    "name",
+                    "input",
+                    "choices",
+                    "tool_calls",
+                    "function",
+                    "arguments",
+                    "finish_reason",
+                    "output_index",
+                    "item",
+                    "call_id",
+                    "response",
+                    "output",
+                    "candidates",
+                    "content",
+                    "parts",
+                    "functionCall",
+                    "args",
+                    "finishReason",
+                    "error",
+                    "thought",
+                    "thoughtSignature",
                 ]),
                 inner,
                 0..4,
             )
-            .prop_map(|map| Value::Object(map.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            .prop_map(|map| Value::Object(
+                map.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+            )),
         ]
     });
     prop_oneof![

@@ -99,6 +99,8 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod message;
 pub mod provider;
 pub mod schema;

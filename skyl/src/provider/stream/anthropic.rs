@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::decoder::{Fault, Out, StreamDecoder, Streaming, Steps, decoded_call, parse};
+use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse};
 use crate::provider::{Adapter, Anthropic, DecodeError, Response};
 
 impl Streaming for Anthropic {
@@ -106,7 +106,9 @@ impl Steps for AnthropicSteps {
                         out.reasoning(&thinking);
                     }
                     Some("signature_delta") => {
-                        block.signature.push_str(&delta.signature.unwrap_or_default());
+                        block
+                            .signature
+                            .push_str(&delta.signature.unwrap_or_default());
                     }
                     Some("input_json_delta") => {
                         let piece = delta.partial_json.unwrap_or_default();
@@ -233,7 +235,13 @@ impl AnthropicSteps {
             }
             // A block may open with some of its text; it is part of what the stream tells.
             Some("text") => {
-                out.text(block.value.get("text").and_then(Value::as_str).unwrap_or(""));
+                out.text(
+                    block
+                        .value
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                );
             }
             Some("thinking") => out.reasoning(
                 block
@@ -250,7 +258,12 @@ impl AnthropicSteps {
 
     /// The open block `index`, usually the last one started.
     fn open_block(&mut self, index: u64, event: &'static str) -> Result<&mut Block, Fault> {
-        match self.blocks.iter_mut().rev().find(|block| block.index == index) {
+        match self
+            .blocks
+            .iter_mut()
+            .rev()
+            .find(|block| block.index == index)
+        {
             Some(block) if block.open => Ok(block),
             Some(_) => Err(Fault::order(
                 format!("block {index}"),

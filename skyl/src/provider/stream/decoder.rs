@@ -219,7 +219,10 @@ impl StreamDecoder {
                 found,
             } => DecodeError::Shape {
                 provider: self.provider,
-                path: format!("event {} of the stream ({}), {place}", self.count, self.last),
+                path: format!(
+                    "event {} of the stream ({}), {place}",
+                    self.count, self.last
+                ),
                 expected,
                 found,
             },

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::decoder::{
-    Fault, Out, StreamDecoder, Streaming, Steps, decoded_call, parse, provider_error,
+    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, DecodeError, Gemini, Response};
 
@@ -203,12 +203,11 @@ impl GeminiSteps {
             thought: last_thought,
             signature: last_signature @ None,
         }) = self.parts.last_mut()
+            && *last_thought == thought
         {
-            if *last_thought == thought {
-                text.push_str(&part.text);
-                *last_signature = signature;
-                return Ok(());
-            }
+            text.push_str(&part.text);
+            *last_signature = signature;
+            return Ok(());
         }
         if part.text.is_empty() && signature.is_none() {
             return Ok(());

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::decoder::{Fault, Out, StreamDecoder, Streaming, Steps, parse, provider_error};
+use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
 use crate::provider::{Adapter, DecodeError, OpenAiChat, Response};
 
 impl Streaming for OpenAiChat {
@@ -221,7 +221,9 @@ impl ChatSteps {
         }
         if let Some(refusal) = delta.refusal {
             out.text(&refusal);
-            self.refusal.get_or_insert_with(String::new).push_str(&refusal);
+            self.refusal
+                .get_or_insert_with(String::new)
+                .push_str(&refusal);
         }
         if let Some(reasoning) = delta.reasoning.or(delta.reasoning_content) {
             out.reasoning(&reasoning);
@@ -238,7 +240,10 @@ impl ChatSteps {
     fn read_call(&mut self, fragment: CallDelta<'_>, out: &mut Out<'_>) -> Result<(), Fault> {
         let id = fragment.id.filter(|id| !id.is_empty());
         let position = match fragment.index {
-            Some(index) => self.calls.iter().rposition(|call| call.index == Some(index)),
+            Some(index) => self
+                .calls
+                .iter()
+                .rposition(|call| call.index == Some(index)),
             // Without an index, a fragment with an id opens a call and one without continues
             // the last.
             None if id.is_some() => None,

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::decoder::{
-    Fault, Out, StreamDecoder, Streaming, Steps, decoded_call, parse, provider_error,
+    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, DecodeError, OpenAiResponses, Response};
 
@@ -148,7 +148,9 @@ impl Steps for ResponsesSteps {
                 };
                 let error = match response.get("error") {
                     Some(error @ Value::Object(_)) => error.clone(),
-                    _ => json!({"code": "response.failed", "message": "the response failed and gave no reason"}),
+                    _ => {
+                        json!({"code": "response.failed", "message": "the response failed and gave no reason"})
+                    }
                 };
                 return Err(provider_error(&self.adapter, &json!({ "error": error })));
             }
@@ -222,11 +224,13 @@ impl ResponsesSteps {
 /// Announces the call of a `function_call` item and returns its slot.
 fn start_call(item: &Map<String, Value>, out: &mut Out<'_>) -> Result<usize, Fault> {
     let text = |key: &str| {
-        item.get(key).and_then(Value::as_str).ok_or_else(|| Fault::Shape {
-            place: format!("item.{key}"),
-            expected: "a string",
-            found: "something else",
-        })
+        item.get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| Fault::Shape {
+                place: format!("item.{key}"),
+                expected: "a string",
+                found: "something else",
+            })
     };
     let (id, name) = (text("call_id")?, text("name")?);
     let slot = out.new_call();

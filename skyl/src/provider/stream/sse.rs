@@ -213,7 +213,11 @@ mod tests {
         );
         let bytes = stream.as_bytes();
         for cut in 0..=bytes.len() {
-            assert_eq!(events(&[&bytes[..cut], &bytes[cut..]]), whole, "cut at {cut}");
+            assert_eq!(
+                events(&[&bytes[..cut], &bytes[cut..]]),
+                whole,
+                "cut at {cut}"
+            );
         }
         let one_by_one: Vec<&[u8]> = bytes.chunks(1).collect();
         assert_eq!(events(&one_by_one), whole);
@@ -237,7 +241,11 @@ mod tests {
         let mut seen = Vec::new();
         let result = parser.try_feed(b"data: 1\n\ndata: 2\n\ndata: 3\n\n", |event| {
             seen.push(event.data.clone());
-            if event.data == "2" { Err("stop") } else { Ok(()) }
+            if event.data == "2" {
+                Err("stop")
+            } else {
+                Ok(())
+            }
         });
         assert_eq!(result, Err("stop"));
         assert_eq!(seen, ["1", "2"]);
