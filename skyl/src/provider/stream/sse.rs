@@ -79,7 +79,7 @@ impl SseParser {
                 bytes = rest;
             }
         }
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             let (line, rest) = bytes.split_at(end);
             let crlf = rest.starts_with(b"\r\n");
             if rest[0] == b'\r' && rest.len() == 1 {
@@ -122,7 +122,7 @@ impl SseParser {
         if line[0] == b':' {
             return Ok(());
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(colon) => {
                 let value = &line[colon + 1..];
                 (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
