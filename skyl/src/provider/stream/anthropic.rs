@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse};
@@ -52,11 +51,18 @@ struct Event<'a> {
     kind: Option<Cow<'a, str>>,
     index: Option<u64>,
     #[serde(borrow)]
-    delta: Option<&'a RawValue>,
+    delta: Option<Delta<'a>>,
     content_block: Option<Map<String, Value>>,
     message: Option<Map<String, Value>>,
-    usage: Option<Map<String, Value>>,
     error: Option<Value>,
+}
+
+/// `message_delta`, read again whole: its delta's fields (stop reason, stop sequence, container)
+/// all go into the message. It comes once a stream.
+#[derive(Deserialize)]
+struct MessageDelta {
+    delta: Option<Map<String, Value>>,
+    usage: Option<Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -89,9 +95,8 @@ impl Steps for AnthropicSteps {
             }
             "content_block_delta" => {
                 let index = required_index(parsed.index)?;
-                let delta: Delta<'_> = match parsed.delta {
-                    Some(raw) => parse(raw.get())?,
-                    None => return Err(missing("delta", "an object")),
+                let Some(delta) = parsed.delta else {
+                    return Err(missing("delta", "an object"));
                 };
                 let block = self.open_block(index, "a content_block_delta")?;
                 match delta.kind.as_deref() {
@@ -144,11 +149,11 @@ impl Steps for AnthropicSteps {
                 }
             }
             "message_delta" => {
-                if let Some(delta) = parsed.delta {
-                    let delta: Map<String, Value> = parse(delta.get())?;
+                let MessageDelta { delta, usage } = parse(data)?;
+                if let Some(delta) = delta {
                     self.message.extend(delta);
                 }
-                if let Some(usage) = parsed.usage {
+                if let Some(usage) = usage {
                     // message_delta's counts are cumulative: they replace message_start's.
                     match self
                         .message

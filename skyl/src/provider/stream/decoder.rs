@@ -7,6 +7,9 @@
 //! [`decode`](crate::provider::Adapter::decode) of that body, so a streamed answer and the same
 //! answer unstreamed can never drift apart, whatever the adapters learn later.
 
+use std::borrow::Cow;
+
+use serde::de::{Deserialize, Deserializer, Visitor};
 use serde_json::Value;
 
 use crate::message::ToolCall;
@@ -345,8 +348,40 @@ impl Fault {
     }
 }
 
+/// A JSON string, borrowed from the event's data when it has no escapes.
+///
+/// (A `Cow<str>` field borrows only under `#[serde(borrow)]` in a derive; this is for the
+/// decoders' own visitors.)
+pub(super) struct Text<'a>(pub(super) Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Text<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(text)))
+            }
+        }
+        deserializer.deserialize_str(Visit(std::marker::PhantomData))
+    }
+}
+
 /// Parses an event's data as `T`.
-pub(super) fn parse<'a, T: serde::Deserialize<'a>>(data: &'a str) -> Result<T, Fault> {
+pub(super) fn parse<'a, T: Deserialize<'a>>(data: &'a str) -> Result<T, Fault> {
     serde_json::from_str(data).map_err(|error| Fault::json(&error))
 }
 

@@ -10,11 +10,11 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use super::decoder::{
-    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse, provider_error,
+    Fault, Out, Steps, StreamDecoder, Streaming, Text, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, DecodeError, Gemini, Response};
 
@@ -43,7 +43,7 @@ struct GeminiSteps {
     parts: Vec<Part>,
     finish_reason: Option<String>,
     /// The latest chunk's counts: each chunk has the counts so far.
-    usage: Option<Box<RawValue>>,
+    usage: Option<Value>,
     model: Option<String>,
     response_id: Option<String>,
     prompt_feedback: Option<Value>,
@@ -64,7 +64,7 @@ enum Part {
 struct Chunk<'a> {
     #[serde(borrow)]
     candidates: Option<Vec<Candidate<'a>>>,
-    usage_metadata: Option<Box<RawValue>>,
+    usage_metadata: Option<Value>,
     #[serde(borrow)]
     model_version: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -86,19 +86,70 @@ struct Candidate<'a> {
 #[derive(Deserialize)]
 struct Content<'a> {
     #[serde(borrow)]
-    parts: Option<Vec<&'a RawValue>>,
+    parts: Option<Vec<ChunkPart<'a>>>,
 }
 
-/// The part that most chunks hold: text, maybe a thought, maybe signed. Anything else in a part
-/// makes it an [`Part::Other`].
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct TextPart<'a> {
-    #[serde(borrow)]
-    text: Cow<'a, str>,
-    thought: Option<bool>,
-    #[serde(borrow)]
-    thought_signature: Option<Cow<'a, str>>,
+/// A part of a chunk: the text that most chunks hold (maybe a thought, maybe signed), read
+/// without building a map; anything else, kept whole.
+enum ChunkPart<'a> {
+    Text {
+        text: Cow<'a, str>,
+        thought: bool,
+        signature: Option<Cow<'a, str>>,
+    },
+    Other(Map<String, Value>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ChunkPart<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = ChunkPart<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a part object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkPart<'a>, A::Error> {
+                let (mut text, mut thought, mut signature) = (None, None, None);
+                let mut rest = Map::new();
+                while let Some(Text(key)) = map.next_key::<Text<'a>>()? {
+                    match key.as_ref() {
+                        "text" => text = Some(map.next_value::<Text<'a>>()?.0),
+                        "thought" => thought = Some(map.next_value::<Value>()?),
+                        "thoughtSignature" => signature = Some(map.next_value::<Text<'a>>()?.0),
+                        _ => {
+                            rest.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                match (text, thought) {
+                    (Some(text), thought @ (None | Some(Value::Bool(_)))) if rest.is_empty() => {
+                        Ok(ChunkPart::Text {
+                            text,
+                            thought: thought == Some(Value::Bool(true)),
+                            signature,
+                        })
+                    }
+                    (text, thought) => {
+                        let text = text.map(|text| Value::String(text.into_owned()));
+                        let signature = signature.map(|s| Value::String(s.into_owned()));
+                        for (key, value) in [
+                            ("text", text),
+                            ("thought", thought),
+                            ("thoughtSignature", signature),
+                        ] {
+                            if let Some(value) = value {
+                                rest.insert(key.to_owned(), value);
+                            }
+                        }
+                        Ok(ChunkPart::Other(rest))
+                    }
+                }
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
 }
 
 impl Steps for GeminiSteps {
@@ -166,7 +217,7 @@ impl Steps for GeminiSteps {
             body.insert("promptFeedback".into(), feedback);
         }
         if let Some(usage) = self.usage.take() {
-            body.insert("usageMetadata".into(), parse(usage.get())?);
+            body.insert("usageMetadata".into(), usage);
         }
         if let Some(model) = self.model.take() {
             body.insert("modelVersion".into(), json!(model));
@@ -187,33 +238,36 @@ impl Steps for GeminiSteps {
 }
 
 impl GeminiSteps {
-    fn read_part(&mut self, raw: &RawValue, out: &mut Out<'_>) -> Result<(), Fault> {
-        let Ok(part) = serde_json::from_str::<TextPart<'_>>(raw.get()) else {
-            return self.read_other_part(parse(raw.get())?, out);
+    fn read_part(&mut self, part: ChunkPart<'_>, out: &mut Out<'_>) -> Result<(), Fault> {
+        let (text, thought, signature) = match part {
+            ChunkPart::Text {
+                text,
+                thought,
+                signature,
+            } => (text, thought, signature.map(Cow::into_owned)),
+            ChunkPart::Other(part) => return self.read_other_part(part, out),
         };
-        let thought = part.thought == Some(true);
         if thought {
-            out.reasoning(&part.text);
+            out.reasoning(&text);
         } else {
-            out.text(&part.text);
+            out.text(&text);
         }
-        let signature = part.thought_signature.map(Cow::into_owned);
         if let Some(Part::Text {
-            text,
+            text: last_text,
             thought: last_thought,
             signature: last_signature @ None,
         }) = self.parts.last_mut()
             && *last_thought == thought
         {
-            text.push_str(&part.text);
+            last_text.push_str(&text);
             *last_signature = signature;
             return Ok(());
         }
-        if part.text.is_empty() && signature.is_none() {
+        if text.is_empty() && signature.is_none() {
             return Ok(());
         }
         self.parts.push(Part::Text {
-            text: part.text.into_owned(),
+            text: text.into_owned(),
             thought,
             signature,
         });

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
@@ -111,9 +111,43 @@ struct CallDelta<'a> {
 struct FunctionDelta<'a> {
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
-    /// A piece of JSON text; a few servers send the arguments as an object instead.
     #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Piece<'a>>,
+}
+
+/// A piece of a call's arguments: JSON text, as OpenAI sends it; a few servers send the whole
+/// arguments as an object instead, taken here as its JSON text.
+struct Piece<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Piece<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Piece<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string of JSON text, or an object")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Owned(text)))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Piece<'a>, A::Error> {
+                let object = Map::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Piece(Cow::Owned(Value::Object(object).to_string())))
+            }
+        }
+        deserializer.deserialize_any(Visit(std::marker::PhantomData))
+    }
 }
 
 impl Steps for ChatSteps {
@@ -273,12 +307,8 @@ impl ChatSteps {
             if let Some(name) = function.name.filter(|name| !name.is_empty()) {
                 call.name.get_or_insert_with(|| name.into_owned());
             }
-            if let Some(raw) = function.arguments {
-                piece = match raw.get().as_bytes().first() {
-                    Some(b'"') => Cow::Owned(parse::<Cow<'_, str>>(raw.get())?.into_owned()),
-                    Some(b'n') => Cow::Borrowed(""),
-                    _ => Cow::Borrowed(raw.get()),
-                };
+            if let Some(Piece(text)) = function.arguments {
+                piece = text;
             }
         }
         if let Some(extra) = fragment.extra_content {

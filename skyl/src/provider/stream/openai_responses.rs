@@ -8,7 +8,6 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::decoder::{
@@ -52,10 +51,8 @@ struct Event<'a> {
     #[serde(borrow)]
     delta: Option<Cow<'a, str>>,
     item: Option<Map<String, Value>>,
-    #[serde(borrow)]
-    response: Option<&'a RawValue>,
-    #[serde(borrow)]
-    code: Option<&'a RawValue>,
+    response: Option<Map<String, Value>>,
+    code: Option<Value>,
     #[serde(borrow)]
     message: Option<Cow<'a, str>>,
 }
@@ -131,21 +128,18 @@ impl Steps for ResponsesSteps {
                 entry.done = Some(item);
             }
             "response.completed" | "response.incomplete" => {
-                let Some(raw) = parsed.response else {
+                let Some(response) = parsed.response else {
                     return Err(Fault::Shape {
                         place: "response".to_owned(),
                         expected: "the whole response",
                         found: "nothing",
                     });
                 };
-                self.response = Some(parse(raw.get())?);
+                self.response = Some(response);
                 return Ok(true);
             }
             "response.failed" => {
-                let response: Map<String, Value> = match parsed.response {
-                    Some(raw) => parse(raw.get())?,
-                    None => Map::new(),
-                };
+                let response = parsed.response.unwrap_or_default();
                 let error = match response.get("error") {
                     Some(error @ Value::Object(_)) => error.clone(),
                     _ => {
@@ -155,12 +149,8 @@ impl Steps for ResponsesSteps {
                 return Err(provider_error(&self.adapter, &json!({ "error": error })));
             }
             "error" => {
-                let code: Option<Value> = match parsed.code {
-                    Some(raw) => parse(raw.get())?,
-                    None => None,
-                };
                 return Err(Fault::Provider {
-                    kind: code.and_then(|code| match code {
+                    kind: parsed.code.and_then(|code| match code {
                         Value::String(code) => Some(code),
                         Value::Null => None,
                         other => Some(other.to_string()),
