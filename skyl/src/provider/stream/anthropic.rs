@@ -236,6 +236,13 @@ impl AnthropicSteps {
                 let name = block_str(&block.value, "name")?;
                 let slot = out.new_call();
                 out.start_call(slot, id, name);
+                // The input arrives as input_json_delta pieces after an empty `{}`; a block that
+                // opens with its whole input tells it as the call's one piece.
+                if let Some(Value::Object(input)) = block.value.get("input")
+                    && !input.is_empty()
+                {
+                    out.arguments(slot, &Value::Object(input.clone()).to_string());
+                }
                 block.call = Some(slot);
             }
             // A block may open with some of its text; it is part of what the stream tells.

@@ -164,25 +164,39 @@ impl StreamDecoder {
             .body()
             .and_then(|body| self.steps.decode(&body).map_err(Fault::Decode))
             .map_err(|fault| self.fault_at_end(fault))?;
+        // The calls told finished must be the answer's own: checked before anything more is told,
+        // so that a finish that fails tells nothing.
         let finals: Vec<&ToolCall> = response.message.tool_calls().collect();
         if finals.len() != self.calls.len() {
-            return Err(self.inconsistent("as many tool calls as the stream started"));
+            return Err(DecodeError::Shape {
+                provider: self.provider,
+                path: "the stream".to_owned(),
+                expected: "as many tool calls as the stream started",
+                found: "another number of calls in the complete answer",
+            });
         }
-        for (slot, call) in self.calls.iter_mut().zip(finals) {
+        for (slot, call) in self.calls.iter().zip(&finals) {
+            if slot
+                .finished
+                .as_ref()
+                .is_some_and(|finished| finished != *call)
+            {
+                return Err(DecodeError::Shape {
+                    provider: self.provider,
+                    path: format!("the stream, tool call \"{}\"", call.id),
+                    expected: "the call reported finished",
+                    found: "another call in the complete answer",
+                });
+            }
+        }
+        for (slot, call) in self.calls.iter().zip(finals) {
             match (slot.event_index, &slot.finished) {
-                (Some(_), Some(finished)) if finished != call => {
-                    return Err(DecodeError::Shape {
-                        provider: self.provider,
-                        path: format!("the stream, tool call \"{}\"", call.id),
-                        expected: "the call reported finished",
-                        found: "another call in the complete answer",
-                    });
-                }
                 (Some(_), Some(_)) => {}
                 (Some(index), None) => sink(StreamEvent::ToolCallFinished {
                     index,
                     call: call.clone(),
                 }),
+                // A call whose id the answer minted: told whole, now that the id is known.
                 (None, _) => {
                     let index = self.started;
                     self.started += 1;
@@ -210,43 +224,18 @@ impl StreamDecoder {
     }
 
     fn fail(&mut self, fault: Fault) -> DecodeError {
-        let error = match fault {
-            Fault::Provider { kind, message } => DecodeError::Provider {
-                provider: self.provider,
-                kind,
-                message,
-            },
-            Fault::Shape {
-                place,
-                expected,
-                found,
-            } => DecodeError::Shape {
-                provider: self.provider,
-                path: format!(
-                    "event {} of the stream ({}), {place}",
-                    self.count, self.last
-                ),
-                expected,
-                found,
-            },
-            Fault::Decode(DecodeError::Shape {
-                provider,
-                path,
-                expected,
-                found,
-            }) => DecodeError::Shape {
-                provider,
-                path: format!("event {} of the stream ({}), {path}", self.count, self.last),
-                expected,
-                found,
-            },
-            Fault::Decode(error) => error,
-        };
+        let at = format!("event {} of the stream ({})", self.count, self.last);
+        let error = self.located(fault, &at);
         self.failed = Some(error.clone());
         error
     }
 
     fn fault_at_end(&self, fault: Fault) -> DecodeError {
+        self.located(fault, "the answer the stream built")
+    }
+
+    /// The error for `fault`, its place prefixed with `at`.
+    fn located(&self, fault: Fault, at: &str) -> DecodeError {
         match fault {
             Fault::Provider { kind, message } => DecodeError::Provider {
                 provider: self.provider,
@@ -259,7 +248,7 @@ impl StreamDecoder {
                 found,
             } => DecodeError::Shape {
                 provider: self.provider,
-                path: format!("the answer the stream built, {place}"),
+                path: format!("{at}, {place}"),
                 expected,
                 found,
             },
@@ -270,20 +259,11 @@ impl StreamDecoder {
                 found,
             }) => DecodeError::Shape {
                 provider,
-                path: format!("the answer the stream built, {path}"),
+                path: format!("{at}, {path}"),
                 expected,
                 found,
             },
             Fault::Decode(error) => error,
-        }
-    }
-
-    fn inconsistent(&self, expected: &'static str) -> DecodeError {
-        DecodeError::Shape {
-            provider: self.provider,
-            path: "the stream".to_owned(),
-            expected,
-            found: "a different number of calls in the complete answer",
         }
     }
 }
@@ -338,7 +318,8 @@ impl Fault {
         }
     }
 
-    /// An event that needs `what` came before it.
+    /// An event came where the provider's documented order does not allow it (`found` says
+    /// what it was); `place` names the block or item.
     pub(super) fn order(place: String, found: &'static str) -> Fault {
         Fault::Shape {
             place,
