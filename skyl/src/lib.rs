@@ -332,12 +332,100 @@
 //! result, and each request the agent sends holds a transcript that every adapter accepts.
 //! `cargo run --example agent` shows a run step by step.
 //!
+//! ## Streaming
+//!
+//! Providers stream an answer as server-sent events. [`provider::SseParser`] splits the bytes of a
+//! response body into events, whatever the chunk boundaries, and the adapter's
+//! [`provider::StreamDecoder`] (from [`provider::Streaming::stream_decoder`]) turns each event
+//! into [`provider::StreamEvent`]s: the text as it is written, each tool call as it starts, grows
+//! and completes, then the usage and the end. It finishes into exactly the
+//! [`provider::Response`] that `decode` gives for the same answer unstreamed. Neither does I/O,
+//! so they serve any HTTP client:
+//!
+//! ```
+//! use skyl::provider::{OpenAiChat, SseParser, StreamEvent, Streaming};
+//!
+//! let body = concat!(
+//!     "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+//!     "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+//!     "data: [DONE]\n\n",
+//! );
+//! let mut parser = SseParser::new();
+//! let mut decoder = OpenAiChat::default().stream_decoder();
+//! let mut text = String::new();
+//! let mut on_event = |event: StreamEvent| {
+//!     if let StreamEvent::TextDelta(piece) = event {
+//!         text.push_str(&piece);
+//!     }
+//! };
+//! // Feed the body in whatever pieces the network delivers.
+//! for piece in body.as_bytes().chunks(17) {
+//!     parser
+//!         .try_feed(piece, |event| decoder.push(&event.event, &event.data, &mut on_event))
+//!         .unwrap();
+//! }
+//! let response = decoder.finish(&mut on_event).unwrap();
+//! assert_eq!(text, "Hello");
+//! assert_eq!(response.message.text_content(), "Hello");
+//! ```
+//!
+//! A stream that ends before the provider said the answer was complete, data that is not JSON,
+//! and an error the provider sends mid-stream are each a [`provider::DecodeError`] that names the
+//! event; a tool call is reported finished only once it is complete.
+//!
+//! ## Talking to providers over HTTP
+//!
+//! With the `http` feature, `skyl::http::HttpModel` is an [`agent::Model`] for each adapter: it
+//! sends a [`provider::Request`] to Anthropic, OpenAI (Chat Completions or Responses), Gemini, or
+//! any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq) and reads
+//! the answer whole or streamed. `HttpModel::from_env` reads the variables the official SDKs
+//! read (`ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
+//! `GOOGLE_API_KEY` or `GEMINI_API_KEY`/`GOOGLE_GEMINI_BASE_URL`); `HttpModel::builder` takes
+//! everything by hand, including a base URL for a server on your own machine.
+//!
+//! ```no_run
+//! # #[cfg(feature = "http")]
+//! async fn ask() -> Result<(), Box<dyn std::error::Error>> {
+//!     use skyl::Message;
+//!     use skyl::agent::Model;
+//!     use skyl::http::HttpModel;
+//!     use skyl::provider::{OpenAiChat, Request, StreamEvent};
+//!
+//!     // Ollama on this machine, through its OpenAI-compatible API: no key needed.
+//!     let model = HttpModel::builder(OpenAiChat::default())
+//!         .base_url("http://localhost:11434/v1")
+//!         .build()?;
+//!     let request = Request {
+//!         model: "llama3.2".into(),
+//!         messages: vec![Message::user("Why is the sky blue?")].into(),
+//!         ..Default::default()
+//!     };
+//!     let answer = model
+//!         .stream(&request, &mut |event| {
+//!             if let StreamEvent::TextDelta(text) = event {
+//!                 print!("{text}");
+//!             }
+//!         })
+//!         .await?;
+//!     println!("\n{} tokens", answer.usage.output_tokens);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Failures are [`agent::ModelError`]s that keep what the provider said: the HTTP status, its
+//! error type and message verbatim, the request id, and how many retries were spent. Rate limits,
+//! overload (Anthropic's 529 too) and broken connections are retried with backoff, honouring
+//! `retry-after`; a connect timeout, a total timeout and an idle timeout between stream events
+//! bound every request, and dropping the future cancels it. The API key appears in no `Debug` or
+//! `Display`. The transport runs on Tokio, as reqwest does.
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
+//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for the four adapters, streamed or not (reqwest with rustls on ring, Tokio timers) |
 //!
 //! ```toml
 //! [dependencies]
@@ -349,6 +437,8 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod provider;
 pub mod schema;
 pub mod testing;

@@ -126,7 +126,7 @@ pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};
-pub use stream::StreamEvent;
+pub use stream::{SseEvent, SseParser, StreamDecoder, StreamEvent, Streaming};
 
 /// One wire format: builds request bodies and reads response bodies.
 ///

@@ -3,183 +3,22 @@
 //! A provider that streams sends its answer as a sequence of server-sent events. [`StreamEvent`]
 //! is what skyl makes of them, the same for every provider: text as it is written, each tool call
 //! as it starts, grows and completes, token counts, and the end. The complete answer is still a
-//! [`Response`], equal to the one [`Adapter::decode`](super::Adapter::decode) gives for the same
-//! answer unstreamed.
+//! [`Response`](super::Response), equal to the one [`Adapter::decode`](super::Adapter::decode)
+//! gives for the same answer unstreamed.
+//!
+//! Two pieces, neither doing I/O: an [`SseParser`] turns the bytes of a response body into
+//! events, and a [`StreamDecoder`] (from [`Streaming::stream_decoder`]) turns events into
+//! [`StreamEvent`]s and, at the end, the [`Response`](super::Response). `decoder` holds the shape
+//! every provider shares; each provider's file holds only how its events grow an answer.
 
-use crate::message::{Part, ToolCall};
+mod anthropic;
+mod decoder;
+mod event;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+mod sse;
 
-use super::{Response, StopReason, Usage};
-
-/// One thing a streamed answer told us, in the order it arrived.
-///
-/// `index` numbers the answer's tool calls from 0 in the order they started, and is the same on
-/// every event of one call, so that interleaved parallel calls can be told apart.
-///
-/// Non-exhaustive: providers add kinds of streamed content, and skyl may follow.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum StreamEvent {
-    /// A piece of the answer's text.
-    TextDelta(String),
-    /// A piece of the model's readable reasoning ("thinking"), where the provider streams it.
-    ReasoningDelta(String),
-    /// The model began a tool call.
-    ToolCallStarted {
-        /// The call's position among this answer's calls.
-        index: usize,
-        /// The call's id (minted by skyl where the provider gives none).
-        id: String,
-        /// The tool's name.
-        name: String,
-    },
-    /// A piece of a call's arguments, as JSON text: the pieces of one call, joined, are its whole
-    /// arguments object.
-    ToolCallDelta {
-        /// The call's position among this answer's calls.
-        index: usize,
-        /// The next piece of JSON text.
-        arguments: String,
-    },
-    /// A call is complete and its arguments are parsed: it can be dispatched.
-    ToolCallFinished {
-        /// The call's position among this answer's calls.
-        index: usize,
-        /// The whole call, as it appears in the final [`Response`].
-        call: ToolCall,
-    },
-    /// Token counts, as far as the provider has reported them.
-    Usage(Usage),
-    /// The answer is complete.
-    Done {
-        /// Why the model stopped.
-        stop_reason: StopReason,
-    },
-}
-
-impl StreamEvent {
-    /// The events a stream of `response` would have produced, for a model that cannot stream:
-    /// each text part whole, each call started, its arguments in one piece and finished, the
-    /// usage, and the end.
-    ///
-    /// ```
-    /// use skyl::Message;
-    /// use skyl::provider::{Response, StopReason, StreamEvent, Usage};
-    ///
-    /// let response = Response {
-    ///     message: Message::assistant("Hello"),
-    ///     stop_reason: StopReason::EndTurn,
-    ///     usage: Usage::default(),
-    ///     id: None,
-    ///     model: None,
-    /// };
-    /// assert_eq!(
-    ///     StreamEvent::replay(&response),
-    ///     vec![
-    ///         StreamEvent::TextDelta("Hello".into()),
-    ///         StreamEvent::Usage(Usage::default()),
-    ///         StreamEvent::Done { stop_reason: StopReason::EndTurn },
-    ///     ]
-    /// );
-    /// ```
-    pub fn replay(response: &Response) -> Vec<StreamEvent> {
-        let mut events = Vec::new();
-        let mut index = 0;
-        for part in &response.message.parts {
-            match part {
-                Part::Text(text) if !text.is_empty() => {
-                    events.push(StreamEvent::TextDelta(text.clone()));
-                }
-                Part::ToolCall(call) => {
-                    events.push(StreamEvent::ToolCallStarted {
-                        index,
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                    });
-                    events.push(StreamEvent::ToolCallDelta {
-                        index,
-                        arguments: call.arguments.to_string(),
-                    });
-                    events.push(StreamEvent::ToolCallFinished {
-                        index,
-                        call: call.clone(),
-                    });
-                    index += 1;
-                }
-                _ => {}
-            }
-        }
-        events.push(StreamEvent::Usage(response.usage.clone()));
-        events.push(StreamEvent::Done {
-            stop_reason: response.stop_reason.clone(),
-        });
-        events
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::message::{Message, Role};
-    use serde_json::json;
-
-    #[test]
-    fn a_replay_starts_grows_and_finishes_every_call_in_order() {
-        let first = ToolCall::new("c1", "a", json!({"x": 1}));
-        let second = ToolCall::new("c2", "b", json!({}));
-        let response = Response {
-            message: Message {
-                role: Role::Assistant,
-                parts: vec![
-                    Part::Text("Let me look.".into()),
-                    Part::ToolCall(first.clone()),
-                    Part::ToolCall(second.clone()),
-                ],
-            },
-            stop_reason: StopReason::ToolUse,
-            usage: Usage {
-                input_tokens: 3,
-                output_tokens: 4,
-                ..Usage::default()
-            },
-            id: None,
-            model: None,
-        };
-        let usage = response.usage.clone();
-        assert_eq!(
-            StreamEvent::replay(&response),
-            vec![
-                StreamEvent::TextDelta("Let me look.".into()),
-                StreamEvent::ToolCallStarted {
-                    index: 0,
-                    id: "c1".into(),
-                    name: "a".into()
-                },
-                StreamEvent::ToolCallDelta {
-                    index: 0,
-                    arguments: r#"{"x":1}"#.into()
-                },
-                StreamEvent::ToolCallFinished {
-                    index: 0,
-                    call: first
-                },
-                StreamEvent::ToolCallStarted {
-                    index: 1,
-                    id: "c2".into(),
-                    name: "b".into()
-                },
-                StreamEvent::ToolCallDelta {
-                    index: 1,
-                    arguments: "{}".into()
-                },
-                StreamEvent::ToolCallFinished {
-                    index: 1,
-                    call: second
-                },
-                StreamEvent::Usage(usage),
-                StreamEvent::Done {
-                    stop_reason: StopReason::ToolUse
-                },
-            ]
-        );
-    }
-}
+pub use decoder::{StreamDecoder, Streaming};
+pub use event::StreamEvent;
+pub use sse::{SseEvent, SseParser};

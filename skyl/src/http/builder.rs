@@ -1,0 +1,301 @@
+//! Building an [`HttpModel`]: from the environment the official SDKs read, or piece by piece.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use super::api::Api;
+use super::model::HttpModel;
+use super::retry::RetryPolicy;
+
+/// Why an [`HttpModel`] could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    fn new(message: impl Into<String>) -> Self {
+        ConfigError {
+            message: message.into(),
+        }
+    }
+}
+
+/// Everything an [`HttpModel`] needs, given piece by piece; from
+/// [`HttpModel::builder`](super::HttpModel::builder).
+///
+/// ```
+/// use std::time::Duration;
+/// use skyl::http::HttpModel;
+/// use skyl::provider::OpenAiChat;
+///
+/// // An OpenAI-compatible server on this machine (Ollama here) needs no key.
+/// let local = HttpModel::builder(OpenAiChat::default())
+///     .base_url("http://localhost:11434/v1")
+///     .max_retries(0)
+///     .idle_timeout(Duration::from_secs(60))
+///     .build()
+///     .unwrap();
+/// assert_eq!(local.base_url(), "http://localhost:11434/v1");
+/// ```
+#[must_use = "a builder does nothing until built"]
+pub struct HttpModelBuilder {
+    api: Api,
+    key: Option<String>,
+    base_url: Option<String>,
+    headers: Vec<(String, String)>,
+    retry: RetryPolicy,
+    connect_timeout: Duration,
+    timeout: Duration,
+    idle_timeout: Duration,
+}
+
+impl fmt::Debug for HttpModelBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpModelBuilder")
+            .field("api", &self.api)
+            .field("api_key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("base_url", &self.base_url)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("retry", &self.retry)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
+    }
+}
+
+impl HttpModelBuilder {
+    /// The connect timeout when none is given.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The total timeout of one attempt when none is given: the SDKs' ten minutes.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+    /// The longest silence between two events of a stream when none is given. Generous, because a
+    /// reasoning model on Chat Completions sends nothing while it thinks.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+    pub(super) fn new(api: Api) -> Self {
+        HttpModelBuilder {
+            api,
+            key: None,
+            base_url: None,
+            headers: Vec::new(),
+            retry: RetryPolicy::default(),
+            connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            timeout: Self::DEFAULT_TIMEOUT,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+
+    /// The API key. It is sent only in the provider's auth header, and never shown by a `Debug`
+    /// or `Display` of anything skyl makes.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// Where the API lives instead of the provider's own host, for a proxy, a gateway or an
+    /// OpenAI-compatible server: `http://localhost:11434/v1` for Ollama through
+    /// [`OpenAiChat`](crate::provider::OpenAiChat), as in the SDKs' `*_BASE_URL`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// A header sent with every request (OpenRouter's `HTTP-Referer`, a gateway's own key). Its
+    /// value is treated as a secret: never shown.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// When and how patiently to retry; see [`RetryPolicy`].
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Retries after the first attempt (0 to never retry).
+    pub fn max_retries(mut self, max_retries: u32) -> Self {
+        self.retry.max_retries = max_retries;
+        self
+    }
+
+    /// The longest wait for a connection to the server.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest one attempt may take, from sending the request to the end of the answer
+    /// (streamed or not).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest silence allowed between two events of a stream.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Fills what is not given yet from the environment variables the provider's official SDK
+    /// reads: the key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GOOGLE_API_KEY` or
+    /// `GEMINI_API_KEY`), the base URL (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`,
+    /// `GOOGLE_GEMINI_BASE_URL`), and OpenAI's `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`. An empty
+    /// variable counts as unset.
+    pub fn with_env(self) -> Self {
+        self.with_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`with_env`](Self::with_env), reading the variables from `lookup` instead of the process
+    /// environment (for tests, or settings kept elsewhere).
+    ///
+    /// ```
+    /// use skyl::http::HttpModel;
+    /// use skyl::provider::Gemini;
+    ///
+    /// let model = HttpModel::builder(Gemini::default())
+    ///     .with_vars(|name| (name == "GEMINI_API_KEY").then(|| "test-key".to_owned()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(model.base_url(), "https://generativelanguage.googleapis.com");
+    /// ```
+    pub fn with_vars(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let lookup = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+        if self.key.is_none() {
+            self.key = self
+                .api
+                .key_variables()
+                .iter()
+                .find_map(|name| lookup(name));
+        }
+        if self.base_url.is_none() {
+            self.base_url = lookup(self.api.base_url_variable());
+        }
+        for (variable, header) in self.api.header_variables() {
+            let given = self
+                .headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case(header));
+            if let (false, Some(value)) = (given, lookup(variable)) {
+                self.headers.push(((*header).to_owned(), value));
+            }
+        }
+        self
+    }
+
+    /// The model, or why it cannot be built: no key for the provider's own host, a base URL
+    /// that is not an `http` or `https` URL, a header that cannot be sent, or no CA certificates
+    /// on this system for HTTPS.
+    pub fn build(self) -> Result<HttpModel, ConfigError> {
+        let name = self.api.provider();
+        let base_url = self
+            .base_url
+            .clone()
+            .unwrap_or_else(|| self.api.default_base_url().to_owned());
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let parsed = reqwest::Url::parse(&base_url).map_err(|error| {
+            ConfigError::new(format!(
+                "the base URL \"{base_url}\" for {name} is not a URL ({error}); give one such as {}",
+                self.api.default_base_url()
+            ))
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(ConfigError::new(format!(
+                "the base URL \"{base_url}\" for {name} is not an http or https URL; give one such as {}",
+                self.api.default_base_url()
+            )));
+        }
+        if self.key.is_none() && base_url == self.api.default_base_url() {
+            return Err(ConfigError::new(format!(
+                "no API key for {name}: set {}, or give one with HttpModelBuilder::api_key (a server at another base URL may need none)",
+                self.api.key_variables().join(" or ")
+            )));
+        }
+
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        self.api
+            .auth_headers(self.key.as_deref(), &mut headers)
+            .map_err(|_| {
+                ConfigError::new(format!(
+                    "the API key for {name} cannot be sent in a header: it holds a character headers cannot carry, such as a line break; check {}",
+                    self.api.key_variables().join(" or ")
+                ))
+            })?;
+        for (name, value) in &self.headers {
+            let header_name = HeaderName::try_from(name.as_str()).map_err(|_| {
+                ConfigError::new(format!("\"{name}\" is not a valid HTTP header name"))
+            })?;
+            let mut header_value = HeaderValue::try_from(value.as_str()).map_err(|_| {
+                ConfigError::new(format!(
+                    "the value of the header \"{name}\" holds a character headers cannot carry, such as a line break"
+                ))
+            })?;
+            header_value.set_sensitive(true);
+            headers.insert(header_name, header_value);
+        }
+
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls_config(parsed.scheme() == "https")?)
+            .connect_timeout(self.connect_timeout)
+            .user_agent(concat!("skyl/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| ConfigError::new(format!("cannot set up the HTTP client: {error}")))?;
+        Ok(HttpModel {
+            api: self.api,
+            base_url,
+            key: self.key,
+            headers,
+            client,
+            retry: self.retry,
+            timeout: self.timeout,
+            idle_timeout: self.idle_timeout,
+        })
+    }
+}
+
+/// TLS on ring, checking certificates against the system's roots (rustls-platform-verifier):
+/// no process-wide crypto provider is installed, so an application's own choice stays its own.
+/// A plain-HTTP base URL (a server on this machine) needs no roots.
+fn tls_config(https: bool) -> Result<rustls::ClientConfig, ConfigError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|error| ConfigError::new(format!("cannot set up TLS: {error}")))?;
+    if !https {
+        return Ok(builder
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth());
+    }
+    let verifier = rustls_platform_verifier::Verifier::new(provider).map_err(|error| {
+        ConfigError::new(format!(
+            "cannot check HTTPS certificates: {error}; install the system's CA certificates (the ca-certificates package)"
+        ))
+    })?;
+    Ok(builder
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth())
+}

@@ -1,0 +1,226 @@
+//! Turning what went wrong on the wire into a [`ModelError`]: the status, the provider's error
+//! type and message as it wrote them, the request id, and whether a retry can help.
+
+use std::error::Error;
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use super::api::Api;
+use super::retry::should_retry;
+use crate::agent::{ModelError, ModelErrorKind};
+use crate::provider::DecodeError;
+
+/// The longest piece of a non-JSON error body kept in a message (an HTML error page from a proxy
+/// says what it needs to in its first lines).
+const MAX_BODY_TEXT: usize = 2000;
+
+/// The headers the providers put their request id in: Anthropic's `request-id`, OpenAI's (and
+/// most compatible servers') `x-request-id`.
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
+    ["request-id", "x-request-id"]
+        .iter()
+        .find_map(|name| headers.get(*name)?.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// The error for an HTTP error status: the provider's own words when the body is its error
+/// object, the body itself otherwise.
+pub(crate) fn status_error(
+    api: &Api,
+    status: u16,
+    headers: &HeaderMap,
+    body: &str,
+    key: Option<&str>,
+) -> ModelError {
+    let (error_type, message) = match provider_words(api, body) {
+        Some(words) => words,
+        None => (None, body_text(body, status)),
+    };
+    let mut error =
+        ModelError::provider(status, scrub(&message, key)).with_provider(api.provider());
+    if let Some(error_type) = error_type {
+        error = error.with_error_type(error_type);
+    }
+    if let Some(id) = request_id(headers) {
+        error = error.with_request_id(id);
+    }
+    if let Some(retry) = should_retry(headers) {
+        error = error.with_retryable(retry);
+    }
+    error
+}
+
+/// The type and message of a provider's error body, read by its adapter.
+fn provider_words(api: &Api, body: &str) -> Option<(Option<String>, String)> {
+    let mut json: Value = serde_json::from_str(body).ok()?;
+    // Gemini answers some errors as a one-element array of its error object.
+    if let Value::Array(items) = &mut json
+        && items.len() == 1
+    {
+        json = items.remove(0);
+    }
+    match api.decode(&json) {
+        Err(DecodeError::Provider { kind, message, .. }) if !message.is_empty() => {
+            Some((kind, message))
+        }
+        _ => None,
+    }
+}
+
+/// A body that is not the provider's error object, cut to a readable length; the status's
+/// name when there is no body.
+fn body_text(body: &str, status: u16) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return reqwest::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|status| status.canonical_reason())
+            .unwrap_or("no body")
+            .to_owned();
+    }
+    match body.char_indices().nth(MAX_BODY_TEXT) {
+        Some((cut, _)) => format!("{}… ({} more bytes)", &body[..cut], body.len() - cut),
+        None => body.to_owned(),
+    }
+}
+
+/// A failure to send the request or read the answer.
+pub(crate) fn transport_error(
+    api: &Api,
+    error: reqwest::Error,
+    timeout: Duration,
+    key: Option<&str>,
+) -> ModelError {
+    let (kind, what) = if error.is_timeout() {
+        (
+            ModelErrorKind::Timeout,
+            format!("no complete answer within {timeout:?}; "),
+        )
+    } else {
+        (ModelErrorKind::Connection, String::new())
+    };
+    let message = format!("{what}{}", chain(&error));
+    ModelError::new(kind, scrub(&message, key))
+        .with_provider(api.provider())
+        .with_source(error)
+}
+
+/// An error's message followed by its causes', as `a: b: c`.
+fn chain(error: &dyn Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// A provider's error inside a stream (Anthropic `event: error`, OpenAI `response.failed`):
+/// retryable when its type says the provider was overloaded or failed on its side.
+pub(crate) fn stream_error(api: &Api, error: DecodeError) -> ModelError {
+    let passing = matches!(
+        &error,
+        DecodeError::Provider { kind: Some(kind), .. } if matches!(
+            kind.as_str(),
+            "overloaded_error" | "api_error" | "rate_limit_error" | "server_error"
+                | "rate_limit_exceeded" | "UNAVAILABLE" | "RESOURCE_EXHAUSTED" | "INTERNAL"
+        )
+    );
+    let error = ModelError::from(error).with_provider(api.provider());
+    if passing {
+        error.with_retryable(true)
+    } else {
+        error
+    }
+}
+
+/// `text` without the API key, should a server or a library have echoed it.
+pub(crate) fn scrub(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(key) if key.len() >= 8 && text.contains(key) => text.replace(key, "<redacted>"),
+        _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{Anthropic, Gemini, OpenAiChat};
+
+    #[test]
+    fn an_error_body_gives_the_providers_type_and_message_verbatim() {
+        let mut headers = HeaderMap::new();
+        headers.insert("request-id", "req_011CQ".parse().unwrap());
+        let error = status_error(
+            &Api::from(Anthropic),
+            400,
+            &headers,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1: `tool_use` ids must be unique"}}"#,
+            None,
+        );
+        assert_eq!(
+            error.to_string(),
+            "anthropic answered HTTP 400 (invalid_request_error): messages.1: `tool_use` ids must be unique [request id req_011CQ]"
+        );
+        assert!(!error.is_retryable());
+
+        let gemini = status_error(
+            &Api::from(Gemini::default()),
+            429,
+            &HeaderMap::new(),
+            r#"[{"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}]"#,
+            None,
+        );
+        assert_eq!(
+            gemini.to_string(),
+            "gemini answered HTTP 429 (RESOURCE_EXHAUSTED): Resource has been exhausted (e.g. check quota)."
+        );
+        assert!(gemini.is_retryable());
+    }
+
+    #[test]
+    fn a_body_that_is_not_an_error_object_is_the_message() {
+        let api = Api::from(OpenAiChat::default());
+        let cases = [
+            ("<html>Bad gateway</html>", "<html>Bad gateway</html>"),
+            ("", "Bad Gateway"),
+        ];
+        for (body, message) in cases {
+            let error = status_error(&api, 502, &HeaderMap::new(), body, None);
+            assert_eq!(error.message(), message);
+        }
+        let long = "x".repeat(MAX_BODY_TEXT + 10);
+        let error = status_error(&api, 502, &HeaderMap::new(), &long, None);
+        assert_eq!(
+            error.message(),
+            format!("{}… (10 more bytes)", "x".repeat(MAX_BODY_TEXT))
+        );
+    }
+
+    #[test]
+    fn x_should_retry_overrides_the_status() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-should-retry", "false".parse().unwrap());
+        let error = status_error(&Api::from(Anthropic), 529, &headers, "", None);
+        assert!(!error.is_retryable());
+    }
+
+    #[test]
+    fn an_echoed_key_is_redacted() {
+        let error = status_error(
+            &Api::from(OpenAiChat::default()),
+            401,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890.","type":"invalid_request_error"}}"#,
+            Some("sk-test-1234567890"),
+        );
+        assert_eq!(error.message(), "Incorrect API key provided: <redacted>.");
+    }
+}

@@ -1,0 +1,67 @@
+//! Talking to the providers over HTTP (feature `http`): [`HttpModel`], a
+//! [`Model`](crate::agent::Model) for each adapter.
+//!
+//! ```no_run
+//! use skyl::http::HttpModel;
+//! use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses};
+//!
+//! # fn main() -> Result<(), skyl::http::ConfigError> {
+//! // The official SDKs' variables: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY /
+//! // OPENAI_BASE_URL, GOOGLE_API_KEY or GEMINI_API_KEY / GOOGLE_GEMINI_BASE_URL.
+//! let claude = HttpModel::from_env(Anthropic::default())?;
+//! let gpt = HttpModel::from_env(OpenAiResponses::default())?;
+//! let gemini = HttpModel::from_env(Gemini::default())?;
+//!
+//! // Any OpenAI-compatible server, through Chat Completions.
+//! let ollama = HttpModel::builder(OpenAiChat::default())
+//!     .base_url("http://localhost:11434/v1")
+//!     .build()?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! | API | endpoint | auth |
+//! |---|---|---|
+//! | [`Anthropic`](crate::provider::Anthropic) | `POST {base}/v1/messages` | `x-api-key`, `anthropic-version: 2023-06-01` |
+//! | [`OpenAiChat`](crate::provider::OpenAiChat) | `POST {base}/chat/completions` | `Authorization: Bearer` |
+//! | [`OpenAiResponses`](crate::provider::OpenAiResponses) | `POST {base}/responses` | `Authorization: Bearer` |
+//! | [`Gemini`](crate::provider::Gemini) | `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`) | `x-goog-api-key` |
+//!
+//! What a failure becomes ([`ModelError`](crate::agent::ModelError)):
+//!
+//! - an HTTP error status: the status, the provider's error type and message as its body wrote
+//!   them, the request id (`request-id`, `x-request-id`), and how many retries were spent;
+//! - 408, 409, 429 and 5xx (Anthropic's 529 among them), a refused connection or a timeout are
+//!   retried first, with backoff and jitter, honouring `retry-after-ms` and `retry-after`
+//!   ([`RetryPolicy`]);
+//! - an error the provider sends inside a stream: its type and message, never retried by the
+//!   transport (events were already passed on), but marked retryable when its type says the
+//!   provider was overloaded;
+//! - a connection that breaks mid-stream, or a stream that ends before the provider said the
+//!   answer was complete: [`ModelErrorKind::Connection`](crate::agent::ModelErrorKind::Connection),
+//!   and the events already passed on stay valid (no half-built call was reported finished);
+//! - no event for the idle timeout: [`ModelErrorKind::Timeout`](crate::agent::ModelErrorKind::Timeout).
+//!
+//! The API key goes only into the auth header, marked sensitive; no `Debug` or `Display` of a
+//! model, a builder or an error shows it, and an error message that echoes it has it replaced.
+//!
+//! ## Why reqwest, rustls and ring
+//!
+//! reqwest is the best-kept HTTP client in Rust and reads a body incrementally, as streaming
+//! needs. It is built without default features: HTTP/1.1 only (every provider streams over it),
+//! TLS by rustls (no OpenSSL to find or link) with ring as its cryptography (aws-lc-rs, reqwest's
+//! default, needs a larger C build), and the system's CA certificates through
+//! rustls-platform-verifier. No process-wide TLS state is set, so an application's own rustls
+//! setup is untouched. Tokio comes with reqwest; skyl adds only its timers, for the idle timeout
+//! and the waits between retries.
+
+mod api;
+mod builder;
+mod failure;
+mod model;
+mod retry;
+
+pub use api::Api;
+pub use builder::{ConfigError, HttpModelBuilder};
+pub use model::HttpModel;
+pub use retry::RetryPolicy;

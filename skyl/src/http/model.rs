@@ -1,0 +1,326 @@
+//! [`HttpModel`]: the [`Model`] that sends a request to a provider over HTTP and reads its
+//! answer, whole or streamed.
+
+use std::fmt;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::api::Api;
+use super::builder::{ConfigError, HttpModelBuilder};
+use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
+use super::retry::RetryPolicy;
+use crate::agent::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
+use crate::provider::{Request, Response, SseParser, StreamEvent};
+
+/// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
+/// every OpenAI-compatible server), OpenAI Responses or Gemini, as its [`Api`] says.
+///
+/// [`complete`](Model::complete) sends the request and decodes the whole answer;
+/// [`stream`](Model::stream) asks for a stream, reads it as it arrives and passes each
+/// [`StreamEvent`] on at once. Both retry what may pass ([`RetryPolicy`]), and stop at the
+/// connect, total and (for streams) idle timeouts. Dropping the future cancels the request and
+/// closes its connection.
+///
+/// It runs on Tokio (reqwest does): call it from within a Tokio runtime with its timers enabled.
+///
+/// ```no_run
+/// use skyl::agent::Model;
+/// use skyl::http::HttpModel;
+/// use skyl::provider::{Anthropic, Request, StreamEvent};
+/// use skyl::Message;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// // Reads ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL when set.
+/// let model = HttpModel::from_env(Anthropic::default())?;
+/// let request = Request {
+///     model: "claude-sonnet-4-5".into(),
+///     messages: vec![Message::user("Say hello.")].into(),
+///     ..Default::default()
+/// };
+/// let response = model
+///     .stream(&request, &mut |event| {
+///         if let StreamEvent::TextDelta(text) = event {
+///             print!("{text}");
+///         }
+///     })
+///     .await?;
+/// println!("\n[{:?}, {} tokens out]", response.stop_reason, response.usage.output_tokens);
+/// # Ok(())
+/// # }
+/// ```
+pub struct HttpModel {
+    pub(super) api: Api,
+    pub(super) base_url: String,
+    pub(super) key: Option<String>,
+    /// Sent with every request: content type, auth (marked sensitive), custom headers.
+    pub(super) headers: HeaderMap,
+    pub(super) client: reqwest::Client,
+    pub(super) retry: RetryPolicy,
+    pub(super) timeout: Duration,
+    pub(super) idle_timeout: Duration,
+}
+
+impl fmt::Debug for HttpModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpModel")
+            .field("api", &self.api)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpModel {
+    /// A model for `api`, configured from the environment variables its official SDK reads (see
+    /// [`HttpModelBuilder::with_env`]).
+    pub fn from_env(api: impl Into<Api>) -> Result<HttpModel, ConfigError> {
+        Self::builder(api).with_env().build()
+    }
+
+    /// A builder for a model of `api`, with nothing read from the environment until
+    /// [`with_env`](HttpModelBuilder::with_env).
+    pub fn builder(api: impl Into<Api>) -> HttpModelBuilder {
+        HttpModelBuilder::new(api.into())
+    }
+
+    /// The API it talks to.
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Sends `body` to `url` until it is answered with a success or a failure that a retry
+    /// cannot help, and returns the response with the number of retries it took.
+    async fn send(
+        &self,
+        url: &str,
+        body: &Value,
+        stream: bool,
+    ) -> Result<(reqwest::Response, u32), ModelError> {
+        let payload = serde_json::to_vec(body).map_err(|error| {
+            ModelError::new(ModelErrorKind::Encode, error.to_string())
+                .with_provider(self.api.provider())
+        })?;
+        let mut headers = self.headers.clone();
+        if stream {
+            headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        }
+        let mut retries = 0;
+        loop {
+            let attempt = self
+                .client
+                .post(url)
+                .headers(headers.clone())
+                .body(payload.clone())
+                .timeout(self.timeout)
+                .send()
+                .await;
+            let (error, wait) = match attempt {
+                Ok(response) if response.status().is_success() => return Ok((response, retries)),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let response_headers = response.headers().clone();
+                    let text = response.text().await.unwrap_or_default();
+                    let error = status_error(
+                        &self.api,
+                        status,
+                        &response_headers,
+                        &text,
+                        self.key.as_deref(),
+                    );
+                    let wait = self.retry.delay(retries, Some(&response_headers));
+                    (error, wait)
+                }
+                Err(error) => (
+                    transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                    self.retry.delay(retries, None),
+                ),
+            };
+            if !error.is_retryable() || retries >= self.retry.max_retries {
+                return Err(error.with_retries(retries));
+            }
+            tokio::time::sleep(wait).await;
+            retries += 1;
+        }
+    }
+
+    async fn complete_inner(&self, request: &Request<'_>) -> Result<Response, ModelError> {
+        let body = self.encode(request)?;
+        let url = self.api.url(&self.base_url, &request.model, false);
+        let (response, retries) = self.send(&url, &body, false).await?;
+        let id = request_id(response.headers());
+        let bytes = response.bytes().await.map_err(|error| {
+            self.annotate(
+                transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                &id,
+                retries,
+            )
+        })?;
+        let result = self.decode_body(&bytes);
+        result.map_err(|error| self.annotate(error, &id, retries))
+    }
+
+    async fn stream_inner(
+        &self,
+        request: &Request<'_>,
+        events: &mut EventSink<'_>,
+    ) -> Result<Response, ModelError> {
+        let mut body = self.encode(request)?;
+        self.api.stream_body(&mut body);
+        let url = self.api.url(&self.base_url, &request.model, true);
+        let (mut response, retries) = self.send(&url, &body, true).await?;
+        let id = request_id(response.headers());
+
+        // A server that ignored the request for a stream and answered whole.
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/json"));
+        if is_json {
+            let bytes = response.bytes().await.map_err(|error| {
+                self.annotate(
+                    transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                    &id,
+                    retries,
+                )
+            })?;
+            let answer = self
+                .decode_body(&bytes)
+                .map_err(|error| self.annotate(error, &id, retries))?;
+            for event in StreamEvent::replay(&answer) {
+                events(event);
+            }
+            return Ok(answer);
+        }
+
+        let mut parser = SseParser::new();
+        let mut decoder = self.api.stream_decoder();
+        let mut deadline = Instant::now() + self.idle_timeout;
+        loop {
+            let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Err(_) => {
+                    let error = ModelError::new(
+                        ModelErrorKind::Timeout,
+                        format!(
+                            "the stream sent no event for {:?}, after {} events; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
+                            self.idle_timeout,
+                            decoder.events_read()
+                        ),
+                    )
+                    .with_provider(self.api.provider());
+                    return Err(self.annotate(error, &id, retries));
+                }
+                Ok(Ok(Some(chunk))) => chunk,
+                Ok(Ok(None)) => break,
+                // The connection broke after the answer was complete: nothing was lost.
+                Ok(Err(_)) if decoder.is_complete() => break,
+                Ok(Err(error)) => {
+                    let error =
+                        transport_error(&self.api, error, self.timeout, self.key.as_deref());
+                    let error = ModelError::new(
+                        error.kind(),
+                        format!(
+                            "the stream broke after {} events: {}",
+                            decoder.events_read(),
+                            error.message()
+                        ),
+                    )
+                    .with_provider(self.api.provider());
+                    return Err(self.annotate(error, &id, retries));
+                }
+            };
+            let before = decoder.events_read();
+            parser
+                .try_feed(&chunk, |event| {
+                    decoder.push(&event.event, &event.data, &mut *events)
+                })
+                .map_err(|error| self.annotate(stream_error(&self.api, error), &id, retries))?;
+            if decoder.events_read() > before {
+                deadline = Instant::now() + self.idle_timeout;
+            }
+            if decoder.is_complete() && self.api.ends_at_completion() {
+                break;
+            }
+        }
+        if !decoder.is_complete() {
+            let count = decoder.events_read();
+            let cause = decoder
+                .finish(&mut |_| {})
+                .err()
+                .map(|error| error.to_string())
+                .unwrap_or_default();
+            let error = ModelError::new(
+                ModelErrorKind::Connection,
+                format!(
+                    "the stream ended after {count} events, before the answer was complete: {cause}"
+                ),
+            )
+            .with_provider(self.api.provider());
+            return Err(self.annotate(error, &id, retries));
+        }
+        decoder
+            .finish(&mut *events)
+            .map_err(|error| self.annotate(stream_error(&self.api, error), &id, retries))
+    }
+
+    fn encode(&self, request: &Request<'_>) -> Result<Value, ModelError> {
+        self.api
+            .encode(request)
+            .map_err(|error| ModelError::from(error).with_provider(self.api.provider()))
+    }
+
+    /// The answer in a whole response body.
+    fn decode_body(&self, bytes: &[u8]) -> Result<Response, ModelError> {
+        let body: Value = serde_json::from_slice(bytes).map_err(|error| {
+            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+            ModelError::new(
+                ModelErrorKind::Decode,
+                format!(
+                    "the body is not JSON ({error}); it starts with {:?}",
+                    scrub(&text, self.key.as_deref())
+                ),
+            )
+            .with_provider(self.api.provider())
+        })?;
+        self.api
+            .decode(&body)
+            .map_err(|error| ModelError::from(error).with_provider(self.api.provider()))
+    }
+
+    fn annotate(&self, error: ModelError, id: &Option<String>, retries: u32) -> ModelError {
+        let error = error.with_retries(retries);
+        match id {
+            Some(id) => error.with_request_id(id.clone()),
+            None => error,
+        }
+    }
+}
+
+impl Model for HttpModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        Box::pin(self.complete_inner(request))
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+        events: &'a mut EventSink<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        Box::pin(self.stream_inner(request, events))
+    }
+}

@@ -1,0 +1,329 @@
+//! OpenAI Chat Completions streams (`"stream": true`), and every OpenAI-compatible server's:
+//! `data:` chunks whose `choices[].delta` carry pieces of the message, then `data: [DONE]`.
+//!
+//! A tool call's `id` and `name` come in its first fragment and later fragments carry only its
+//! `index` and a piece of `arguments`; parallel calls have different indexes. With
+//! `stream_options.include_usage` the last chunk before `[DONE]` has `"choices": []` and the
+//! usage. Compatible servers add their own: a `reasoning` or `reasoning_content` delta (Groq,
+//! DeepSeek, vLLM, OpenRouter), an `error` object inside an ordinary chunk (OpenRouter) or an
+//! `event: error` (Groq), and calls without ids (Gemini's OpenAI endpoint).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::{Map, Value, json};
+
+use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
+use crate::provider::{Adapter, DecodeError, OpenAiChat, Response};
+
+impl Streaming for OpenAiChat {
+    fn stream_decoder(&self) -> StreamDecoder {
+        StreamDecoder::new(
+            self.provider(),
+            ChatSteps {
+                adapter: *self,
+                id: None,
+                model: None,
+                content: None,
+                refusal: None,
+                message_extra: None,
+                calls: Vec::new(),
+                finish_reason: None,
+                usage: None,
+            },
+        )
+    }
+}
+
+struct ChatSteps {
+    adapter: OpenAiChat,
+    id: Option<String>,
+    model: Option<String>,
+    content: Option<String>,
+    refusal: Option<String>,
+    /// Gemini's OpenAI endpoint puts thought signatures in `extra_content`.
+    message_extra: Option<Value>,
+    calls: Vec<Call>,
+    finish_reason: Option<String>,
+    usage: Option<Value>,
+}
+
+struct Call {
+    /// The `index` the provider gave the call's fragments.
+    index: Option<u64>,
+    slot: usize,
+    id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+    extra: Option<Value>,
+    /// The call came without an id: the final answer mints one, so it is told whole at the end.
+    deferred: bool,
+}
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+    usage: Option<Value>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    index: Option<u64>,
+    #[serde(borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    refusal: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_calls: Option<Vec<CallDelta<'a>>>,
+    extra_content: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta<'a> {
+    index: Option<u64>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: Option<FunctionDelta<'a>>,
+    extra_content: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<Piece<'a>>,
+}
+
+/// A piece of a call's arguments: JSON text, as OpenAI sends it; a few servers send the whole
+/// arguments as an object instead, taken here as its JSON text.
+struct Piece<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Piece<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Piece<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string of JSON text, or an object")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Piece<'a>, E> {
+                Ok(Piece(Cow::Owned(text)))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Piece<'a>, A::Error> {
+                let object = Map::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Piece(Cow::Owned(Value::Object(object).to_string())))
+            }
+        }
+        deserializer.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+impl Steps for ChatSteps {
+    fn read(&mut self, event: &str, data: &str, out: &mut Out<'_>) -> Result<bool, Fault> {
+        if data.trim() == "[DONE]" {
+            return Ok(true);
+        }
+        let chunk: Chunk<'_> = parse(data)?;
+        if let Some(error) = chunk.error.filter(|error| !error.is_null()) {
+            return Err(provider_error(&self.adapter, &json!({ "error": error })));
+        }
+        if event == "error" {
+            let error: Value = parse(data)?;
+            return Err(provider_error(&self.adapter, &json!({ "error": error })));
+        }
+        if self.id.is_none() {
+            self.id = chunk.id.map(Cow::into_owned);
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.map(Cow::into_owned);
+        }
+        if let Some(usage) = chunk.usage.filter(|usage| !usage.is_null()) {
+            self.usage = Some(usage);
+        }
+        // The adapter reads the first choice; with `n` > 1, the others are another answer.
+        let choice = chunk
+            .choices
+            .into_iter()
+            .flatten()
+            .find(|choice| choice.index.unwrap_or(0) == 0);
+        let Some(choice) = choice else {
+            return Ok(false);
+        };
+        if let Some(delta) = choice.delta {
+            self.read_delta(delta, out)?;
+        }
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(reason.into_owned());
+        }
+        Ok(false)
+    }
+
+    fn body(&mut self) -> Result<Value, Fault> {
+        let mut message = Map::new();
+        message.insert("role".into(), json!("assistant"));
+        message.insert("content".into(), json!(self.content.take()));
+        if let Some(refusal) = self.refusal.take() {
+            message.insert("refusal".into(), json!(refusal));
+        }
+        if !self.calls.is_empty() {
+            let calls = self.calls.drain(..).map(|call| {
+                let mut function = Map::new();
+                if let Some(name) = call.name {
+                    function.insert("name".into(), json!(name));
+                }
+                function.insert("arguments".into(), json!(call.arguments));
+                let mut entry = Map::new();
+                if let Some(id) = call.id {
+                    entry.insert("id".into(), json!(id));
+                }
+                entry.insert("type".into(), json!("function"));
+                entry.insert("function".into(), Value::Object(function));
+                if let Some(extra) = call.extra {
+                    entry.insert("extra_content".into(), extra);
+                }
+                Value::Object(entry)
+            });
+            message.insert("tool_calls".into(), Value::Array(calls.collect()));
+        }
+        if let Some(extra) = self.message_extra.take() {
+            message.insert("extra_content".into(), extra);
+        }
+        let mut body = Map::new();
+        if let Some(id) = self.id.take() {
+            body.insert("id".into(), json!(id));
+        }
+        body.insert("object".into(), json!("chat.completion"));
+        if let Some(model) = self.model.take() {
+            body.insert("model".into(), json!(model));
+        }
+        body.insert(
+            "choices".into(),
+            json!([{"index": 0, "message": message, "finish_reason": self.finish_reason.take()}]),
+        );
+        if let Some(usage) = self.usage.take() {
+            body.insert("usage".into(), usage);
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
+        self.adapter.decode(body)
+    }
+
+    fn end(&self) -> &'static str {
+        "data: [DONE]"
+    }
+}
+
+impl ChatSteps {
+    fn read_delta(&mut self, delta: Delta<'_>, out: &mut Out<'_>) -> Result<(), Fault> {
+        if let Some(text) = delta.content {
+            out.text(&text);
+            self.content.get_or_insert_with(String::new).push_str(&text);
+        }
+        if let Some(refusal) = delta.refusal {
+            out.text(&refusal);
+            self.refusal
+                .get_or_insert_with(String::new)
+                .push_str(&refusal);
+        }
+        if let Some(reasoning) = delta.reasoning.or(delta.reasoning_content) {
+            out.reasoning(&reasoning);
+        }
+        if let Some(extra) = delta.extra_content {
+            self.message_extra = Some(extra);
+        }
+        for fragment in delta.tool_calls.into_iter().flatten() {
+            self.read_call(fragment, out)?;
+        }
+        Ok(())
+    }
+
+    fn read_call(&mut self, fragment: CallDelta<'_>, out: &mut Out<'_>) -> Result<(), Fault> {
+        let id = fragment.id.filter(|id| !id.is_empty());
+        let position = match fragment.index {
+            Some(index) => self
+                .calls
+                .iter()
+                .rposition(|call| call.index == Some(index)),
+            // Without an index, a fragment with an id opens a call and one without continues
+            // the last.
+            None if id.is_some() => None,
+            None => self.calls.len().checked_sub(1),
+        };
+        let position = match position {
+            Some(position) => position,
+            None => {
+                self.calls.push(Call {
+                    index: fragment.index,
+                    slot: out.new_call(),
+                    id: None,
+                    name: None,
+                    arguments: String::new(),
+                    extra: None,
+                    deferred: id.is_none(),
+                });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[position];
+        if call.id.is_none() {
+            call.id = id.map(Cow::into_owned);
+        }
+        let mut piece = Cow::Borrowed("");
+        if let Some(function) = fragment.function {
+            if let Some(name) = function.name.filter(|name| !name.is_empty()) {
+                call.name.get_or_insert_with(|| name.into_owned());
+            }
+            if let Some(Piece(text)) = function.arguments {
+                piece = text;
+            }
+        }
+        if let Some(extra) = fragment.extra_content {
+            call.extra = Some(extra);
+        }
+        call.arguments.push_str(&piece);
+        if call.deferred {
+            return Ok(());
+        }
+        if out.is_started(call.slot) {
+            out.arguments(call.slot, &piece);
+        } else if let (Some(id), Some(name)) = (&call.id, &call.name) {
+            out.start_call(call.slot, id, name);
+            out.arguments(call.slot, &call.arguments);
+        }
+        Ok(())
+    }
+}
