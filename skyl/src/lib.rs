@@ -99,6 +99,8 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod message;
 pub mod provider;
 pub mod schema;
