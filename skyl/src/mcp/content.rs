@@ -73,7 +73,10 @@ fn block_text(block: &ContentBlock) -> String {
             other => serde_json::to_string(other).unwrap_or_default(),
         },
         ContentBlock::ResourceLink(link) => match &link.description {
-            Some(description) => format!("[resource link {}: {} ({description})]", link.uri, link.name),
+            Some(description) => format!(
+                "[resource link {}: {} ({description})]",
+                link.uri, link.name
+            ),
             None => format!("[resource link {}: {}]", link.uri, link.name),
         },
         // Content of a kind newer than this code: its JSON is the most faithful text there is.
@@ -93,7 +96,8 @@ mod tests {
 
     #[test]
     fn results_become_mcp_content() {
-        let to_json = |result, structured| serde_json::to_value(to_mcp(result, structured)).unwrap();
+        let to_json =
+            |result, structured| serde_json::to_value(to_mcp(result, structured)).unwrap();
         assert_eq!(
             to_json(ToolResult::success("c", "22C"), false),
             json!({"content": [{"type": "text", "text": "22C"}], "isError": false, "resultType": "complete"})
@@ -112,7 +116,10 @@ mod tests {
             json!({"content": [{"type": "text", "text": "not json"}], "isError": false, "resultType": "complete"})
         );
         assert_eq!(
-            to_json(ToolResult::error("c", "ERROR: f failed: x. Do not retry."), true),
+            to_json(
+                ToolResult::error("c", "ERROR: f failed: x. Do not retry."),
+                true
+            ),
             json!({"content": [{"type": "text", "text": "ERROR: f failed: x. Do not retry."}], "isError": true, "resultType": "complete"})
         );
     }

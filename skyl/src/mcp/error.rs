@@ -3,6 +3,7 @@
 use std::error::Error;
 use std::fmt;
 use std::io;
+use std::process::ExitStatus;
 use std::time::Duration;
 
 /// Why serving a toolbox over MCP stopped with an error.
@@ -63,6 +64,13 @@ pub enum ConnectError {
         /// Why it could not start.
         source: io::Error,
     },
+    /// The server's process ended before the handshake was over.
+    Exited {
+        /// The server's name.
+        server: String,
+        /// How it ended.
+        status: ExitStatus,
+    },
     /// The server did not complete MCP's `initialize` handshake.
     Handshake {
         /// The server's name.
@@ -97,6 +105,11 @@ impl fmt::Display for ConnectError {
                 f,
                 "could not start the MCP server \"{server}\" (`{command}`): {source}; check that the command is installed and on the PATH"
             ),
+            ConnectError::Exited { server, status } => write!(
+                f,
+                "the MCP server \"{server}\" {} before completing the handshake; run its command by hand to see why",
+                super::prose::exit(*status)
+            ),
             ConnectError::Handshake { server, detail } => write!(
                 f,
                 "the MCP server \"{server}\" did not complete the handshake ({detail}); check that the command starts an MCP server, and that it writes only JSON-RPC to stdout and its logs to stderr"
@@ -107,7 +120,7 @@ impl fmt::Display for ConnectError {
             ),
             ConnectError::TimedOut { server, limit } => write!(
                 f,
-                "the MCP server \"{server}\" did not answer within {}; check that it is an MCP server and is not waiting for something (a login, a prompt on its terminal), or raise RemoteBuilder::call_timeout",
+                "the MCP server \"{server}\" did not answer within {}; check that it is an MCP server and is not waiting for something (a login, a prompt on its terminal), or raise RemoteBuilder::connect_timeout",
                 crate::prose::seconds(*limit)
             ),
         }

@@ -58,7 +58,10 @@ pub(crate) fn from_mcp(tool: &McpTool, local_name: String, server: &str) -> Tool
         _ => format!(
             "The tool \"{}\" of the MCP server \"{server}\".{}",
             tool.name,
-            title.as_deref().map(|t| format!(" {t}.")).unwrap_or_default()
+            title
+                .as_deref()
+                .map(|t| format!(" {t}."))
+                .unwrap_or_default()
         ),
     };
     ToolDefinition {
@@ -95,7 +98,9 @@ mod tests {
                 destructive: Some(true),
                 ..Default::default()
             },
-            output_schema: Some(json!({"type": "object", "properties": {"deleted": {"type": "boolean"}}})),
+            output_schema: Some(
+                json!({"type": "object", "properties": {"deleted": {"type": "boolean"}}}),
+            ),
         };
         assert_eq!(
             serde_json::to_value(to_mcp(&definition)).unwrap(),

@@ -22,11 +22,16 @@ use super::{content, listing, names, prose};
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
 use crate::toolbox::Toolbox;
 
-/// How long a server gets to answer, unless [`RemoteBuilder::call_timeout`] says otherwise.
+/// How long a server gets to answer a call, unless [`RemoteBuilder::call_timeout`] says
+/// otherwise (the MCP TypeScript SDK's default request timeout).
 const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How long a server whose connection closed gets to report its exit status.
-const EXIT_GRACE: Duration = Duration::from_secs(1);
+/// How long a server gets to start, unless [`RemoteBuilder::connect_timeout`] says otherwise.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a server whose connection closed gets to exit, before skyl stops waiting for its
+/// exit status (and, in [`Remote::close`], kills it).
+const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// A connection to an MCP server, whose tools go into a [`Toolbox`] with
 /// [`Toolbox::with_remote`].
@@ -45,6 +50,7 @@ pub struct Remote {
 pub struct RemoteBuilder {
     name: String,
     prefix: Option<String>,
+    connect_timeout: Duration,
     call_timeout: Duration,
 }
 
@@ -63,7 +69,9 @@ struct Connection {
     service: Mutex<Option<RunningService<RoleClient, Handler>>>,
     /// The server's process, when skyl started it.
     child: Option<tokio::sync::Mutex<Child>>,
-    exit: OnceLock<ExitStatus>,
+    process_id: Option<u32>,
+    /// How the process ended, once a failed call has asked (`None`: it had not ended by then).
+    exit: OnceLock<Option<ExitStatus>>,
 }
 
 /// The server's current tools, refreshed when it says they changed.
@@ -97,6 +105,7 @@ impl Remote {
         RemoteBuilder {
             name: name.into(),
             prefix: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
         }
     }
@@ -113,6 +122,11 @@ impl Remote {
     /// The server's name, as given to [`builder`](Self::builder).
     pub fn name(&self) -> &str {
         &self.connection.catalog.server
+    }
+
+    /// The id of the server's process, when skyl started it.
+    pub fn process_id(&self) -> Option<u32> {
+        self.connection.process_id
     }
 
     /// The server's tools as they are now, in the server's order.
@@ -159,7 +173,10 @@ impl Remote {
         if let Some(child) = &self.connection.child {
             let mut child = child.lock().await;
             // Closing its stdin asks a well-behaved server to exit; one that does not is killed.
-            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+            if tokio::time::timeout(EXIT_GRACE, child.wait())
+                .await
+                .is_err()
+            {
                 let _ = child.kill().await;
             }
         }
@@ -191,9 +208,16 @@ impl RemoteBuilder {
         self
     }
 
-    /// How long the server gets to answer the handshake, `tools/list` and each call (60 s
-    /// unless set). A call that takes longer is cancelled on the server, and its result says the
-    /// server did not answer.
+    /// How long the server gets to start: to answer the handshake and the first `tools/list`
+    /// (30 s unless set). A server that takes longer is a [`ConnectError::TimedOut`].
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// How long the server gets to answer each call (60 s unless set), and each `tools/list`
+    /// after its tools changed. A call that takes longer is cancelled on the server, and its
+    /// result says the server did not answer.
     pub fn call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = limit;
         self
@@ -250,11 +274,11 @@ impl RemoteBuilder {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let limit = self.call_timeout;
+        let limit = self.connect_timeout;
         let catalog = Arc::new(Catalog {
             prefix: self.prefix.unwrap_or_else(|| self.name.clone()),
             server: self.name,
-            call_timeout: limit,
+            call_timeout: self.call_timeout,
             tools: RwLock::new(Arc::from([])),
             version: watch::Sender::new(0),
             seen: AtomicU64::new(0),
@@ -270,13 +294,16 @@ impl RemoteBuilder {
         let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
             Err(_) => return Err(timed_out()),
             Ok(Err(error)) => {
-                let mut detail = error.to_string();
-                if let Some(status) = exited(child.as_mut()).await {
-                    detail = format!("{detail}; the process {}", prose::exit(status));
-                }
-                return Err(ConnectError::Handshake {
-                    server: catalog.server.clone(),
-                    detail,
+                // A process that ended explains the failure better than the broken pipe it left.
+                return Err(match exited(child.as_mut()).await {
+                    Some(status) => ConnectError::Exited {
+                        server: catalog.server.clone(),
+                        status,
+                    },
+                    None => ConnectError::Handshake {
+                        server: catalog.server.clone(),
+                        detail: error.to_string(),
+                    },
                 });
             }
             Ok(Ok(service)) => service,
@@ -293,12 +320,15 @@ impl RemoteBuilder {
             Ok(Ok(tools)) => tools,
         };
         catalog.replace(&tools);
-        catalog.seen.store(*catalog.version.borrow(), Ordering::Release);
+        catalog
+            .seen
+            .store(*catalog.version.borrow(), Ordering::Release);
         Ok(Remote {
             connection: Arc::new(Connection {
                 catalog,
                 peer,
                 service: Mutex::new(Some(service)),
+                process_id: child.as_ref().and_then(Child::id),
                 child: child.map(tokio::sync::Mutex::new),
                 exit: OnceLock::new(),
             }),
@@ -309,7 +339,10 @@ impl RemoteBuilder {
 /// The exit status of a child that has ended or ends within [`EXIT_GRACE`].
 async fn exited(child: Option<&mut Child>) -> Option<ExitStatus> {
     let child = child?;
-    tokio::time::timeout(EXIT_GRACE, child.wait()).await.ok()?.ok()
+    tokio::time::timeout(EXIT_GRACE, child.wait())
+        .await
+        .ok()?
+        .ok()
 }
 
 /// A command as it would be typed.
@@ -410,14 +443,18 @@ impl Connection {
         }
     }
 
-    /// How the server's process ended, when skyl started it and it has ended.
+    /// How the server's process ended, when skyl started it and it has ended. Waits for it
+    /// once; a process still running after [`EXIT_GRACE`] is not waited for again.
     async fn exit_status(&self) -> Option<ExitStatus> {
         if let Some(status) = self.exit.get() {
-            return Some(*status);
+            return *status;
         }
         let mut child = self.child.as_ref()?.lock().await;
-        let status = exited(Some(&mut child)).await?;
-        Some(*self.exit.get_or_init(|| status))
+        let status = match self.exit.get() {
+            Some(status) => *status,
+            None => exited(Some(&mut child)).await,
+        };
+        *self.exit.get_or_init(|| status)
     }
 }
 

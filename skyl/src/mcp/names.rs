@@ -32,7 +32,10 @@ pub(crate) fn sanitize(text: &str) -> String {
 /// The local names of a server's tools, in the server's order: `{prefix}_{name}` (or the name
 /// alone when the prefix is empty), sanitized, at most 64 characters, and unique among
 /// themselves. A name that comes out equal to an earlier one gets `_2`, `_3`, ...
-pub(crate) fn local_names<'a>(prefix: &str, remote: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn local_names<'a>(
+    prefix: &str,
+    remote: impl IntoIterator<Item = &'a str>,
+) -> Vec<String> {
     let mut taken = HashSet::new();
     remote
         .into_iter()

@@ -117,7 +117,10 @@ mod tests {
             "ERROR: files_read failed: the MCP server \"files\" closed the connection before answering. Do not call its tools again; tell the user that the \"files\" server stopped and needs to be restarted."
         );
         assert_eq!(
-            failed("files_read", &server_timed_out("files", Duration::from_secs(30))),
+            failed(
+                "files_read",
+                &server_timed_out("files", Duration::from_secs(30))
+            ),
             "ERROR: files_read failed: the MCP server \"files\" did not answer within 30s. Do not retry with the same arguments; tell the user that the \"files\" server is not responding."
         );
         assert_eq!(
@@ -135,11 +138,17 @@ mod tests {
             "ERROR: files_read failed: the MCP server \"files\" refused the call (disk on fire; JSON-RPC error -32603). Do not retry; tell the user the result is unavailable."
         );
         assert_eq!(
-            failed("files_read", &server_failed("files", "Transport send error: broken pipe")),
+            failed(
+                "files_read",
+                &server_failed("files", "Transport send error: broken pipe")
+            ),
             "ERROR: files_read failed: the call to the MCP server \"files\" failed (Transport send error: broken pipe). Do not retry; tell the user the result is unavailable."
         );
         assert_eq!(
-            failed("files_read", &tool_reported("files_read", "no such file: a.txt.")),
+            failed(
+                "files_read",
+                &tool_reported("files_read", "no such file: a.txt.")
+            ),
             "ERROR: files_read failed: no such file: a.txt. If the message says the arguments were wrong, call files_read again with corrected ones; otherwise do not retry, and tell the user."
         );
         assert_eq!(

@@ -129,8 +129,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(&structured) = self.tools.structured.get(request.name.as_ref()) else {
             // MCP makes an unknown tool a protocol error; its message is what hosts show the model.
-            let prose =
-                crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
+            let prose = crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
             return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, prose, None));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_else(Map::new));
@@ -182,7 +181,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
-        self.tools.listed.iter().find(|tool| tool.name == name).cloned()
+        self.tools
+            .listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
     }
 
     async fn call_tool(
