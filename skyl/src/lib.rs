@@ -91,11 +91,33 @@
 //! and flagged as it requires, and decodes its response into an assistant [`Message`]. What
 //! each provider loses of a result is listed in [`provider`].
 //!
+//! ## MCP
+//!
+//! With the feature `mcp`, `skyl::mcp` carries tools across the Model Context Protocol both ways,
+//! on the official Rust SDK (rmcp):
+//!
+//! - **Serve.** `skyl::mcp::Server::new(toolbox).serve_stdio().await` makes a toolbox, state and
+//!   all, an MCP server that Claude Desktop, Cursor or the MCP inspector can launch. Every tool
+//!   keeps its guarantee there: bad arguments, an `Err`, a panic and a timeout are results with
+//!   `isError: true` and the same prose, so the model can correct itself; an unknown name is the
+//!   JSON-RPC error `-32602` that MCP asks for, with the same prose as its message. A definition's
+//!   annotations and output schema are listed, and JSON output is sent as `structuredContent` too.
+//! - **Mount.** `skyl::mcp::Remote::spawn("files", command).await?` connects to a server, and
+//!   `Toolbox::with_remote(&files)` adds its tools beside local ones, named so that every provider
+//!   accepts them (`read.file` becomes `files_read_file`). A server that crashes, hangs or
+//!   disconnects gives a failed result naming the server and what to do, never a hang or a panic.
+//!
+//! `cargo run --example mcp_server` serves the weather example's tools over stdio. The module's
+//! documentation (built with the feature) has the details: content blocks, timeouts, a changing
+//! tool list, HTTP.
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout`, with an executor-agnostic timer thread |
+//! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
+//! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 #![warn(missing_docs)]
 
 pub mod agent;

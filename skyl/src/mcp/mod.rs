@@ -19,7 +19,7 @@
 //!     a + b
 //! }
 //!
-//! #[tokio::main]
+//! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), skyl::mcp::ServeError> {
 //!     let toolbox = skyl::Toolbox::new().with(Add);
 //!     skyl::mcp::Server::new(toolbox).serve_stdio().await

@@ -11,7 +11,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::ServeError;
 use super::{content, listing};
@@ -132,7 +132,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             let prose = crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
             return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, prose, None));
         };
-        let arguments = Value::Object(request.arguments.unwrap_or_else(Map::new));
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
         tokio::select! {
             result = self.tools.toolbox.dispatch(&call) => {
