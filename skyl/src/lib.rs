@@ -419,6 +419,26 @@
 //! bound every request, and dropping the future cancels it. The API key appears in no `Debug` or
 //! `Display`. The transport runs on Tokio, as reqwest does.
 //!
+//! ## MCP
+//!
+//! With the feature `mcp`, `skyl::mcp` carries tools across the Model Context Protocol both ways,
+//! on the official Rust SDK (rmcp):
+//!
+//! - **Serve.** `skyl::mcp::Server::new(toolbox).serve_stdio().await` makes a toolbox, state and
+//!   all, an MCP server that Claude Desktop, Cursor or the MCP inspector can launch. Every tool
+//!   keeps its guarantee there: bad arguments, an `Err`, a panic and a timeout are results with
+//!   `isError: true` and the same prose, so the model can correct itself; an unknown name is the
+//!   JSON-RPC error `-32602` that MCP asks for, with the same prose as its message. A definition's
+//!   annotations and output schema are listed, and JSON output is sent as `structuredContent` too.
+//! - **Mount.** `skyl::mcp::Remote::spawn("files", command).await?` connects to a server, and
+//!   `Toolbox::with_remote(&files)` adds its tools beside local ones, named so that every provider
+//!   accepts them (`read.file` becomes `files_read_file`). A server that crashes, hangs or
+//!   disconnects gives a failed result naming the server and what to do, never a hang or a panic.
+//!
+//! `cargo run --example mcp_server` serves the weather example's tools over stdio. The module's
+//! documentation (built with the feature) has the details: content blocks, timeouts, a changing
+//! tool list, HTTP.
+//!
 //! ## Features
 //!
 //! | feature | default | what it adds |
@@ -426,6 +446,8 @@
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
 //! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for the four adapters, streamed or not (reqwest with rustls on ring, Tokio timers) |
+//! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
+//! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 //!
 //! ```toml
 //! [dependencies]
@@ -439,6 +461,8 @@
 pub mod agent;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod provider;
 pub mod schema;
 pub mod testing;

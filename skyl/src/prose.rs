@@ -163,7 +163,7 @@ pub(crate) fn denied(tool: &str, reason: &str) -> String {
 }
 
 /// `"5s"`, `"1.5s"`, `"250ms"`.
-fn seconds(duration: Duration) -> String {
+pub(crate) fn seconds(duration: Duration) -> String {
     if duration < Duration::from_secs(1) {
         format!("{}ms", duration.as_millis())
     } else if duration.subsec_millis() == 0 {

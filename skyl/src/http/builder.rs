@@ -276,6 +276,13 @@ impl HttpModelBuilder {
     }
 }
 
+/// A client builder on the transport's TLS, for the other HTTP clients skyl builds (MCP over
+/// streamable HTTP), so that none of them needs a process-wide crypto provider.
+#[cfg(feature = "mcp-http")]
+pub(crate) fn tls_client_builder(https: bool) -> Result<reqwest::ClientBuilder, ConfigError> {
+    Ok(reqwest::Client::builder().tls_backend_preconfigured(tls_config(https)?))
+}
+
 /// TLS on ring, checking certificates against the system's roots (rustls-platform-verifier):
 /// no process-wide crypto provider is installed, so an application's own choice stays its own.
 /// A plain-HTTP base URL (a server on this machine) needs no roots.

@@ -62,6 +62,8 @@ mod model;
 mod retry;
 
 pub use api::Api;
+#[cfg(feature = "mcp-http")]
+pub(crate) use builder::tls_client_builder;
 pub use builder::{ConfigError, HttpModelBuilder};
 pub use model::HttpModel;
 pub use retry::RetryPolicy;

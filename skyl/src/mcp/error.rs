@@ -1,0 +1,137 @@
+//! What can go wrong before a single tool call: serving, and connecting to a server.
+
+use std::error::Error;
+use std::fmt;
+use std::io;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+/// Why serving a toolbox over MCP stopped with an error.
+///
+/// A client that closes the connection, before or after the handshake, is not an error: the
+/// serve functions return `Ok(())` then.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The client did not complete MCP's `initialize` handshake.
+    Handshake(String),
+    /// Reading, writing or listening failed.
+    Io(io::Error),
+    /// The task that served the connection ended abnormally.
+    Stopped(String),
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::Handshake(detail) => write!(
+                f,
+                "the MCP client did not complete the handshake ({detail}); check that it speaks MCP and sends `initialize` first"
+            ),
+            ServeError::Io(error) => write!(f, "serving MCP failed: {error}"),
+            ServeError::Stopped(detail) => {
+                write!(f, "the MCP server task stopped abnormally: {detail}")
+            }
+        }
+    }
+}
+
+impl Error for ServeError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            ServeError::Io(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for ServeError {
+    fn from(error: io::Error) -> Self {
+        ServeError::Io(error)
+    }
+}
+
+/// Why mounting an MCP server failed. Each names the server and says what to check.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The server's process could not be started.
+    Spawn {
+        /// The server's name, as given to [`Remote::builder`](super::Remote::builder).
+        server: String,
+        /// The command, as it would be typed.
+        command: String,
+        /// Why it could not start.
+        source: io::Error,
+    },
+    /// The server's process ended before the handshake was over.
+    Exited {
+        /// The server's name.
+        server: String,
+        /// How it ended.
+        status: ExitStatus,
+    },
+    /// The server did not complete MCP's `initialize` handshake.
+    Handshake {
+        /// The server's name.
+        server: String,
+        /// What went wrong, in rmcp's words.
+        detail: String,
+    },
+    /// The server's `tools/list` failed.
+    ListTools {
+        /// The server's name.
+        server: String,
+        /// What went wrong, in rmcp's words.
+        detail: String,
+    },
+    /// The server did not answer the handshake or `tools/list` in time.
+    TimedOut {
+        /// The server's name.
+        server: String,
+        /// How long it was given.
+        limit: Duration,
+    },
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Spawn {
+                server,
+                command,
+                source,
+            } => write!(
+                f,
+                "could not start the MCP server \"{server}\" (`{command}`): {source}; check that the command is installed and on the PATH"
+            ),
+            ConnectError::Exited { server, status } => write!(
+                f,
+                "the MCP server \"{server}\" {} before completing the handshake; run its command by hand to see why",
+                super::prose::exit(*status)
+            ),
+            ConnectError::Handshake { server, detail } => write!(
+                f,
+                "the MCP server \"{server}\" did not complete the handshake ({detail}); check that the command starts an MCP server, and that it writes only JSON-RPC to stdout and its logs to stderr"
+            ),
+            ConnectError::ListTools { server, detail } => write!(
+                f,
+                "the MCP server \"{server}\" could not list its tools ({detail}); check that it offers tools"
+            ),
+            ConnectError::TimedOut { server, limit } => write!(
+                f,
+                "the MCP server \"{server}\" did not answer within {}; check that it is an MCP server and is not waiting for something (a login, a prompt on its terminal), or raise RemoteBuilder::connect_timeout",
+                crate::prose::seconds(*limit)
+            ),
+        }
+    }
+}
+
+impl Error for ConnectError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            ConnectError::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

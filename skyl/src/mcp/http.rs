@@ -1,0 +1,105 @@
+//! MCP over streamable HTTP (feature `mcp-http`): a server on a local port, and a client for a
+//! server's URL. rmcp speaks the protocol; hyper only accepts the connections.
+
+use std::sync::Arc;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{
+    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+};
+use tokio::net::TcpListener;
+
+use super::error::{ConnectError, ServeError};
+use super::mount::{Remote, RemoteBuilder};
+use super::serve::Server;
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
+    /// future is dropped (which also ends the sessions it started) or accepting fails.
+    ///
+    /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
+    /// requests addressed to `localhost`, `127.0.0.1` or `::1`: bind a loopback address. To serve
+    /// other hosts, or to mount MCP beside other routes, build your own router around
+    /// [`http_service`](Self::http_service).
+    ///
+    /// ```no_run
+    /// # async fn run(server: skyl::mcp::Server) -> Result<(), skyl::mcp::ServeError> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// server.serve_http(listener).await // clients connect to http://127.0.0.1:8000/mcp
+    /// # }
+    /// ```
+    pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
+        let config = StreamableHttpServerConfig::default();
+        let _stop_sessions = config.cancellation_token.clone().drop_guard();
+        let service = TowerToHyperService::new(self.http_service_with(config));
+        loop {
+            let (stream, _) = listener.accept().await?;
+            let service = service.clone();
+            tokio::spawn(async move {
+                // A connection that fails (a client that went away) concerns only that client.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    }
+
+    /// The streamable HTTP endpoint as a tower service (rmcp's, with a session per client), to
+    /// put in a router of your own (axum's `Router::nest_service("/mcp", ...)`).
+    pub fn http_service(self) -> StreamableHttpService<Server<S>, LocalSessionManager> {
+        self.http_service_with(StreamableHttpServerConfig::default())
+    }
+
+    fn http_service_with(
+        self,
+        config: StreamableHttpServerConfig,
+    ) -> StreamableHttpService<Server<S>, LocalSessionManager> {
+        StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    }
+}
+
+impl RemoteBuilder {
+    /// Connects to an MCP server's streamable HTTP endpoint, such as
+    /// `http://127.0.0.1:8000/mcp`.
+    ///
+    /// With the `http` feature on, `https://` URLs work with the transport's TLS (rustls on
+    /// ring, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
+    /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
+    /// `Cargo.toml`.
+    pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
+        let client = http_client(url).map_err(|detail| ConnectError::Handshake {
+            server: self.name.clone(),
+            detail,
+        })?;
+        let transport = StreamableHttpClientTransport::with_client(
+            client,
+            StreamableHttpClientTransportConfig::with_uri(url),
+        );
+        self.start(transport, None).await
+    }
+}
+
+/// The client for a server's URL. rmcp's own default (`reqwest::Client::new`) panics when the
+/// `http` feature has turned on reqwest's rustls without a process-wide crypto provider, so the
+/// client is built here, on the transport's TLS when there is one.
+fn http_client(url: &str) -> Result<reqwest::Client, String> {
+    #[cfg(feature = "http")]
+    let builder = crate::http::tls_client_builder(url.starts_with("https://"))
+        .map_err(|error| error.to_string())?;
+    #[cfg(not(feature = "http"))]
+    let builder = {
+        let _ = url;
+        reqwest::Client::builder()
+    };
+    builder
+        .build()
+        .map_err(|error| format!("cannot set up the HTTP client: {error}"))
+}

@@ -1,0 +1,109 @@
+//! The Model Context Protocol, both ways (feature `mcp`): serve a [`Toolbox`](crate::Toolbox) as
+//! an MCP server, and mount an MCP server's tools in a toolbox beside local ones.
+//!
+//! Both directions run on the official Rust SDK, [`rmcp`], which this module re-exports so that
+//! code reaching for its types uses the version skyl was built with. The protocol itself (the
+//! handshake, JSON-RPC framing, cancellation, version negotiation) is rmcp's; skyl decides what a
+//! tool looks like on the wire and keeps its guarantee on both sides: every call gets one result,
+//! and a failure is prose that names the tool, the cause and the next step.
+//!
+//! # Serving a toolbox
+//!
+//! [`Server`] wraps a toolbox (its state included). `tools/list` comes from the definitions, and
+//! `tools/call` goes through [`Toolbox::dispatch`](crate::Toolbox::dispatch):
+//!
+//! ```no_run
+//! /// Adds two numbers.
+//! #[skyl::tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), skyl::mcp::ServeError> {
+//!     let toolbox = skyl::Toolbox::new().with(Add);
+//!     skyl::mcp::Server::new(toolbox).serve_stdio().await
+//! }
+//! ```
+//!
+//! | in a `tools/call` | the MCP client receives |
+//! |---|---|
+//! | a result | `content: [{"type": "text", ...}]`, `isError: false` |
+//! | a tool whose definition has an `output_schema` | the same, plus the output parsed into `structuredContent` |
+//! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
+//! | a tool name the toolbox does not have | JSON-RPC error -32602 (the one case MCP makes a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
+//! | `notifications/cancelled` | the tool's future is dropped, and no response is sent |
+//!
+//! `tools/list` carries each tool's name, description and `inputSchema` (skyl's canonical
+//! schema), and, where the definition has them, its title and annotations
+//! ([`ToolAnnotations`](crate::ToolAnnotations)) and its `outputSchema`.
+//!
+//! On the stdio transport nothing but JSON-RPC is written to stdout: skyl prints nothing, and a
+//! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
+//!
+//! With the feature `mcp-http`, [`Server::serve_http`] serves streamable HTTP on a local port.
+//!
+//! # Mounting a server's tools
+//!
+//! [`Remote`] is a connection to an MCP server: a child process spoken to over stdio
+//! ([`Remote::spawn`]), any rmcp transport ([`RemoteBuilder::connect`]) or, with `mcp-http`, a
+//! URL ([`RemoteBuilder::connect_http`]). Its tools are [`RemoteTool`]s that go into a toolbox
+//! like any other:
+//!
+//! ```no_run
+//! use skyl::mcp::Remote;
+//! use tokio::process::Command;
+//!
+//! /// Says hello.
+//! #[skyl::tool]
+//! fn hello() -> &'static str {
+//!     "hello"
+//! }
+//!
+//! # async fn run() -> Result<(), skyl::mcp::ConnectError> {
+//! let files = Remote::spawn("files", Command::new("my-files-server")).await?;
+//! let toolbox = skyl::Toolbox::new().with(Hello).with_remote(&files);
+//! // The server's `read.file` is now `files_read_file`, beside `hello`.
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - **Names.** Every name is made acceptable to every provider (a letter or `_` first, then
+//!   `a-z A-Z 0-9 _ -`, at most 64 characters): the server's name is put in front as a prefix
+//!   (change it with [`RemoteBuilder::prefix`]), other characters become `_`, and two names
+//!   that come out equal get `_2`, `_3`. The call goes to the server under its own name.
+//! - **Results.** Text content is the result's text; images, audio and binary resources are
+//!   described in a line each (a model reading text cannot see them); text resources keep their
+//!   text; `structuredContent` is added as JSON when no text block already carries it. A result
+//!   with `isError: true` is a failed result carrying the server's own message.
+//! - **Failures.** A server that exited, crashed, closed the connection or did not answer within
+//!   [`RemoteBuilder::call_timeout`] gives a failed result that names the server and says what
+//!   to do; a call never hangs and never panics. Mounted tools need a tokio runtime: dispatch
+//!   them with `.await` inside it.
+//! - **A changing tool list.** The server's `notifications/tools/list_changed` refreshes
+//!   [`Remote::tools`]. A toolbox keeps the tools it was built with (a model must not see its
+//!   tools change in the middle of a turn): a tool the server dropped answers that it is gone,
+//!   and [`Remote::changed`] tells you when to build the next toolbox.
+//!
+//! # Features
+//!
+//! `mcp` brings rmcp (server and client, stdio transports) and tokio; `mcp-http` adds rmcp's
+//! streamable HTTP transports, hyper to listen, and reqwest (without TLS: enable one of reqwest's
+//! TLS features in your own `Cargo.toml` to reach `https://` servers) to connect.
+
+mod content;
+mod error;
+#[cfg(feature = "mcp-http")]
+mod http;
+mod listing;
+mod mount;
+mod names;
+mod prose;
+mod serve;
+
+pub use error::{ConnectError, ServeError};
+pub use mount::{Remote, RemoteBuilder, RemoteTool};
+pub use serve::Server;
+
+/// The MCP SDK skyl is built on, for its types (transports, `ServerHandler`, the protocol model).
+pub use rmcp;

@@ -1,0 +1,198 @@
+//! A toolbox as an MCP server's tool set.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
+use rmcp::transport::IntoTransport;
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use super::error::ServeError;
+use super::{content, listing};
+use crate::message::ToolCall;
+use crate::toolbox::Toolbox;
+
+/// A [`Toolbox`] served as an MCP server: its tools are the server's tools.
+///
+/// Build one from a toolbox (or an `Arc` of one, to share it with an agent loop), then serve it
+/// on stdio with [`serve_stdio`](Self::serve_stdio), on any rmcp transport with
+/// [`serve`](Self::serve), or over HTTP with `serve_http` (feature `mcp-http`). It implements
+/// rmcp's [`ServerHandler`], so rmcp's own serving functions take it too.
+///
+/// The tool list is read once, here: a toolbox does not change after it is built.
+///
+/// ```
+/// use skyl::mcp::Server;
+///
+/// /// Says hello.
+/// #[skyl::tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let server = Server::new(skyl::Toolbox::new().with(Hello))
+///     .with_name("greeter", "1.0.0")
+///     .with_instructions("Greets people.");
+/// # let _ = server;
+/// ```
+pub struct Server<S = ()> {
+    tools: Arc<Tools<S>>,
+    config: ServerConfig,
+}
+
+/// What every connection of a server shares.
+struct Tools<S> {
+    toolbox: Arc<Toolbox<S>>,
+    listed: Vec<McpTool>,
+    /// For each tool name, whether its output is JSON to put in `structuredContent`.
+    structured: HashMap<String, bool>,
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// A server for `toolbox`, named `skyl` with skyl's version until
+    /// [`with_name`](Self::with_name) says otherwise.
+    pub fn new(toolbox: impl Into<Arc<Toolbox<S>>>) -> Self {
+        let toolbox = toolbox.into();
+        let definitions = toolbox.definitions();
+        let tools = Tools {
+            listed: definitions.iter().map(listing::to_mcp).collect(),
+            structured: definitions
+                .iter()
+                .map(|d| (d.name.clone(), d.output_schema.is_some()))
+                .collect(),
+            toolbox,
+        };
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_server_info(Implementation::new("skyl", env!("CARGO_PKG_VERSION")));
+        Server {
+            tools: Arc::new(tools),
+            config,
+        }
+    }
+
+    /// The name and version the server gives clients in the handshake.
+    pub fn with_name(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.config.server_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Instructions the client may show the model: how the tools fit together.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.config.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The toolbox being served.
+    pub fn toolbox(&self) -> &Arc<Toolbox<S>> {
+        &self.tools.toolbox
+    }
+
+    /// Serves one client on this process's stdin and stdout, until the client closes stdin.
+    ///
+    /// This is how Claude Desktop, Cursor and the MCP inspector run a local server: they start
+    /// the process and speak JSON-RPC on its standard streams. Only JSON-RPC is written to
+    /// stdout. Needs a tokio runtime with I/O enabled (`#[tokio::main]` has one).
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve(rmcp::transport::stdio_pipes()).await
+    }
+
+    /// Serves one client on any rmcp transport (an `AsyncRead + AsyncWrite` pair such as a
+    /// [`tokio::io::duplex`] half, a socket, a child's pipes), until the client disconnects.
+    pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServeError>
+    where
+        T: IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let running = match ServiceExt::serve(self, transport).await {
+            Ok(running) => running,
+            // The client went away before it said anything: nothing was asked, nothing failed.
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(error) => return Err(ServeError::Handshake(error.to_string())),
+        };
+        match running.waiting().await {
+            Ok(_) => Ok(()),
+            Err(error) => Err(ServeError::Stopped(error.to_string())),
+        }
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(&structured) = self.tools.structured.get(request.name.as_ref()) else {
+            // MCP makes an unknown tool a protocol error; its message is what hosts show the model.
+            let prose = crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
+            return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, prose, None));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        tokio::select! {
+            result = self.tools.toolbox.dispatch(&call) => {
+                Ok(content::to_mcp(result, structured).into())
+            }
+            // Returning drops the dispatch, and the tool's future with it; rmcp sends no response
+            // for a request the client cancelled.
+            () = context.ct.cancelled() => Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the client cancelled the call",
+                None,
+            )),
+        }
+    }
+}
+
+impl<S> Clone for Server<S> {
+    fn clone(&self) -> Self {
+        Server {
+            tools: Arc::clone(&self.tools),
+            config: self.config.clone(),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> fmt::Debug for Server<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.config.server_info.name)
+            .field("toolbox", &self.tools.toolbox)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
+    fn get_info(&self) -> ServerConfig {
+        self.config.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.listed.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.tools
+            .listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await
+    }
+}

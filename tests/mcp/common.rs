@@ -1,0 +1,110 @@
+//! Helpers for driving MCP peers: bounded waits, an rmcp client, and a recorder of a child's
+//! stdout.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skyl::mcp::rmcp::model::{CallToolRequestParams, JsonObject};
+use skyl::mcp::rmcp::service::{RoleClient, RunningService, ServiceError};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::process::{Child, Command};
+
+/// An rmcp client with no handler of its own.
+pub(crate) type Client = RunningService<RoleClient, ()>;
+
+/// How long any one step of a test may take before the test fails instead of hanging. Generous:
+/// the machine may be busy compiling; no test asserts how fast anything is.
+const STEP: Duration = Duration::from_secs(60);
+
+/// Awaits `future`, failing the test if it takes longer than a minute.
+pub(crate) async fn bounded<F: Future>(what: &str, future: F) -> F::Output {
+    match tokio::time::timeout(STEP, future).await {
+        Ok(output) => output,
+        Err(_) => panic!("{what} did not finish within {STEP:?}"),
+    }
+}
+
+/// The arguments object of a `tools/call`.
+pub(crate) fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// Calls a tool and returns the whole result as JSON, or the JSON-RPC error as JSON.
+pub(crate) async fn call(client: &Client, name: &str, arguments: Value) -> Value {
+    let params = CallToolRequestParams::new(name.to_owned()).with_arguments(object(arguments));
+    match bounded(name, client.peer().call_tool(params)).await {
+        Ok(result) => serde_json::to_value(result).unwrap(),
+        Err(ServiceError::McpError(error)) => {
+            json!({"error": serde_json::to_value(error).unwrap()})
+        }
+        Err(other) => panic!("calling {name} failed outside MCP: {other}"),
+    }
+}
+
+/// A successful text result as MCP (before 2026-07-28, as rmcp's client negotiates) writes it.
+pub(crate) fn text(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": false})
+}
+
+/// A failed text result.
+pub(crate) fn error(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+/// A child process of this package's binaries with piped stdin and stdout, whose stdout is
+/// recorded as it is read. Its stderr (panic messages) is dropped.
+pub(crate) fn start(
+    program: &str,
+) -> (
+    Child,
+    Recorder<tokio::process::ChildStdout>,
+    tokio::process::ChildStdin,
+    Arc<Mutex<Vec<u8>>>,
+) {
+    let mut child = Command::new(program)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|error| panic!("could not start {program}: {error}"));
+    let stdout = child.stdout.take().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let recorder = Recorder {
+        inner: stdout,
+        seen: Arc::clone(&seen),
+    };
+    (child, recorder, stdin, seen)
+}
+
+/// Reads from `inner` and keeps a copy of every byte read.
+pub(crate) struct Recorder<R> {
+    inner: R,
+    seen: Arc<Mutex<Vec<u8>>>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Recorder<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = poll {
+            let read = buf.filled()[before..].to_vec();
+            self.seen.lock().unwrap().extend_from_slice(&read);
+        }
+        poll
+    }
+}

@@ -1,0 +1,11 @@
+//! skyl and MCP, with real peers: rmcp's client driving skyl's server (in process over a duplex
+//! pipe, as a child process over stdio, over HTTP), and skyl mounting servers (one written with
+//! rmcp alone, and skyl's own).
+
+mod common;
+mod mount;
+mod serve;
+
+/// The weather example's tools: the same source the `mcp_server` example serves.
+#[path = "../../examples/weather_tools.rs"]
+mod weather_tools;

@@ -1,0 +1,387 @@
+//! skyl mounting MCP servers: one written with rmcp alone (`rmcp_server`, a child process), and
+//! skyl's own served in process and over HTTP. Every call is dispatched through a Toolbox, so
+//! what is checked is what a model would read.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skyl::mcp::{ConnectError, Remote, Server};
+use skyl::{Message, Part, Role, ToolCall, ToolResult, Toolbox};
+use tokio::process::Command;
+
+use crate::common::bounded;
+use crate::weather_tools;
+
+/// Says hello.
+#[skyl::tool]
+fn hello() -> &'static str {
+    "hello"
+}
+
+fn rmcp_server() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rmcp_server"));
+    command.stderr(std::process::Stdio::null());
+    command
+}
+
+/// Answers one call through `toolbox`, as a model's turn would be answered.
+async fn dispatch<S: Send + Sync + 'static>(
+    toolbox: &Toolbox<S>,
+    name: &str,
+    arguments: Value,
+) -> ToolResult {
+    bounded(
+        name,
+        toolbox.dispatch(&ToolCall::new("call_1", name, arguments)),
+    )
+    .await
+}
+
+fn ok(content: &str) -> ToolResult {
+    ToolResult::success("call_1", content)
+}
+
+fn failed(content: &str) -> ToolResult {
+    ToolResult::error("call_1", content)
+}
+
+#[tokio::test]
+async fn an_rmcp_servers_tools_sit_beside_local_ones() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with(Hello).with_remote(&files);
+
+    let empty = json!({"type": "object", "properties": {}, "required": []});
+    assert_eq!(
+        serde_json::to_value(toolbox.definitions()).unwrap(),
+        json!([
+            {
+                "name": "hello",
+                "description": "Says hello.",
+                "parameters": {"type": "object", "additionalProperties": false, "properties": {}, "required": []}
+            },
+            {
+                "name": "files_echo_text",
+                "description": "Repeats the text.",
+                "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+                "annotations": {"title": "Echo", "readOnlyHint": true}
+            },
+            {"name": "files_media", "description": "Returns one block of every kind.", "parameters": empty},
+            {"name": "files_fail", "description": "Fails the way a tool reports failure.", "parameters": empty},
+            {
+                "name": "files_refuse",
+                "description": "Answers with a JSON-RPC error.",
+                "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": []}
+            },
+            {"name": "files_hang", "description": "Never answers.", "parameters": empty},
+            {"name": "files_crash", "description": "Exits in the middle of the call.", "parameters": empty},
+            {"name": "files_swap", "description": "Replaces echo.text with late.tool.", "parameters": empty}
+        ])
+    );
+
+    let cases = [
+        (
+            "a call forwarded under the server's own name",
+            "files_echo_text",
+            json!({"text": "hi"}),
+            ok("echo: hi"),
+        ),
+        (
+            "every kind of content block, as text",
+            "files_media",
+            json!({}),
+            ok("one of each\n\
+                [an image (image/png, 8 bytes) that cannot be shown as text]\n\
+                [resource file:///notes.txt]\nline one\n\
+                [resource file:///data.bin (application/octet-stream, 4 bytes) that cannot be shown as text]\n\
+                [resource link file:///big.csv: big.csv]\n\
+                {\"blocks\":5}"),
+        ),
+        (
+            "isError: true",
+            "files_fail",
+            json!({}),
+            failed(
+                "ERROR: files_fail failed: the disk is full. If the message says the arguments were wrong, call files_fail again with corrected ones; otherwise do not retry, and tell the user.",
+            ),
+        ),
+        (
+            "a JSON-RPC error",
+            "files_refuse",
+            json!({"n": -1}),
+            failed(
+                "ERROR: files_refuse failed: the MCP server \"files\" refused the call (n must be positive; JSON-RPC error -32602). Call files_refuse again with corrected arguments.",
+            ),
+        ),
+        (
+            "arguments MCP cannot carry",
+            "files_echo_text",
+            json!("hi"),
+            failed(
+                "ERROR: files_echo_text was called with invalid arguments: the arguments must be a JSON object of named arguments, not a string. Call files_echo_text again with corrected arguments.",
+            ),
+        ),
+        ("a local tool beside them", "hello", json!({}), ok("hello")),
+    ];
+    for (what, name, arguments, expected) in cases {
+        assert_eq!(
+            dispatch(&toolbox, name, arguments).await,
+            expected,
+            "{what}"
+        );
+    }
+
+    // One turn calling local and remote tools answers each, in call order.
+    let turn = Message {
+        role: Role::Assistant,
+        parts: vec![
+            Part::ToolCall(ToolCall::new(
+                "a",
+                "files_echo_text",
+                json!({"text": "one"}),
+            )),
+            Part::ToolCall(ToolCall::new("b", "hello", json!({}))),
+            Part::ToolCall(ToolCall::new(
+                "c",
+                "files_echo_text",
+                json!({"text": "two"}),
+            )),
+        ],
+    };
+    let answer = bounded("a turn", toolbox.answer(&turn)).await;
+    assert_eq!(
+        answer.tool_results().cloned().collect::<Vec<_>>(),
+        [
+            ToolResult::success("a", "echo: one"),
+            ToolResult::success("b", "hello"),
+            ToolResult::success("c", "echo: two"),
+        ]
+    );
+    files.close().await;
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_is_cut_off_by_the_call_timeout() {
+    let files = bounded(
+        "mounting",
+        Remote::builder("files")
+            .call_timeout(Duration::from_millis(300))
+            .spawn(rmcp_server()),
+    )
+    .await
+    .unwrap();
+    let toolbox = Toolbox::new().with_remote(&files);
+    assert_eq!(
+        dispatch(&toolbox, "files_hang", json!({})).await,
+        failed(
+            "ERROR: files_hang failed: the MCP server \"files\" did not answer within 300ms. Do not retry with the same arguments; tell the user that the \"files\" server is not responding."
+        )
+    );
+    // The server was told to give up, and still answers.
+    assert_eq!(
+        dispatch(&toolbox, "files_echo_text", json!({"text": "still here"})).await,
+        ok("echo: still here")
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_crashes_mid_call_gives_results_naming_it() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with_remote(&files);
+    let gone = failed(
+        "ERROR: files_crash failed: the MCP server \"files\" exited with status 7 before answering. Do not call its tools again; tell the user that the \"files\" server stopped and needs to be restarted.",
+    );
+    assert_eq!(dispatch(&toolbox, "files_crash", json!({})).await, gone);
+    assert_eq!(
+        dispatch(&toolbox, "files_echo_text", json!({"text": "anyone?"})).await,
+        failed(
+            "ERROR: files_echo_text failed: the MCP server \"files\" exited with status 7 before answering. Do not call its tools again; tell the user that the \"files\" server stopped and needs to be restarted.",
+        )
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_server_killed_mid_call_gives_a_result_naming_it() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with_remote(&files);
+    let pid = files.process_id().unwrap();
+    let call = ToolCall::new("call_1", "files_hang", json!({}));
+    let pending = toolbox.dispatch(&call);
+    let kill = async {
+        // Give the call time to reach the server; the result is the same if it has not.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let killed = tokio::process::Command::new("sh")
+            .args(["-c", &format!("kill -9 {pid}")])
+            .status()
+            .await
+            .unwrap();
+        assert!(killed.success());
+    };
+    let (result, ()) = bounded("the call to a killed server", async {
+        tokio::join!(pending, kill)
+    })
+    .await;
+    assert_eq!(
+        result,
+        failed(
+            "ERROR: files_hang failed: the MCP server \"files\" was killed by signal 9 before answering. Do not call its tools again; tell the user that the \"files\" server stopped and needs to be restarted."
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_refreshes_the_mounted_set() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let before = Toolbox::new().with_remote(&files);
+    assert_eq!(
+        dispatch(&before, "files_swap", json!({})).await,
+        ok("swapped")
+    );
+    bounded("the refresh", files.changed()).await;
+
+    let names: Vec<String> = files
+        .tools()
+        .iter()
+        .map(|tool| skyl::Tool::<()>::definition(tool).name.clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "files_late_tool",
+            "files_media",
+            "files_fail",
+            "files_refuse",
+            "files_hang",
+            "files_crash",
+            "files_swap"
+        ]
+    );
+    // The toolbox built before keeps its tools; the one the server dropped says so.
+    assert_eq!(
+        dispatch(&before, "files_echo_text", json!({"text": "hi"})).await,
+        failed(
+            "ERROR: files_echo_text failed: the MCP server \"files\" no longer offers this tool. Do not call it again; use the tools you are offered now."
+        )
+    );
+    let after = Toolbox::new().with_remote(&files);
+    assert_eq!(
+        dispatch(&after, "files_late_tool", json!({})).await,
+        ok("late and present")
+    );
+}
+
+#[tokio::test]
+async fn skyl_mounts_skyl_in_process() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(weather_tools::toolbox()).serve(server_end));
+    let weather = bounded(
+        "mounting",
+        Remote::builder("weather").prefix("").connect(client_end),
+    )
+    .await
+    .unwrap();
+    let toolbox = Toolbox::new().with_remote(&weather);
+    assert_eq!(
+        toolbox.names().collect::<Vec<_>>(),
+        ["get_weather", "search_news", "convert_currency"]
+    );
+    assert_eq!(
+        dispatch(&toolbox, "get_weather", json!({"city": "Gulu"})).await,
+        ok("27C and cloudy in Gulu")
+    );
+    // The serving toolbox's prose arrives as the server's message.
+    assert_eq!(
+        dispatch(&toolbox, "get_weather", json!({"city": 42})).await,
+        failed(
+            "ERROR: get_weather failed: ERROR: get_weather was called with invalid arguments: argument `city`: invalid type: integer `42`, expected a string. Call get_weather again with corrected arguments. If the message says the arguments were wrong, call get_weather again with corrected ones; otherwise do not retry, and tell the user."
+        )
+    );
+}
+
+#[tokio::test]
+async fn skyl_serves_and_mounts_over_http() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving = tokio::spawn(Server::new(weather_tools::toolbox()).serve_http(listener));
+    let weather = bounded(
+        "mounting over HTTP",
+        Remote::builder("weather").connect_http(&format!("http://{address}/mcp")),
+    )
+    .await
+    .unwrap();
+    let toolbox = Toolbox::new().with_remote(&weather);
+    assert_eq!(
+        dispatch(&toolbox, "weather_get_weather", json!({"city": "Kampala"})).await,
+        ok("22C and sunny in Kampala")
+    );
+    assert_eq!(
+        dispatch(
+            &toolbox,
+            "weather_search_news",
+            json!({"query": "rust", "limit": 1})
+        )
+        .await,
+        ok(r#"[{"title":"rust: story 1","source":"The Daily Example"}]"#)
+    );
+    assert_eq!(
+        dispatch(
+            &toolbox,
+            "weather_convert_currency",
+            json!({"amount": 1, "from": "USD", "to": "XAU"})
+        )
+        .await,
+        failed(
+            "ERROR: weather_convert_currency failed: ERROR: convert_currency failed: no exchange rate is known for XAU. Do not retry; tell the user the result is unavailable. If the message says the arguments were wrong, call weather_convert_currency again with corrected ones; otherwise do not retry, and tell the user."
+        )
+    );
+    serving.abort();
+}
+
+#[tokio::test]
+async fn servers_that_cannot_be_mounted_say_why() {
+    let missing = Remote::spawn("ghost", Command::new("/nonexistent/skyl-no-such-server"))
+        .await
+        .unwrap_err();
+    assert!(matches!(missing, ConnectError::Spawn { .. }));
+    assert_eq!(
+        missing.to_string(),
+        "could not start the MCP server \"ghost\" (`/nonexistent/skyl-no-such-server`): No such file or directory (os error 2); check that the command is installed and on the PATH"
+    );
+
+    let mut quits = Command::new("sh");
+    quits.args(["-c", "exit 3"]);
+    let quit = bounded("a server that quits", Remote::spawn("quitter", quits))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        quit.to_string(),
+        "the MCP server \"quitter\" exited with status 3 before completing the handshake; run its command by hand to see why"
+    );
+
+    let mut silent = Command::new("sh");
+    silent.args(["-c", "sleep 60"]);
+    let timed_out = bounded(
+        "a server that says nothing",
+        Remote::builder("mute")
+            .connect_timeout(Duration::from_millis(300))
+            .spawn(silent),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        timed_out.to_string(),
+        "the MCP server \"mute\" did not answer within 300ms; check that it is an MCP server and is not waiting for something (a login, a prompt on its terminal), or raise RemoteBuilder::connect_timeout"
+    );
+}
+
+// An agent run (a scripted model) that calls a mounted tool, and the same run with the server
+// killed in the middle, belong here once the agent loop lands: build the toolbox as above with
+// `Toolbox::with_remote` and hand it to the agent.

@@ -1,0 +1,347 @@
+//! rmcp's client driving skyl's server: the weather tools in process over a duplex pipe and as the
+//! `mcp_server` example over stdio (the same checks on both), then what only an in-process
+//! server lets a test observe: structured output, hints, and a cancelled call's future dropped.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use skyl::mcp::Server;
+use skyl::mcp::rmcp::ServiceExt;
+use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use skyl::mcp::rmcp::service::PeerRequestOptions;
+use skyl::{Tool, ToolAnnotations, ToolDefinition, ToolFuture, Toolbox};
+use tokio::sync::Notify;
+
+use crate::common::{Client, bounded, call, error, object, start, text};
+use crate::weather_tools;
+
+/// The weather tools as `tools/list` shows them.
+fn weather_listing() -> Value {
+    json!({"tools": [
+        {
+            "name": "get_weather",
+            "description": "Get the current weather at a city's weather station.\n\nUse it for questions about the weather now, not for forecasts.",
+            "inputSchema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "city": {"type": "string", "description": "The city, for example \"Kampala\"."},
+                    "unit": {
+                        "anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}],
+                        "description": "The unit of the temperature; Celsius when omitted."
+                    }
+                },
+                "required": ["city"],
+                "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Units for a temperature."}}
+            }
+        },
+        {
+            "name": "search_news",
+            "description": "Search recent news headlines.",
+            "inputSchema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "query": {"type": "string", "description": "Words to search for."},
+                    "limit": {"type": ["integer", "null"], "description": "How many headlines to return, at most 10.", "minimum": 0, "maximum": 255}
+                },
+                "required": ["query"]
+            }
+        },
+        {
+            "name": "convert_currency",
+            "description": "Convert an amount of money between two currencies, by ISO 4217 code.",
+            "inputSchema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "amount": {"type": "number", "description": "The amount to convert."},
+                    "from": {"type": "string", "description": "The currency of the amount, such as \"USD\"."},
+                    "to": {"type": "string", "description": "The currency to convert to, such as \"UGX\"."}
+                },
+                "required": ["amount", "from", "to"]
+            }
+        }
+    ]})
+}
+
+/// Everything an MCP client can see of the weather server, checked whole.
+async fn exercise_weather(client: &Client) {
+    let listing = bounded("tools/list", client.peer().list_tools(None))
+        .await
+        .unwrap();
+    assert_eq!(serde_json::to_value(listing).unwrap(), weather_listing());
+
+    let calls = [
+        (
+            "a good call",
+            "get_weather",
+            json!({"city": "Kampala", "unit": "fahrenheit"}),
+            text("71F and sunny in Kampala"),
+        ),
+        (
+            "arguments that do not fit",
+            "get_weather",
+            json!({"city": 42}),
+            error(
+                "ERROR: get_weather was called with invalid arguments: argument `city`: invalid type: integer `42`, expected a string. Call get_weather again with corrected arguments.",
+            ),
+        ),
+        (
+            "the tool's Err, with its guidance",
+            "get_weather",
+            json!({"city": "Atlantis"}),
+            error(
+                "ERROR: get_weather failed: there is no station in Atlantis. Call get_weather again with different arguments.",
+            ),
+        ),
+        (
+            "the tool's Err",
+            "convert_currency",
+            json!({"amount": 10, "from": "USD", "to": "XAU"}),
+            error(
+                "ERROR: convert_currency failed: no exchange rate is known for XAU. Do not retry; tell the user the result is unavailable.",
+            ),
+        ),
+        (
+            "a panic",
+            "convert_currency",
+            json!({"amount": 10, "from": "US", "to": "UGX"}),
+            error(
+                "ERROR: convert_currency failed: it crashed (currency codes have three letters, got \"US\"). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
+            ),
+        ),
+        (
+            "a timeout",
+            "search_news",
+            json!({"query": "everything"}),
+            error(
+                "ERROR: search_news failed: it did not finish within 200ms and was stopped. Do not retry with the same arguments; tell the user it timed out.",
+            ),
+        ),
+        (
+            "an unknown tool, the one protocol error",
+            "get_wether",
+            json!({"city": "Gulu"}),
+            json!({"error": {
+                "code": -32602,
+                "message": "ERROR: there is no tool named \"get_wether\". Did you mean \"get_weather\"? The available tools are: convert_currency, get_weather, search_news. Call one of them by its exact name."
+            }}),
+        ),
+    ];
+    for (what, name, arguments, expected) in calls {
+        assert_eq!(call(client, name, arguments).await, expected, "{what}");
+    }
+
+    // Twenty calls in flight at once, each answered with its own result.
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let peer = client.peer().clone();
+        calls.spawn(async move {
+            let params = CallToolRequestParams::new("search_news")
+                .with_arguments(object(json!({"query": format!("q{i}"), "limit": 1})));
+            (i, peer.call_tool(params).await)
+        });
+    }
+    let mut answered = Vec::new();
+    while let Some(joined) = bounded("20 concurrent calls", calls.join_next()).await {
+        let (i, result) = joined.unwrap();
+        assert_eq!(
+            serde_json::to_value(result.unwrap()).unwrap(),
+            text(&format!(
+                r#"[{{"title":"q{i}: story 1","source":"The Daily Example"}}]"#
+            ))
+        );
+        answered.push(i);
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, (0..20).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn the_weather_tools_served_in_process() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = Server::new(weather_tools::toolbox());
+    let serving = tokio::spawn(server.serve(server_end));
+    let client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    exercise_weather(&client).await;
+    // The client leaving ends the server cleanly.
+    client.cancel().await.unwrap();
+    bounded("the server's end", serving).await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn the_mcp_server_example_over_stdio() {
+    let (mut child, stdout, stdin, seen) = start(env!("CARGO_BIN_EXE_mcp_server"));
+    let client = bounded("the handshake", ().serve((stdout, stdin)))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(client.peer_info().unwrap()).unwrap(),
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "skyl-weather", "version": "0.1.0"},
+            "instructions": "Weather readings, news headlines and currency conversion, for a demo: the data is made up."
+        })
+    );
+    exercise_weather(&client).await;
+
+    // Closing stdin ends the server, which exits successfully.
+    client.cancel().await.unwrap();
+    let status = bounded("the server's exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+
+    // Nothing but JSON-RPC was written to stdout (a panic's message went to stderr).
+    let seen = String::from_utf8(seen.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = seen.lines().collect();
+    assert!(lines.len() > 20, "{seen}");
+    for line in lines {
+        let message: Value = serde_json::from_str(line)
+            .unwrap_or_else(|error| panic!("not JSON ({error}) on stdout: {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+    }
+}
+
+// -------------------------------------------------------------------------------------------
+// What an in-process server shows: a tool with an output schema and hints, and a cancellation.
+
+/// A hand-written tool whose definition has a title, hints and an output schema: its output is
+/// JSON text, which the server also sends as `structuredContent`.
+struct Forecast(ToolDefinition);
+
+impl<S> Tool<S> for Forecast {
+    fn definition(&self) -> &ToolDefinition {
+        &self.0
+    }
+
+    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a S) -> ToolFuture<'a> {
+        let city = arguments["city"].as_str().unwrap_or("nowhere");
+        ToolFuture::ready(Ok(json!({"city": city, "celsius": 22}).to_string()))
+    }
+}
+
+fn forecast() -> Forecast {
+    Forecast(ToolDefinition {
+        name: "forecast".into(),
+        description: "Today's forecast for a city.".into(),
+        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        annotations: ToolAnnotations {
+            title: Some("Forecast".into()),
+            read_only: Some(true),
+            open_world: Some(false),
+            ..Default::default()
+        },
+        output_schema: Some(json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+            "required": ["city", "celsius"]
+        })),
+    })
+}
+
+/// Signals when a call starts, and when its future is dropped.
+#[derive(Default)]
+struct Probe {
+    started: Notify,
+    dropped: Notify,
+}
+
+struct SignalOnDrop<'a>(&'a Notify);
+
+impl Drop for SignalOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+/// Waits for an answer that never comes.
+#[skyl::tool]
+async fn wait_forever(#[state] probe: &Probe) -> String {
+    let _dropped = SignalOnDrop(&probe.dropped);
+    probe.started.notify_one();
+    std::future::pending().await
+}
+
+async fn probe_client() -> (Client, Arc<Toolbox<Probe>>) {
+    let toolbox = Arc::new(
+        Toolbox::with_state(Probe::default())
+            .with(forecast())
+            .with(WaitForever),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Arc::clone(&toolbox)).serve(server_end));
+    let client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    (client, toolbox)
+}
+
+#[tokio::test]
+async fn hints_and_output_schemas_are_listed_and_json_output_is_structured() {
+    let (client, _toolbox) = probe_client().await;
+    let listing = bounded("tools/list", client.peer().list_tools(None))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(listing).unwrap(),
+        json!({"tools": [
+            {
+                "name": "forecast",
+                "title": "Forecast",
+                "description": "Today's forecast for a city.",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+                    "required": ["city", "celsius"]
+                },
+                "annotations": {"title": "Forecast", "readOnlyHint": true, "openWorldHint": false}
+            },
+            {
+                "name": "wait_forever",
+                "description": "Waits for an answer that never comes.",
+                "inputSchema": {"type": "object", "additionalProperties": false, "properties": {}, "required": []}
+            }
+        ]})
+    );
+    assert_eq!(
+        call(&client, "forecast", json!({"city": "Gulu"})).await,
+        json!({
+            "content": [{"type": "text", "text": r#"{"city":"Gulu","celsius":22}"#}],
+            "structuredContent": {"city": "Gulu", "celsius": 22},
+            "isError": false
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_drops_the_tools_future_and_the_server_goes_on() {
+    let (client, toolbox) = probe_client().await;
+    let probe = toolbox.state();
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
+        "wait_forever",
+    )));
+    let handle = bounded(
+        "sending the call",
+        client
+            .peer()
+            .send_cancellable_request(request, PeerRequestOptions::no_options()),
+    )
+    .await
+    .unwrap();
+    bounded("the tool to start", probe.started.notified()).await;
+    bounded(
+        "the cancellation",
+        handle.cancel(Some("the user gave up".into())),
+    )
+    .await
+    .unwrap();
+    bounded("the tool's future to be dropped", probe.dropped.notified()).await;
+    assert_eq!(
+        call(&client, "forecast", json!({"city": "Kampala"})).await["structuredContent"],
+        json!({"city": "Kampala", "celsius": 22})
+    );
+}
