@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use skyl::ToolCall;
 use skyl::provider::{
     Anthropic, DecodeError, Gemini, OpenAiChat, OpenAiResponses, Provider, Response, SseParser,
     StopReason, StreamEvent, Streaming, Usage,
 };
-use skyl::{Part, ToolCall};
 
 const PROVIDERS: [&str; 4] = ["anthropic", "openai_chat", "openai_responses", "gemini"];
 
@@ -144,16 +144,12 @@ fn assert_events_tell(context: &str, told: &[StreamEvent], response: &Response) 
             _ => None,
         })
         .collect();
-    let response_text: String = response
-        .message
-        .parts
-        .iter()
-        .filter_map(|part| match part {
-            Part::Text(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(text, response_text, "{context}: the text deltas");
+    // Text with a provider's signature (`Part::ProviderText`) is text the model wrote too.
+    assert_eq!(
+        text,
+        response.message.text_content(),
+        "{context}: the text deltas"
+    );
 
     let calls: Vec<&ToolCall> = response.message.tool_calls().collect();
     let mut finished = Vec::new();
