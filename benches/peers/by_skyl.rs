@@ -1,0 +1,103 @@
+//! skyl: the tool written with `#[skyl::tool]`, dispatched by a `Toolbox`.
+
+use serde_json::{Value, json};
+use skyl::{Tool, ToolCall, ToolDefinition, ToolFuture, ToolResult, Toolbox};
+
+use super::forecast::{FILLER_DESCRIPTION, forecast_text};
+use super::{Dispatcher, run};
+
+/// Looks up the weather forecast for a city.
+#[skyl::tool]
+fn forecast(
+    /// The city, in English.
+    city: String,
+    /// How many days ahead, 1 to 7.
+    days: Option<u8>,
+    /// Metric units when true.
+    #[serde(default)]
+    metric: bool,
+) -> String {
+    forecast_text(&city, days, metric)
+}
+
+/// A stand-in tool, written against the `Tool` trait so that a name can be given at run time.
+struct Filler(ToolDefinition);
+
+impl Tool for Filler {
+    fn definition(&self) -> &ToolDefinition {
+        &self.0
+    }
+
+    fn call<'a>(&'a self, _: &'a Value, _: &'a ()) -> ToolFuture<'a> {
+        ToolFuture::ready(Ok(String::new()))
+    }
+}
+
+macro_rules! fillers {
+    ($($filler:ident)*) => {
+        fn with_fillers(toolbox: Toolbox) -> Toolbox {
+            toolbox $(.with(Filler(ToolDefinition {
+                name: stringify!($filler).into(),
+                description: FILLER_DESCRIPTION.into(),
+                parameters: json!({"type": "object", "properties": {}}),
+                ..Default::default()
+            })))*
+        }
+    };
+}
+with_fillers!(fillers);
+
+fn toolbox(tools: usize) -> Toolbox {
+    let toolbox = Toolbox::new().with(Forecast);
+    if tools == 1 {
+        toolbox
+    } else {
+        with_fillers(toolbox)
+    }
+}
+
+/// `Toolbox::dispatch(..).await`, the path every caller can take.
+pub struct BySkyl(Toolbox);
+
+impl Dispatcher for BySkyl {
+    type Answer = ToolResult;
+
+    fn with_tools(tools: usize) -> Self {
+        BySkyl(toolbox(tools))
+    }
+
+    fn registered(&self) -> usize {
+        self.0.len()
+    }
+
+    fn dispatch(&self, call: &ToolCall) -> ToolResult {
+        run(self.0.dispatch(call))
+    }
+
+    fn text(answer: &ToolResult) -> (&str, bool) {
+        (&answer.content, answer.is_error)
+    }
+}
+
+/// `Toolbox::dispatch_blocking`, for code without an executor.
+pub struct BySkylBlocking(Toolbox);
+
+impl Dispatcher for BySkylBlocking {
+    type Answer = ToolResult;
+
+    fn with_tools(tools: usize) -> Self {
+        BySkylBlocking(toolbox(tools))
+    }
+
+    fn registered(&self) -> usize {
+        self.0.len()
+    }
+
+    fn dispatch(&self, call: &ToolCall) -> ToolResult {
+        self.0.dispatch_blocking(call)
+    }
+
+    fn text(answer: &ToolResult) -> (&str, bool) {
+        (&answer.content, answer.is_error)
+    }
+}
