@@ -8,9 +8,16 @@
 //! ```
 //!
 //! `--no-stream` asks for whole answers and prints each step once it is done, instead of
-//! printing the answer as it streams. `--provider` needs the HTTP transport, which this build
-//! does not have yet: [`model`] is the one place that chooses the model.
+//! printing the answer as it streams. `--provider anthropic|openai|openai-responses|gemini` runs
+//! the same agent against a real provider over HTTP, with the key the provider's SDK reads
+//! (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GEMINI_API_KEY`; `OPENAI_BASE_URL` points `openai` at
+//! any OpenAI-compatible server, such as Ollama on this machine). [`model`] is the one place that
+//! chooses the model: the loop is the same whichever it is.
 
+#[path = "support/http_model.rs"]
+mod http_model;
+
+use std::future::IntoFuture as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -19,6 +26,8 @@ use skyl::agent::{Agent, Event, Model, Step, hooks};
 use skyl::provider::{Request, Response, StopReason, StreamEvent, Usage};
 use skyl::testing::ScriptedModel;
 use skyl::{Message, Part, Role, ToolCall, Toolbox};
+
+use http_model::{Args, http_model};
 
 /// Get the current weather for a city.
 #[skyl::tool]
@@ -42,44 +51,14 @@ fn celsius_to_fahrenheit(
     celsius * 9.0 / 5.0 + 32.0
 }
 
-/// What the command line asked for.
-struct Options {
-    provider: Option<String>,
-    model: Option<String>,
-    stream: bool,
-    prompt: String,
-}
-
-fn parse_args() -> Result<Options, String> {
-    let mut options = Options {
-        provider: None,
-        model: None,
-        stream: true,
-        prompt: "What's the weather in Kampala and Gulu, in Fahrenheit?".into(),
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--provider" => options.provider = Some(args.next().ok_or("--provider needs a name")?),
-            "--model" => options.model = Some(args.next().ok_or("--model needs a name")?),
-            "--no-stream" => options.stream = false,
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            prompt => options.prompt = prompt.to_owned(),
-        }
-    }
-    Ok(options)
-}
+/// The question asked when the command line gives none.
+const DEFAULT_PROMPT: &str = "What's the weather in Kampala and Gulu, in Fahrenheit?";
 
 /// The model to talk to, and its name: the only place that knows which provider it is.
-fn model(options: &Options) -> Result<(Box<dyn Model>, String), String> {
-    match &options.provider {
-        None => Ok((
-            Box::new(scripted_model()),
-            options.model.clone().unwrap_or_else(|| "scripted".into()),
-        )),
-        Some(provider) => Err(format!(
-            "--provider {provider}: this build has no HTTP transport yet; run without --provider to use the scripted model"
-        )),
+fn model(args: &Args) -> Result<(Box<dyn Model>, String), String> {
+    match (args.provider, args.model_name()) {
+        (Some(provider), Some(name)) => Ok((http_model(provider)?, name)),
+        _ => Ok((Box::new(scripted_model()), "scripted".into())),
     }
 }
 
@@ -207,14 +186,14 @@ fn print_step(step: &Step<'_>) {
 }
 
 fn main() -> ExitCode {
-    let options = match parse_args() {
-        Ok(options) => options,
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(args) => args,
         Err(message) => {
             eprintln!("agent: {message}");
             return ExitCode::from(2);
         }
     };
-    let (model, model_name) = match model(&options) {
+    let (model, model_name) = match model(&args) {
         Ok(model) => model,
         Err(message) => {
             eprintln!("agent: {message}");
@@ -226,16 +205,27 @@ fn main() -> ExitCode {
     let agent = Agent::new(model, toolbox, model_name)
         .with_system("You are a terse weather assistant. Use the tools; never guess.")
         .with_max_steps(6);
-    println!("user: {}", options.prompt);
-    let messages = vec![Message::user(options.prompt.as_str())];
+    let prompt = args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT);
+    println!("user: {prompt}");
+    let messages = vec![Message::user(prompt)];
 
-    let run = if options.stream {
-        agent.run(messages).on_event(event_printer()).blocking()
+    // A run is a future: the scripted model would need no executor (`.blocking()`), but the
+    // HTTP transport runs on Tokio, as reqwest does, so one runtime serves both.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("agent: cannot start Tokio: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let run = if args.stream {
+        runtime.block_on(agent.run(messages).on_event(event_printer()).into_future())
     } else {
-        agent
-            .with_hooks(hooks::after_step(print_step))
-            .run(messages)
-            .blocking()
+        let agent = agent.with_hooks(hooks::after_step(print_step));
+        runtime.block_on(agent.run(messages).into_future())
     };
     match run {
         Ok(run) => {

@@ -1058,7 +1058,7 @@ fn a_model_error_mid_run_keeps_the_transcript_and_the_run_resumes() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the model request of step 2 failed: anthropic answered HTTP 529 (overloaded_error): Overloaded. The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
+        "the model request of step 2 failed: Anthropic answered HTTP 529 (overloaded_error): Overloaded. The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
     );
     assert_eq!(error.step(), 2);
     assert_eq!(error.model_error().status(), Some(529));

@@ -317,7 +317,7 @@ async fn a_529_that_lasts_gives_up_after_the_retries_with_what_anthropic_said() 
     );
     assert_eq!(
         error.to_string(),
-        "anthropic answered HTTP 529 (overloaded_error): Overloaded [request id req_011CQ3x; gave up after 2 retries]"
+        "Anthropic answered HTTP 529 (overloaded_error): Overloaded [request id req_011CQ3x; gave up after 2 retries]"
     );
     assert_eq!(server.requests().len(), 3);
 }
@@ -329,13 +329,13 @@ async fn a_400_reaches_the_caller_in_the_providers_words_without_a_retry() {
             OpenAiChat::default().into(),
             r#"{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[2].role","code":null}}"#,
             "x-request-id",
-            "openai_chat answered HTTP 400 (invalid_request_error): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. [request id req_abc]",
+            "OpenAI Chat answered HTTP 400 (invalid_request_error): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. [request id req_abc]",
         ),
         (
             Gemini::default().into(),
             r#"{"error":{"code":400,"message":"Please ensure that function response turn comes immediately after a function call turn.","status":"INVALID_ARGUMENT"}}"#,
             "x-request-id",
-            "gemini answered HTTP 400 (INVALID_ARGUMENT): Please ensure that function response turn comes immediately after a function call turn. [request id req_abc]",
+            "Gemini answered HTTP 400 (INVALID_ARGUMENT): Please ensure that function response turn comes immediately after a function call turn. [request id req_abc]",
         ),
     ];
     for (api, body, id_header, text) in cases {
@@ -432,7 +432,7 @@ async fn an_idle_stream_times_out_and_comments_do_not_keep_it_alive() {
     assert_eq!(error.kind(), ModelErrorKind::Timeout);
     assert_eq!(
         error.to_string(),
-        "anthropic did not answer in time: the stream sent no event for 200ms, after 1 events; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer"
+        "Anthropic did not answer in time: the stream sent no event for 200ms, after 1 events; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer"
     );
     // The transport let go of the connection.
     tokio::time::timeout(Duration::from_secs(10), was_closed)
@@ -523,7 +523,7 @@ async fn a_refused_connection_is_retried_then_reported() {
     );
     assert!(
         error.to_string().starts_with(&format!(
-            "the connection to openai_chat failed: error sending request for url ({url}/chat/completions)"
+            "the connection to OpenAI Chat failed: error sending request for url ({url}/chat/completions)"
         )),
         "{error}"
     );
@@ -549,7 +549,7 @@ async fn an_error_event_mid_stream_is_the_providers_and_marked_retryable_when_it
 
     assert_eq!(
         error.to_string(),
-        "anthropic answered with an error (overloaded_error): Overloaded [request id req_9]"
+        "Anthropic answered with an error (overloaded_error): Overloaded [request id req_9]"
     );
     assert!(error.is_retryable());
     assert_eq!(told, vec![StreamEvent::TextDelta("Let me".into())]);

@@ -131,6 +131,10 @@ pub(crate) fn http_model(provider: Provider) -> Result<Box<dyn Model>, String> {
 /// Prints an event of a streamed answer as it arrives: the text as it is written, and each tool
 /// call once it is complete (parallel calls may grow interleaved, so their pieces are not
 /// printed).
+#[allow(
+    dead_code,
+    reason = "`ask` prints with it; `agent` prints its own run events"
+)]
 pub(crate) fn print_event(event: &StreamEvent) {
     let mut out = std::io::stdout().lock();
     let _ = match event {

@@ -47,7 +47,7 @@ pub enum ModelErrorKind {
 /// assert!(error.is_retryable());
 /// assert_eq!(
 ///     error.to_string(),
-///     "anthropic answered HTTP 429 (rate_limit_error): Rate limit exceeded, retry in 20s \
+///     "Anthropic answered HTTP 429 (rate_limit_error): Rate limit exceeded, retry in 20s \
 ///      [request id req_011; gave up after 3 retries]"
 /// );
 /// ```
@@ -182,7 +182,10 @@ pub(crate) fn is_retryable_status(status: u16) -> bool {
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let who = self.provider.map_or("the model", Provider::as_str);
+        // People read this: the provider's name as its documentation writes it.
+        let who = self
+            .provider
+            .map_or_else(|| "the model".to_owned(), |provider| provider.to_string());
         match (self.kind, self.status) {
             (ModelErrorKind::Provider, Some(status)) => write!(f, "{who} answered HTTP {status}")?,
             (ModelErrorKind::Provider, None) => write!(f, "{who} answered with an error")?,
@@ -273,7 +276,7 @@ mod tests {
             (
                 ModelError::new(ModelErrorKind::Connection, "connection reset by peer")
                     .with_provider(Provider::OpenAiChat),
-                "the connection to openai_chat failed: connection reset by peer",
+                "the connection to OpenAI Chat failed: connection reset by peer",
             ),
             (
                 ModelError::new(ModelErrorKind::Timeout, "no event for 30s"),
@@ -284,7 +287,7 @@ mod tests {
                     .with_provider(Provider::Anthropic)
                     .with_error_type("invalid_request_error")
                     .with_retries(1),
-                "anthropic answered HTTP 400 (invalid_request_error): messages.1: tool_use ids must be unique [gave up after 1 retry]",
+                "Anthropic answered HTTP 400 (invalid_request_error): messages.1: tool_use ids must be unique [gave up after 1 retry]",
             ),
         ];
         for (error, text) in cases {

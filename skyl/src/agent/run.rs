@@ -200,7 +200,7 @@ impl TryFrom<Stored> for Run {
 /// let error = agent.run(vec![Message::user("Hi")]).blocking().unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
-///     "the model request of step 1 failed: anthropic answered HTTP 529: Overloaded. \
+///     "the model request of step 1 failed: Anthropic answered HTTP 529: Overloaded. \
 ///      The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
 /// );
 /// assert!(error.model_error().is_retryable());

@@ -167,7 +167,7 @@ mod tests {
         );
         assert_eq!(
             error.to_string(),
-            "anthropic answered HTTP 400 (invalid_request_error): messages.1: `tool_use` ids must be unique [request id req_011CQ]"
+            "Anthropic answered HTTP 400 (invalid_request_error): messages.1: `tool_use` ids must be unique [request id req_011CQ]"
         );
         assert!(!error.is_retryable());
 
@@ -180,7 +180,7 @@ mod tests {
         );
         assert_eq!(
             gemini.to_string(),
-            "gemini answered HTTP 429 (RESOURCE_EXHAUSTED): Resource has been exhausted (e.g. check quota)."
+            "Gemini answered HTTP 429 (RESOURCE_EXHAUSTED): Resource has been exhausted (e.g. check quota)."
         );
         assert!(gemini.is_retryable());
     }
