@@ -1,8 +1,7 @@
 //! The HTTP transport against a real HTTP server on 127.0.0.1 (`http_server.rs`): what each
 //! provider is sent, whole and streamed answers, retries, and the failures of a real network.
 //!
-//! Not here yet: a whole agent run over HTTP (streamed and not). It needs `skyl::agent::Agent`,
-//! which has not landed; when it does, run it against this server with an `HttpModel`.
+//! Whole agent runs over this transport, streamed and not, are in `agent_http.rs`.
 
 mod http_server;
 
