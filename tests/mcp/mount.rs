@@ -5,7 +5,11 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use std::future::IntoFuture;
+
+use skyl::agent::{Agent, Stop};
 use skyl::mcp::{ConnectError, Remote, Server};
+use skyl::testing::ScriptedModel;
 use skyl::{Message, Part, Role, ToolCall, ToolResult, Toolbox};
 use tokio::process::Command;
 
@@ -382,6 +386,116 @@ async fn servers_that_cannot_be_mounted_say_why() {
     );
 }
 
-// An agent run (a scripted model) that calls a mounted tool, and the same run with the server
-// killed in the middle, belong here once the agent loop lands: build the toolbox as above with
-// `Toolbox::with_remote` and hand it to the agent.
+/// The tool results of a run's transcript, in order.
+fn results_of(transcript: &[Message]) -> Vec<ToolResult> {
+    transcript
+        .iter()
+        .flat_map(|message| &message.parts)
+        .filter_map(|part| match part {
+            Part::ToolResult(result) => Some(result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_agent_run_calls_mounted_and_local_tools_alike() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new()
+        .reply_calls([
+            ToolCall::new("c1", "hello", json!({})),
+            ToolCall::new("c2", "files_echo_text", json!({"text": "from the agent"})),
+            ToolCall::new("c3", "files_fail", json!({})),
+        ])
+        .reply_text("Done.");
+    let agent = Agent::new(
+        model,
+        Toolbox::new().with(Hello).with_remote(&files),
+        "scripted",
+    );
+
+    let run = bounded(
+        "the run",
+        agent.run(vec![Message::user("Go.")]).into_future(),
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(
+        (run.stop(), run.steps(), run.text()),
+        (&Stop::Answered, 2, "Done.".into())
+    );
+    assert_eq!(
+        results_of(run.transcript()),
+        [
+            ToolResult::success("c1", "hello"),
+            ToolResult::success("c2", "echo: from the agent"),
+            ToolResult::error(
+                "c3",
+                "ERROR: files_fail failed: the disk is full. If the message says the arguments were wrong, call files_fail again with corrected ones; otherwise do not retry, and tell the user.",
+            ),
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_agent_run_goes_on_when_a_mounted_server_is_killed_mid_run() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let pid = files.process_id().unwrap();
+    // Step 1 waits on a call the server never answers, and the server is killed meanwhile; in
+    // step 2 the model tries the server again, then gives up in step 3.
+    let model = ScriptedModel::new()
+        .reply_calls([
+            ToolCall::new("c1", "files_hang", json!({})),
+            ToolCall::new("c2", "hello", json!({})),
+        ])
+        .reply_calls([ToolCall::new(
+            "c3",
+            "files_echo_text",
+            json!({"text": "still there?"}),
+        )])
+        .reply_text("The files server stopped; please restart it.");
+    let agent = Agent::new(
+        model,
+        Toolbox::new().with(Hello).with_remote(&files),
+        "scripted",
+    );
+    let kill = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let killed = Command::new("sh")
+            .args(["-c", &format!("kill -9 {pid}")])
+            .status()
+            .await
+            .unwrap();
+        assert!(killed.success());
+    };
+
+    let (run, ()) = bounded("the run with a killed server", async {
+        tokio::join!(agent.run(vec![Message::user("Go.")]).into_future(), kill)
+    })
+    .await;
+    let run = run.unwrap();
+
+    let gone = |call_id: &str, tool: &str| {
+        ToolResult::error(
+            call_id,
+            format!(
+                "ERROR: {tool} failed: the MCP server \"files\" was killed by signal 9 before answering. Do not call its tools again; tell the user that the \"files\" server stopped and needs to be restarted."
+            ),
+        )
+    };
+    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 3));
+    assert_eq!(
+        results_of(run.transcript()),
+        [
+            gone("c1", "files_hang"),
+            ToolResult::success("c2", "hello"),
+            gone("c3", "files_echo_text"),
+        ]
+    );
+}
