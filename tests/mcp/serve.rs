@@ -345,3 +345,69 @@ async fn a_cancelled_call_drops_the_tools_future_and_the_server_goes_on() {
         json!({"city": "Kampala", "celsius": 22})
     );
 }
+
+/// A reading at a station.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Reading {
+    /// The station's city.
+    city: String,
+    /// Degrees Celsius.
+    celsius: i32,
+}
+
+/// Reads the station of a city.
+#[skyl::tool(output_schema, read_only)]
+fn read_station(
+    /// The city.
+    city: String,
+) -> skyl::Json<Reading> {
+    skyl::Json(Reading { city, celsius: 21 })
+}
+
+#[tokio::test]
+async fn a_tool_returning_json_with_output_schema_lists_it_and_answers_structured() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Toolbox::new().with(ReadStation)).serve(server_end));
+    let client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    let listing = bounded("tools/list", client.peer().list_tools(None))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(listing).unwrap(),
+        json!({"tools": [{
+            "name": "read_station",
+            "description": "Reads the station of a city.",
+            "inputSchema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {"city": {"type": "string", "description": "The city."}},
+                "required": ["city"]
+            },
+            "outputSchema": {
+                "description": "A reading at a station.",
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "The station's city."},
+                    "celsius": {
+                        "type": "integer",
+                        "description": "Degrees Celsius.",
+                        "minimum": -2147483648,
+                        "maximum": 2147483647
+                    }
+                },
+                "required": ["city", "celsius"]
+            },
+            "annotations": {"readOnlyHint": true}
+        }]})
+    );
+    assert_eq!(
+        call(&client, "read_station", json!({"city": "Gulu"})).await,
+        json!({
+            "content": [{"type": "text", "text": r#"{"city":"Gulu","celsius":21}"#}],
+            "structuredContent": {"city": "Gulu", "celsius": 21},
+            "isError": false
+        })
+    );
+}
