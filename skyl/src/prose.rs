@@ -15,6 +15,16 @@ const LISTED_TOOLS: usize = 20;
 
 /// The content for a call naming a tool the toolbox does not have.
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> String {
+    // A name longer than any provider allows is no slip of a real name: it is not compared
+    // (the edit distance costs its length times each name's), and only its start is quoted.
+    let too_long = name.chars().nth(LONGEST_NAME).is_some();
+    let shown: std::borrow::Cow<'_, str> = if too_long {
+        let start: String = name.chars().take(QUOTED_START).collect();
+        format!("{start}...").into()
+    } else {
+        name.into()
+    };
+    let name = shown.as_ref();
     let mut available: Vec<&str> = available.into_iter().collect();
     if available.is_empty() {
         return format!(
@@ -23,7 +33,7 @@ pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &
     }
     available.sort_unstable();
     let mut text = format!("ERROR: there is no tool named \"{name}\".");
-    if let Some(nearest) = nearest(name, &available) {
+    if let Some(nearest) = nearest(name, &available).filter(|_| !too_long) {
         let _ = write!(text, " Did you mean \"{nearest}\"?");
     }
     text.push_str(" The available tools are: ");
@@ -184,6 +194,12 @@ fn sentence(cause: &str) -> &str {
 }
 
 /// The available name closest to `name`, if it is close enough to be a likely typo.
+/// The longest tool name any provider accepts (Anthropic's documented 128).
+const LONGEST_NAME: usize = 128;
+
+/// How much of a longer name the prose quotes.
+const QUOTED_START: usize = 64;
+
 fn nearest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
     let wanted = normalize(name);
     available
@@ -243,6 +259,18 @@ mod tests {
         assert_eq!(
             unknown_tool("anything", []),
             "ERROR: there is no tool named \"anything\"; no tools are available. Answer without calling a tool."
+        );
+    }
+
+    #[test]
+    fn a_name_longer_than_any_provider_allows_is_quoted_by_its_start() {
+        let name = format!("get_weather{}", "x".repeat(100_000));
+        assert_eq!(
+            unknown_tool(&name, ["get_weather"]),
+            format!(
+                "ERROR: there is no tool named \"get_weather{}...\". The available tools are: get_weather. Call one of them by its exact name.",
+                "x".repeat(53)
+            )
         );
     }
 
