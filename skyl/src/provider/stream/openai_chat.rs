@@ -27,6 +27,8 @@ impl Streaming for OpenAiChat {
                 model: None,
                 content: None,
                 refusal: None,
+                reasoning: None,
+                reasoning_content: None,
                 message_extra: None,
                 calls: Vec::new(),
                 finish_reason: None,
@@ -42,6 +44,10 @@ struct ChatSteps {
     model: Option<String>,
     content: Option<String>,
     refusal: Option<String>,
+    /// The joined `reasoning` deltas (Groq, vLLM, OpenRouter).
+    reasoning: Option<String>,
+    /// The joined `reasoning_content` deltas (DeepSeek), which DeepSeek wants back.
+    reasoning_content: Option<String>,
     /// Gemini's OpenAI endpoint puts thought signatures in `extra_content`.
     message_extra: Option<Value>,
     calls: Vec<Call>,
@@ -197,6 +203,12 @@ impl Steps for ChatSteps {
         if let Some(refusal) = self.refusal.take() {
             message.insert("refusal".into(), json!(refusal));
         }
+        if let Some(reasoning) = self.reasoning.take() {
+            message.insert("reasoning".into(), json!(reasoning));
+        }
+        if let Some(reasoning) = self.reasoning_content.take() {
+            message.insert("reasoning_content".into(), json!(reasoning));
+        }
         if !self.calls.is_empty() {
             let calls = self.calls.drain(..).map(|call| {
                 let mut function = Map::new();
@@ -259,8 +271,14 @@ impl ChatSteps {
                 .get_or_insert_with(String::new)
                 .push_str(&refusal);
         }
-        if let Some(reasoning) = delta.reasoning.or(delta.reasoning_content) {
-            out.reasoning(&reasoning);
+        for (piece, joined) in [
+            (delta.reasoning, &mut self.reasoning),
+            (delta.reasoning_content, &mut self.reasoning_content),
+        ] {
+            if let Some(piece) = piece {
+                out.reasoning(&piece);
+                joined.get_or_insert_with(String::new).push_str(&piece);
+            }
         }
         if let Some(extra) = delta.extra_content {
             self.message_extra = Some(extra);
