@@ -165,6 +165,9 @@ const MESSAGE_FIELDS: [&str; 4] = [
     "reasoning_details",
 ];
 
+/// The fields a compatible server adds to a call and may need back: Gemini's `extra_content`.
+const CALL_FIELDS: [&str; 1] = ["extra_content"];
+
 impl Encoder for OpenAiChat {
     const PROVIDER: Provider = PROVIDER;
     const TOOL_NAMES: NameRule = names::WORD_64;
@@ -305,7 +308,7 @@ fn assistant_message(adapter: &OpenAiChat, message: &Message) -> Option<Value> {
         if let Part::Provider(data) = part
             && let Some(fields) = adapter.returned(data)
         {
-            out.extend(fields.iter().map(|(key, value)| (key.clone(), value.clone())));
+            send_back(&mut out, fields, &MESSAGE_FIELDS);
         }
     }
     (has_text || has_calls).then_some(Value::Object(out))
@@ -325,10 +328,24 @@ fn call(adapter: &OpenAiChat, call: &ToolCall) -> Value {
             ),
         ]),
     );
-    if let Some(fields) = call.provider_data.as_ref().and_then(|d| adapter.returned(d)) {
-        entry.extend(fields.iter().map(|(key, value)| (key.clone(), value.clone())));
+    if let Some(fields) = call
+        .provider_data
+        .as_ref()
+        .and_then(|d| adapter.returned(d))
+    {
+        send_back(&mut entry, fields, &CALL_FIELDS);
     }
     Value::Object(entry)
+}
+
+/// Copies the fields of `names` a server returned into the object it goes back in. Only those:
+/// provider data edited by hand cannot replace what skyl writes (`role`, `tool_calls`, ...).
+fn send_back(out: &mut Map<String, Value>, fields: &Map<String, Value>, names: &[&str]) {
+    for (key, value) in fields {
+        if names.contains(&key.as_str()) {
+            out.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 impl Decoder for OpenAiChat {
@@ -350,11 +367,8 @@ impl Decoder for OpenAiChat {
             return Err(choices.error("a non-empty array"));
         };
         let message = choice.get("message");
-        let fields = message.object()?;
-        let returned: Map<String, Value> = MESSAGE_FIELDS
-            .iter()
-            .filter_map(|&key| Some((key.to_owned(), fields.get(key).filter(|v| kept(v))?.clone())))
-            .collect();
+        message.object()?;
+        let returned = returned_by(message, &MESSAGE_FIELDS);
         if !returned.is_empty() {
             answer.push(Part::Provider(self.keep(returned)));
         }
@@ -395,9 +409,9 @@ impl Decoder for OpenAiChat {
                 Some(_) => return Err(arguments.error("a string")),
             };
             let mut tool_call = ToolCall::new(id, function.get("name").str()?, arguments);
-            if let Some(extra) = call.get("extra_content").value().filter(|v| kept(v)) {
-                let fields = Map::from_iter([("extra_content".to_owned(), extra.clone())]);
-                tool_call.provider_data = Some(self.keep(fields));
+            let returned = returned_by(call, &CALL_FIELDS);
+            if !returned.is_empty() {
+                tool_call.provider_data = Some(self.keep(returned));
             }
             answer.push(Part::ToolCall(tool_call));
         }
@@ -425,6 +439,17 @@ impl Decoder for OpenAiChat {
             },
         )
     }
+}
+
+/// The fields of `names` that `node` (a message or a call) holds and that are worth keeping.
+fn returned_by(node: Node<'_>, names: &[&str]) -> Map<String, Value> {
+    names
+        .iter()
+        .filter_map(|&key| {
+            let value = node.get(key).value().filter(|value| kept(value))?;
+            Some((key.to_owned(), value.clone()))
+        })
+        .collect()
 }
 
 /// Whether a field a server returned for itself is worth keeping: anything but `null` and an

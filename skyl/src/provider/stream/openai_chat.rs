@@ -5,8 +5,11 @@
 //! `index` and a piece of `arguments`; parallel calls have different indexes. With
 //! `stream_options.include_usage` the last chunk before `[DONE]` has `"choices": []` and the
 //! usage. Compatible servers add their own: a `reasoning` or `reasoning_content` delta (Groq,
-//! DeepSeek, vLLM, OpenRouter), an `error` object inside an ordinary chunk (OpenRouter) or an
-//! `event: error` (Groq), and calls without ids (Gemini's OpenAI endpoint).
+//! DeepSeek, vLLM, OpenRouter), told as reasoning and joined into the final message (where the
+//! adapter keeps it to send back, see [`OpenAiChat::with_server`]), an `error` object inside an
+//! ordinary chunk (OpenRouter) or an `event: error` (Groq), and calls without ids (Gemini's
+//! OpenAI endpoint). OpenRouter's `reasoning_details` pieces are not joined: a streamed answer
+//! keeps only the `reasoning` text.
 
 use std::borrow::Cow;
 
