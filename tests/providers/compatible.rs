@@ -448,3 +448,13 @@ fn mistral_streamed_ids_survive() {
     assert_eq!(ids, ["D9fsP3mZk", "q7Rt2XbWn"]);
     assert_eq!(response.stop_reason, skyl::provider::StopReason::ToolUse);
 }
+
+#[test]
+fn openrouter_streamed_reasoning_details_are_joined_and_go_back() {
+    let openrouter = server("openrouter");
+    let response = streamed(&openrouter, "openrouter_reasoning_then_call");
+    assert_eq!(
+        encoded(&openrouter, continued(&response.message)),
+        kampala_request(openrouter_assistant(true))
+    );
+}
