@@ -90,7 +90,10 @@ fn openai_chat_null_content_and_malformed_arguments() {
 
 #[test]
 fn openai_chat_calls_without_ids_get_minted_ones() {
-    let response = round_trip(&OpenAiChat::default(), "compatible_without_ids");
+    let response = round_trip(
+        &OpenAiChat::default().with_server("gemini"),
+        "compatible_without_ids",
+    );
     let ids: Vec<&str> = response
         .message
         .tool_calls()

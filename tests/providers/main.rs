@@ -1,10 +1,12 @@
 //! The provider adapters: whole request bodies against committed snapshots, decoding of response
 //! bodies modelled on recorded traffic, every error's text, and the schema dialects.
 //!
-//! Snapshots live in `tests/golden/`, response bodies in `tests/fixtures/<provider>/`. After an
+//! Snapshots live in `tests/golden/`, response bodies in `tests/fixtures/<provider>/` (and the
+//! OpenAI-compatible servers' in `tests/fixtures/openai_compatible/`). After an
 //! intended change, regenerate the snapshots with `SKYL_BLESS=1 cargo test -p skyl-tests --test
 //! providers` and review the diff.
 
+mod compatible;
 mod decode;
 mod errors;
 mod generated;

@@ -37,7 +37,8 @@ pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, 
     if let Some(error) = decoder.error(root)? {
         return Err(error);
     }
-    let id = root.get(D::ID).opt_str()?;
+    // Some compatible servers fill unused fields with `""`: an empty id is no id.
+    let id = root.get(D::ID).opt_str()?.filter(|id| !id.is_empty());
     let mut answer = Answer {
         parts: Vec::new(),
         calls: 0,
@@ -54,7 +55,11 @@ pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, 
         stop_reason,
         usage: decoder.usage(root)?,
         id: id.map(str::to_owned),
-        model: root.get(D::MODEL).opt_str()?.map(str::to_owned),
+        model: root
+            .get(D::MODEL)
+            .opt_str()?
+            .filter(|model| !model.is_empty())
+            .map(str::to_owned),
     })
 }
 

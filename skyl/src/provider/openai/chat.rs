@@ -35,27 +35,138 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 ///   [`Request::extra`].
 ///
 /// Decoding keeps an `arguments` string that is not valid JSON as a string (dispatching the call
-/// then tells the model), mints ids for calls a server sent without one (`call_<key>_<n>`, the key
-/// being the response `id` or a hash of the body), and keeps Gemini's `extra_content` (its thought
-/// signatures) to send back.
+/// then tells the model) and mints ids for calls a server sent without one (`call_<key>_<n>`, the
+/// key being the response `id` or a hash of the body). It reads compatible servers as they really
+/// answer: an empty `refusal` is no refusal, empty `content` next to calls is no text, an empty
+/// `id` is no id, and calls with an empty or missing `finish_reason` stop for
+/// [`StopReason::ToolUse`].
+///
+/// # Compatible servers and what goes back to them
+///
+/// Some compatible servers put fields of their own on the assistant message and need them back on
+/// the next request: Gemini's endpoint its thought signatures under `extra_content` (on the
+/// message and on each call), DeepSeek in thinking mode its `reasoning_content` (a 400 without it
+/// once the model has called a tool), vLLM and OpenRouter their `reasoning` or
+/// `reasoning_details`. OpenAI's own request types forbid every one of them. Decoding keeps them as
+/// [`ProviderData`] labelled with the adapter's [`server`](Self::server), and encoding sends them
+/// back only to an adapter with the same label:
+///
+/// - [`OpenAiChat::default()`] talks to OpenAI itself. It sends nothing OpenAI does not define, so
+///   a transcript from any compatible server can be continued on OpenAI.
+/// - [`with_server("deepseek")`](Self::with_server) talks to a compatible server named
+///   `"deepseek"`: what that server returned, decoded by an adapter of the same name, goes back
+///   verbatim; another server's fields do not.
+///
+/// Name the server when it needs its fields back (DeepSeek, Gemini's endpoint, vLLM serving a
+/// reasoning model). Leave Groq unnamed: it answers with `reasoning` but refuses that field (and
+/// every field it does not list) in a request.
 ///
 /// ```
-/// use skyl::provider::{Adapter, OpenAiChat};
+/// use skyl::provider::{Adapter, OpenAiChat, Request};
+/// use skyl::Message;
+/// use serde_json::json;
 ///
-/// let strict = OpenAiChat::default().with_strict(true);
-/// assert_eq!(strict.provider(), skyl::provider::Provider::OpenAiChat);
+/// let deepseek = OpenAiChat::default().with_server("deepseek");
+/// let answer = deepseek.decode(&json!({
+///     "choices": [{"finish_reason": "stop", "message": {
+///         "role": "assistant", "content": "42.", "reasoning_content": "6 times 7."
+///     }}]
+/// }))?;
+/// let request = Request {
+///     model: "deepseek-chat".into(),
+///     messages: vec![Message::user("6 × 7?"), answer.message, Message::user("Sure?")].into(),
+///     ..Default::default()
+/// };
+/// let to_deepseek = deepseek.encode(&request)?;
+/// assert_eq!(to_deepseek["messages"][1]["reasoning_content"], "6 times 7.");
+/// let to_openai = OpenAiChat::default().encode(&request)?;
+/// assert_eq!(to_openai["messages"][1], json!({"role": "assistant", "content": "42."}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenAiChat {
     strict: bool,
+    server: Option<&'static str>,
 }
 
 impl OpenAiChat {
     /// Turns OpenAI strict mode on or off for every tool (off by default, as on the API).
+    ///
+    /// ```
+    /// use skyl::provider::{Adapter, OpenAiChat};
+    ///
+    /// let strict = OpenAiChat::default().with_strict(true);
+    /// assert_eq!(strict.provider(), skyl::provider::Provider::OpenAiChat);
+    /// ```
     pub fn with_strict(self, strict: bool) -> Self {
-        OpenAiChat { strict }
+        OpenAiChat { strict, ..self }
+    }
+
+    /// Names the OpenAI-compatible server this adapter talks to (`"deepseek"`, `"gemini"`,
+    /// `"vllm"`, ...), so that the fields that server returned for itself go back to it; see
+    /// [Compatible servers](Self#compatible-servers-and-what-goes-back-to-them). The name is a
+    /// label of your choosing: answers decoded under one name go back only to an adapter of the
+    /// same name. An empty name is no name: OpenAI itself.
+    ///
+    /// ```
+    /// use skyl::provider::OpenAiChat;
+    ///
+    /// let gemini = OpenAiChat::default().with_server("gemini");
+    /// assert_eq!(gemini.server(), Some("gemini"));
+    /// assert_eq!(OpenAiChat::default().server(), None);
+    /// ```
+    pub fn with_server(self, server: &'static str) -> Self {
+        OpenAiChat {
+            server: (!server.is_empty()).then_some(server),
+            ..self
+        }
+    }
+
+    /// The compatible server this adapter talks to, `None` for OpenAI itself.
+    pub fn server(&self) -> Option<&'static str> {
+        self.server
+    }
+
+    /// The fields `data` holds for the message or call it came with, when they were returned by
+    /// the server this adapter talks to.
+    fn returned<'d>(&self, data: &'d ProviderData) -> Option<&'d Map<String, Value>> {
+        let server = self.server?;
+        let data = data.of(PROVIDER)?;
+        if data.get(SERVER)?.as_str()? != server {
+            return None;
+        }
+        data.get(FIELDS)?.as_object()
+    }
+
+    /// `fields` as provider data labelled with this adapter's server.
+    fn keep(&self, fields: Map<String, Value>) -> ProviderData {
+        let mut data = Map::with_capacity(2);
+        if let Some(server) = self.server {
+            data.insert(SERVER.into(), server.into());
+        }
+        data.insert(FIELDS.into(), Value::Object(fields));
+        ProviderData::new(PROVIDER, Value::Object(data))
     }
 }
+
+/// The key of the provider data naming the server that returned it.
+const SERVER: &str = "server";
+/// The key of the provider data holding the fields to send back.
+const FIELDS: &str = "fields";
+
+/// The fields a compatible server adds to an assistant message and may need back: Gemini's
+/// `extra_content` (thought signatures), DeepSeek's (Moonshot's, older vLLM's)
+/// `reasoning_content`, vLLM's, Groq's and OpenRouter's `reasoning`, OpenRouter's
+/// `reasoning_details`.
+const MESSAGE_FIELDS: [&str; 4] = [
+    "extra_content",
+    "reasoning_content",
+    "reasoning",
+    "reasoning_details",
+];
+
+/// The fields a compatible server adds to a call and may need back: Gemini's `extra_content`.
+const CALL_FIELDS: [&str; 1] = ["extra_content"];
 
 impl Encoder for OpenAiChat {
     const PROVIDER: Provider = PROVIDER;
@@ -89,7 +200,7 @@ impl Encoder for OpenAiChat {
                         messages.push(text_message(role, texts));
                     }
                 }
-                Role::Assistant => messages.extend(assistant_message(message)),
+                Role::Assistant => messages.extend(assistant_message(self, message)),
                 Role::Tool => {
                     for part in &message.parts {
                         if let Part::ToolResult(result) = part {
@@ -174,9 +285,9 @@ fn text_message(role: &str, texts: Vec<&str>) -> Value {
     object([("role", role.into()), ("content", text_content(texts))])
 }
 
-/// The assistant message for a turn, with its calls under `tool_calls`; `None` when it has
-/// neither text nor calls.
-fn assistant_message(message: &Message) -> Option<Value> {
+/// The assistant message for a turn, with its calls under `tool_calls` and the fields its server
+/// returned when `adapter` talks to that server; `None` when it has neither text nor calls.
+fn assistant_message(adapter: &OpenAiChat, message: &Message) -> Option<Value> {
     let mut out = Map::new();
     out.insert("role".into(), "assistant".into());
     let texts = texts(message);
@@ -184,23 +295,26 @@ fn assistant_message(message: &Message) -> Option<Value> {
     if has_text {
         out.insert("content".into(), text_content(texts));
     }
-    let calls: Vec<Value> = message.tool_calls().map(call).collect();
+    let calls: Vec<Value> = message
+        .tool_calls()
+        .map(|tool_call| call(adapter, tool_call))
+        .collect();
     let has_calls = !calls.is_empty();
     if has_calls {
         out.insert("tool_calls".into(), Value::Array(calls));
     }
-    // The message's own provider data (Gemini's `extra_content` on its compatibility endpoint).
+    // The fields the server returned on the message (`reasoning_content`, `extra_content`).
     for part in &message.parts {
         if let Part::Provider(data) = part
-            && let Some(Value::Object(data)) = data.of(PROVIDER)
+            && let Some(fields) = adapter.returned(data)
         {
-            out.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
+            send_back(&mut out, fields, &MESSAGE_FIELDS);
         }
     }
     (has_text || has_calls).then_some(Value::Object(out))
 }
 
-fn call(call: &ToolCall) -> Value {
+fn call(adapter: &OpenAiChat, call: &ToolCall) -> Value {
     let mut entry = Map::with_capacity(3);
     entry.insert("id".into(), Value::from(&*call.id));
     entry.insert("type".into(), "function".into());
@@ -214,10 +328,24 @@ fn call(call: &ToolCall) -> Value {
             ),
         ]),
     );
-    if let Some(Value::Object(data)) = call.provider_data.as_ref().and_then(|d| d.of(PROVIDER)) {
-        entry.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
+    if let Some(fields) = call
+        .provider_data
+        .as_ref()
+        .and_then(|d| adapter.returned(d))
+    {
+        send_back(&mut entry, fields, &CALL_FIELDS);
     }
     Value::Object(entry)
+}
+
+/// Copies the fields of `names` a server returned into the object it goes back in. Only those:
+/// provider data edited by hand cannot replace what skyl writes (`role`, `tool_calls`, ...).
+fn send_back(out: &mut Map<String, Value>, fields: &Map<String, Value>, names: &[&str]) {
+    for (key, value) in fields {
+        if names.contains(&key.as_str()) {
+            out.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 impl Decoder for OpenAiChat {
@@ -240,8 +368,9 @@ impl Decoder for OpenAiChat {
         };
         let message = choice.get("message");
         message.object()?;
-        if let Some(extra) = message.get("extra_content").value() {
-            answer.push(Part::Provider(extra_content(extra)));
+        let returned = returned_by(message, &MESSAGE_FIELDS);
+        if !returned.is_empty() {
+            answer.push(Part::Provider(self.keep(returned)));
         }
         let content = message.get("content");
         match content.value() {
@@ -257,7 +386,11 @@ impl Decoder for OpenAiChat {
             }
             Some(_) => return Err(content.error("a string, an array or null")),
         }
-        let refusal = message.get("refusal").opt_str()?;
+        // Snowflake Cortex sends `"refusal": ""` on every answer, calls included.
+        let refusal = message
+            .get("refusal")
+            .opt_str()?
+            .filter(|refusal| !refusal.is_empty());
         if let Some(refusal) = refusal {
             answer.push(Part::Text(refusal.to_owned()));
         }
@@ -276,13 +409,16 @@ impl Decoder for OpenAiChat {
                 Some(_) => return Err(arguments.error("a string")),
             };
             let mut tool_call = ToolCall::new(id, function.get("name").str()?, arguments);
-            if let Some(extra) = call.get("extra_content").value() {
-                tool_call.provider_data = Some(extra_content(extra));
+            let returned = returned_by(call, &CALL_FIELDS);
+            if !returned.is_empty() {
+                tool_call.provider_data = Some(self.keep(returned));
             }
             answer.push(Part::ToolCall(tool_call));
         }
         Ok(match choice.get("finish_reason").opt_str()? {
             _ if refusal.is_some() => StopReason::Refusal,
+            // Snowflake Cortex says `""`, some servers say nothing: the calls say why.
+            None | Some("") if answer.calls() > 0 => StopReason::ToolUse,
             Some("stop") => StopReason::EndTurn,
             Some("tool_calls" | "function_call") => StopReason::ToolUse,
             Some("length") => StopReason::MaxTokens,
@@ -305,8 +441,25 @@ impl Decoder for OpenAiChat {
     }
 }
 
-/// Gemini's `extra_content` (its thought signatures, on its OpenAI-compatible endpoint), kept to
-/// be sent back where it came.
-fn extra_content(extra: &Value) -> ProviderData {
-    ProviderData::new(PROVIDER, object([("extra_content", extra.clone())]))
+/// The fields of `names` that `node` (a message or a call) holds and that are worth keeping.
+fn returned_by(node: Node<'_>, names: &[&str]) -> Map<String, Value> {
+    names
+        .iter()
+        .filter_map(|&key| {
+            let value = node.get(key).value().filter(|value| kept(value))?;
+            Some((key.to_owned(), value.clone()))
+        })
+        .collect()
+}
+
+/// Whether a field a server returned for itself is worth keeping: anything but `null` and an
+/// empty array or object. An empty string is kept, as DeepSeek wants its `reasoning_content` back
+/// on every turn with calls, even when it is empty.
+fn kept(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        _ => true,
+    }
 }

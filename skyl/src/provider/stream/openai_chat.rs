@@ -5,8 +5,11 @@
 //! `index` and a piece of `arguments`; parallel calls have different indexes. With
 //! `stream_options.include_usage` the last chunk before `[DONE]` has `"choices": []` and the
 //! usage. Compatible servers add their own: a `reasoning` or `reasoning_content` delta (Groq,
-//! DeepSeek, vLLM, OpenRouter), an `error` object inside an ordinary chunk (OpenRouter) or an
-//! `event: error` (Groq), and calls without ids (Gemini's OpenAI endpoint).
+//! DeepSeek, vLLM, OpenRouter), told as reasoning and joined into the final message (where the
+//! adapter keeps it to send back, see [`OpenAiChat::with_server`]), an `error` object inside an
+//! ordinary chunk (OpenRouter) or an `event: error` (Groq), calls without ids (Gemini's OpenAI
+//! endpoint), and OpenRouter's `reasoning_details`, whose pieces are joined by `index` into the
+//! details an unstreamed answer has.
 
 use std::borrow::Cow;
 
@@ -27,6 +30,9 @@ impl Streaming for OpenAiChat {
                 model: None,
                 content: None,
                 refusal: None,
+                reasoning: None,
+                reasoning_content: None,
+                reasoning_details: Vec::new(),
                 message_extra: None,
                 calls: Vec::new(),
                 finish_reason: None,
@@ -42,6 +48,12 @@ struct ChatSteps {
     model: Option<String>,
     content: Option<String>,
     refusal: Option<String>,
+    /// The joined `reasoning` deltas (Groq, vLLM, OpenRouter).
+    reasoning: Option<String>,
+    /// The joined `reasoning_content` deltas (DeepSeek), which DeepSeek wants back.
+    reasoning_content: Option<String>,
+    /// OpenRouter's `reasoning_details`, each joined from its pieces by `index`.
+    reasoning_details: Vec<Map<String, Value>>,
     /// Gemini's OpenAI endpoint puts thought signatures in `extra_content`.
     message_extra: Option<Value>,
     calls: Vec<Call>,
@@ -94,6 +106,8 @@ struct Delta<'a> {
     reasoning_content: Option<Cow<'a, str>>,
     #[serde(borrow)]
     tool_calls: Option<Vec<CallDelta<'a>>>,
+    /// Read leniently: only OpenRouter documents it, as an array of objects.
+    reasoning_details: Option<Value>,
     extra_content: Option<Value>,
 }
 
@@ -197,6 +211,16 @@ impl Steps for ChatSteps {
         if let Some(refusal) = self.refusal.take() {
             message.insert("refusal".into(), json!(refusal));
         }
+        if let Some(reasoning) = self.reasoning.take() {
+            message.insert("reasoning".into(), json!(reasoning));
+        }
+        if let Some(reasoning) = self.reasoning_content.take() {
+            message.insert("reasoning_content".into(), json!(reasoning));
+        }
+        if !self.reasoning_details.is_empty() {
+            let details = self.reasoning_details.drain(..).map(Value::Object);
+            message.insert("reasoning_details".into(), details.collect());
+        }
         if !self.calls.is_empty() {
             let calls = self.calls.drain(..).map(|call| {
                 let mut function = Map::new();
@@ -259,8 +283,21 @@ impl ChatSteps {
                 .get_or_insert_with(String::new)
                 .push_str(&refusal);
         }
-        if let Some(reasoning) = delta.reasoning.or(delta.reasoning_content) {
-            out.reasoning(&reasoning);
+        for (piece, joined) in [
+            (delta.reasoning, &mut self.reasoning),
+            (delta.reasoning_content, &mut self.reasoning_content),
+        ] {
+            if let Some(piece) = piece {
+                out.reasoning(&piece);
+                joined.get_or_insert_with(String::new).push_str(&piece);
+            }
+        }
+        if let Some(Value::Array(details)) = delta.reasoning_details {
+            for detail in details {
+                if let Value::Object(detail) = detail {
+                    self.read_reasoning_detail(detail);
+                }
+            }
         }
         if let Some(extra) = delta.extra_content {
             self.message_extra = Some(extra);
@@ -269,6 +306,38 @@ impl ChatSteps {
             self.read_call(fragment, out)?;
         }
         Ok(())
+    }
+
+    /// Joins a piece of an OpenRouter reasoning detail into the detail of its `index` (a piece
+    /// with no index continues the last detail): its `text`, `summary` and `data` appended, its
+    /// other fields (`type`, `format`, `signature`, `id`) set by the last piece that has them.
+    fn read_reasoning_detail(&mut self, piece: Map<String, Value>) {
+        let index = piece.get("index").cloned();
+        let position = match &index {
+            Some(index) => self
+                .reasoning_details
+                .iter()
+                .position(|detail| detail.get("index") == Some(index)),
+            None => self.reasoning_details.len().checked_sub(1),
+        };
+        let Some(position) = position else {
+            self.reasoning_details.push(piece);
+            return;
+        };
+        let detail = &mut self.reasoning_details[position];
+        for (key, value) in piece {
+            match (detail.get_mut(&key), value) {
+                (_, Value::Null) => {}
+                (Some(Value::String(joined)), Value::String(more))
+                    if matches!(key.as_str(), "text" | "summary" | "data") =>
+                {
+                    joined.push_str(&more);
+                }
+                (_, value) => {
+                    detail.insert(key, value);
+                }
+            }
+        }
     }
 
     fn read_call(&mut self, fragment: CallDelta<'_>, out: &mut Out<'_>) -> Result<(), Fault> {
