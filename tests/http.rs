@@ -685,3 +685,52 @@ async fn https_base_urls_build_with_the_systems_certificates() {
     assert_eq!(model.base_url(), "https://api.anthropic.com");
     assert_eq!(model.api(), &Api::from(Anthropic));
 }
+
+#[tokio::test]
+async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
+    let api = |base_url: &str, adapter: OpenAiChat| {
+        HttpModel::builder(adapter)
+            .api_key(KEY)
+            .base_url(base_url)
+            .build()
+            .unwrap()
+            .api()
+            .clone()
+    };
+    let named = |server: &'static str| Api::from(OpenAiChat::default().with_server(server));
+    assert_eq!(
+        api("https://api.deepseek.com", OpenAiChat::default()),
+        named("deepseek")
+    );
+    assert_eq!(
+        api(
+            "https://generativelanguage.googleapis.com/v1beta/openai/",
+            OpenAiChat::default()
+        ),
+        named("gemini")
+    );
+    assert_eq!(
+        api("https://openrouter.ai/api/v1", OpenAiChat::default()),
+        named("openrouter")
+    );
+    // OpenAI itself, Groq (which refuses its own `reasoning` back) and a local server: no name.
+    for base_url in [
+        "https://api.openai.com/v1",
+        "https://api.groq.com/openai/v1",
+        "http://localhost:11434/v1",
+    ] {
+        assert_eq!(
+            api(base_url, OpenAiChat::default()),
+            Api::from(OpenAiChat::default()),
+            "{base_url}"
+        );
+    }
+    // A name given by hand stays.
+    assert_eq!(
+        api(
+            "https://api.deepseek.com",
+            OpenAiChat::default().with_server("my-proxy")
+        ),
+        named("my-proxy")
+    );
+}

@@ -207,7 +207,13 @@ impl HttpModelBuilder {
     /// The model, or why it cannot be built: no key for the provider's own host, a base URL
     /// that is not an `http` or `https` URL, a header that cannot be sent, or no CA certificates
     /// on this system for HTTPS.
-    pub fn build(self) -> Result<HttpModel, ConfigError> {
+    ///
+    /// An [`OpenAiChat`](crate::provider::OpenAiChat) adapter without a server name, pointed at a
+    /// compatible server whose fields skyl sends back ([`OpenAiChat::with_server`](crate::provider::OpenAiChat::with_server)),
+    /// is named for it from the base URL's host: `api.deepseek.com` is `deepseek`,
+    /// `generativelanguage.googleapis.com` is `gemini`, `openrouter.ai` is `openrouter`. A name
+    /// given by hand stays.
+    pub fn build(mut self) -> Result<HttpModel, ConfigError> {
         let name = self.api.provider();
         let base_url = self
             .base_url
@@ -225,6 +231,12 @@ impl HttpModelBuilder {
                 "the base URL \"{base_url}\" for {name} is not an http or https URL; give one such as {}",
                 self.api.default_base_url()
             )));
+        }
+        if let (Api::OpenAiChat(adapter), Some(host)) = (&mut self.api, parsed.host_str())
+            && adapter.server().is_none()
+            && let Some(server) = compatible_server(host)
+        {
+            *adapter = adapter.with_server(server);
         }
         if self.key.is_none() && base_url == self.api.default_base_url() {
             return Err(ConfigError::new(format!(
@@ -273,6 +285,18 @@ impl HttpModelBuilder {
             timeout: self.timeout,
             idle_timeout: self.idle_timeout,
         })
+    }
+}
+
+/// The name an OpenAI-compatible server's fields are kept under, from the host of its API; `None`
+/// for OpenAI itself and for servers with nothing to send back (Groq returns `reasoning` but
+/// refuses it in a request).
+fn compatible_server(host: &str) -> Option<&'static str> {
+    match host {
+        "api.deepseek.com" => Some("deepseek"),
+        "generativelanguage.googleapis.com" => Some("gemini"),
+        "openrouter.ai" => Some("openrouter"),
+        _ => None,
     }
 }
 
