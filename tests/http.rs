@@ -689,13 +689,12 @@ async fn https_base_urls_build_with_the_systems_certificates() {
 #[tokio::test]
 async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
     let api = |base_url: &str, adapter: OpenAiChat| {
-        HttpModel::builder(adapter)
+        *HttpModel::builder(adapter)
             .api_key(KEY)
             .base_url(base_url)
             .build()
             .unwrap()
             .api()
-            .clone()
     };
     let named = |server: &'static str| Api::from(OpenAiChat::default().with_server(server));
     assert_eq!(
