@@ -75,6 +75,12 @@ use repeats::{Repeats, refuses_repeats};
 /// `Toolbox::with_timeout` stops an asynchronous call that runs too long; its result says so.
 /// Without the feature, no timer is compiled in and calls run until they finish.
 ///
+/// # Limits
+///
+/// A tool's output past 100 KiB is cut with a note, and a call whose arguments are over 1 MiB or
+/// nested more than 64 levels deep is refused before they are read; [`Toolbox::with_limits`]
+/// changes these bounds and can bound how many calls of a turn run at once (see [`Limits`]).
+///
 /// # State
 ///
 /// [`Toolbox::with_state`] gives the tools a shared state `S`. A tool asks for a part of it with a
@@ -549,8 +555,9 @@ impl<S: 'static> Toolbox<S> {
         }
     }
 
-    /// Answers every tool call of an assistant message: the calls run concurrently, and the
-    /// returned [`Role::Tool`] message holds one result per call, in call order.
+    /// Answers every tool call of an assistant message: the calls run concurrently (at most
+    /// [`Limits::with_max_concurrent_calls`] at a time, when it is set), and the returned
+    /// [`Role::Tool`] message holds one result per call, in call order.
     ///
     /// A message without calls gets a tool message without parts. Calls are answered as they
     /// come, even two with the same id (which the transcript rules forbid, see
