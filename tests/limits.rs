@@ -142,8 +142,7 @@ fn the_defaults_are_documented() {
 
 #[test]
 fn text_past_the_limit_is_cut_on_a_character_boundary_with_a_note() {
-    let result =
-        output_limited(5).dispatch_blocking(&call("c1", "echo", json!({"text": "ééééé"})));
+    let result = output_limited(5).dispatch_blocking(&call("c1", "echo", json!({"text": "ééééé"})));
     assert_eq!(
         result,
         ToolResult::success(
@@ -152,8 +151,7 @@ fn text_past_the_limit_is_cut_on_a_character_boundary_with_a_note() {
         )
     );
     // At the limit, nothing changes.
-    let whole =
-        output_limited(10).dispatch_blocking(&call("c2", "echo", json!({"text": "ééééé"})));
+    let whole = output_limited(10).dispatch_blocking(&call("c2", "echo", json!({"text": "ééééé"})));
     assert_eq!(whole, ToolResult::success("c2", "ééééé"));
 }
 
@@ -171,8 +169,12 @@ fn a_cut_never_leaves_a_result_empty() {
 
 #[test]
 fn json_is_cut_where_a_value_ends_and_stays_json() {
-    let result = output_limited(60).dispatch_blocking(&call("c1", "list_rows", json!({"count": 5})));
-    let (kept, note) = result.content.split_once("\n\n").expect("JSON, then the note");
+    let result =
+        output_limited(60).dispatch_blocking(&call("c1", "list_rows", json!({"count": 5})));
+    let (kept, note) = result
+        .content
+        .split_once("\n\n")
+        .expect("JSON, then the note");
     assert_eq!(
         serde_json::from_str::<Value>(kept).expect("the kept part is JSON"),
         json!({"rows": [{"id": 1, "name": "row 1"}, {"id": 2, "name": "row 2"}]})
@@ -215,7 +217,8 @@ fn json_that_fits_once_compact_loses_only_its_layout() {
 #[test]
 fn a_long_failure_is_cut_inside_its_sentence_so_the_next_step_stays() {
     let message = "x".repeat(50);
-    let result = output_limited(20).dispatch_blocking(&call("c1", "fail", json!({"message": message})));
+    let result =
+        output_limited(20).dispatch_blocking(&call("c1", "fail", json!({"message": message})));
     assert_eq!(
         result,
         ToolResult::error(
@@ -284,7 +287,11 @@ fn arguments_larger_than_the_limit_are_refused_unread() {
             )
         )
     );
-    assert_eq!(below.state().load(Ordering::SeqCst), 0, "the tool never ran");
+    assert_eq!(
+        below.state().load(Ordering::SeqCst),
+        0,
+        "the tool never ran"
+    );
 }
 
 #[test]
@@ -314,7 +321,10 @@ fn arguments_nested_deeper_than_the_limit_are_refused_unread() {
         "c2",
         "ERROR: count was not run: its arguments are nested more than 2 levels deep, the most this application accepts. Call count again with flatter arguments.",
     );
-    assert_eq!(below.dispatch_blocking(&call("c2", "count", arguments)), refusal);
+    assert_eq!(
+        below.dispatch_blocking(&call("c2", "count", arguments)),
+        refusal
+    );
     // The same arguments sent as a string of JSON.
     assert_eq!(
         below.dispatch_blocking(&call("c2", "count", json!("{\"value\": [[1]]}"))),
@@ -443,9 +453,7 @@ fn three_holds() -> Message {
 }
 
 fn in_order(ids: &[&str]) -> Vec<ToolResult> {
-    ids.iter()
-        .map(|id| ToolResult::success(*id, *id))
-        .collect()
+    ids.iter().map(|id| ToolResult::success(*id, *id)).collect()
 }
 
 #[test]
@@ -456,7 +464,9 @@ fn unbounded_answer_runs_every_call_at_once() {
     assert_eq!(toolbox.state().most.load(Ordering::SeqCst), 3);
     assert_eq!(
         toolbox.state().log(),
-        ["enter a", "enter b", "enter c", "leave a", "leave b", "leave c"]
+        [
+            "enter a", "enter b", "enter c", "leave a", "leave b", "leave c"
+        ]
     );
 }
 
@@ -468,7 +478,9 @@ fn a_concurrency_limit_holds_calls_back_in_call_order() {
     assert_eq!(toolbox.state().most.load(Ordering::SeqCst), 2);
     assert_eq!(
         toolbox.state().log(),
-        ["enter a", "enter b", "leave a", "leave b", "enter c", "leave c"]
+        [
+            "enter a", "enter b", "leave a", "leave b", "enter c", "leave c"
+        ]
     );
 }
 

@@ -106,7 +106,9 @@ fn toolbox() -> Toolbox {
                 Ok("slow done".to_owned())
             })
         }))
-        .with(tool("quick", |_| ToolFuture::ready(Ok("quick done".into()))))
+        .with(tool("quick", |_| {
+            ToolFuture::ready(Ok("quick done".into()))
+        }))
         .with(tool("sync_odd_payload", |_| {
             std::panic::panic_any(Code(500))
         }))
@@ -137,7 +139,9 @@ fn toolbox() -> Toolbox {
             })
         }))
         // A future whose own destructor panics after it gave its output.
-        .with(tool("future_drop", |_| ToolFuture::new(ReadyThenBomb(Bomb))))
+        .with(tool("future_drop", |_| {
+            ToolFuture::new(ReadyThenBomb(Bomb))
+        }))
 }
 
 fn call(id: &str, name: &str) -> ToolCall {

@@ -207,7 +207,8 @@ impl LeftOut {
 /// The note after a JSON output that was cut, where a value ends, to `kept` bytes.
 pub(crate) fn json_output_cut(tool: &str, kept: usize, total: usize, left_out: LeftOut) -> String {
     let mut parts = Vec::new();
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     if left_out.items > 0 {
         parts.push(plural(left_out.items, "array item", "array items"));
     }

@@ -615,7 +615,10 @@ impl<S: 'static> Toolbox<S> {
                 && repeats.is_repeat(slot, call, &self.definitions[position])
             {
                 // Written once the call it repeats has its result.
-                slots.push(Slot::Done(ToolResult::error(call.id.as_str(), String::new())));
+                slots.push(Slot::Done(ToolResult::error(
+                    call.id.as_str(),
+                    String::new(),
+                )));
                 continue;
             }
             slots.push(Slot::Queued(call));
@@ -847,10 +850,9 @@ fn finish(name: &str, call_id: &str, outcome: ToolOutcome, max_output: usize) ->
             content: cut::cut_output(name, content, max_output),
             is_error: false,
         },
-        Err(failure) => ToolResult::error(
-            call_id,
-            prose::failed(name, &failure.shortened(max_output)),
-        ),
+        Err(failure) => {
+            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output)))
+        }
     }
 }
 

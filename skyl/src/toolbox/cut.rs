@@ -32,7 +32,10 @@ fn parse_json(content: &str) -> Option<Value> {
 
 fn cut_text(tool: &str, content: &str, max: usize) -> String {
     let kept = prose::char_floor(content, max);
-    with_note(&content[..kept], &prose::output_cut(tool, kept, content.len()))
+    with_note(
+        &content[..kept],
+        &prose::output_cut(tool, kept, content.len()),
+    )
 }
 
 /// The JSON cut to at most `max` bytes, and its note; `None` when not even its brackets fit.
@@ -75,7 +78,10 @@ fn write_within(value: &Value, room: usize, out: &mut String, left_out: &mut Lef
             let end = text
                 .char_indices()
                 .find(|&(at, c)| {
-                    len += text[at..at + c.len_utf8()].bytes().map(byte_len).sum::<usize>();
+                    len += text[at..at + c.len_utf8()]
+                        .bytes()
+                        .map(byte_len)
+                        .sum::<usize>();
                     len > room
                 })
                 .map_or(text.len(), |(at, _)| at);
@@ -187,7 +193,10 @@ mod tests {
 
     #[test]
     fn the_value_that_crosses_the_limit_is_cut_inside() {
-        let (out, left_out) = cut(json!({"rows": [{"id": 1}, {"id": 2}, {"id": 3}], "n": 3}), 30);
+        let (out, left_out) = cut(
+            json!({"rows": [{"id": 1}, {"id": 2}, {"id": 3}], "n": 3}),
+            30,
+        );
         assert_eq!(out, r#"{"rows":[{"id":1},{"id":2}]}"#);
         assert_eq!(
             left_out,

@@ -1,9 +1,11 @@
 //! How large and how deep a JSON value is, measured without writing it out.
 //!
-//! The lengths are those of serde_json's compact output (`serde_json::to_string`), byte for byte,
-//! so a limit means what it says. Every walk stops as soon as the answer is known: a call within
-//! its limits costs one visit of each node of its arguments, and a hostile one no more than the
-//! limit's worth.
+//! Two measures. [`json_len`] is the length of serde_json's compact output
+//! (`serde_json::to_string`), byte for byte, for cutting an output to a limit. [`check`], on every
+//! call's arguments, counts a string by its UTF-8 length, as if no character needed an escape:
+//! what a limit on arguments bounds is the text a tool will hold, which is the unescaped text, and
+//! a string then costs one step however long it is, so the check is one visit of each node. Both
+//! stop as soon as the answer is known: a hostile value costs no more than the limit's worth.
 
 use std::fmt::Write as _;
 
@@ -16,11 +18,13 @@ pub(crate) enum Exceeded {
     Depth,
 }
 
-/// Checks that `value` written as compact JSON takes at most `max_bytes` bytes and nests arrays
-/// and objects at most `max_depth` levels deep (`{}` is one level, `{"a": []}` two).
+/// Checks that `value` written as compact JSON, its strings unescaped, takes at most `max_bytes`
+/// bytes, and that it nests arrays and objects at most `max_depth` levels deep (`{}` is one level,
+/// `{"a": []}` two).
 ///
 /// A string at the root is arguments sent as text, which the tool parses: its brackets count as
 /// levels, as they will once it is parsed.
+#[inline]
 pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Exceeded> {
     let mut room = max_bytes;
     if let Value::String(text) = value
@@ -28,55 +32,81 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
     {
         return Err(Exceeded::Depth);
     }
-    walk(value, &mut room, max_depth)
+    walk::<false>(value, &mut room, max_depth)
 }
 
 /// The length of `value` written as compact JSON, when it is at most `max_bytes`.
 pub(crate) fn json_len(value: &Value, max_bytes: usize) -> Option<usize> {
     let mut room = max_bytes;
-    match walk(value, &mut room, usize::MAX) {
+    match walk::<true>(value, &mut room, usize::MAX) {
         Ok(()) => Some(max_bytes - room),
         Err(_) => None,
     }
 }
 
-/// Takes the length of `value` out of `room`; `levels` is how many more levels may open.
-fn walk(value: &Value, room: &mut usize, levels: usize) -> Result<(), Exceeded> {
-    let len = match value {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(number) => number_len(number),
-        Value::String(text) => {
-            // Escapes only lengthen a string: the cheap bound first.
-            if text.len() + 2 > *room {
-                return Err(Exceeded::Size);
-            }
-            string_len(text)
-        }
+/// Takes the length of `value` out of `room`; `levels` is how many more levels may open. With
+/// `ESCAPED`, strings count their escapes.
+fn walk<const ESCAPED: bool>(
+    value: &Value,
+    room: &mut usize,
+    levels: usize,
+) -> Result<(), Exceeded> {
+    match value {
         Value::Array(items) => {
             let levels = levels.checked_sub(1).ok_or(Exceeded::Depth)?;
             // The brackets, and a comma between two items.
             take(room, 2 + items.len().saturating_sub(1))?;
             for item in items {
-                walk(item, room, levels)?;
+                visit::<ESCAPED>(item, room, levels)?;
             }
-            return Ok(());
+            Ok(())
         }
         Value::Object(members) => {
             let levels = levels.checked_sub(1).ok_or(Exceeded::Depth)?;
             take(room, 2 + members.len().saturating_sub(1))?;
             for (key, item) in members {
                 // The key and its colon.
-                take(room, string_len(key) + 1)?;
-                walk(item, room, levels)?;
+                let key = if ESCAPED {
+                    string_len(key)
+                } else {
+                    key.len() + 2
+                };
+                take(room, key + 1)?;
+                visit::<ESCAPED>(item, room, levels)?;
             }
-            return Ok(());
+            Ok(())
         }
+        scalar => visit::<ESCAPED>(scalar, room, levels),
+    }
+}
+
+/// [`walk`], with the scalars that make up most arguments measured in place rather than in a
+/// call of their own.
+#[inline(always)]
+fn visit<const ESCAPED: bool>(
+    value: &Value,
+    room: &mut usize,
+    levels: usize,
+) -> Result<(), Exceeded> {
+    let len = match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => number_len(number),
+        Value::String(text) if ESCAPED => {
+            // Escapes only lengthen a string: the cheap bound first.
+            if text.len() + 2 > *room {
+                return Err(Exceeded::Size);
+            }
+            string_len(text)
+        }
+        Value::String(text) => text.len() + 2,
+        Value::Array(_) | Value::Object(_) => return walk::<ESCAPED>(value, room, levels),
     };
     take(room, len)
 }
 
+#[inline(always)]
 fn take(room: &mut usize, len: usize) -> Result<(), Exceeded> {
     *room = room.checked_sub(len).ok_or(Exceeded::Size)?;
     Ok(())
@@ -97,21 +127,35 @@ pub(crate) fn byte_len(byte: u8) -> usize {
     }
 }
 
+#[inline]
 fn number_len(number: &Number) -> usize {
     if let Some(n) = number.as_u64() {
         digits(n)
     } else if let Some(n) = number.as_i64() {
         1 + digits(n.unsigned_abs())
     } else {
-        // A float, written as serde_json writes it.
-        let mut counter = Counter(0);
-        let _ = write!(counter, "{number}");
-        counter.0
+        float_len(number)
     }
 }
 
-fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |log| log as usize + 1)
+/// A float's length, written as serde_json writes it.
+#[cold]
+fn float_len(number: &Number) -> usize {
+    let mut counter = Counter(0);
+    let _ = write!(counter, "{number}");
+    counter.0
+}
+
+/// Counted by division rather than `ilog10`: the numbers in arguments are mostly small, and a
+/// one-digit number then costs one comparison.
+#[inline]
+fn digits(mut n: u64) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
 }
 
 struct Counter(usize);
@@ -189,6 +233,15 @@ mod tests {
             assert_eq!(json_len(&value, written), Some(written), "{value}");
             assert_eq!(json_len(&value, written - 1), None, "{value}");
         }
+    }
+
+    #[test]
+    fn the_check_counts_strings_unescaped() {
+        let value = json!({"a\n": "\"quoted\"\u{1}"});
+        let written = value.to_string().len();
+        let unescaped = written - 1 - 2 - 5;
+        assert_eq!(check(&value, unescaped, 64), Ok(()));
+        assert_eq!(check(&value, unescaped - 1, 64), Err(Exceeded::Size));
     }
 
     #[test]
