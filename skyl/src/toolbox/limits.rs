@@ -91,7 +91,7 @@ impl Limits {
     /// [`Json`](crate::Json), a `Vec` or a `serde_json::Value` return it) is cut where a value
     /// ends, so that what the model reads still parses; the note counts the array items, object
     /// members and strings that were left out. A failure keeps its sentence: its cause is cut
-    /// inside it, so the model still reads what to do next. The note adds about 200 bytes past
+    /// inside it, so the model still reads what to do next. The note adds a few hundred bytes past
     /// the limit, and a result is never left empty by a cut.
     ///
     /// ```
