@@ -628,10 +628,22 @@ fn two_calls_with_one_id_each_get_a_result_in_order() {
 
 #[test]
 fn deeply_nested_arguments_sent_as_text_are_refused_not_overflowed() {
-    // Some models double-encode the arguments object as a string; skyl parses it, with
-    // serde_json's recursion limit, so a hostile nesting is an error result, not a stack overflow.
+    // Some models double-encode the arguments object as a string. The toolbox's depth limit
+    // counts the brackets in it and refuses the call unread...
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    let result = toolbox().dispatch_blocking(&call("c", "get_weather", Value::String(deep)));
+    let call = call("c", "get_weather", Value::String(deep));
+    assert_eq!(
+        toolbox().dispatch_blocking(&call),
+        ToolResult::error(
+            "c",
+            "ERROR: get_weather was not run: its arguments are nested more than 64 levels deep, the most this application accepts. Call get_weather again with flatter arguments."
+        )
+    );
+    // ...and without limits skyl parses it with serde_json's recursion limit, so a hostile
+    // nesting is still an error result, not a stack overflow.
+    let result = toolbox()
+        .with_limits(skyl::Limits::none())
+        .dispatch_blocking(&call);
     assert_eq!(
         result,
         ToolResult::error(

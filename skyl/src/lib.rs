@@ -117,6 +117,7 @@
 //! | the tool returned a [`ToolFailure`] | its message, and the guidance it chose |
 //! | the tool panicked | that it crashed, and not to retry |
 //! | the call ran past `Toolbox::with_timeout` or its own `#[tool(timeout = "...")]` (feature `timeout`) | that it timed out |
+//! | its arguments were past the toolbox's [`Limits`] in size or depth | that it was not run, and "call it again with smaller (flatter) arguments" |
 //!
 //! The prose matters because the `is_error` flag is lossy: only Anthropic receives it as a
 //! flag. The OpenAI adapters turn it into an `"error: "` prefix, and Gemini drops it.
@@ -217,6 +218,43 @@
 //! [`RegistrationError`] for a name that is taken or that no provider accepts, an empty
 //! description, or a schema that is not an object schema; [`Toolbox::with`] panics with the same
 //! message.
+//!
+//! ## Limits
+//!
+//! Every toolbox bounds what a model, or a tool, can make it do; [`Toolbox::with_limits`] takes
+//! other [`Limits`]:
+//!
+//! | limit | default | past it |
+//! |---|---|---|
+//! | a result's content | 100 KiB | cut, with a note that says how much was kept and what to do; JSON is cut where a value ends, so it still parses; a failure's cause is cut inside its sentence |
+//! | a call's arguments, as compact JSON | 1 MiB | the call is refused unread, naming the tool and the limit |
+//! | how deep the arguments nest | 64 levels | the call is refused unread |
+//! | calls of one turn running at once | unbounded | the next call waits for one to finish; results keep call order |
+//!
+//! 100 KiB is about 25,000 tokens: one result cannot fill a context window. 1 MiB is beyond what
+//! any model writes in one answer. 64 levels is far beyond any tool's schema. The agent loop and
+//! an MCP server dispatch through the toolbox, so they keep its limits. [`Limits`] says why each
+//! default is what it is.
+//!
+//! ```
+//! use skyl::{Limits, ToolCall, Toolbox};
+//!
+//! /// Reads the whole log.
+//! #[skyl::tool]
+//! fn read_log() -> String {
+//!     "a line of the log\n".repeat(10_000)
+//! }
+//!
+//! let toolbox = Toolbox::new()
+//!     .with(ReadLog)
+//!     .with_limits(Limits::default().with_max_output_bytes(18));
+//! let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "read_log", serde_json::json!({})));
+//! assert_eq!(
+//!     result.content,
+//!     "a line of the log\n\n\n[The output of read_log was cut: only its first 18 of 180000 \
+//!      bytes are shown. If you need the rest, call read_log again with arguments that select less.]"
+//! );
+//! ```
 //!
 //! ## Repeated calls
 //!
@@ -488,7 +526,7 @@ pub use tool::{
     DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
     ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolSet, ToolVisitor,
 };
-pub use toolbox::Toolbox;
+pub use toolbox::{Limits, Toolbox};
 
 /// schemars 1, re-exported so that parameter types can derive `JsonSchema` at the version skyl
 /// uses: `#[derive(skyl::schemars::JsonSchema)]` with `#[schemars(crate = "skyl::schemars")]`.

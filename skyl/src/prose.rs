@@ -5,6 +5,7 @@
 //! the tool, says what went wrong, and says what to do next. They all start with `ERROR:` so that a
 //! model (and a person reading a transcript) sees the failure before the details.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -13,27 +14,23 @@ use crate::tool::{FailureKind, Guidance, ToolFailure};
 /// How many tool names an unknown-tool message lists before it summarises the rest.
 const LISTED_TOOLS: usize = 20;
 
+/// How much of an unknown name is repeated back: more than any provider allows in a name.
+const ECHOED_NAME_BYTES: usize = 256;
+
 /// The content for a call naming a tool the toolbox does not have.
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> String {
-    // A name longer than any provider allows is no slip of a real name: it is not compared
-    // (the edit distance costs its length times each name's), and only its start is quoted.
-    let too_long = name.chars().nth(LONGEST_NAME).is_some();
-    let shown: std::borrow::Cow<'_, str> = if too_long {
-        let start: String = name.chars().take(QUOTED_START).collect();
-        format!("{start}...").into()
-    } else {
-        name.into()
-    };
-    let name = shown.as_ref();
     let mut available: Vec<&str> = available.into_iter().collect();
     if available.is_empty() {
+        let name = shortened(name, ECHOED_NAME_BYTES);
         return format!(
             "ERROR: there is no tool named \"{name}\"; no tools are available. Answer without calling a tool."
         );
     }
     available.sort_unstable();
+    let nearest = nearest(name, &available);
+    let name = shortened(name, ECHOED_NAME_BYTES);
     let mut text = format!("ERROR: there is no tool named \"{name}\".");
-    if let Some(nearest) = nearest(name, &available).filter(|_| !too_long) {
+    if let Some(nearest) = nearest {
         let _ = write!(text, " Did you mean \"{nearest}\"?");
     }
     text.push_str(" The available tools are: ");
@@ -172,6 +169,91 @@ pub(crate) fn denied(tool: &str, reason: &str) -> String {
     )
 }
 
+/// The content for a call whose arguments are larger than the toolbox accepts.
+pub(crate) fn arguments_too_large(tool: &str, max_bytes: usize) -> String {
+    format!(
+        "ERROR: {tool} was not run: its arguments are larger than {max_bytes} bytes, the most this application accepts. Call {tool} again with smaller arguments; split a large input over several calls."
+    )
+}
+
+/// The content for a call whose arguments nest deeper than the toolbox accepts.
+pub(crate) fn arguments_too_deep(tool: &str, max_depth: usize) -> String {
+    format!(
+        "ERROR: {tool} was not run: its arguments are nested more than {max_depth} levels deep, the most this application accepts. Call {tool} again with flatter arguments."
+    )
+}
+
+/// The note after a tool's output that was cut as text to its first `kept` bytes.
+pub(crate) fn output_cut(tool: &str, kept: usize, total: usize) -> String {
+    format!(
+        "[The output of {tool} was cut: only its first {kept} of {total} bytes are shown. If you need the rest, call {tool} again with arguments that select less.]"
+    )
+}
+
+/// What a JSON output lost when it was cut: counts of what was left out at its end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    pub(crate) items: usize,
+    pub(crate) members: usize,
+    pub(crate) strings: usize,
+}
+
+impl LeftOut {
+    pub(crate) fn is_nothing(&self) -> bool {
+        *self == LeftOut::default()
+    }
+}
+
+/// The note after a JSON output that was cut, where a value ends, to `kept` bytes.
+pub(crate) fn json_output_cut(tool: &str, kept: usize, total: usize, left_out: LeftOut) -> String {
+    let mut parts = Vec::new();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if left_out.items > 0 {
+        parts.push(plural(left_out.items, "array item", "array items"));
+    }
+    if left_out.members > 0 {
+        parts.push(plural(left_out.members, "object member", "object members"));
+    }
+    if left_out.strings > 0 {
+        parts.push(format!(
+            "the end of {}",
+            plural(left_out.strings, "string", "strings")
+        ));
+    }
+    let list = match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".to_owned(),
+    };
+    format!(
+        "[The output of {tool} was cut from {total} to {kept} bytes where a value ends, so it is still valid JSON; left out at the end: {list}. If you need the rest, call {tool} again with arguments that select less.]"
+    )
+}
+
+/// `cause` cut to its first `max` bytes (on a character boundary), marked as cut, for a failure's
+/// sentence: the cut falls inside the cause, so the model still reads the next step after it.
+pub(crate) fn shortened(cause: &str, max: usize) -> Cow<'_, str> {
+    if cause.len() <= max {
+        return Cow::Borrowed(cause);
+    }
+    let kept = char_floor(cause, max);
+    Cow::Owned(format!(
+        "{}... (cut to its first {kept} of {} bytes)",
+        &cause[..kept],
+        cause.len()
+    ))
+}
+
+/// The largest character boundary of `text` at or before `index`.
+pub(crate) fn char_floor(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
 /// `"5s"`, `"1.5s"`, `"250ms"`.
 pub(crate) fn seconds(duration: Duration) -> String {
     if duration < Duration::from_secs(1) {
@@ -194,20 +276,21 @@ fn sentence(cause: &str) -> &str {
 }
 
 /// The available name closest to `name`, if it is close enough to be a likely typo.
-/// The longest tool name any provider accepts (Anthropic's documented 128).
-const LONGEST_NAME: usize = 128;
-
-/// How much of a longer name the prose quotes.
-const QUOTED_START: usize = 64;
-
 fn nearest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
     let wanted = normalize(name);
     available
         .iter()
-        .map(|candidate| (distance(&wanted, &normalize(candidate)), *candidate))
-        .filter(|(d, candidate)| *d <= (candidate.chars().count() / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, candidate)| candidate)
+        .filter_map(|candidate| {
+            let normal = normalize(candidate);
+            let most = (normal.len() / 3).max(1);
+            // The distance is at least the difference in length: a name sent far longer than
+            // every tool's (a hostile model's megabyte) costs no quadratic comparison.
+            (wanted.len().abs_diff(normal.len()) <= most)
+                .then(|| (distance(&wanted, &normal), most, *candidate))
+        })
+        .filter(|(d, most, _)| d <= most)
+        .min_by_key(|(d, _, _)| *d)
+        .map(|(_, _, candidate)| candidate)
 }
 
 /// Case and `-`/`_`/`.` differences are the commonest model slips; they cost nothing here.
@@ -259,18 +342,6 @@ mod tests {
         assert_eq!(
             unknown_tool("anything", []),
             "ERROR: there is no tool named \"anything\"; no tools are available. Answer without calling a tool."
-        );
-    }
-
-    #[test]
-    fn a_name_longer_than_any_provider_allows_is_quoted_by_its_start() {
-        let name = format!("get_weather{}", "x".repeat(100_000));
-        assert_eq!(
-            unknown_tool(&name, ["get_weather"]),
-            format!(
-                "ERROR: there is no tool named \"get_weather{}...\". The available tools are: get_weather. Call one of them by its exact name.",
-                "x".repeat(53)
-            )
         );
     }
 

@@ -7,9 +7,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::executor::{JoinInOrder, block_on};
+use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
@@ -17,9 +17,16 @@ use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::set::Prefixed;
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
 
+mod batch;
+mod cut;
+mod limits;
+mod measure;
 mod repeats;
 
-use repeats::Repeats;
+pub use limits::Limits;
+
+use batch::{Batch, Slot, Timed};
+use repeats::{Repeats, refuses_repeats};
 
 /// A set of tools and the state they share, answering a model's tool calls.
 ///
@@ -68,6 +75,12 @@ use repeats::Repeats;
 /// `Toolbox::with_timeout` stops an asynchronous call that runs too long; its result says so.
 /// Without the feature, no timer is compiled in and calls run until they finish.
 ///
+/// # Limits
+///
+/// A tool's output past 100 KiB is cut with a note, and a call whose arguments are over 1 MiB or
+/// nested more than 64 levels deep is refused before they are read; [`Toolbox::with_limits`]
+/// changes these bounds and can bound how many calls of a turn run at once (see [`Limits`]).
+///
 /// # State
 ///
 /// [`Toolbox::with_state`] gives the tools a shared state `S`. A tool asks for a part of it with a
@@ -80,6 +93,7 @@ pub struct Toolbox<S = ()> {
     /// as one slice.
     definitions: Vec<ToolDefinition>,
     index: NameIndex,
+    limits: Limits,
     #[cfg(feature = "timeout")]
     timeout: Option<Duration>,
 }
@@ -126,6 +140,7 @@ impl<S: 'static> Toolbox<S> {
             tools: Vec::new(),
             definitions: Vec::new(),
             index: NameIndex::default(),
+            limits: Limits::new(),
             #[cfg(feature = "timeout")]
             timeout: None,
         }
@@ -381,6 +396,43 @@ impl<S: 'static> Toolbox<S> {
         self
     }
 
+    /// Replaces the toolbox's [`Limits`]: how large a tool's output may be before it is cut, how
+    /// large and how deep a call's arguments may be before the call is refused, and how many
+    /// calls of one turn run at once. Every toolbox starts with [`Limits::default`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::{Limits, ToolCall, Toolbox};
+    ///
+    /// /// Saves a note.
+    /// #[skyl::tool]
+    /// fn save_note(text: String) -> String {
+    ///     format!("saved {} bytes", text.len())
+    /// }
+    ///
+    /// let toolbox = Toolbox::new()
+    ///     .with(SaveNote)
+    ///     .with_limits(Limits::default().with_max_argument_bytes(64));
+    /// let call = ToolCall::new("c1", "save_note", json!({"text": "x".repeat(100)}));
+    /// let result = toolbox.dispatch_blocking(&call);
+    /// assert!(result.is_error);
+    /// assert_eq!(
+    ///     result.content,
+    ///     "ERROR: save_note was not run: its arguments are larger than 64 bytes, the most this \
+    ///      application accepts. Call save_note again with smaller arguments; split a large input \
+    ///      over several calls."
+    /// );
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The toolbox's [`Limits`].
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// The definitions of the tools, in the order they were added, for a provider request to
     /// borrow.
     ///
@@ -503,8 +555,9 @@ impl<S: 'static> Toolbox<S> {
         }
     }
 
-    /// Answers every tool call of an assistant message: the calls run concurrently, and the
-    /// returned [`Role::Tool`] message holds one result per call, in call order.
+    /// Answers every tool call of an assistant message: the calls run concurrently (at most
+    /// [`Limits::with_max_concurrent_calls`] at a time, when it is set), and the returned
+    /// [`Role::Tool`] message holds one result per call, in call order.
     ///
     /// A message without calls gets a tool message without parts. Calls are answered as they
     /// come, even two with the same id (which the transcript rules forbid, see
@@ -552,22 +605,25 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let mut join = JoinInOrder::new();
+        let mut slots = Vec::with_capacity(calls.len());
         let mut repeats = Repeats::default();
         for (slot, call) in calls.iter().copied().enumerate() {
             if let Some((_, position)) = self.index.get(&call.name)
+                && refuses_repeats(&self.definitions[position].annotations)
+                // Arguments past the limits are refused unread, here as in `start`.
+                && self.limits.refuse(&call.name, &call.id, &call.arguments).is_none()
                 && repeats.is_repeat(slot, call, &self.definitions[position])
             {
                 // Written once the call it repeats has its result.
-                join.push_done(ToolResult::error(call.id.as_str(), String::new()));
+                slots.push(Slot::Done(ToolResult::error(
+                    call.id.as_str(),
+                    String::new(),
+                )));
                 continue;
             }
-            match self.start(call) {
-                Started::Done(result) => join.push_done(result),
-                Started::Running(running) => join.push_pending(running),
-            }
+            slots.push(Slot::Queued(call));
         }
-        let mut results = join.await;
+        let mut results = Batch::new(self, slots, ()).run().await;
         repeats.answer(&mut results, &calls);
         Message {
             role: Role::Tool,
@@ -615,17 +671,24 @@ impl<S: 'static> Toolbox<S> {
         let Some((name, position)) = self.index.get(&call.name) else {
             return Started::Done(unknown(call, self.names()));
         };
+        if let Some(refusal) = self.limits.refuse(name, &call.id, &call.arguments) {
+            return Started::Done(refusal);
+        }
         let tool = &self.tools[position];
+        let max_output = self.limits.max_output_bytes();
         let future =
             match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
                 Ok(future) => future,
-                Err(payload) => return Started::Done(panicked(name, &call.id, payload)),
+                Err(payload) => {
+                    return Started::Done(panicked(name, &call.id, payload, max_output));
+                }
             };
         match future.into_ready() {
-            Ok(outcome) => Started::Done(finish(name, &call.id, outcome)),
+            Ok(outcome) => Started::Done(finish(name, &call.id, outcome, max_output)),
             Err(future) => Started::Running(Running {
                 name,
                 call_id: &call.id,
+                max_output,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
                 deadline: tool
@@ -646,44 +709,10 @@ impl<S: 'static> Toolbox<S> {
     pub(crate) async fn dispatch_each<'a>(
         &'a self,
         calls: &[&'a ToolCall],
-        mut finished: impl FnMut(usize, &ToolResult, Duration),
+        finished: impl FnMut(usize, &ToolResult, Duration),
     ) -> Vec<ToolResult> {
-        let mut slots: Vec<Result<ToolResult, (Running<'a>, Instant)>> =
-            Vec::with_capacity(calls.len());
-        for (position, call) in calls.iter().enumerate() {
-            let begun = Instant::now();
-            match self.start(call) {
-                Started::Done(result) => {
-                    finished(position, &result, begun.elapsed());
-                    slots.push(Ok(result));
-                }
-                Started::Running(running) => slots.push(Err((running, begun))),
-            }
-        }
-        std::future::poll_fn(|cx| {
-            let mut all_done = true;
-            for (position, slot) in slots.iter_mut().enumerate() {
-                if let Err((running, begun)) = slot {
-                    match Pin::new(running).poll(cx) {
-                        Poll::Ready(result) => {
-                            finished(position, &result, begun.elapsed());
-                            *slot = Ok(result);
-                        }
-                        Poll::Pending => all_done = false,
-                    }
-                }
-            }
-            if all_done {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .await;
-        slots
-            .into_iter()
-            .map(|slot| slot.unwrap_or_else(|_| unreachable!("every call has its result")))
-            .collect()
+        let slots = calls.iter().map(|&call| Slot::Queued(call)).collect();
+        Batch::new(self, slots, Timed(finished)).run().await
     }
 }
 
@@ -732,6 +761,8 @@ enum Started<'a> {
 struct Running<'a> {
     name: &'a str,
     call_id: &'a str,
+    /// The toolbox's bound on the result's content.
+    max_output: usize,
     /// `None` once the call has its result.
     future: Option<ToolFuture<'a>>,
     #[cfg(feature = "timeout")]
@@ -748,8 +779,8 @@ impl Future for Running<'_> {
             .as_mut()
             .expect("a tool call polled after it completed");
         let result = match catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
-            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome),
-            Err(payload) => panicked(this.name, this.call_id, payload),
+            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.max_output),
+            Err(payload) => panicked(this.name, this.call_id, payload, this.max_output),
             Ok(Poll::Pending) => match this.timed_out(cx) {
                 Some(result) => result,
                 None => return Poll::Pending,
@@ -805,25 +836,39 @@ fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> Too
     ToolResult::error(call.id.as_str(), prose::unknown_tool(&call.name, available))
 }
 
+/// The result of a call that ran, its content cut to `max_output` bytes.
 #[inline]
-fn finish(name: &str, call_id: &str, outcome: ToolOutcome) -> ToolResult {
+fn finish(name: &str, call_id: &str, outcome: ToolOutcome, max_output: usize) -> ToolResult {
     match outcome {
-        Ok(content) => ToolResult {
+        Ok(content) if content.len() <= max_output => ToolResult {
             call_id: call_id.to_owned(),
             content,
             is_error: false,
         },
-        Err(failure) => ToolResult::error(call_id, prose::failed(name, &failure)),
+        Ok(content) => ToolResult {
+            call_id: call_id.to_owned(),
+            content: cut::cut_output(name, content, max_output),
+            is_error: false,
+        },
+        Err(failure) => {
+            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output)))
+        }
     }
 }
 
 #[cold]
-fn panicked(name: &str, call_id: &str, payload: Box<dyn Any + Send>) -> ToolResult {
+fn panicked(
+    name: &str,
+    call_id: &str,
+    payload: Box<dyn Any + Send>,
+    max_output: usize,
+) -> ToolResult {
     let message = payload
         .downcast_ref::<&str>()
         .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-    let result = ToolResult::error(call_id, prose::panicked(name, message));
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .map(|message| prose::shortened(message, max_output));
+    let result = ToolResult::error(call_id, prose::panicked(name, message.as_deref()));
     drop_payload(payload);
     result
 }

@@ -1,0 +1,155 @@
+//! The calls of one turn, run concurrently in one task, at most so many at a time, answered in
+//! call order.
+//!
+//! No runtime is involved: the batch is a future that starts calls in call order while fewer than
+//! the limit are in flight, polls the ones in flight when woken, and starts the next waiting call
+//! as soon as one finishes. A synchronous tool finishes inside its start and holds no place.
+
+use std::mem;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use super::{Running, Started, Toolbox};
+use crate::message::{ToolCall, ToolResult};
+
+/// What the owner of a batch hears about each call.
+pub(super) trait Watch {
+    /// Taken when a call starts and handed back when it finishes.
+    type Mark;
+
+    fn started(&mut self) -> Self::Mark;
+
+    fn finished(&mut self, position: usize, result: &ToolResult, mark: Self::Mark);
+}
+
+/// Hears nothing, and costs nothing.
+impl Watch for () {
+    type Mark = ();
+
+    #[inline]
+    fn started(&mut self) {}
+
+    #[inline]
+    fn finished(&mut self, _: usize, _: &ToolResult, (): ()) {}
+}
+
+/// Hears of each result as soon as it is known, with how long its call ran.
+pub(super) struct Timed<F>(pub(super) F);
+
+impl<F: FnMut(usize, &ToolResult, Duration)> Watch for Timed<F> {
+    type Mark = Instant;
+
+    fn started(&mut self) -> Instant {
+        Instant::now()
+    }
+
+    fn finished(&mut self, position: usize, result: &ToolResult, begun: Instant) {
+        (self.0)(position, result, begun.elapsed())
+    }
+}
+
+pub(super) enum Slot<'a, M> {
+    /// Not started yet.
+    Queued(&'a ToolCall),
+    Running(Running<'a>, M),
+    Done(ToolResult),
+    /// Handed to the caller.
+    Taken,
+}
+
+pub(super) struct Batch<'a, S, W: Watch> {
+    toolbox: &'a Toolbox<S>,
+    slots: Vec<Slot<'a, W::Mark>>,
+    /// The first slot not yet considered for starting.
+    next: usize,
+    /// How many calls are in flight.
+    running: usize,
+    limit: usize,
+    watch: W,
+}
+
+impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
+    pub(super) fn new(toolbox: &'a Toolbox<S>, slots: Vec<Slot<'a, W::Mark>>, watch: W) -> Self {
+        Batch {
+            toolbox,
+            slots,
+            next: 0,
+            running: 0,
+            limit: toolbox.limits.max_concurrent_calls().unwrap_or(usize::MAX),
+            watch,
+        }
+    }
+
+    /// The results, in slot order, once every call has one.
+    pub(super) async fn run(mut self) -> Vec<ToolResult> {
+        std::future::poll_fn(|cx| self.poll_all(cx)).await
+    }
+
+    fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ToolResult>> {
+        loop {
+            self.start_waiting();
+            let freed = self.poll_running(cx);
+            if self.running == 0 && self.next == self.slots.len() {
+                return Poll::Ready(self.take_results());
+            }
+            // A call finished and others wait for its place: start them, and poll them once so
+            // that they can wake this task.
+            if !freed || self.next == self.slots.len() {
+                return Poll::Pending;
+            }
+        }
+    }
+
+    fn start_waiting(&mut self) {
+        while self.running < self.limit && self.next < self.slots.len() {
+            let position = self.next;
+            self.next += 1;
+            let Slot::Queued(call) = self.slots[position] else {
+                continue;
+            };
+            let mark = self.watch.started();
+            self.slots[position] = match self.toolbox.start(call) {
+                Started::Done(result) => {
+                    self.watch.finished(position, &result, mark);
+                    Slot::Done(result)
+                }
+                Started::Running(running) => {
+                    self.running += 1;
+                    Slot::Running(running, mark)
+                }
+            };
+        }
+    }
+
+    /// Polls the calls in flight; says whether one finished.
+    fn poll_running(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut freed = false;
+        for (position, slot) in self.slots[..self.next].iter_mut().enumerate() {
+            let Slot::Running(running, _) = slot else {
+                continue;
+            };
+            let Poll::Ready(result) = Pin::new(running).poll(cx) else {
+                continue;
+            };
+            let Slot::Running(_, mark) = mem::replace(slot, Slot::Taken) else {
+                unreachable!("the slot was running")
+            };
+            self.watch.finished(position, &result, mark);
+            *slot = Slot::Done(result);
+            self.running -= 1;
+            freed = true;
+        }
+        freed
+    }
+
+    fn take_results(&mut self) -> Vec<ToolResult> {
+        self.slots
+            .iter_mut()
+            .map(|slot| match mem::replace(slot, Slot::Taken) {
+                Slot::Done(result) => result,
+                _ => unreachable!("every call has its result"),
+            })
+            .collect()
+    }
+}
