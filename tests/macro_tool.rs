@@ -468,7 +468,12 @@ fn bad_arguments_name_the_field() {
 
 #[test]
 fn a_bad_argument_is_named_by_the_key_it_was_sent_under() {
-    let message = |arguments| call(&ListFiles, arguments, &()).unwrap_err().message().to_owned();
+    let message = |arguments| {
+        call(&ListFiles, arguments, &())
+            .unwrap_err()
+            .message()
+            .to_owned()
+    };
     assert_eq!(
         message(json!({"folder": 7})),
         "argument `folder`: invalid type: integer `7`, expected a string"

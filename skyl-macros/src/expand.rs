@@ -11,8 +11,9 @@
 //!     const _: () = { assert_deserialize::<T>; assert_json_schema::<T>; };  // one per type
 //!     impl<__S: Send + Sync + 'static> Tool<__S> for __skyl_tool_get_weather::GetWeather
 //!     where Db: FromRef<__S>, ... {
-//!         fn definition(&self) -> &ToolDefinition { /* built once, in a static */ }
-//!         fn call(..) -> ToolFuture { /* parse, call, convert */ }
+//!         fn definition(&self) -> &ToolDefinition { cached_definition(&STATIC, parts) }
+//!         fn call(..) -> ToolFuture { /* parse (probes of each parameter to explain a failure),
+//!                                          call, convert */ }
 //!     }
 //! };
 //! ```
@@ -29,6 +30,12 @@
 //! `T: DeserializeOwned`, a bound on a concrete type), yet inside the impl it normalizes to
 //! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
 //! which is right for a tool that cannot be built.
+//!
+//! What is generic in the generated code is compiled once per tool, so the impl hands what it
+//! can to non-generic code in skyl: the definition's constant parts and `fn` pointers to
+//! `cached_definition`, and, for naming a bad argument, a table of each parameter's keys and a
+//! reader of its type (compiled once per type) rather than a second reading of the whole
+//! arguments struct.
 
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};

@@ -7,9 +7,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::tool::{
-    IntoToolOutput, Json, ToolAnnotations, ToolDefinition, ToolFuture, ToolOutcome,
-};
+use crate::tool::{IntoToolOutput, Json, ToolAnnotations, ToolDefinition, ToolFuture, ToolOutcome};
 
 /// `<T as Defer<S>>::This` is `T`, but a bound written on it mentions `S`.
 ///

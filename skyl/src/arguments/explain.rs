@@ -217,7 +217,8 @@ mod tests {
             message,
             "argument `folder`: invalid type: integer `7`, expected a string"
         );
-        let (message, _) = by_probes_and_whole(&json!({"city": "Kampala", "dir": "/", "folder": "/"}));
+        let (message, _) =
+            by_probes_and_whole(&json!({"city": "Kampala", "dir": "/", "folder": "/"}));
         assert_eq!(message, "duplicate field `dir`");
     }
 }
