@@ -467,6 +467,37 @@ fn bad_arguments_name_the_field() {
 }
 
 #[test]
+fn a_bad_argument_is_named_by_the_key_it_was_sent_under() {
+    let message = |arguments| {
+        call(&ListFiles, arguments, &())
+            .unwrap_err()
+            .message()
+            .to_owned()
+    };
+    assert_eq!(
+        message(json!({"folder": 7})),
+        "argument `folder`: invalid type: integer `7`, expected a string"
+    );
+    assert_eq!(
+        message(json!({"dir": "/", "limit": -1})),
+        "argument `limit`: invalid value: integer `-1`, expected u32"
+    );
+    assert_eq!(
+        message(json!({"dir": "/", "folder": "/"})),
+        "duplicate field `dir`"
+    );
+    // serde reads the keys in order and stops at the first it refuses.
+    assert_eq!(
+        message(json!({"all": "yes", "dir": 7})),
+        "argument `all`: invalid type: string \"yes\", expected a boolean"
+    );
+    assert_eq!(
+        message(json!({"aaa": 1, "dir": 7})),
+        "unknown field `aaa`, expected one of `dir`, `folder`, `limit`, `all`"
+    );
+}
+
+#[test]
 fn an_optional_argument_may_be_missing_or_null() {
     assert_eq!(
         call(&GetWeather, json!({"city": "Rome"}), &()),

@@ -92,6 +92,53 @@ impl Param<'_> {
     }
 }
 
+impl Param<'_> {
+    /// The keys the model may send this parameter under: its name or `rename`, then each
+    /// `alias`. `None` when another `#[serde(...)]` attribute (`flatten`, `with`,
+    /// `deserialize_with`, ...) makes serde read it otherwise than as one key holding its type,
+    /// so that reading its type alone would not find what serde finds.
+    pub(crate) fn wire_keys(&self) -> Option<Vec<String>> {
+        let mut name = unraw(self.ident?);
+        let mut aliases = Vec::new();
+        for attr in &self.field_attrs {
+            if !attr.path().is_ident("serde") {
+                continue;
+            }
+            let read = attr.parse_nested_meta(|meta| {
+                let path = &meta.path;
+                if path.is_ident("rename") {
+                    if meta.input.peek(syn::Token![=]) {
+                        name = meta.value()?.parse::<syn::LitStr>()?.value();
+                    } else {
+                        meta.parse_nested_meta(|inner| {
+                            let value = inner.value()?.parse::<syn::LitStr>()?.value();
+                            if inner.path.is_ident("deserialize") {
+                                name = value;
+                            }
+                            Ok(())
+                        })?;
+                    }
+                } else if path.is_ident("alias") {
+                    aliases.push(meta.value()?.parse::<syn::LitStr>()?.value());
+                } else if ["default", "skip_serializing_if", "serialize_with"]
+                    .iter()
+                    .any(|word| path.is_ident(word))
+                {
+                    if meta.input.peek(syn::Token![=]) {
+                        meta.value()?.parse::<syn::LitStr>()?;
+                    }
+                } else if !path.is_ident("skip_serializing") {
+                    return Err(meta.error("read otherwise"));
+                }
+                Ok(())
+            });
+            read.ok()?;
+        }
+        aliases.insert(0, name);
+        Some(aliases)
+    }
+}
+
 /// What a parameter is, once it passed `valid.rs`.
 pub(crate) enum ParamKind<'a> {
     /// An argument the model sends, deserialized into `ty`.

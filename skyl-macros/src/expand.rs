@@ -11,8 +11,9 @@
 //!     const _: () = { assert_deserialize::<T>; assert_json_schema::<T>; };  // one per type
 //!     impl<__S: Send + Sync + 'static> Tool<__S> for __skyl_tool_get_weather::GetWeather
 //!     where Db: FromRef<__S>, ... {
-//!         fn definition(&self) -> &ToolDefinition { /* built once, in a static */ }
-//!         fn call(..) -> ToolFuture { /* parse, call, convert */ }
+//!         fn definition(&self) -> &ToolDefinition { cached_definition(&STATIC, parts) }
+//!         fn call(..) -> ToolFuture { /* parse (probes of each parameter to explain a failure),
+//!                                          call, convert */ }
 //!     }
 //! };
 //! ```
@@ -29,6 +30,12 @@
 //! `T: DeserializeOwned`, a bound on a concrete type), yet inside the impl it normalizes to
 //! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
 //! which is right for a tool that cannot be built.
+//!
+//! What is generic in the generated code is compiled once per tool, so the impl hands what it
+//! can to non-generic code in skyl: the definition's constant parts and `fn` pointers to
+//! `cached_definition`, and, for naming a bad argument, a table of each parameter's keys and a
+//! reader of its type (compiled once per type) rather than a second reading of the whole
+//! arguments struct.
 
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -136,6 +143,9 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     let mut assertions = Vec::new();
     let mut call_args = Vec::new();
     let mut state_bounds = Vec::new();
+    // How the failure path names the argument at fault: each parameter read alone (by a reader
+    // instantiated per type, shared by all tools), unless one of them cannot be read alone.
+    let mut probes = Some(Vec::new());
     if let Place::Method {
         has_receiver: true, ..
     } = tool.place
@@ -165,6 +175,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
             }
             ParamKind::Str => {
+                add_probe(&mut probes, param, quote!(::std::string::String));
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: ::std::string::String
@@ -182,6 +193,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             ParamKind::Value(ty) => {
                 let span = ty.span();
                 let ty = written(ty);
+                add_probe(&mut probes, param, ty.clone());
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
@@ -258,10 +270,16 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         (Some(span), Some(ty)) if !valid::contains_impl(ty) => {
             let ty = written(ty);
             quote_spanned! {span=>
-                ::core::option::Option::Some(::skyl::__private::output_schema::<#ty>())
+                ::core::option::Option::Some(::skyl::__private::output_schema::<#ty>)
             }
         }
         _ => quote!(::core::option::Option::None),
+    };
+    let explain = match probes {
+        Some(probes) => quote! {
+            |__object, __error| ::skyl::__private::explain::by_probes(__object, __error, &[#(#probes),*])
+        },
+        None => quote!(::skyl::__private::explain::whole::<__SkylArguments<__S>>),
     };
     let timeout = options.timeout.as_ref().map(|timeout| {
         let (secs, nanos) = (timeout.secs, timeout.nanos);
@@ -302,12 +320,10 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             fn definition(&self) -> &::skyl::ToolDefinition {
                 static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
                     ::std::sync::OnceLock::new();
-                __DEFINITION.get_or_init(|| ::skyl::ToolDefinition {
-                    name: <::std::string::String as ::core::convert::From<&str>>::from(#name),
-                    description: <::std::string::String as ::core::convert::From<&str>>::from(
-                        #description,
-                    ),
-                    parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>(),
+                ::skyl::__private::cached_definition(&__DEFINITION, ::skyl::__private::DefinitionParts {
+                    name: #name,
+                    description: #description,
+                    parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>,
                     annotations: #annotations,
                     output_schema: #output_schema,
                 })
@@ -321,7 +337,8 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 let _ = __state;
                 // The schema is read only when the arguments do not parse as they are.
                 let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
-                let __args = match ::skyl::__private::parse_arguments::<__SkylArguments<__S>>(__json, __schema) {
+                let __explain: ::skyl::__private::explain::Explain = #explain;
+                let __args = match ::skyl::__private::parse_explained::<__SkylArguments<__S>>(__json, __schema, __explain) {
                     ::core::result::Result::Ok(args) => args,
                     ::core::result::Result::Err(failure) => {
                         return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
@@ -361,7 +378,7 @@ fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
     out
 }
 
-/// The `ToolAnnotations` written in the options.
+/// The annotations written in the options, for `cached_definition` to make a `ToolAnnotations`.
 fn annotations(options: &Options) -> TokenStream {
     let hint = |flag: Option<Flag>| match flag {
         Some(Flag { value, .. }) => quote!(::core::option::Option::Some(#value)),
@@ -370,11 +387,7 @@ fn annotations(options: &Options) -> TokenStream {
     let title = match &options.title {
         Some(title) => {
             let title = title.value().trim().to_owned();
-            quote! {
-                ::core::option::Option::Some(
-                    <::std::string::String as ::core::convert::From<&str>>::from(#title),
-                )
-            }
+            quote!(::core::option::Option::Some(#title))
         }
         None => quote!(::core::option::Option::None),
     };
@@ -385,15 +398,29 @@ fn annotations(options: &Options) -> TokenStream {
         hint(options.open_world),
     );
     quote! {
-        ::skyl::ToolAnnotations {
+        ::skyl::__private::AnnotationParts {
             title: #title,
             read_only: #read_only,
             destructive: #destructive,
             idempotent: #idempotent,
             open_world: #open_world,
-            ..<::skyl::ToolAnnotations as ::core::default::Default>::default()
         }
     }
+}
+
+/// Adds to `probes` the failure path's reader of `param`, of type `ty`; or gives up on readers
+/// (`None`) for a parameter serde does not read as one key holding its type.
+fn add_probe(probes: &mut Option<Vec<TokenStream>>, param: &ast::Param<'_>, ty: TokenStream) {
+    let (Some(list), Some(keys)) = (probes.as_mut(), param.wire_keys()) else {
+        *probes = None;
+        return;
+    };
+    list.push(quote! {
+        ::skyl::__private::explain::ArgumentProbe {
+            keys: &[#(#keys),*],
+            probe: ::skyl::__private::explain::probe::<#ty>,
+        }
+    });
 }
 
 /// The module that holds a free function's struct: `__skyl_tool_get_weather`.

@@ -4,7 +4,7 @@
 //! re-serialization, no path tracking, and the tool's schema is not even looked at. Only when that
 //! fails are the arguments looked at again: reshaped (`null` or a JSON string holding an object),
 //! cleaned of the nulls that mean "not given" ([`absent`]), and, should they still not parse,
-//! parsed once more with `serde_path_to_error` to say which argument was wrong.
+//! explained: [`explain`] says which argument was wrong.
 //!
 //! A tool whose schema is declared as data rather than derived from a type has its arguments
 //! checked against that schema first ([`validate`]), with the same prose.
@@ -21,7 +21,10 @@ use serde_json::{Map, Value};
 
 use crate::tool::ToolFailure;
 
+use explain::Explain;
+
 mod absent;
+pub mod explain;
 pub(crate) mod validate;
 
 pub(crate) use absent::{has_null, without_absent_nulls};
@@ -34,36 +37,55 @@ pub(crate) use absent::{has_null, without_absent_nulls};
 /// model here); and `null` for an optional argument whose type does not take `null`, which a
 /// strict-mode schema invites (the argument's default applies).
 ///
-/// `schema` is only called when the arguments do not parse as they are.
+/// `schema` is only called when the arguments do not parse as they are. Arguments that do not
+/// parse at all are read once more as a whole to name the argument at fault
+/// ([`explain::whole`]); a `#[tool]` says how to name it more cheaply with
+/// [`parse_explained`].
 #[inline]
 pub fn parse_arguments<'s, A: DeserializeOwned>(
     arguments: &Value,
     schema: impl FnOnce() -> &'s Value,
 ) -> Result<A, ToolFailure> {
+    parse_explained(arguments, schema, explain::whole::<A>)
+}
+
+/// [`parse_arguments`], with `explain` naming the argument at fault when the arguments do not
+/// parse at all.
+#[inline]
+pub fn parse_explained<'s, A: DeserializeOwned>(
+    arguments: &Value,
+    schema: impl FnOnce() -> &'s Value,
+    explain: Explain,
+) -> Result<A, ToolFailure> {
     // The object case is the only one on the hot path; the others fail here and are handled below.
     match A::deserialize(arguments) {
         Ok(parsed) => Ok(parsed),
-        Err(_) => parse_other::<A>(arguments, schema),
+        Err(error) => parse_other::<A>(arguments, error, schema, explain),
     }
 }
 
 #[cold]
 fn parse_other<'s, A: DeserializeOwned>(
     arguments: &Value,
+    error: serde_json::Error,
     schema: impl FnOnce() -> &'s Value,
+    explain: Explain,
 ) -> Result<A, ToolFailure> {
     let object = as_object(arguments)?;
-    if let Cow::Owned(reshaped) = &object
-        && let Ok(parsed) = A::deserialize(reshaped)
-    {
-        return Ok(parsed);
-    }
+    // `error` is about `arguments`; reshaped arguments have an error of their own.
+    let error = match &object {
+        Cow::Owned(reshaped) => match A::deserialize(reshaped) {
+            Ok(parsed) => return Ok(parsed),
+            Err(error) => error,
+        },
+        Cow::Borrowed(_) => error,
+    };
     if has_null(&object)
         && let Some(cleaned) = without_absent_nulls(&object, schema())
     {
-        return A::deserialize(&cleaned).map_err(|_| explain::<A>(&cleaned));
+        return A::deserialize(&cleaned).map_err(|error| explain(&cleaned, error));
     }
-    Err(explain::<A>(&object))
+    Err(explain(&object, error))
 }
 
 /// Reads arguments against a schema declared as data: reshaped, cleaned of absent nulls, checked
@@ -82,7 +104,7 @@ pub(crate) fn parse_declared<A: DeserializeOwned>(
     if let Err(mismatch) = validate::validate(object, schema) {
         return Err(ToolFailure::invalid_arguments(mismatch.to_string()));
     }
-    A::deserialize(object).map_err(|_| explain::<A>(object))
+    A::deserialize(object).map_err(|error| explain::whole::<A>(object, error))
 }
 
 /// The arguments as one JSON object: as sent, `{}` for `null`, or parsed from a JSON string that
@@ -106,23 +128,6 @@ fn not_an_object(value: &Value) -> ToolFailure {
         "the arguments must be a JSON object with one key per parameter, but they were {}",
         describe(value)
     ))
-}
-
-/// Re-parses with path tracking, on the failure path only, to name the argument at fault.
-fn explain<A: DeserializeOwned>(arguments: &Value) -> ToolFailure {
-    let error = match serde_path_to_error::deserialize::<_, A>(arguments) {
-        Ok(_) => return ToolFailure::invalid_arguments("the arguments could not be read"),
-        Err(error) => error,
-    };
-    let path = error.path().to_string();
-    let cause = error.into_inner().to_string();
-    // serde already names the key in "unknown field `x`"; do not say it twice.
-    let detail = if path == "." || cause.contains(&format!("`{path}`")) {
-        cause
-    } else {
-        format!("argument `{path}`: {cause}")
-    };
-    ToolFailure::invalid_arguments(detail)
 }
 
 fn describe(value: &Value) -> String {

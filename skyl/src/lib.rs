@@ -543,11 +543,12 @@ pub use skyl_macros::tools;
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::arguments::parse_arguments;
+    pub use crate::arguments::{explain, parse_arguments, parse_explained};
     pub use crate::macro_support::{
-        Defer, TimeoutFeature, ToolOutputSchema, ToolParameterDeserialize, ToolParameterSchema,
-        ToolSetInstance, arguments_schema, assert_deserialize, assert_json_schema,
-        assert_tool_set_instance, output_schema, run_blocking, tool_output, tool_timeout,
+        AnnotationParts, Defer, DefinitionParts, TimeoutFeature, ToolOutputSchema,
+        ToolParameterDeserialize, ToolParameterSchema, ToolSetInstance, arguments_schema,
+        assert_deserialize, assert_json_schema, assert_tool_set_instance, cached_definition,
+        output_schema, run_blocking, tool_output, tool_timeout,
     };
     pub use schemars;
     pub use serde;
