@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::tool::ToolFailure;
 
-mod absent;
+pub(crate) mod absent;
 pub(crate) mod validate;
 
 pub(crate) use absent::{has_null, without_absent_nulls};
