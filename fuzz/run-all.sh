@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for N minutes each (default 10), one after another, starting from the
 # corpus kept in fuzz/corpus/<target>/. A crash stops the run and leaves its input in
-# fuzz/artifacts/<target>/: add it to tests/fuzz_regressions.rs before fixing it.
+# fuzz/artifacts/<target>/: copy it to fuzz/regressions/<target>/ before fixing it, where
+# tests/fuzz_regressions.rs (and tests/mcp/fuzz_inputs.rs, for mcp_serve) replays it.
 #
 #     fuzz/run-all.sh [MINUTES] [TARGET...]
 #

@@ -76,3 +76,20 @@ fn encode_inputs() {
         }
     });
 }
+
+#[test]
+fn stream_inputs() {
+    replay("stream", |data| {
+        let (adapter, events) = skyl_fuzz::stream_events(data);
+        skyl_fuzz::decode_stream(&*adapter, &events);
+    });
+}
+
+#[test]
+fn stream_sse_inputs() {
+    replay("stream_sse", |data| {
+        let (adapter, pieces) = skyl_fuzz::sse_pieces(data);
+        let events = skyl_fuzz::parse_sse(&pieces);
+        skyl_fuzz::decode_stream(&*adapter, &events);
+    });
+}

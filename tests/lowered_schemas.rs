@@ -471,3 +471,12 @@ fn every_tool_is_checked_in_every_dialect_it_has() {
     // Seven tools in four dialects, less the map that strict mode cannot express.
     assert_eq!(covered.len(), 7 * 4 - 1);
 }
+
+#[test]
+fn the_toolbox_check_passes_every_shape_of_tool() {
+    // The same promise through the harness users run, with its edge and hostile cases too.
+    skyl::testing::ToolboxCheck::new(&TOOLBOX)
+        .cases(24)
+        .run()
+        .assert_passed();
+}

@@ -521,6 +521,61 @@ fn malformed_and_cut_streams_say_which_event() {
 }
 
 #[test]
+fn a_call_that_ends_under_another_name_or_id_than_it_started_is_an_error() {
+    // Found by fuzzing: the decoder told `get_weather` started and `get_time` finished under the
+    // same index, so a listener would have shown one call as two. Each way the name or id can
+    // change is refused, where it changes.
+    let added = r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":""}}"#;
+    let done = |name: &str, call_id: &str| {
+        format!(
+            r#"{{"type":"response.output_item.done","output_index":0,"item":{{"type":"function_call","id":"fc_1","call_id":"{call_id}","name":"{name}","arguments":"{{}}"}}}}"#
+        )
+    };
+    let completed = |name: &str| {
+        format!(
+            r#"{{"type":"response.completed","response":{{"id":"r","status":"completed","output":[{{"type":"function_call","id":"fc_1","call_id":"call_1","name":"{name}","arguments":"{{}}"}}]}}}}"#
+        )
+    };
+    let (renamed, new_id) = (done("get_time", "call_1"), done("get_weather", "call_2"));
+    let in_the_answer = completed("get_time");
+    let cases = [
+        (
+            error_text(
+                "openai_responses",
+                &[
+                    ("response.output_item.added", added),
+                    ("response.output_item.done", &renamed),
+                ],
+            ),
+            "cannot read the OpenAI Responses response: event 2 of the stream (response.output_item.done), tool call \"call_1\" (get_time): expected the id and name the call started with, found another id or name; is this body from the OpenAI Responses API?",
+        ),
+        (
+            error_text(
+                "openai_responses",
+                &[
+                    ("response.output_item.added", added),
+                    ("response.output_item.done", &new_id),
+                ],
+            ),
+            "cannot read the OpenAI Responses response: event 2 of the stream (response.output_item.done), tool call \"call_2\" (get_weather): expected the id and name the call started with, found another id or name; is this body from the OpenAI Responses API?",
+        ),
+        (
+            // Not finished before the end: the complete answer names it otherwise.
+            error_text(
+                "openai_responses",
+                &[
+                    ("response.output_item.added", added),
+                    ("response.completed", &in_the_answer),
+                ],
+            ),
+            "cannot read the OpenAI Responses response: the answer the stream built, tool call \"call_1\" (get_time): expected the id and name the call started with, found another id or name; is this body from the OpenAI Responses API?",
+        ),
+    ];
+    let (actual, expected): (Vec<String>, Vec<&str>) = cases.into_iter().unzip();
+    assert_eq!(actual, expected);
+}
+
+#[test]
 fn a_provider_error_mid_stream_is_the_providers_own_words() {
     let bytes = &streams("anthropic")["overloaded_mid_stream"];
     let outcome = decode_events("anthropic", &sse_events(bytes));

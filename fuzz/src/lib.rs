@@ -1,8 +1,12 @@
 //! What the fuzz targets share: a toolbox of tools with every kind of parameter, the checks every
-//! result must pass, and a transcript built from raw bytes.
+//! result must pass, a transcript built from raw bytes, and streams built from raw bytes with the
+//! checks every streaming decoder must pass.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Request};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, SseParser, StreamEvent,
+    Streaming,
+};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, Toolbox};
 
 /// Adds two numbers.
@@ -86,14 +90,26 @@ pub fn check_result(call: &ToolCall, result: &ToolResult, toolbox: &Toolbox) {
 /// Splits fuzz input into a tool name and the arguments, parsed as JSON when they are JSON and
 /// passed as a string otherwise (the shape a model's malformed arguments arrive in).
 pub fn call_from_bytes(data: &[u8]) -> ToolCall {
+    let (name, arguments) = name_and_arguments(data);
+    let arguments = arguments.unwrap_or_else(|| Value::String(String::new()));
+    ToolCall::new("call_1", name, arguments)
+}
+
+/// A tool name and the arguments from fuzz input: the name up to the first zero byte (or the
+/// first 8 bytes), the rest as JSON when it is JSON and as a string otherwise; `None` when
+/// nothing is left.
+pub fn name_and_arguments(data: &[u8]) -> (String, Option<Value>) {
     let (name, arguments) = match data.iter().position(|&b| b == 0) {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (&data[..data.len().min(8)], &data[data.len().min(8)..]),
     };
     let name = String::from_utf8_lossy(name).into_owned();
+    if arguments.is_empty() {
+        return (name, None);
+    }
     let arguments = serde_json::from_slice::<Value>(arguments)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(arguments).into_owned()));
-    ToolCall::new("call_1", name, arguments)
+    (name, Some(arguments))
 }
 
 /// Decodes `data` as a response body, when it is JSON, and checks what a decoded answer promises.
@@ -194,5 +210,192 @@ pub fn encode(adapter: &dyn Adapter, messages: &[Message]) {
             "{} encoded a transcript that breaks the rules",
             adapter.provider()
         );
+    }
+}
+
+/// The streaming adapter a fuzz input's first byte picks.
+pub fn streaming(selector: u8) -> Box<dyn Streaming> {
+    match selector % 4 {
+        0 => Box::new(Anthropic),
+        1 => Box::new(OpenAiChat::default()),
+        2 => Box::new(OpenAiResponses::default()),
+        _ => Box::new(Gemini::default()),
+    }
+}
+
+/// An event sequence from fuzz bytes: the first byte picks the provider, the rest is event names
+/// and data in turn, separated by zero bytes. Event data may hold what no server-sent event can
+/// carry (blank lines, a lone `\r`), so the decoders meet it here too.
+pub fn stream_events(data: &[u8]) -> (Box<dyn Streaming>, Vec<(String, String)>) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return (streaming(0), Vec::new());
+    };
+    let mut fields = rest
+        .split(|&b| b == 0)
+        .map(|field| String::from_utf8_lossy(field).into_owned());
+    let mut events = Vec::new();
+    while let Some(name) = fields.next() {
+        events.push((name, fields.next().unwrap_or_default()));
+    }
+    (streaming(selector), events)
+}
+
+/// The bytes of `events` as [`stream_events`] reads them back: how the seed corpus is written.
+pub fn stream_events_bytes(selector: u8, events: &[(String, String)]) -> Vec<u8> {
+    let mut bytes = vec![selector];
+    for (n, (name, data)) in events.iter().enumerate() {
+        if n > 0 {
+            bytes.push(0);
+        }
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(data.as_bytes());
+    }
+    bytes
+}
+
+/// A response body from fuzz bytes, as pieces the way a network delivers them: the first byte
+/// picks the provider, the second where the body is cut (0: not at all), the rest is the body.
+pub fn sse_pieces(data: &[u8]) -> (Box<dyn Streaming>, Vec<&[u8]>) {
+    let selector = data.first().copied().unwrap_or(0);
+    let cuts = data.get(1).copied().unwrap_or(0);
+    let mut body = data.get(2..).unwrap_or_default();
+    let mut pieces = Vec::new();
+    // A small xorshift from the second byte: piece lengths of 1 to 32 bytes, in no pattern.
+    let mut state = u32::from(cuts) | 0x9e37_7900;
+    while !body.is_empty() {
+        let len = if cuts == 0 {
+            body.len()
+        } else {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state % 32 + 1) as usize
+        };
+        let (piece, rest) = body.split_at(len.min(body.len()));
+        pieces.push(piece);
+        body = rest;
+    }
+    (streaming(selector), pieces)
+}
+
+/// Parses `pieces` with an [`SseParser`], checking that the cuts change nothing, and returns the
+/// events.
+pub fn parse_sse(pieces: &[&[u8]]) -> Vec<(String, String)> {
+    let mut parser = SseParser::new();
+    let mut events = Vec::new();
+    for piece in pieces {
+        parser.feed(piece, |event| {
+            events.push((event.event.clone(), event.data.clone()))
+        });
+    }
+    let mut whole = SseParser::new();
+    let mut unbroken = Vec::new();
+    whole.feed(&pieces.concat(), |event| {
+        unbroken.push((event.event.clone(), event.data.clone()))
+    });
+    assert_eq!(events, unbroken, "the cuts changed the events");
+    assert_eq!(parser.has_partial_event(), whole.has_partial_event());
+    events
+}
+
+/// Streams `events` through a decoder of `adapter` and checks what a decoder promises: no
+/// panic, each call started once before it finishes and finished at most once, an error that
+/// sticks, and after a successful `finish`, the calls told finished are exactly the answer's,
+/// followed by the usage and the end.
+pub fn decode_stream(adapter: &dyn Streaming, events: &[(String, String)]) {
+    let mut decoder = adapter.stream_decoder();
+    let mut told = Vec::new();
+    let mut failed = None;
+    for (name, data) in events {
+        if let Err(error) = decoder.push(name, data, &mut |event| told.push(event)) {
+            failed = Some(error);
+            break;
+        }
+    }
+    check_told(&told);
+    if let Some(error) = failed {
+        let again = decoder.push("message", "{}", &mut |event| told.push(event));
+        assert_eq!(again, Err(error.clone()), "an error does not stick");
+        assert!(!decoder.is_complete());
+        let before = told.len();
+        assert_eq!(decoder.finish(&mut |event| told.push(event)), Err(error));
+        assert_eq!(
+            told.len(),
+            before,
+            "a failed stream told more at its finish"
+        );
+        return;
+    }
+    let before = told.len();
+    let finished = decoder.finish(&mut |event| told.push(event));
+    check_told(&told);
+    let Ok(response) = finished else {
+        assert_eq!(told.len(), before, "a finish that fails told something");
+        return;
+    };
+    assert_eq!(response.message.role, Role::Assistant);
+    let mut finished: Vec<&ToolCall> = told
+        .iter()
+        .filter_map(|event| match event {
+            StreamEvent::ToolCallFinished { call, .. } => Some(call),
+            _ => None,
+        })
+        .collect();
+    let mut expected: Vec<&ToolCall> = response.message.tool_calls().collect();
+    let key = |call: &&ToolCall| {
+        (
+            call.id.clone(),
+            call.name.clone(),
+            call.arguments.to_string(),
+        )
+    };
+    finished.sort_by_key(key);
+    expected.sort_by_key(key);
+    assert_eq!(
+        finished, expected,
+        "the calls told finished are not the answer's"
+    );
+    for call in &expected {
+        assert!(!call.id.is_empty(), "a streamed call has no id");
+    }
+    assert_eq!(
+        &told[told.len() - 2..],
+        &[
+            StreamEvent::Usage(response.usage.clone()),
+            StreamEvent::Done {
+                stop_reason: response.stop_reason.clone()
+            }
+        ],
+        "the stream does not end with the usage and the end"
+    );
+}
+
+/// What the events told so far must show, finished or not: each call started once, with
+/// indexes in order, and finished at most once after its start, under the same id and name.
+fn check_told(told: &[StreamEvent]) {
+    let mut started: Vec<(&str, &str)> = Vec::new();
+    let mut finished = Vec::new();
+    for event in told {
+        match event {
+            StreamEvent::ToolCallStarted { index, id, name } => {
+                assert_eq!(*index, started.len(), "calls started out of order");
+                started.push((id, name));
+            }
+            StreamEvent::ToolCallDelta { index, .. } => {
+                assert!(*index < started.len(), "a delta for a call not started");
+                assert!(!finished.contains(index), "a delta after its call finished");
+            }
+            StreamEvent::ToolCallFinished { index, call } => {
+                assert!(!finished.contains(index), "call {index} finished twice");
+                finished.push(*index);
+                assert_eq!(
+                    started.get(*index).copied(),
+                    Some((call.id.as_str(), call.name.as_str())),
+                    "call {index} finished as another call than it started"
+                );
+            }
+            _ => {}
+        }
     }
 }

@@ -23,7 +23,7 @@ use crate::tool::ToolFailure;
 
 use explain::Explain;
 
-mod absent;
+pub(crate) mod absent;
 pub mod explain;
 pub(crate) mod validate;
 

@@ -305,9 +305,33 @@
 //!
 //! ## Testing your tools
 //!
-//! [`testing::Instances`] generates, from a seed, values a JSON schema allows: dispatch those of
-//! the schemas your adapters send (`provider::dialect`) to check that your tools accept
-//! everything a constrained model may send.
+//! [`testing::check_toolbox`] checks skyl's promise on your own toolbox, in one line of a test:
+//! each tool gets arguments generated from its own schema (valid ones in every provider's
+//! dialect, edge values, and hostile ones: wrong types, missing fields, huge strings, deep
+//! nesting, JSON text, unknown tool names), and every call must get one well-formed result, no
+//! tool may panic, and every value a provider's schema allows must be accepted. A failure
+//! panics with a report that names the tool, the arguments and what went wrong;
+//! [`testing::ToolboxCheck`] sets the number of cases and the seed, and returns the report.
+//!
+//! ```
+//! /// Get the current weather for a city.
+//! #[skyl::tool]
+//! fn get_weather(
+//!     /// The city.
+//!     city: String,
+//!     /// Celsius unless false.
+//!     #[serde(default)]
+//!     metric: Option<bool>,
+//! ) -> String {
+//!     format!("22C and sunny in {city:?} ({metric:?})")
+//! }
+//!
+//! skyl::testing::check_toolbox(&skyl::Toolbox::new().with(GetWeather));
+//! ```
+//!
+//! [`testing::Instances`] is the generator underneath: values a JSON schema allows, from a seed,
+//! for checks of your own (dispatch those of the schemas your adapters send, from
+//! `provider::dialect`).
 //!
 //! ## Agent loop
 //!

@@ -3,6 +3,7 @@
 //! rmcp alone, and skyl's own).
 
 mod common;
+mod fuzz_inputs;
 mod mount;
 mod serve;
 

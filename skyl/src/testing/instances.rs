@@ -55,6 +55,7 @@ pub struct Instances<'s> {
     random: SplitMix64,
     max_depth: usize,
     unknown_properties: bool,
+    edges: bool,
 }
 
 impl<'s> Instances<'s> {
@@ -65,6 +66,7 @@ impl<'s> Instances<'s> {
             random: SplitMix64(seed),
             max_depth: 6,
             unknown_properties: false,
+            edges: false,
         }
     }
 
@@ -79,6 +81,25 @@ impl<'s> Instances<'s> {
     /// `additionalProperties: false`), as a model that is not constrained may. Off unless set.
     pub fn unknown_properties(mut self, add: bool) -> Self {
         self.unknown_properties = add;
+        self
+    }
+
+    /// Favours the edges of what the schema allows, where tools break: integers and numbers on
+    /// their bounds, or without bounds at the limits of their `format` (`int32`, `uint8`, ...,
+    /// `float`) or of what a JSON number holds exactly; strings empty or as long as allowed
+    /// (thousands of characters without a `maxLength`); arrays with the fewest or the most items
+    /// allowed (a dozen without a `maxItems`). Off unless set.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::testing::Instances;
+    ///
+    /// let schema = json!({"type": "integer", "format": "uint8", "minimum": 0});
+    /// let values: Vec<_> = Instances::new(&schema, 3).edges(true).take(40).collect();
+    /// assert!(values.contains(&json!(0)) && values.contains(&json!(255)));
+    /// ```
+    pub fn edges(mut self, edges: bool) -> Self {
+        self.edges = edges;
         self
     }
 
@@ -160,7 +181,15 @@ impl<'s> Instances<'s> {
             .into_iter()
             .flatten()
             .min();
-        let (lower, upper) = window(lower, upper);
+        let (lower, upper) = if self.edges {
+            let (least, most) = format_range(map);
+            (
+                lower.unwrap_or(least).max(least),
+                upper.unwrap_or(most).min(most),
+            )
+        } else {
+            window(lower, upper)
+        };
         let step = map
             .get("multipleOf")
             .and_then(Value::as_u64)
@@ -172,7 +201,7 @@ impl<'s> Instances<'s> {
         let chosen = if first > last {
             first
         } else {
-            match self.random.below(5) {
+            match self.random.below(if self.edges { 3 } else { 5 }) {
                 0 => first,
                 1 => last,
                 _ => self.random.between(first, last),
@@ -194,6 +223,28 @@ impl<'s> Instances<'s> {
             (None, Some(u)) => (u - 1000.0, u),
             (None, None) => (-1000.0, 1000.0),
         };
+        if self.edges && map.get("multipleOf").is_none() {
+            // `float` is Rust's f32 (schemars writes it so): its largest value, not f64's.
+            let far = if map.get("format").and_then(Value::as_str) == Some("float") {
+                f64::from(f32::MAX)
+            } else {
+                f64::MAX
+            };
+            let candidates = [
+                min.unwrap_or(-far),
+                max.unwrap_or(far),
+                0.0,
+                f64::from(f32::EPSILON),
+            ];
+            let chosen = candidates[self.random.below(4) as usize];
+            let allowed = min.is_none_or(|m| chosen >= m)
+                && max.is_none_or(|m| chosen <= m)
+                && exclusive_min.is_none_or(|m| chosen > m)
+                && exclusive_max.is_none_or(|m| chosen < m);
+            if allowed {
+                return float_value(chosen);
+            }
+        }
         if let Some(step) = map.get("multipleOf").and_then(Value::as_f64)
             && step > 0.0
         {
@@ -231,8 +282,16 @@ impl<'s> Instances<'s> {
         let max = map
             .get("maxLength")
             .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX)
-            .min(min + 12);
+            .unwrap_or(u64::MAX);
+        if self.edges && self.random.chance(2, 3) {
+            let length = if self.random.chance(1, 2) {
+                min
+            } else {
+                max.min(min.max(LONG_STRING))
+            };
+            return (0..length).map(|_| *self.pick(ALPHABET)).collect();
+        }
+        let max = max.min(min + 12);
         let length = self
             .random
             .between(i128::from(min), i128::from(max.max(min))) as usize;
@@ -274,6 +333,12 @@ impl<'s> Instances<'s> {
         .min(max);
         let length = if depth >= self.max_depth {
             min
+        } else if self.edges && self.random.chance(2, 3) {
+            if self.random.chance(1, 2) {
+                min
+            } else {
+                most.min(min + 12)
+            }
         } else {
             self.random
                 .between(min as i128, (min + 3).min(most).max(min) as i128) as usize
@@ -477,6 +542,28 @@ fn merge_objects(map: &Map<String, Value>, parts: &[Value], root: &Value) -> Map
     merged.insert("properties".into(), Value::Object(properties));
     merged.insert("required".into(), Value::Array(required));
     merged
+}
+
+/// How long an edge string is when its schema sets no `maxLength`.
+const LONG_STRING: u64 = 4096;
+
+/// The integers an integer schema's `format` allows (schemars writes Rust's integer types so):
+/// without one, those a JSON number holds exactly in every parser.
+fn format_range(map: &Map<String, Value>) -> (i128, i128) {
+    const SAFE: i128 = (1 << 53) - 1;
+    match map.get("format").and_then(Value::as_str) {
+        Some("int8") => (i8::MIN.into(), i8::MAX.into()),
+        Some("uint8") => (0, u8::MAX.into()),
+        Some("int16") => (i16::MIN.into(), i16::MAX.into()),
+        Some("uint16") => (0, u16::MAX.into()),
+        Some("int32") => (i32::MIN.into(), i32::MAX.into()),
+        Some("uint32") => (0, u32::MAX.into()),
+        Some("int64") => (i64::MIN.into(), i64::MAX.into()),
+        Some("uint64") => (0, u64::MAX.into()),
+        Some("uint") => (0, u64::MAX.into()),
+        Some("int") => (i64::MIN.into(), i64::MAX.into()),
+        _ => (-SAFE, SAFE),
+    }
 }
 
 /// A numeric bound as the integer limit it sets: `None` when the schema has none.

@@ -1,5 +1,9 @@
 //! What an application uses in its own tests.
 //!
+//! - [`check_toolbox`] and [`ToolboxCheck`]: skyl's promise checked on your own toolbox. Each
+//!   tool gets valid, edge and hostile arguments generated from its own schema; every call must
+//!   get one well-formed result, no tool may panic, and every value each provider's schema
+//!   allows must be accepted. One line in a test.
 //! - [`ScriptedModel`]: a [`Model`](crate::agent::Model) that answers from a script, to run an
 //!   [`Agent`](crate::agent::Agent) without a provider.
 //! - [`Instances`]: values a JSON schema allows, from a seed, to check that your tools accept
@@ -7,6 +11,8 @@
 
 mod instances;
 mod scripted;
+mod toolbox_check;
 
 pub use instances::Instances;
 pub use scripted::ScriptedModel;
+pub use toolbox_check::{Case, CheckFailure, Dialect, ToolboxCheck, ToolboxReport, check_toolbox};

@@ -145,7 +145,7 @@ impl Steps for AnthropicSteps {
                 block.close()?;
                 if let Some(slot) = block.call {
                     let body = json!({"content": [Value::Object(block.value.clone())]});
-                    out.finish_call(slot, decoded_call(&adapter, &body)?);
+                    out.finish_call(slot, decoded_call(&adapter, &body)?)?;
                 }
             }
             "message_delta" => {

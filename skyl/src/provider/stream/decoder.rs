@@ -176,6 +176,9 @@ impl StreamDecoder {
             });
         }
         for (slot, call) in self.calls.iter().zip(&finals) {
+            if !slot.started_as(call) {
+                return Err(self.fault_at_end(renamed(call)));
+            }
             if slot
                 .finished
                 .as_ref()
@@ -371,8 +374,30 @@ pub(super) fn parse<'a, T: Deserialize<'a>>(data: &'a str) -> Result<T, Fault> {
 struct Slot {
     /// The call's `index` in its [`StreamEvent`]s, once started.
     event_index: Option<usize>,
+    /// The id and name the call was told started with.
+    started: Option<(String, String)>,
     /// The call as reported finished.
     finished: Option<ToolCall>,
+}
+
+impl Slot {
+    /// Whether `call` is the call this slot was told started as: a call told finished, or
+    /// holding the final answer's place, must keep the id and name it started with, or a
+    /// listener would be told of two calls as one.
+    fn started_as(&self, call: &ToolCall) -> bool {
+        self.started
+            .as_ref()
+            .is_none_or(|(id, name)| *id == call.id && *name == call.name)
+    }
+}
+
+/// The fault for a call that ends under another id or name than it started with.
+fn renamed(call: &ToolCall) -> Fault {
+    Fault::Shape {
+        place: format!("tool call \"{}\" ({})", call.id, call.name),
+        expected: "the id and name the call started with",
+        found: "another id or name",
+    }
 }
 
 /// What a provider's step tells the driver about one event.
@@ -416,6 +441,7 @@ impl Out<'_> {
         let index = *self.started;
         *self.started += 1;
         entry.event_index = Some(index);
+        entry.started = Some((id.to_owned(), name.to_owned()));
         (self.sink)(StreamEvent::ToolCallStarted {
             index,
             id: id.to_owned(),
@@ -443,19 +469,24 @@ impl Out<'_> {
         }
     }
 
-    /// The call in `slot` is complete: `call` is exactly as the final answer will hold it.
-    pub(super) fn finish_call(&mut self, slot: usize, call: ToolCall) {
+    /// The call in `slot` is complete: `call` is exactly as the final answer will hold it. A
+    /// call that would finish under another id or name than it started with is an error.
+    pub(super) fn finish_call(&mut self, slot: usize, call: ToolCall) -> Result<(), Fault> {
         let Some(entry) = self.calls.get_mut(slot) else {
-            return;
+            return Ok(());
         };
         let Some(index) = entry.event_index else {
-            return;
+            return Ok(());
         };
         if entry.finished.is_some() {
-            return;
+            return Ok(());
+        }
+        if !entry.started_as(&call) {
+            return Err(renamed(&call));
         }
         entry.finished = Some(call.clone());
         (self.sink)(StreamEvent::ToolCallFinished { index, call });
+        Ok(())
     }
 }
 

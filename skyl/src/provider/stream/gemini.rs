@@ -292,7 +292,7 @@ impl GeminiSteps {
                 let call = decoded_call(&self.adapter, &body)?;
                 out.start_call(slot, &call.id, &call.name);
                 out.arguments(slot, &call.arguments.to_string());
-                out.finish_call(slot, call);
+                out.finish_call(slot, call)?;
             }
         }
         self.parts.push(Part::Other(part));

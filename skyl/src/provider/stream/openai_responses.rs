@@ -123,7 +123,7 @@ impl Steps for ResponsesSteps {
                 let item = Value::Object(item);
                 if let Some(slot) = entry.call {
                     let call = decoded_call(&self.adapter, &json!({ "output": [&item] }))?;
-                    out.finish_call(slot, call);
+                    out.finish_call(slot, call)?;
                 }
                 entry.done = Some(item);
             }
