@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::UsageKeys;
 use crate::arguments;
-use crate::message::{Message, Part, ProviderData, Role, ToolCall};
+use crate::message::{Message, Part, ProviderData, ToolCall};
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
 use crate::provider::names::{self, NameRule};
@@ -182,43 +182,19 @@ impl Encoder for OpenAiChat {
         if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
             messages.push(text_message("system", vec![system]));
         }
-        // Text found in tool messages, sent as a user message once the tool messages end.
-        let mut pending: Vec<&str> = Vec::new();
-        for message in request.messages.iter() {
-            if message.role != Role::Tool && !pending.is_empty() {
-                messages.push(text_message("user", std::mem::take(&mut pending)));
-            }
-            match message.role {
-                Role::System | Role::User => {
-                    let texts = texts(message);
-                    if !texts.is_empty() {
-                        let role = if message.role == Role::System {
-                            "system"
-                        } else {
-                            "user"
-                        };
-                        messages.push(text_message(role, texts));
-                    }
-                }
-                Role::Assistant => messages.extend(assistant_message(self, message)),
-                Role::Tool => {
-                    for part in &message.parts {
-                        if let Part::ToolResult(result) = part {
-                            messages.push(object([
-                                ("role", "tool".into()),
-                                ("tool_call_id", Value::from(&*result.call_id)),
-                                ("content", super::result_content(result)),
-                            ]));
-                        } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
-                            pending.push(text);
-                        }
-                    }
-                }
-            }
-        }
-        if !pending.is_empty() {
-            messages.push(text_message("user", pending));
-        }
+        super::transcript(
+            &request.messages,
+            &mut messages,
+            text_message,
+            |message, items| items.extend(assistant_message(self, message)),
+            |result| {
+                object([
+                    ("role", "tool".into()),
+                    ("tool_call_id", Value::from(&*result.call_id)),
+                    ("content", super::result_content(result)),
+                ])
+            },
+        );
         messages
     }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::read::Node;
 use super::{DecodeError, EncodeError, Provider, Usage, dialect};
-use crate::message::ToolResult;
+use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
 
 pub(crate) mod chat;
@@ -15,6 +15,56 @@ pub(crate) mod responses;
 /// A result's content on a wire with no error flag: `"error: "` prefixed when the result is an
 /// error with content; an error with empty content stays empty and the flag is lost (the
 /// documented, lossy behaviour: never leave a failure's content empty).
+/// The transcript walk both OpenAI formats share; each gives its own items for text, for an
+/// assistant turn and for a tool result. System and user text keep their role; text found among
+/// tool results (which neither format can carry there) goes out as a user message once the tool
+/// results end.
+fn transcript<'m>(
+    messages: &'m [Message],
+    items: &mut Vec<Value>,
+    text_item: fn(&str, Vec<&'m str>) -> Value,
+    mut assistant: impl FnMut(&'m Message, &mut Vec<Value>),
+    result_item: fn(&ToolResult) -> Value,
+) {
+    let mut pending: Vec<&str> = Vec::new();
+    for message in messages {
+        if message.role != Role::Tool && !pending.is_empty() {
+            items.push(text_item("user", std::mem::take(&mut pending)));
+        }
+        match message.role {
+            Role::System | Role::User => {
+                let texts: Vec<&str> = message
+                    .parts
+                    .iter()
+                    .filter_map(Part::text)
+                    .filter(|text| !text.is_empty())
+                    .collect();
+                if !texts.is_empty() {
+                    let role = if message.role == Role::System {
+                        "system"
+                    } else {
+                        "user"
+                    };
+                    items.push(text_item(role, texts));
+                }
+            }
+            Role::Assistant => assistant(message, items),
+            Role::Tool => {
+                for part in &message.parts {
+                    if let Part::ToolResult(result) = part {
+                        items.push(result_item(result));
+                    } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
+                        pending.push(text);
+                    }
+                }
+            }
+        }
+    }
+    if !pending.is_empty() {
+        items.push(text_item("user", pending));
+    }
+}
+
 fn result_content(result: &ToolResult) -> Value {
     Value::String(if result.is_error && !result.content.is_empty() {
         format!("error: {}", result.content)

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::UsageKeys;
 use crate::arguments;
-use crate::message::{Message, Part, ProviderData, Role, ToolCall};
+use crate::message::{Message, Part, ProviderData, ToolCall};
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
 use crate::provider::names::{self, NameRule};
@@ -75,48 +75,19 @@ impl Encoder for OpenAiResponses {
 
     fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
         let mut input = Vec::with_capacity(request.messages.len());
-        // Text found in tool messages, sent as a user message once the tool messages end.
-        let mut pending: Vec<&str> = Vec::new();
-        for message in request.messages.iter() {
-            if message.role != Role::Tool && !pending.is_empty() {
-                input.push(input_message("user", std::mem::take(&mut pending)));
-            }
-            match message.role {
-                Role::System | Role::User => {
-                    let texts: Vec<&str> = message
-                        .parts
-                        .iter()
-                        .filter_map(Part::text)
-                        .filter(|text| !text.is_empty())
-                        .collect();
-                    if !texts.is_empty() {
-                        let role = if message.role == Role::System {
-                            "system"
-                        } else {
-                            "user"
-                        };
-                        input.push(input_message(role, texts));
-                    }
-                }
-                Role::Assistant => assistant_items(message, &mut input),
-                Role::Tool => {
-                    for part in &message.parts {
-                        if let Part::ToolResult(result) = part {
-                            input.push(object([
-                                ("type", "function_call_output".into()),
-                                ("call_id", Value::from(&*result.call_id)),
-                                ("output", super::result_content(result)),
-                            ]));
-                        } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
-                            pending.push(text);
-                        }
-                    }
-                }
-            }
-        }
-        if !pending.is_empty() {
-            input.push(input_message("user", pending));
-        }
+        super::transcript(
+            &request.messages,
+            &mut input,
+            input_message,
+            assistant_items,
+            |result| {
+                object([
+                    ("type", "function_call_output".into()),
+                    ("call_id", Value::from(&*result.call_id)),
+                    ("output", super::result_content(result)),
+                ])
+            },
+        );
         input
     }
 
