@@ -19,7 +19,7 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 ///
 /// Encoding:
 ///
-/// - [`Request::system`] is the first message, `role: "system"`; [`Role::System`] messages of
+/// - [`Request::system`] is the first message, `role: "system"`; [`Role::System`](crate::Role::System) messages of
 ///   the transcript stay in place as `system` messages.
 /// - A call is an entry of the assistant message's `tool_calls`, its arguments a JSON string; a
 ///   [`ToolResult`](crate::ToolResult) is a `role: "tool"` message right after it. There is no

@@ -18,7 +18,7 @@ const PROVIDER: Provider = Provider::OpenAiResponses;
 ///
 /// Encoding:
 ///
-/// - [`Request::system`] is the top-level `instructions`; [`Role::System`] messages of the
+/// - [`Request::system`] is the top-level `instructions`; [`Role::System`](crate::Role::System) messages of the
 ///   transcript stay in place as `role: "system"` input messages.
 /// - A call is a `function_call` item (arguments as a JSON string) and a
 ///   [`ToolResult`](crate::ToolResult) a `function_call_output` item. The error flag is lossy
