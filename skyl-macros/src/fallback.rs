@@ -36,10 +36,19 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
     ));
     let cfgs = ast::cfgs(&original.attrs);
     let module = module_ident(fn_ident);
-    tokens.extend(quote! {
-        #(#cfgs)*
-        #[allow(unreachable_code, deprecated)]
-        impl<__S> ::skyl::Tool<__S> for #module::#struct_ident
+    tokens.extend(placeholder_tool(
+        quote!(#(#cfgs)* #[allow(unreachable_code, deprecated)]),
+        quote!(#module::#struct_ident),
+    ));
+    tokens
+}
+
+/// A `Tool` impl for `tool_ty` that is never called, under `attrs`: it stands where the real one
+/// cannot be (the tool has an error, or is compiled out) so that uses of the type still compile.
+pub(crate) fn placeholder_tool(attrs: TokenStream, tool_ty: TokenStream) -> TokenStream {
+    quote! {
+        #attrs
+        impl<__S> ::skyl::Tool<__S> for #tool_ty
         where
             __S: ::core::marker::Send + ::core::marker::Sync + 'static,
         {
@@ -55,8 +64,7 @@ pub(crate) fn expand(original: &ItemFn, emitted: &ItemFn, error: syn::Error) -> 
                 ::core::unreachable!()
             }
         }
-    });
-    tokens
+    }
 }
 
 /// The error, the `impl` block as written (minus what only `#[tools]` understands) and, when

@@ -217,25 +217,10 @@ fn placeholder(tool: &Tool<'_>, cfgs: &[&syn::Attribute]) -> TokenStream {
         other => other.to_token_stream(),
     });
     let struct_ident = &tool.struct_ident;
-    quote! {
-        #[cfg(not(all(#(#predicates),*)))]
-        impl<__S> ::skyl::Tool<__S> for #struct_ident
-        where
-            __S: ::core::marker::Send + ::core::marker::Sync + 'static,
-        {
-            fn definition(&self) -> &::skyl::ToolDefinition {
-                ::core::unreachable!()
-            }
-
-            fn call<'__a>(
-                &'__a self,
-                _: &'__a ::skyl::__private::serde_json::Value,
-                _: &'__a __S,
-            ) -> ::skyl::ToolFuture<'__a> {
-                ::core::unreachable!()
-            }
-        }
-    }
+    fallback::placeholder_tool(
+        quote!(#[cfg(not(all(#(#predicates),*)))]),
+        quote!(#struct_ident),
+    )
 }
 
 /// `#[tools]` on something that is not an `impl` block.
