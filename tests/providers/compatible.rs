@@ -136,6 +136,53 @@ fn a_missing_finish_reason_with_calls_is_a_tool_use_and_without_calls_is_not() {
     );
 }
 
+/// OpenAI answers a call forced by `tool_choice` with `"finish_reason": "stop"` (and so do Ollama,
+/// SGLang and other servers for any call): the calls, not the reason, say why the model stopped,
+/// whole or streamed.
+#[test]
+fn calls_that_finish_with_stop_are_a_tool_use() {
+    let expected = json!({
+        "message": {"role": "assistant", "parts": [
+            {"tool_call": {
+                "id": "call_Vz0Sie91Ap56nH0ThKGrZXT7",
+                "name": "get_weather",
+                "arguments": {"city": "Mexico City"}
+            }}
+        ]},
+        "stop_reason": "tool_use",
+        "usage": {
+            "input_tokens": 423,
+            "output_tokens": 15,
+            "cached_input_tokens": 0,
+            "reasoning_tokens": 0
+        },
+        "id": "chatcmpl-C1KMJC4uUHgeJ4A0e8jM8wufrmdxX",
+        "model": "gpt-4o-2024-08-06"
+    });
+
+    let mut body = fixture("stream/openai_chat", "one_call");
+    body["choices"][0]["finish_reason"] = json!("stop");
+    let response = openai().decode(&body).unwrap();
+    assert_eq!(serde_json::to_value(&response).unwrap(), expected);
+
+    let stream = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/stream/openai_chat/one_call.sse"),
+    )
+    .unwrap();
+    let stopped = stream.replace(
+        r#""finish_reason":"tool_calls""#,
+        r#""finish_reason":"stop""#,
+    );
+    assert_ne!(stopped, stream, "the fixture finishes with tool_calls");
+    let response = streamed_text(&openai(), &stopped);
+    assert_eq!(serde_json::to_value(&response).unwrap(), expected);
+
+    // Without calls, "stop" is the end of the turn, as before.
+    let (_, text) = decoded(&openai(), "snowflake_text");
+    assert_eq!(text["stop_reason"], json!("end_turn"));
+}
+
 #[test]
 fn a_refusal_with_text_is_still_a_refusal() {
     let mut body = fixture("openai_compatible", "snowflake_text");
@@ -406,9 +453,13 @@ fn streamed(adapter: &OpenAiChat, name: &str) -> skyl::provider::Response {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/stream/openai_chat")
         .join(format!("{name}.sse"));
-    let bytes = std::fs::read(&path).unwrap();
+    streamed_text(adapter, &std::fs::read_to_string(&path).unwrap())
+}
+
+/// The response `adapter`'s stream decoder makes of the server-sent events in `stream`.
+fn streamed_text(adapter: &OpenAiChat, stream: &str) -> skyl::provider::Response {
     let mut events = Vec::new();
-    SseParser::new().feed(&bytes, |event| {
+    SseParser::new().feed(stream.as_bytes(), |event| {
         events.push((event.event.clone(), event.data.clone()))
     });
     let mut decoder = adapter.stream_decoder();

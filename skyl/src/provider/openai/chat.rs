@@ -38,8 +38,8 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 /// then tells the model) and mints ids for calls a server sent without one (`call_<key>_<n>`, the
 /// key being the response `id` or a hash of the body). It reads compatible servers as they really
 /// answer: an empty `refusal` is no refusal, empty `content` next to calls is no text, an empty
-/// `id` is no id, and calls with an empty or missing `finish_reason` stop for
-/// [`StopReason::ToolUse`].
+/// `id` is no id, and calls with an empty, missing or `"stop"` `finish_reason` (OpenAI's own, when
+/// `tool_choice` forces a call) stop for [`StopReason::ToolUse`].
 ///
 /// # Compatible servers and what goes back to them
 ///
@@ -393,8 +393,10 @@ impl Decoder for OpenAiChat {
         }
         Ok(match choice.get("finish_reason").opt_str()? {
             _ if refusal.is_some() => StopReason::Refusal,
-            // Snowflake Cortex says `""`, some servers say nothing: the calls say why.
-            None | Some("") if answer.calls() > 0 => StopReason::ToolUse,
+            // Snowflake Cortex says `""`, some servers say nothing, and OpenAI itself says
+            // `"stop"` when `tool_choice` forced the call (as do Ollama, SGLang and other
+            // servers): the calls say why.
+            None | Some("" | "stop") if answer.calls() > 0 => StopReason::ToolUse,
             Some("stop") => StopReason::EndTurn,
             Some("tool_calls" | "function_call") => StopReason::ToolUse,
             Some("length") => StopReason::MaxTokens,
