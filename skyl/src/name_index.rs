@@ -17,7 +17,7 @@ pub(crate) struct NameIndex {
 
 impl NameIndex {
     /// The position and the stored name of the tool called `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, name: &str) -> Option<(&str, usize)> {
         if self.slots.is_empty() {
             return None;
