@@ -813,3 +813,70 @@ fn collections_options_and_anyhow_results_need_no_wrapper() {
         "anyhow's causes are kept"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Types `#[tool]` knows by name (no deferred bounds are written for them)
+
+/// Takes one parameter of every type the macro knows by name.
+#[tool]
+#[allow(clippy::too_many_arguments)]
+fn every_known_type(
+    a: String,
+    b: bool,
+    c: char,
+    d: u8,
+    e: u16,
+    f: u32,
+    g: u64,
+    h: u128,
+    i: usize,
+    j: i8,
+    k: i16,
+    l: i32,
+    m: i64,
+    n: i128,
+    o: isize,
+    p: f32,
+    q: f64,
+    r: Option<Vec<Option<i64>>>,
+    s: Box<f32>,
+    t: std::string::String,
+    u: ::std::option::Option<bool>,
+    v: std::vec::Vec<u32>,
+) -> String {
+    format!(
+        "{a} {b} {c} {d} {e} {f} {g} {h} {i} {j} {k} {l} {m} {n} {o} {p} {q} {r:?} {s} {t} {u:?} {v:?}"
+    )
+}
+
+#[test]
+fn parameters_of_every_known_type_are_read_and_described() {
+    let definition = definition::<(), _>(&EveryKnownType);
+    let properties = definition["parameters"]["properties"].as_object().unwrap();
+    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(names.join(""), "abcdefghijklmnopqrstuv");
+    let arguments = json!({
+        "a": "x", "b": true, "c": "y", "d": 1, "e": 2, "f": 3, "g": 4, "h": 5, "i": 6,
+        "j": -1, "k": -2, "l": -3, "m": -4, "n": -5, "o": -6, "p": 0.5, "q": 1.5,
+        "r": [1, null], "s": 2.5, "t": "z", "u": false, "v": [7, 8]
+    });
+    let outcome = call(&EveryKnownType, arguments, &());
+    assert_eq!(
+        outcome.unwrap(),
+        "x true y 1 2 3 4 5 6 -1 -2 -3 -4 -5 -6 0.5 1.5 Some([Some(1), None]) 2.5 z Some(false) [7, 8]"
+    );
+}
+
+#[test]
+fn the_tool_struct_is_clone_copy_debug_and_default() {
+    fn copy<T: Copy>(value: &T) -> T {
+        *value
+    }
+    let tool = EveryKnownType::default();
+    #[allow(clippy::clone_on_copy)]
+    let cloned = tool.clone();
+    assert_eq!(
+        format!("{:?} {:?}", copy(&cloned), tool),
+        "EveryKnownType EveryKnownType"
+    );
+}

@@ -44,7 +44,7 @@ use syn::{Attribute, FnArg, Item, ItemFn, Signature, Type, Visibility};
 
 use crate::ast::{self, ParamKind, Place, Tool};
 use crate::attr::{Flag, Options};
-use crate::{attr, docs, fallback, valid};
+use crate::{attr, docs, fallback, known, valid};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = match syn::parse2::<Item>(input.clone()) {
@@ -184,6 +184,15 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             }
             ParamKind::Value(ty) if param.is_skipped() => {
                 let ty = written(ty);
+                fields.push(quote! {
+                    #(#field_attrs)* #description
+                    #ident: #ty
+                });
+                call_args.push(quote!(__args.#ident));
+            }
+            ParamKind::Value(ty) if known::reads_and_describes(ty) => {
+                let ty = written(ty);
+                add_probe(&mut probes, param, ty.clone());
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
@@ -453,20 +462,44 @@ pub(crate) fn unit_struct(
     );
     // The re-export is spanned at the function's name, where a clash with another type is shown.
     let import = quote_spanned!(fn_ident.span()=> #module::#struct_ident);
+    let struct_name = struct_ident.to_string();
     quote! {
         #(#cfgs)*
         #[doc(hidden)]
         mod #module {
             #(#deprecated)*
             #[doc = #doc]
-            #[derive(
-                ::core::clone::Clone,
-                ::core::marker::Copy,
-                ::core::fmt::Debug,
-                ::core::default::Default,
-            )]
             #[allow(unreachable_pub)]
             pub struct #struct_ident;
+
+            // What `#[derive(Clone, Copy, Debug, Default)]` would write, without running four
+            // derives per tool.
+            #[automatically_derived]
+            #[allow(deprecated)]
+            impl ::core::clone::Clone for #struct_ident {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+            #[automatically_derived]
+            #[allow(deprecated)]
+            impl ::core::marker::Copy for #struct_ident {}
+            #[automatically_derived]
+            #[allow(deprecated)]
+            impl ::core::fmt::Debug for #struct_ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#struct_name)
+                }
+            }
+            #[automatically_derived]
+            #[allow(deprecated)]
+            impl ::core::default::Default for #struct_ident {
+                #[inline]
+                fn default() -> Self {
+                    #struct_ident
+                }
+            }
         }
         #(#cfgs)*
         #[allow(deprecated, unused_imports)]

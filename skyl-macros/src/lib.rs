@@ -12,6 +12,7 @@ mod attr;
 mod docs;
 mod expand;
 mod fallback;
+mod known;
 mod tools;
 mod valid;
 
