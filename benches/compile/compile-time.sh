@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Compile time of 100 tools: the same crate written with #[skyl::tool] and by hand (derived
 # Deserialize + JsonSchema argument structs, a definition per tool, a match dispatcher), with the
-# dependencies already built. Prints the median of three runs of each and the ratio, then the
-# number of syn versions in skyl's tree.
+# dependencies already built. Prints the median of five runs of each (wall time and CPU time, the
+# two crates taking turns) and the ratios, then the number of syn versions in skyl's tree.
 #
 # Two kinds of run: "from scratch" compiles the crate whole (CARGO_INCREMENTAL=0), which is what
 # the generated code costs; "touched" rebuilds it after `touch` with incremental compilation on,
 # where rustc expands the macros again but reuses most later work, since the text is unchanged.
 #
-#     benches/compile/compile-time.sh [TOOLS]
+#     benches/compile/compile-time.sh [TOOLS]       (ROUNDS=n for another number of runs)
 #
 # benches/compile/analyze.sh says where the difference goes.
 set -euo pipefail
@@ -27,25 +27,32 @@ for crate in macro hand; do
   cargo check --quiet --manifest-path "$work/$crate/Cargo.toml"
 done
 
-measure() { # crate, cargo command, CARGO_INCREMENTAL -> seconds of the crate's own build, median of three
-  local crate=$1 command=$2 incremental=$3 times=()
-  for _ in 1 2 3; do
-    touch "$work/$crate/src/lib.rs"
-    local start end
-    start=$(date +%s.%N)
-    CARGO_INCREMENTAL=$incremental cargo "$command" --quiet --manifest-path "$work/$crate/Cargo.toml"
-    end=$(date +%s.%N)
-    times+=("$(echo "$end - $start" | bc -l)")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+# One run: seconds of wall time and of CPU time (user + sys of cargo and rustc), the crate alone.
+run() { # crate, cargo command, CARGO_INCREMENTAL
+  touch "$work/$1/src/lib.rs"
+  CARGO_INCREMENTAL=$3 /usr/bin/time -f '%e %U %S' -o "$work/time" \
+    cargo "$2" --quiet --manifest-path "$work/$1/Cargo.toml"
+  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/time"
 }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# The two crates take turns, round by round, so that a change in the machine's load falls on both.
+rounds=${ROUNDS:-5}
 for kind in "from scratch:0" "touched:1"; do
   for command in build check; do
-    macro=$(measure macro "$command" "${kind#*:}")
-    hand=$(measure hand "$command" "${kind#*:}")
-    printf 'cargo %-5s %d tools, %-12s #[tool] %5.2fs, by hand %5.2fs, ratio %.2fx\n' \
-      "$command" "$tools" "${kind%:*}:" "$macro" "$hand" "$(echo "$macro / $hand" | bc -l)"
+    : >"$work/macro.times"
+    : >"$work/hand.times"
+    for _ in $(seq "$rounds"); do
+      run macro "$command" "${kind#*:}" >>"$work/macro.times"
+      run hand "$command" "${kind#*:}" >>"$work/hand.times"
+    done
+    macro_wall=$(cut -d' ' -f1 "$work/macro.times" | median)
+    hand_wall=$(cut -d' ' -f1 "$work/hand.times" | median)
+    macro_cpu=$(cut -d' ' -f2 "$work/macro.times" | median)
+    hand_cpu=$(cut -d' ' -f2 "$work/hand.times" | median)
+    printf 'cargo %-5s %d tools, %-13s wall #[tool] %5.2fs, by hand %5.2fs, %.2fx | cpu %5.2fs, %5.2fs, %.2fx\n' \
+      "$command" "$tools" "${kind%:*}:" "$macro_wall" "$hand_wall" "$(echo "$macro_wall / $hand_wall" | bc -l)" \
+      "$macro_cpu" "$hand_cpu" "$(echo "$macro_cpu / $hand_cpu" | bc -l)"
   done
 done
 
