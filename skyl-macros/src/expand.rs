@@ -7,7 +7,8 @@
 //! mod __skyl_tool_get_weather { pub struct GetWeather; }            // the struct, and its derives
 //! pub use __skyl_tool_get_weather::GetWeather;                      // with the function's `pub`
 //! const _: () = {
-//!     struct __SkylArguments<__S> where ...  { city: String, .. }  // Deserialize + JsonSchema
+//!     struct __SkylArguments<__S> where ...  { city: String, .. }  // Deserialize + JsonSchema;
+//!                                              // no `<__S>` when no parameter needs a bound
 //!     const _: () = { assert_deserialize::<T>; assert_json_schema::<T>; };  // one per type
 //!     impl<__S: Send + Sync + 'static> Tool<__S> for __skyl_tool_get_weather::GetWeather
 //!     where Db: FromRef<__S>, ... {
@@ -47,13 +48,12 @@ use crate::attr::{Flag, Options};
 use crate::{attr, docs, fallback, known, valid};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<Item>(input.clone()) {
-        Ok(item) => item,
-        Err(_) => return fallback::not_a_function(None, input),
-    };
-    let function = match item {
-        Item::Fn(function) => function,
-        other => return fallback::not_a_function(Some(&other), input),
+    let Some(function) = ast::function(&input) else {
+        // Not a function: parsed whole, to say what it is.
+        return match syn::parse2::<Item>(input.clone()) {
+            Ok(other) => fallback::not_a_function(Some(&other), input),
+            Err(_) => fallback::not_a_function(None, input),
+        };
     };
     let mut emitted = function.clone();
     strip_tool_attributes(&mut emitted.attrs, &mut emitted.sig);
@@ -284,11 +284,26 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         }
         _ => quote!(::core::option::Option::None),
     };
+    // Deferred bounds mention the state type, so the arguments struct takes it as a parameter;
+    // without them (every parameter of a type known by name) it is a plain struct, which the
+    // derives expand to less code and the compiler checks once.
+    let (arguments_struct, arguments_ty, state_marker) = if bounds.is_empty() {
+        (quote!(__SkylArguments), quote!(__SkylArguments), None)
+    } else {
+        (
+            quote!(__SkylArguments<__S> where #(#bounds,)*),
+            quote!(__SkylArguments<__S>),
+            Some(quote! {
+                #[serde(skip)]
+                __skyl_state: ::core::marker::PhantomData<fn() -> __S>,
+            }),
+        )
+    };
     let explain = match probes {
         Some(probes) => quote! {
             |__object, __error| ::skyl::__private::explain::by_probes(__object, __error, &[#(#probes),*])
         },
-        None => quote!(::skyl::__private::explain::whole::<__SkylArguments<__S>>),
+        None => quote!(::skyl::__private::explain::whole::<#arguments_ty>),
     };
     let timeout = options.timeout.as_ref().map(|timeout| {
         let (secs, nanos) = (timeout.secs, timeout.nanos);
@@ -308,10 +323,9 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
         #[schemars(crate = "::skyl::__private::schemars", bound = "")]
         #[allow(dead_code)]
-        struct __SkylArguments<__S> where #(#bounds,)* {
+        struct #arguments_struct {
             #(#fields,)*
-            #[serde(skip)]
-            __skyl_state: ::core::marker::PhantomData<fn() -> __S>,
+            #state_marker
         }
 
         const _: () = {
@@ -332,7 +346,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 ::skyl::__private::cached_definition(&__DEFINITION, ::skyl::__private::DefinitionParts {
                     name: #name,
                     description: #description,
-                    parameters: ::skyl::__private::arguments_schema::<__SkylArguments<__S>>,
+                    parameters: ::skyl::__private::arguments_schema::<#arguments_ty>,
                     annotations: #annotations,
                     output_schema: #output_schema,
                 })
@@ -347,7 +361,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 // The schema is read only when the arguments do not parse as they are.
                 let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
                 let __explain: ::skyl::__private::explain::Explain = #explain;
-                let __args = match ::skyl::__private::parse_explained::<__SkylArguments<__S>>(__json, __schema, __explain) {
+                let __args = match ::skyl::__private::parse_explained::<#arguments_ty>(__json, __schema, __explain) {
                     ::core::result::Result::Ok(args) => args,
                     ::core::result::Result::Err(failure) => {
                         return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
