@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per dispatch, skyl (a function tool and a method tool) against the hand-written
-# floor, by callgrind (needs valgrind).
+# Instructions per dispatch, skyl (a function tool, a method tool, and the function tool without
+# limits) against the hand-written floor, by callgrind (needs valgrind).
 # Each variant runs twice, with 1,000 and 101,000 calls; the difference over 100,000 is the
 # per-call cost, free of start-up work.
 set -euo pipefail
@@ -11,7 +11,7 @@ count() {
     | sed -n 's/.*Collected : //p'
 }
 declare -A per_call
-for variant in floor skyl method; do
+for variant in floor skyl method unlimited; do
   small=$(count "$variant" 1000)
   large=$(count "$variant" 101000)
   per_call[$variant]=$(( (large - small) / 100000 ))
@@ -19,3 +19,4 @@ for variant in floor skyl method; do
 done
 awk -v s="${per_call[skyl]}" -v f="${per_call[floor]}" 'BEGIN { printf "skyl / floor: %.3f\n", s / f }'
 awk -v m="${per_call[method]}" -v f="${per_call[floor]}" 'BEGIN { printf "method / floor: %.3f\n", m / f }'
+awk -v u="${per_call[unlimited]}" -v f="${per_call[floor]}" 'BEGIN { printf "unlimited / floor: %.3f\n", u / f }'
