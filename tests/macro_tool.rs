@@ -872,7 +872,10 @@ fn the_tool_struct_is_clone_copy_debug_and_default() {
     fn copy<T: Copy>(value: &T) -> T {
         *value
     }
-    let tool = EveryKnownType::default();
+    fn default<T: Default>() -> T {
+        T::default()
+    }
+    let tool: EveryKnownType = default();
     #[allow(clippy::clone_on_copy)]
     let cloned = tool.clone();
     assert_eq!(
