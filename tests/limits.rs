@@ -550,3 +550,102 @@ fn an_agent_step_keeps_the_toolboxs_limits() {
         ["enter first", "leave first", "enter two", "leave two"]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The argument bounds, against a plain reading of what they say
+
+/// What the size bound measures: the arguments as compact JSON, each string counted unescaped.
+fn measured_size(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => number.to_string().len(),
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(measured_size).sum::<usize>()
+        }
+        Value::Object(members) => {
+            2 + members.len().saturating_sub(1)
+                + members
+                    .iter()
+                    .map(|(key, item)| key.len() + 3 + measured_size(item))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// How deep the arguments nest arrays and objects (`{}` is one level).
+fn measured_depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(measured_depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(measured_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn any_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        ".{0,8}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec(("[a-z\"\\\\]{0,4}", inner), 0..5).prop_map(|members| {
+                Value::Object(members.into_iter().collect::<serde_json::Map<_, _>>())
+            }),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(512))]
+
+    /// Flat arguments are measured in place and nested ones by a walk: both refuse a call
+    /// exactly when its arguments are past a bound, at every bound around their own size and
+    /// depth.
+    #[test]
+    fn a_call_is_refused_exactly_when_its_arguments_are_past_a_bound(
+        value in any_value(),
+        members in proptest::collection::vec(("[a-z\"]{0,4}", any_value()), 0..5),
+        wrapped in proptest::bool::ANY,
+        size_delta in -3_isize..=3,
+        depth_delta in -2_isize..=1,
+    ) {
+        // Either the tool's own shape, which it runs on, or any object of several members.
+        let arguments = if wrapped {
+            json!({"value": value})
+        } else {
+            Value::Object(members.into_iter().collect())
+        };
+        let size = measured_size(&arguments);
+        let depth = measured_depth(&arguments);
+        let max_bytes = size.saturating_add_signed(size_delta);
+        let max_depth = depth.saturating_add_signed(depth_delta);
+        let toolbox = counting(
+            Limits::default()
+                .with_max_argument_bytes(max_bytes)
+                .with_max_argument_depth(max_depth),
+        );
+        let result = toolbox.dispatch_blocking(&call("c1", "count", arguments));
+        let refused = result.is_error && result.content.starts_with("ERROR: count was not run:");
+        proptest::prop_assert_eq!(
+            refused,
+            size > max_bytes || depth > max_depth,
+            "size {} of at most {}, depth {} of at most {}: {}",
+            size, max_bytes, depth, max_depth, result.content
+        );
+        let runs = toolbox.state().load(Ordering::SeqCst);
+        if refused {
+            proptest::prop_assert_eq!(runs, 0);
+        } else if wrapped {
+            proptest::prop_assert_eq!(runs, 1);
+        }
+    }
+}
