@@ -1,37 +1,13 @@
 //! The parsed tool: what the function says, before it is checked (`valid.rs`) or expanded
 //! (`expand.rs`). Parsing is lenient; every rule lives in `valid.rs`, with its span.
 
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span};
 use quote::format_ident;
 use syn::spanned::Spanned;
-use syn::token::Brace;
-use syn::{Attribute, FnArg, ImplItemFn, Item, ItemFn, Pat, ReturnType, Signature, Stmt, Type};
+use syn::{Attribute, FnArg, ImplItemFn, ItemFn, Pat, ReturnType, Signature, Type};
 
 use crate::attr::Options;
 use crate::docs;
-
-/// `input` as a function whose body is kept as tokens, or `None` when it is not a function.
-///
-/// `#[tool]` reads a function's attributes and signature but never its body, and parsing a long
-/// body into syntax would be most of the macro's work: the body is passed through as written,
-/// and the compiler reports what is wrong inside it.
-pub(crate) fn function(input: &TokenStream) -> Option<ItemFn> {
-    let mut tokens: Vec<TokenTree> = input.clone().into_iter().collect();
-    let body = match tokens.pop()? {
-        TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => body,
-        _ => return None,
-    };
-    tokens.push(TokenTree::Group(Group::new(
-        Delimiter::Brace,
-        TokenStream::new(),
-    )));
-    let mut function: ItemFn = syn::parse2(tokens.into_iter().collect()).ok()?;
-    function.block.brace_token = Brace {
-        span: body.delim_span(),
-    };
-    function.block.stmts = vec![Stmt::Item(Item::Verbatim(body.stream()))];
-    Some(function)
-}
 
 /// A function under `#[tool]`, free or a method of a `#[tools]` impl.
 pub(crate) struct Tool<'a> {

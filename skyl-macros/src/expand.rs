@@ -45,10 +45,10 @@ use syn::{Attribute, FnArg, Item, ItemFn, Signature, Type, Visibility};
 
 use crate::ast::{self, ParamKind, Place, Tool};
 use crate::attr::{Flag, Options};
-use crate::{attr, docs, fallback, known, valid};
+use crate::{attr, docs, fallback, known, opaque, valid};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let Some(function) = ast::function(&input) else {
+    let Some(function) = opaque::function(&input) else {
         // Not a function: parsed whole, to say what it is.
         return match syn::parse2::<Item>(input.clone()) {
             Ok(other) => fallback::not_a_function(Some(&other), input),

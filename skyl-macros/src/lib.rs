@@ -5,7 +5,8 @@
 //! (`#[tool(...)]` options), `docs` (doc comments to descriptions), `valid` (the rules, with
 //! spans), `expand` (code generation), `tools` (`#[tools]` on an `impl` block, whose methods
 //! are expanded as `expand` does a function) and `fallback` (what is emitted when a rule is
-//! broken).
+//! broken). Two helpers keep the macros quick: `opaque` parses a function or an `impl` block
+//! without its bodies, and `known` names the parameter types that need no deferred bound.
 
 mod ast;
 mod attr;
@@ -13,6 +14,7 @@ mod docs;
 mod expand;
 mod fallback;
 mod known;
+mod opaque;
 mod tools;
 mod valid;
 

@@ -31,13 +31,18 @@ use syn::{ImplItem, ImplItemFn, Item, ItemImpl, Meta};
 use crate::ast::{self, Tool};
 use crate::expand::{strip_tool_attributes, tool_impl};
 use crate::valid::Errors;
-use crate::{attr, fallback, valid};
+use crate::{attr, fallback, opaque, valid};
 
 pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
-    let block = match syn::parse2::<Item>(input.clone()) {
-        Ok(Item::Impl(block)) => block,
-        Ok(other) => return not_an_impl(other.to_token_stream(), input),
-        Err(_) => return not_an_impl(input.clone(), input),
+    let block = match opaque::impl_block(&input) {
+        Some(block) => block,
+        // Parsed whole: to say what it is instead, or because its method bodies could not be
+        // told apart by tokens alone.
+        None => match syn::parse2::<Item>(input.clone()) {
+            Ok(Item::Impl(block)) => block,
+            Ok(other) => return not_an_impl(other.to_token_stream(), input),
+            Err(_) => return not_an_impl(input.clone(), input),
+        },
     };
     let mut emitted = block.clone();
     for item in &mut emitted.items {
