@@ -30,7 +30,9 @@
 //! mentions `__S`, so the compiler does not check it where it is written (as it would check
 //! `T: DeserializeOwned`, a bound on a concrete type), yet inside the impl it normalizes to
 //! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
-//! which is right for a tool that cannot be built.
+//! which is right for a tool that cannot be built. Types whose traits are known from their name
+//! (`String`, numbers, `Option<u8>`: see `known.rs`) get no bound and no assertion, which is most
+//! of what the compiler checks in a typical tool.
 //!
 //! What is generic in the generated code is compiled once per tool, so the impl hands what it
 //! can to non-generic code in skyl: the definition's constant parts and `fn` pointers to
@@ -190,32 +192,27 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 });
                 call_args.push(quote!(__args.#ident));
             }
-            ParamKind::Value(ty) if known::reads_and_describes(ty) => {
-                let ty = written(ty);
-                add_probe(&mut probes, param, ty.clone());
-                fields.push(quote! {
-                    #(#field_attrs)* #description
-                    #ident: #ty
-                });
-                call_args.push(quote!(__args.#ident));
-            }
             ParamKind::Value(ty) => {
                 let span = ty.span();
+                let known = known::reads_and_describes(ty);
                 let ty = written(ty);
                 add_probe(&mut probes, param, ty.clone());
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
                 });
-                bounds.push(quote! {
-                    <#ty as ::skyl::__private::Defer<__S>>::This:
-                        ::skyl::__private::serde::de::DeserializeOwned
-                        + ::skyl::__private::schemars::JsonSchema
-                });
-                assertions.push(quote_spanned! {span=>
-                    let _ = ::skyl::__private::assert_deserialize::<#ty>;
-                    let _ = ::skyl::__private::assert_json_schema::<#ty>;
-                });
+                // A type known by name has both traits: nothing to defer, nothing to assert.
+                if !known {
+                    bounds.push(quote! {
+                        <#ty as ::skyl::__private::Defer<__S>>::This:
+                            ::skyl::__private::serde::de::DeserializeOwned
+                            + ::skyl::__private::schemars::JsonSchema
+                    });
+                    assertions.push(quote_spanned! {span=>
+                        let _ = ::skyl::__private::assert_deserialize::<#ty>;
+                        let _ = ::skyl::__private::assert_json_schema::<#ty>;
+                    });
+                }
                 call_args.push(quote!(__args.#ident));
             }
         }
