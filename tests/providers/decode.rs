@@ -381,3 +381,49 @@ fn the_whole_loop_with_a_toolbox() {
         assert_golden(&format!("loop/{}", adapter.provider().as_str()), &next);
     }
 }
+
+/// An answer with calls stopped so that they run, whatever a server calls an ordinary end
+/// (`"stop"`, `"end_turn"`, `"STOP"`, `""`) or when it gives no reason: one rule, for every
+/// adapter, in the shared decode step.
+#[test]
+fn an_answer_with_calls_is_a_tool_use_whatever_ends_it_ordinarily() {
+    let cases: [(&dyn Adapter, &str, &str, &[Option<&str>]); 3] = [
+        (
+            &Anthropic::default(),
+            "parallel_calls",
+            "/stop_reason",
+            &[Some("end_turn"), None],
+        ),
+        (
+            &Gemini::default(),
+            "parallel_without_ids",
+            "/candidates/0/finishReason",
+            &[Some("STOP"), None],
+        ),
+        (
+            &OpenAiChat::default(),
+            "parallel_calls",
+            "/choices/0/finish_reason",
+            &[Some("stop"), Some(""), None],
+        ),
+    ];
+    for (adapter, name, pointer, reasons) in cases {
+        for &reason in reasons {
+            let mut body = fixture(adapter.provider().as_str(), name);
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            let parent = body.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+            match reason {
+                Some(reason) => parent.insert(key.to_owned(), json!(reason)),
+                None => parent.remove(key),
+            };
+            let response = adapter.decode(&body).unwrap();
+            assert!(response.message.tool_calls().count() > 0, "{name}");
+            assert_eq!(
+                response.stop_reason,
+                StopReason::ToolUse,
+                "{} {name} with {reason:?}",
+                adapter.provider().as_str()
+            );
+        }
+    }
+}

@@ -273,7 +273,6 @@ impl Decoder for Anthropic {
             Some("stop_sequence") => StopReason::StopSequence,
             Some("refusal") => StopReason::Refusal,
             Some(other) => StopReason::Other(other.to_owned()),
-            None if answer.calls() > 0 => StopReason::ToolUse,
             None => StopReason::Other(String::new()),
         })
     }

@@ -46,7 +46,13 @@ pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, 
         id,
         key: None,
     };
-    let stop_reason = decoder.answer(root, &mut answer)?;
+    let stop_reason = match decoder.answer(root, &mut answer)? {
+        // An answer with calls stopped so that they run, whatever the server says of an ordinary
+        // end: OpenAI says "stop" when `tool_choice` forced the call (as do Ollama and SGLang for
+        // any call), Snowflake Cortex says "", some servers say nothing.
+        reason if answer.calls > 0 && ordinary_end(&reason) => StopReason::ToolUse,
+        reason => reason,
+    };
     Ok(Response {
         message: Message {
             role: Role::Assistant,
@@ -61,6 +67,15 @@ pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, 
             .filter(|model| !model.is_empty())
             .map(str::to_owned),
     })
+}
+
+/// Whether `reason` says only that the turn ended: an end of turn, or no reason at all.
+fn ordinary_end(reason: &StopReason) -> bool {
+    match reason {
+        StopReason::EndTurn => true,
+        StopReason::Other(reason) => reason.is_empty(),
+        _ => false,
+    }
 }
 
 /// The parts of an answer as they are read, and the ids of its calls.
@@ -80,11 +95,6 @@ impl Answer<'_> {
             self.calls += 1;
         }
         self.parts.push(part);
-    }
-
-    /// How many calls the answer has so far.
-    pub(crate) fn calls(&self) -> usize {
-        self.calls
     }
 
     /// An id for the next call, which the provider sent without one: `<prefix>_<key>_<n>`, the

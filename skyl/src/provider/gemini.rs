@@ -451,9 +451,7 @@ impl Decoder for Gemini {
                 )));
             }
         }
-        let calls = answer.calls();
         Ok(match candidate.get("finishReason").opt_str()? {
-            Some("STOP") | None if calls > 0 => StopReason::ToolUse,
             Some("STOP") => StopReason::EndTurn,
             Some("MAX_TOKENS") => StopReason::MaxTokens,
             Some(

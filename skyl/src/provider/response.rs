@@ -32,7 +32,9 @@ pub struct Response {
 pub enum StopReason {
     /// It finished its answer.
     EndTurn,
-    /// It called tools and waits for their results.
+    /// It called tools and waits for their results. Every adapter decodes an answer that holds
+    /// calls as this, also when the server gave an ordinary end (`"stop"`, `"end_turn"`,
+    /// `"STOP"`, `""`) or no reason at all, as some do when a call was forced.
     ToolUse,
     /// It hit the token limit; the answer (or a tool call) may be cut off.
     MaxTokens,

@@ -393,10 +393,7 @@ impl Decoder for OpenAiChat {
         }
         Ok(match choice.get("finish_reason").opt_str()? {
             _ if refusal.is_some() => StopReason::Refusal,
-            // Snowflake Cortex says `""`, some servers say nothing, and OpenAI itself says
-            // `"stop"` when `tool_choice` forced the call (as do Ollama, SGLang and other
-            // servers): the calls say why.
-            None | Some("" | "stop") if answer.calls() > 0 => StopReason::ToolUse,
+            // With calls, "stop", "" and nothing all become a tool use, in `decode::decode`.
             Some("stop") => StopReason::EndTurn,
             Some("tool_calls" | "function_call") => StopReason::ToolUse,
             Some("length") => StopReason::MaxTokens,

@@ -336,9 +336,8 @@ impl Decoder for OpenAiResponses {
             }
         } else if refused {
             StopReason::Refusal
-        } else if answer.calls() > 0 {
-            StopReason::ToolUse
         } else {
+            // With calls, a tool use, in `decode::decode`.
             StopReason::EndTurn
         })
     }
