@@ -33,15 +33,10 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
             let mut room = max_bytes;
             take(&mut room, 2 + members.len().saturating_sub(1))?;
             for (key, item) in members {
-                let len = match item {
-                    Value::String(text) => text.len() + 2,
-                    Value::Number(number) => number_len(number),
-                    Value::Bool(true) | Value::Null => 4,
-                    Value::Bool(false) => 5,
-                    Value::Array(_) | Value::Object(_) => {
-                        return walk::<false>(value, &mut max_bytes.clone(), max_depth);
-                    }
+                let Some(len) = scalar_len(item) else {
+                    return walk::<false>(value, &mut max_bytes.clone(), max_depth);
                 };
+                // The key, its quotes and its colon.
                 take(&mut room, key.len() + 3 + len)?;
             }
             Ok(())
@@ -105,10 +100,6 @@ fn visit<const ESCAPED: bool>(
     levels: usize,
 ) -> Result<(), Exceeded> {
     let len = match value {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(number) => number_len(number),
         Value::String(text) if ESCAPED => {
             // Escapes only lengthen a string: the cheap bound first.
             if text.len() + 2 > *room {
@@ -116,10 +107,25 @@ fn visit<const ESCAPED: bool>(
             }
             string_len(text)
         }
-        Value::String(text) => text.len() + 2,
-        Value::Array(_) | Value::Object(_) => return walk::<ESCAPED>(value, room, levels),
+        _ => match scalar_len(value) {
+            Some(len) => len,
+            None => return walk::<ESCAPED>(value, room, levels),
+        },
     };
     take(room, len)
+}
+
+/// The length of a scalar as compact JSON, a string counted unescaped; `None` for an array or
+/// an object.
+#[inline(always)]
+fn scalar_len(value: &Value) -> Option<usize> {
+    Some(match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => number_len(number),
+        Value::String(text) => text.len() + 2,
+        Value::Array(_) | Value::Object(_) => return None,
+    })
 }
 
 #[inline(always)]
