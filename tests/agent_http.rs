@@ -13,7 +13,7 @@ use std::future::IntoFuture;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use skyl::agent::{Agent, Event, Stop};
 use skyl::http::{Api, HttpModel, RetryPolicy};
 use skyl::provider::{
@@ -135,18 +135,12 @@ fn expected_body(case: &Case, toolbox: &Toolbox, messages: &[Message], streamed:
         max_tokens: Some(512),
         ..Default::default()
     };
-    let mut body = api.adapter().encode(&request).unwrap();
+    let body = api.adapter().encode(&request).unwrap();
     if streamed {
-        match case.provider {
-            "openai_chat" => {
-                body["stream"] = json!(true);
-                body["stream_options"] = json!({"include_usage": true});
-            }
-            "gemini" => {}
-            _ => body["stream"] = json!(true),
-        }
+        http_server::streamed(case.provider, body)
+    } else {
+        body
     }
-    body
 }
 
 async fn run_case(case: &Case, streamed: bool) {

@@ -205,15 +205,8 @@ async fn stream_asks_for_a_stream_and_passes_each_event_on() {
         assert_eq!(response, expected, "{}", case.provider);
         assert_eq!(told, decoded_events(&case), "{}", case.provider);
 
-        let mut body = adapter(&case.api).encode(&request).unwrap();
-        match case.provider {
-            "openai_chat" => {
-                body["stream"] = json!(true);
-                body["stream_options"] = json!({"include_usage": true});
-            }
-            "gemini" => {}
-            _ => body["stream"] = json!(true),
-        }
+        let body =
+            http_server::streamed(case.provider, adapter(&case.api).encode(&request).unwrap());
         assert_eq!(
             server.requests(),
             vec![Recorded {

@@ -249,3 +249,18 @@ impl Body for ChannelBody {
             .map(|item| item.map(|result| result.map(Frame::data)))
     }
 }
+
+/// `body` as the transport sends it when it streams from `provider`: OpenAI Chat asks for the
+/// usage in the last chunk too, Gemini streams from another endpoint with the same body, and the
+/// others only say `"stream": true`.
+pub(crate) fn streamed(provider: &str, mut body: Value) -> Value {
+    match provider {
+        "openai_chat" => {
+            body["stream"] = Value::Bool(true);
+            body["stream_options"] = serde_json::json!({"include_usage": true});
+        }
+        "gemini" => {}
+        _ => body["stream"] = Value::Bool(true),
+    }
+    body
+}

@@ -387,9 +387,11 @@ fn the_whole_loop_with_a_toolbox() {
 /// adapter, in the shared decode step.
 #[test]
 fn an_answer_with_calls_is_a_tool_use_whatever_ends_it_ordinarily() {
-    let cases: [(&dyn Adapter, &str, &str, &[Option<&str>]); 3] = [
+    // The adapter, a fixture with calls, where its stop reason is, and the ordinary ends to try.
+    type Case<'a> = (&'a dyn Adapter, &'a str, &'a str, &'a [Option<&'a str>]);
+    let cases: [Case<'_>; 3] = [
         (
-            &Anthropic::default(),
+            &Anthropic,
             "parallel_calls",
             "/stop_reason",
             &[Some("end_turn"), None],
