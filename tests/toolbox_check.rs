@@ -160,9 +160,10 @@ impl<S> Tool<S> for Miscounted {
     }
 }
 
-fn miscounted() -> Miscounted {
-    Miscounted(ToolDefinition {
-        name: "miscounted".into(),
+/// A tool whose schema asks for an integer `count`.
+fn counting(name: &str) -> ToolDefinition {
+    ToolDefinition {
+        name: name.into(),
         description: "Counts.".into(),
         parameters: json!({
             "type": "object",
@@ -170,7 +171,11 @@ fn miscounted() -> Miscounted {
             "required": ["count"]
         }),
         ..Default::default()
-    })
+    }
+}
+
+fn miscounted() -> Miscounted {
+    Miscounted(counting("miscounted"))
 }
 
 /// The same mistake in a tool built at run time: the closure reads a type the schema does not
@@ -180,19 +185,7 @@ fn mistyped() -> DynamicTool {
     struct Wanted {
         count: String,
     }
-    DynamicTool::from_fn(
-        ToolDefinition {
-            name: "mistyped".into(),
-            description: "Counts.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"count": {"type": "integer"}},
-                "required": ["count"]
-            }),
-            ..Default::default()
-        },
-        |wanted: Wanted| wanted.count,
-    )
+    DynamicTool::from_fn(counting("mistyped"), |wanted: Wanted| wanted.count)
 }
 
 #[test]
