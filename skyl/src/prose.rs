@@ -54,7 +54,7 @@ pub(crate) fn failed(tool: &str, failure: &ToolFailure) -> String {
     let message = sentence(failure.message());
     let mut text = match failure.kind() {
         FailureKind::InvalidArguments => {
-            format!("ERROR: {tool} was called with invalid arguments: {message}. ")
+            format!("{}: {message}. ", invalid_arguments_opening(tool))
         }
         _ => format!("ERROR: {tool} failed: {message}. "),
     };
@@ -81,6 +81,17 @@ pub(crate) fn failed(tool: &str, failure: &ToolFailure) -> String {
 
 const DO_NOT_RETRY: &str = "Do not retry; tell the user the result is unavailable.";
 
+/// How the content for a call with invalid arguments begins (`check_toolbox` tells a refusal by
+/// it).
+pub(crate) fn invalid_arguments_opening(tool: &str) -> String {
+    format!("ERROR: {tool} was called with invalid arguments")
+}
+
+/// How the content for a tool that panicked begins (`check_toolbox` tells a panic by it).
+pub(crate) fn crashed_opening(tool: &str) -> String {
+    format!("ERROR: {tool} failed: it crashed")
+}
+
 /// The content for a tool that panicked. `payload` is the panic message when it was a string.
 pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
     if let Some(cause) = payload.and_then(runtime_context) {
@@ -92,10 +103,12 @@ pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
     let payload = payload.map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
     match payload.as_deref().map(sentence).filter(|p| !p.is_empty()) {
         Some(payload) => format!(
-            "ERROR: {tool} failed: it crashed ({payload}). This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
+            "{} ({payload}). This is a bug in the tool, not in the call. {DO_NOT_RETRY}",
+            crashed_opening(tool)
         ),
         None => format!(
-            "ERROR: {tool} failed: it crashed. This is a bug in the tool, not in the call. {DO_NOT_RETRY}"
+            "{}. This is a bug in the tool, not in the call. {DO_NOT_RETRY}",
+            crashed_opening(tool)
         ),
     }
 }

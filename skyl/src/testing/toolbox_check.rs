@@ -16,6 +16,7 @@ use super::Instances;
 use crate::arguments::absent::without_absent_nulls;
 use crate::arguments::validate::fits;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::prose;
 use crate::provider::dialect;
 use crate::toolbox::Toolbox;
 
@@ -522,22 +523,21 @@ fn problem(planned: &Planned, result: &ToolResult) -> Option<String> {
         );
     }
     if result.is_error && !result.content.contains(name) {
-        return Some("the failure does not name the tool".into());
+        return Some(
+            "the error result does not name the tool, so a model cannot tell which call failed"
+                .into(),
+        );
     }
     if planned.case == Case::UnknownTool {
         return (!result.is_error).then(|| "a call to a tool the toolbox lacks succeeded".into());
     }
-    if result.is_error
-        && result
-            .content
-            .starts_with(&format!("ERROR: {name} failed: it crashed"))
-    {
+    if result.is_error && result.content.starts_with(&prose::crashed_opening(name)) {
         return Some("the tool panicked".into());
     }
     let refused = result.is_error
         && result
             .content
-            .starts_with(&format!("ERROR: {name} was called with invalid arguments"));
+            .starts_with(&prose::invalid_arguments_opening(name));
     if planned.must_accept && refused {
         return Some("the tool refused arguments its schema allows".into());
     }
