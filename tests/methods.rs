@@ -480,3 +480,34 @@ fn self_in_a_tool_methods_signature_is_the_blocks_type() {
         })
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// An impl block whose bodies cannot be told apart by tokens alone
+
+/// A grid of cells.
+struct Grid;
+
+#[tools]
+impl Grid {
+    /// The brace group in this signature looks like a body to a scan of the block's tokens, so
+    /// `#[tools]` parses this block whole.
+    #[allow(unused_braces)]
+    fn corners(&self) -> [u8; { 2 + 2 }] {
+        [1, 2, 3, 4]
+    }
+
+    /// Counts the grid's corners.
+    #[tool]
+    fn count_corners(&self) -> usize {
+        self.corners().len()
+    }
+}
+
+#[test]
+fn a_block_with_a_brace_group_in_a_signature_still_makes_its_tools() {
+    let toolbox = Toolbox::new().with_set(Grid);
+    assert_eq!(
+        toolbox.dispatch_blocking(&call("c1", "count_corners", json!({}))),
+        ToolResult::success("c1", "4")
+    );
+}
