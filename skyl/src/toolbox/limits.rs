@@ -186,7 +186,7 @@ impl Limits {
     }
 
     /// The refusal for a call to `tool` whose arguments are past the bounds, if they are.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn refuse(
         &self,
         tool: &str,
