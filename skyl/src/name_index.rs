@@ -2,36 +2,64 @@
 //!
 //! A general hash map pays for things this lookup does not need: a byte-by-byte hash (tool names
 //! are chosen by the developer, so there is no flooding to resist) and a call to `memcmp` for the
-//! final comparison. Here a name is hashed and compared as its length and its first and last
-//! eight bytes, which covers every byte of a name up to sixteen long; longer names are compared
-//! in full once those agree. The table is built once and only read afterwards.
+//! final comparison. Here a name is reduced to a key, its length and its first and last eight
+//! bytes, which covers every byte of a name up to sixteen long. A slot holds the key of its name,
+//! so a probe compares words already in hand and reads no name; a longer name is compared in full
+//! once the keys agree. The table is built once and only read afterwards.
 
 /// Positions of tools, looked up by name.
 #[derive(Default)]
 pub(crate) struct NameIndex {
     names: Vec<Box<str>>,
-    /// Open addressing with linear probing: a slot holds a position plus one, or 0 when empty.
-    /// Never more than half full, so every probe ends at an empty slot.
-    slots: Box<[u32]>,
+    /// Open addressing with linear probing. Never more than half full, so every probe ends at an
+    /// empty slot.
+    slots: Box<[Slot]>,
+}
+
+/// A name's key, and its position plus one (0 in an empty slot).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: Key,
+    position: usize,
+}
+
+/// A name's length and its first and last eight bytes: two names up to sixteen bytes long with
+/// the same key are the same name.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Key {
+    head: u64,
+    tail: u64,
+    len: usize,
 }
 
 impl NameIndex {
-    /// The position and the stored name of the tool called `name`.
+    /// The position of the tool called `name`.
     #[inline(always)]
-    pub(crate) fn get(&self, name: &str) -> Option<(&str, usize)> {
+    pub(crate) fn get(&self, name: &str) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
+        let key = Key::of(name.as_bytes());
         let mask = self.slots.len() - 1;
-        let mut slot = hash(name.as_bytes()) as usize & mask;
+        let mut slot = key.hash() & mask;
         loop {
-            let position = (self.slots[slot] as usize).checked_sub(1)?;
-            let stored = &*self.names[position];
-            if same(stored.as_bytes(), name.as_bytes()) {
-                return Some((stored, position));
+            let Slot {
+                key: stored,
+                position,
+            } = self.slots[slot];
+            let position = position.checked_sub(1)?;
+            if stored == key && (key.len <= 16 || self.same_middle(position, name)) {
+                return Some(position);
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /// Whether the name at `position` is `name`, for a name longer than sixteen bytes whose key
+    /// matched; kept out of line, off the path of the short names most tools have.
+    #[inline(never)]
+    fn same_middle(&self, position: usize, name: &str) -> bool {
+        *self.names[position] == *name
     }
 
     /// The names, in the order they were inserted.
@@ -61,46 +89,49 @@ impl NameIndex {
     }
 
     fn rebuild(&mut self, capacity: usize) {
-        self.slots = vec![0; capacity].into_boxed_slice();
+        self.slots = vec![Slot::default(); capacity].into_boxed_slice();
         for position in 0..self.names.len() {
             self.place(position);
         }
     }
 
     fn place(&mut self, position: usize) {
+        let key = Key::of(self.names[position].as_bytes());
         let mask = self.slots.len() - 1;
-        let mut slot = hash(self.names[position].as_bytes()) as usize & mask;
-        while self.slots[slot] != 0 {
+        let mut slot = key.hash() & mask;
+        while self.slots[slot].position != 0 {
             slot = (slot + 1) & mask;
         }
-        self.slots[slot] = u32::try_from(position + 1).expect("fewer than four billion tools");
+        self.slots[slot] = Slot {
+            key,
+            position: position + 1,
+        };
     }
 }
 
-/// The name's length and its first and last eight bytes, as words.
-#[inline]
-fn words(name: &[u8]) -> (u64, u64) {
-    match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
-        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
-        _ => (
-            name.iter()
-                .fold(0, |word, &byte| word << 8 | u64::from(byte)),
-            0,
-        ),
+impl Key {
+    #[inline(always)]
+    fn of(name: &[u8]) -> Key {
+        let (head, tail) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+            (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
+            _ => (
+                name.iter()
+                    .fold(0, |word, &byte| word << 8 | u64::from(byte)),
+                0,
+            ),
+        };
+        Key {
+            head,
+            tail,
+            len: name.len(),
+        }
     }
-}
 
-#[inline]
-fn hash(name: &[u8]) -> u64 {
-    let (head, tail) = words(name);
-    (head ^ tail.rotate_left(29) ^ name.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32
-}
-
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && words(a) == words(b)
-        && (a.len() <= 16 || a[8..a.len() - 8] == b[8..b.len() - 8])
+    #[inline(always)]
+    fn hash(&self) -> usize {
+        let mixed = self.head ^ self.tail.rotate_left(29) ^ self.len as u64;
+        (mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +152,7 @@ mod tests {
             assert!(index.insert(name));
         }
         for (position, name) in names.iter().enumerate() {
-            assert_eq!(index.get(name), Some((name.as_str(), position)));
+            assert_eq!(index.get(name), Some(position));
         }
         for missing in [
             "",
@@ -139,10 +170,7 @@ mod tests {
         let mut index = NameIndex::default();
         assert!(index.insert("github_create_issue_comment_now"));
         assert!(index.insert("github_create_draft_comment_now"));
-        assert_eq!(
-            index.get("github_create_draft_comment_now").map(|(_, p)| p),
-            Some(1)
-        );
+        assert_eq!(index.get("github_create_draft_comment_now"), Some(1));
         assert_eq!(index.get("github_create_xxxxx_comment_now"), None);
     }
 
@@ -151,7 +179,7 @@ mod tests {
         let mut index = NameIndex::default();
         assert!(index.insert("search"));
         assert!(!index.insert("search"));
-        assert_eq!(index.get("search"), Some(("search", 0)));
+        assert_eq!(index.get("search"), Some(0));
         assert_eq!(NameIndex::default().get("search"), None);
     }
 
@@ -163,10 +191,10 @@ mod tests {
         }
         index.remove(1);
         assert_eq!(index.get("b"), None);
-        assert_eq!(index.get("c"), Some(("c", 1)));
+        assert_eq!(index.get("c"), Some(1));
         assert_eq!(index.names().collect::<Vec<_>>(), ["a", "c"]);
         assert!(index.insert("b"));
-        assert_eq!(index.get("b"), Some(("b", 2)));
+        assert_eq!(index.get("b"), Some(2));
     }
 
     #[test]
@@ -174,7 +202,7 @@ mod tests {
         let mut index = NameIndex::default();
         assert!(index.insert("ab"));
         assert!(index.insert("\0ab"));
-        assert_eq!(index.get("ab").map(|(_, p)| p), Some(0));
-        assert_eq!(index.get("\0ab").map(|(_, p)| p), Some(1));
+        assert_eq!(index.get("ab"), Some(0));
+        assert_eq!(index.get("\0ab"), Some(1));
     }
 }

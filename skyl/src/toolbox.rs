@@ -88,7 +88,7 @@ use repeats::{Repeats, refuses_repeats};
 /// different needs share one toolbox.
 pub struct Toolbox<S = ()> {
     state: S,
-    tools: Vec<Arc<dyn Tool<S>>>,
+    tools: Vec<Box<dyn Tool<S>>>,
     /// Each tool's definition, copied once at registration so that a request can borrow them all
     /// as one slice.
     definitions: Vec<ToolDefinition>,
@@ -202,7 +202,7 @@ impl<S: 'static> Toolbox<S> {
             });
         }
         self.definitions.push(definition.clone());
-        self.tools.push(Arc::new(tool));
+        self.tools.push(Box::new(tool));
         Ok(())
     }
 
@@ -235,9 +235,9 @@ impl<S: 'static> Toolbox<S> {
         let definition = tool.definition();
         registration::check(definition)?;
         match self.index.get(&definition.name) {
-            Some((_, position)) => {
+            Some(position) => {
                 self.definitions[position] = definition.clone();
-                self.tools[position] = Arc::new(tool);
+                self.tools[position] = Box::new(tool);
                 Ok(())
             }
             None => self.add(tool),
@@ -247,7 +247,7 @@ impl<S: 'static> Toolbox<S> {
     /// Removes the tool called `name`; returns whether there was one. The tools after it keep
     /// their order.
     pub fn remove(&mut self, name: &str) -> bool {
-        let Some((_, position)) = self.index.get(name) else {
+        let Some(position) = self.index.get(name) else {
             return false;
         };
         self.index.remove(position);
@@ -487,7 +487,7 @@ impl<S: 'static> Toolbox<S> {
     ) -> Result<Vec<ToolDefinition>, UnknownTool> {
         let mut chosen: Vec<ToolDefinition> = Vec::new();
         for name in names {
-            let Some((_, position)) = self.index.get(name) else {
+            let Some(position) = self.index.get(name) else {
                 return Err(UnknownTool {
                     name: name.to_owned(),
                     available: self.names().map(str::to_owned).collect(),
@@ -608,7 +608,7 @@ impl<S: 'static> Toolbox<S> {
         let mut slots = Vec::with_capacity(calls.len());
         let mut repeats = Repeats::default();
         for (slot, call) in calls.iter().copied().enumerate() {
-            if let Some((_, position)) = self.index.get(&call.name)
+            if let Some(position) = self.index.get(&call.name)
                 && refuses_repeats(&self.definitions[position].annotations)
                 // Arguments past the limits are refused unread, here as in `start`.
                 && self.limits.refuse(&call.name, &call.id, &call.arguments).is_none()
@@ -654,10 +654,7 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        match self.start(call) {
-            Started::Done(result) => result,
-            Started::Running(running) => block_on(running),
-        }
+        self.start_with(call, |result| result, block_on)
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -668,11 +665,28 @@ impl<S: 'static> Toolbox<S> {
     /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
     /// a future.
     fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
-        let Some((name, position)) = self.index.get(&call.name) else {
-            return Started::Done(unknown(call, self.names()));
+        self.start_with(call, Started::Done, Started::Running)
+    }
+
+    /// [`start`](Self::start), with what to make of a call that has its result (`done`) and of
+    /// one that has yet to finish (`running`).
+    ///
+    /// [`dispatch_blocking`](Self::dispatch_blocking) returns the result as it is made, rather
+    /// than moved out of a [`Started`].
+    #[inline(always)]
+    fn start_with<'a, R>(
+        &'a self,
+        call: &'a ToolCall,
+        done: impl FnOnce(ToolResult) -> R,
+        running: impl FnOnce(Running<'a>) -> R,
+    ) -> R {
+        let Some(position) = self.index.get(&call.name) else {
+            return done(unknown(call, self.names()));
         };
+        // The name the index found is the call's: the call's copy costs no load from the index.
+        let name = call.name.as_str();
         if let Some(refusal) = self.limits.refuse(name, &call.id, &call.arguments) {
-            return Started::Done(refusal);
+            return done(refusal);
         }
         let tool = &self.tools[position];
         let max_output = self.limits.max_output_bytes();
@@ -680,12 +694,12 @@ impl<S: 'static> Toolbox<S> {
             match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
                 Ok(future) => future,
                 Err(payload) => {
-                    return Started::Done(panicked(name, &call.id, payload, max_output));
+                    return done(panicked(name, &call.id, payload, max_output));
                 }
             };
         match future.into_ready() {
-            Ok(outcome) => Started::Done(finish(name, &call.id, outcome, max_output)),
-            Err(future) => Started::Running(Running {
+            Ok(outcome) => done(finish(name, &call.id, outcome, max_output)),
+            Err(future) => running(Running {
                 name,
                 call_id: &call.id,
                 max_output,
@@ -837,7 +851,7 @@ fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> Too
 }
 
 /// The result of a call that ran, its content cut to `max_output` bytes.
-#[inline]
+#[inline(always)]
 fn finish(name: &str, call_id: &str, outcome: ToolOutcome, max_output: usize) -> ToolResult {
     match outcome {
         Ok(content) if content.len() <= max_output => ToolResult {
