@@ -425,6 +425,50 @@ fn dispatch_works_under_an_executor() {
     assert_eq!(result.tool_results().next().unwrap().content, "found");
 }
 
+#[test]
+fn a_dispatch_calls_the_tool_on_its_first_poll_and_ends_once() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let toolbox = Toolbox::new().with(tool("slow", move |_: &Value, _: &()| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        ToolFuture::new(async {
+            YieldTimes(2).await;
+            Ok("done".to_owned())
+        })
+    }));
+    let call = call("c7", "slow", json!({}));
+    let mut dispatch = toolbox.dispatch(&call);
+    assert_eq!(
+        format!("{dispatch:?}"),
+        r#"Dispatch { state: "not started: slow (c7)" }"#
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "built, not yet polled");
+
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut dispatch = Pin::new(&mut dispatch);
+    assert!(dispatch.as_mut().poll(&mut cx).is_pending());
+    assert!(dispatch.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(
+        format!("{dispatch:?}"),
+        r#"Dispatch { state: "running: slow (c7)" }"#
+    );
+    assert_eq!(
+        dispatch.as_mut().poll(&mut cx),
+        Poll::Ready(ToolResult::success("c7", "done"))
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "one call for three polls");
+    assert_eq!(format!("{dispatch:?}"), r#"Dispatch { state: "done" }"#);
+
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = dispatch.as_mut().poll(&mut cx);
+    }))
+    .expect_err("a dispatch polled after its result panics, as futures do");
+    assert_eq!(
+        again.downcast_ref::<&str>(),
+        Some(&"skyl::Dispatch polled again after it returned its result")
+    );
+}
+
 /// The simplest executor: poll with a waker that does nothing until the future is ready.
 fn poll_to_end<F: Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);

@@ -550,7 +550,7 @@ pub use tool::{
     DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
     ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolSet, ToolVisitor,
 };
-pub use toolbox::{Limits, Toolbox};
+pub use toolbox::{Dispatch, Limits, Toolbox};
 
 /// schemars 1, re-exported so that parameter types can derive `JsonSchema` at the version skyl
 /// uses: `#[derive(skyl::schemars::JsonSchema)]` with `#[schemars(crate = "skyl::schemars")]`.

@@ -8,12 +8,21 @@
 //! once the keys agree. The table is built once and only read afterwards.
 
 /// Positions of tools, looked up by name.
-#[derive(Default)]
 pub(crate) struct NameIndex {
     names: Vec<Box<str>>,
-    /// Open addressing with linear probing. Never more than half full, so every probe ends at an
-    /// empty slot.
+    /// Open addressing with linear probing, a power of two long. Never more than half full, so
+    /// every probe ends at an empty slot; an index without names has one, so a lookup needs no
+    /// test for an empty table.
     slots: Box<[Slot]>,
+}
+
+impl Default for NameIndex {
+    fn default() -> Self {
+        NameIndex {
+            names: Vec::new(),
+            slots: Box::new([Slot::default()]),
+        }
+    }
 }
 
 /// A name's key, and its position plus one (0 in an empty slot).
@@ -36,9 +45,6 @@ impl NameIndex {
     /// The position of the tool called `name`.
     #[inline(always)]
     pub(crate) fn get(&self, name: &str) -> Option<usize> {
-        if self.slots.is_empty() {
-            return None;
-        }
         let key = Key::of(name.as_bytes());
         let mask = self.slots.len() - 1;
         let mut slot = key.hash() & mask;
@@ -112,13 +118,25 @@ impl NameIndex {
 impl Key {
     #[inline(always)]
     fn of(name: &[u8]) -> Key {
-        let (head, tail) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
-            (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
-            _ => (
-                name.iter()
-                    .fold(0, |word, &byte| word << 8 | u64::from(byte)),
+        // Two reads that overlap cover every byte of a name as long as one read or up to twice
+        // as long; with the length in the key, overlapping bytes cannot make two names agree.
+        let (head, tail) = if let (Some(head), Some(tail)) =
+            (name.first_chunk::<8>(), name.last_chunk::<8>())
+        {
+            (u64::from_le_bytes(*head), u64::from_le_bytes(*tail))
+        } else if let (Some(head), Some(tail)) = (name.first_chunk::<4>(), name.last_chunk::<4>()) {
+            (
+                u64::from(u32::from_le_bytes(*head)),
+                u64::from(u32::from_le_bytes(*tail)),
+            )
+        } else if let (Some(&first), Some(&last)) = (name.first(), name.last()) {
+            let middle = name[name.len() / 2];
+            (
+                u64::from(first) | u64::from(middle) << 8 | u64::from(last) << 16,
                 0,
-            ),
+            )
+        } else {
+            (0, 0)
         };
         Key {
             head,
@@ -195,6 +213,29 @@ mod tests {
         assert_eq!(index.names().collect::<Vec<_>>(), ["a", "c"]);
         assert!(index.insert("b"));
         assert_eq!(index.get("b"), Some(2));
+    }
+
+    #[test]
+    fn every_short_name_is_told_from_every_other() {
+        // Every name of up to nine bytes over three letters, one of them a zero byte: the
+        // lengths where the reads that make a key start to overlap, and past them.
+        let mut names = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..9 {
+            last = last
+                .iter()
+                .flat_map(|name| ["a", "b", "\0"].map(|letter| format!("{name}{letter}")))
+                .collect();
+            names.extend(last.iter().cloned());
+        }
+        let mut index = NameIndex::default();
+        for name in &names {
+            assert!(index.insert(name), "{name:?} was taken for another name");
+        }
+        for (position, name) in names.iter().enumerate() {
+            assert_eq!(index.get(name), Some(position), "{name:?}");
+        }
+        assert_eq!(index.get("c"), None);
     }
 
     #[test]

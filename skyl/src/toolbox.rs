@@ -19,10 +19,12 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVi
 
 mod batch;
 mod cut;
+mod dispatch;
 mod limits;
 mod measure;
 mod repeats;
 
+pub use dispatch::Dispatch;
 pub use limits::Limits;
 
 use batch::{Batch, Slot, Timed};
@@ -548,11 +550,11 @@ impl<S: 'static> Toolbox<S> {
     /// Await it on any executor; [`dispatch_blocking`](Self::dispatch_blocking) runs it without
     /// one. To answer a whole assistant turn, use [`answer`](Self::answer), which runs its calls
     /// concurrently.
-    pub async fn dispatch(&self, call: &ToolCall) -> ToolResult {
-        match self.start(call) {
-            Started::Done(result) => result,
-            Started::Running(running) => running.await,
-        }
+    ///
+    /// The future is a [`Dispatch`]: it does nothing until it is polled, and it is [`Send`] when
+    /// the state is [`Sync`].
+    pub fn dispatch<'a>(&'a self, call: &'a ToolCall) -> Dispatch<'a, S> {
+        Dispatch::new(self, call)
     }
 
     /// Answers every tool call of an assistant message: the calls run concurrently (at most

@@ -40,8 +40,7 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
 }
 
 /// At least the length of `members` written as compact JSON, its strings unescaped (one byte
-/// more for a `null`, a `true` or an empty object); `None` when a member is an array or an
-/// object.
+/// more for a `true` or an empty object); `None` when a member is an array or an object.
 #[inline(always)]
 fn flat_len_bound(members: &Map<String, Value>) -> Option<usize> {
     // The braces, and a comma after each member.
@@ -52,7 +51,8 @@ fn flat_len_bound(members: &Map<String, Value>) -> Option<usize> {
         len += match item {
             Value::String(text) => text.len() + 2,
             Value::Number(number) => number_len(number),
-            // Out of line: with two kinds to tell apart here rather than six, the test is two
+            Value::Bool(_) => 5,
+            // Out of line: with three kinds to tell apart here rather than six, the test is three
             // comparisons instead of a jump table.
             other => other_len_bound(other)?,
         };
@@ -60,12 +60,12 @@ fn flat_len_bound(members: &Map<String, Value>) -> Option<usize> {
     Some(len)
 }
 
-/// The bound of [`flat_len_bound`] for a member that is neither a string nor a number.
+/// The bound of [`flat_len_bound`] for a member that is not a string, a number or a boolean.
 #[inline(never)]
 fn other_len_bound(value: &Value) -> Option<usize> {
     match value {
         Value::Array(_) | Value::Object(_) => None,
-        _ => Some(5),
+        _ => Some(4),
     }
 }
 
