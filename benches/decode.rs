@@ -18,6 +18,8 @@ use skyl::provider::{
 };
 use skyl::{Message, Part, ProviderData, Role, ToolCall};
 
+mod layer_calls;
+
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
 
@@ -29,6 +31,17 @@ fn main() {
         let skyl = adapter(provider).decode(&body).expect("a well-formed body");
         assert_eq!(floor(provider, &body), skyl, "{provider}");
         assert_eq!(skyl.message.tool_calls().count(), 5, "{provider}");
+    }
+    let rows = PROVIDERS.map(|provider| (provider, body(provider), adapter(provider)));
+    if layer_calls::run_counted(|provider, row| {
+        let (_, body, adapter) = rows.iter().find(|(name, ..)| *name == provider).unwrap();
+        let response = match row {
+            "floor" => floor(provider, black_box(body)),
+            _ => adapter.decode(black_box(body)).unwrap(),
+        };
+        drop(black_box(response));
+    }) {
+        return;
     }
     divan::Divan::from_args()
         .sample_count(1000)

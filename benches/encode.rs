@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult};
 
+mod layer_calls;
+
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
 
@@ -27,6 +29,17 @@ fn main() {
             .encode(&request)
             .expect("the workload is a valid transcript");
         assert_eq!(floor(provider, &request), skyl, "{provider}");
+    }
+    let adapters = PROVIDERS.map(|provider| (provider, adapter(provider)));
+    if layer_calls::run_counted(|provider, row| {
+        let (_, adapter) = adapters.iter().find(|(name, _)| *name == provider).unwrap();
+        let body = match row {
+            "floor" => floor(provider, black_box(&request)),
+            _ => adapter.encode(black_box(&request)).unwrap(),
+        };
+        drop(black_box(body));
+    }) {
+        return;
     }
     divan::Divan::from_args()
         .sample_count(200)

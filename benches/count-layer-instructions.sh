@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Instructions per call of every row of encode.rs and decode.rs, by callgrind (needs valgrind): a
+# count the machine's load does not move. Each row runs alone twice, with 2 and 12 calls (encode:
+# a 1,000-message transcript) or 100 and 1,100 calls (decode: one response); the difference is the
+# per-call cost, free of start-up work. Both rows of a provider pay the same counting allocator.
+#
+#     benches/count-layer-instructions.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+binary() {
+  cargo bench --bench "$1" --no-run --message-format=json 2>/dev/null |
+    grep -o "\"executable\":\"[^\"]*/$1-[^\"]*\"" | cut -d'"' -f4
+}
+count() { # binary, provider, row, calls
+  SKYL_LAYER_CALLS="$2 $3 $4" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" 2>&1 |
+    sed -n 's/.*Collected : //p'
+}
+for layer in encode decode; do
+  bin=$(binary "$layer")
+  if [ "$layer" = encode ]; then small=2 large=12; else small=100 large=1100; fi
+  for provider in anthropic openai_chat openai_responses gemini; do
+    declare -A per_call=()
+    for row in floor skyl; do
+      a=$(count "$bin" "$provider" "$row" "$small")
+      b=$(count "$bin" "$provider" "$row" "$large")
+      per_call[$row]=$(( (b - a) / (large - small) ))
+    done
+    awk -v layer="$layer" -v provider="$provider" -v f="${per_call[floor]}" -v s="${per_call[skyl]}" \
+      'BEGIN { printf "%-6s %-16s floor %10d, skyl %10d instructions per call: %.3fx\n", layer, provider, f, s, s / f }'
+  done
+done
