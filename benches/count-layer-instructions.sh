@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Instructions per call of every row of encode.rs and decode.rs, by callgrind (needs valgrind): a
-# count the machine's load does not move. Each row runs alone twice, with 2 and 12 calls (encode:
-# a 1,000-message transcript) or 100 and 1,100 calls (decode: one response); the difference is the
-# per-call cost, free of start-up work. Both rows of a provider pay the same counting allocator.
+# Instructions per call of the floor and skyl rows of encode.rs, decode.rs and stream.rs, by
+# callgrind (needs valgrind): a count the machine's load does not move. Each row runs alone twice,
+# with 2 and 12 calls (encode: a 1,000-message transcript), 100 and 1,100 (decode: one response)
+# or 10 and 110 (stream: one recorded stream, `decode` against parsing its payloads); the
+# difference is the per-call cost, free of start-up work. Where a bench counts allocations (encode,
+# decode), both rows pay the same counting allocator.
 #
 #     benches/count-layer-instructions.sh
 set -euo pipefail
@@ -15,9 +17,13 @@ count() { # binary, provider, row, calls
   SKYL_LAYER_CALLS="$2 $3 $4" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" 2>&1 |
     sed -n 's/.*Collected : //p'
 }
-for layer in encode decode; do
+for layer in encode decode stream; do
   bin=$(binary "$layer")
-  if [ "$layer" = encode ]; then small=2 large=12; else small=100 large=1100; fi
+  case $layer in
+    encode) small=2 large=12 ;;
+    decode) small=100 large=1100 ;;
+    stream) small=10 large=110 ;;
+  esac
   for provider in anthropic openai_chat openai_responses gemini; do
     declare -A per_call=()
     for row in floor skyl; do

@@ -17,10 +17,22 @@ use std::hint::black_box;
 use divan::counter::BytesCount;
 use serde_json::Value;
 use skyl::provider::{
-    Anthropic, Gemini, OpenAiChat, OpenAiResponses, SseParser, StreamEvent, Streaming,
+    Anthropic, Gemini, OpenAiChat, OpenAiResponses, Response, SseParser, StreamEvent, Streaming,
 };
 
+mod layer_calls;
+
 fn main() {
+    let rows = PROVIDERS.map(|provider| (provider, events(stream(provider)), adapter(provider)));
+    if layer_calls::run_counted(|provider, row| {
+        let (_, events, adapter) = rows.iter().find(|(name, ..)| *name == provider).unwrap();
+        match row {
+            "floor" => parse_payloads(events),
+            _ => drop(black_box(decode_events(&**adapter, events))),
+        }
+    }) {
+        return;
+    }
     divan::Divan::from_args().sample_count(200).main();
 }
 
@@ -65,13 +77,16 @@ fn floor(bencher: divan::Bencher<'_, '_>, provider: &str) {
     let events = events(stream(provider));
     bencher
         .counter(BytesCount::new(data_bytes(&events)))
-        .bench_local(|| {
-            for (_, data) in &events {
-                if data != "[DONE]" {
-                    black_box(serde_json::from_str::<Value>(black_box(data)).unwrap());
-                }
-            }
-        });
+        .bench_local(|| parse_payloads(&events));
+}
+
+/// The floor's work: every JSON payload parsed.
+fn parse_payloads(events: &[(String, String)]) {
+    for (_, data) in events {
+        if data != "[DONE]" {
+            black_box(serde_json::from_str::<Value>(black_box(data)).unwrap());
+        }
+    }
 }
 
 #[divan::bench(args = PROVIDERS)]
@@ -80,14 +95,17 @@ fn decode(bencher: divan::Bencher<'_, '_>, provider: &str) {
     let adapter = adapter(provider);
     bencher
         .counter(BytesCount::new(data_bytes(&events)))
-        .bench_local(|| {
-            let mut decoder = adapter.stream_decoder();
-            let mut sink = |event: StreamEvent| drop(black_box(event));
-            for (name, data) in &events {
-                decoder.push(name, black_box(data), &mut sink).unwrap();
-            }
-            black_box(decoder.finish(&mut sink).unwrap())
-        });
+        .bench_local(|| decode_events(&*adapter, &events));
+}
+
+/// The decoder's work: every event pushed, then the stream finished into its `Response`.
+fn decode_events(adapter: &dyn Streaming, events: &[(String, String)]) -> Response {
+    let mut decoder = adapter.stream_decoder();
+    let mut sink = |event: StreamEvent| drop(black_box(event));
+    for (name, data) in events {
+        decoder.push(name, black_box(data), &mut sink).unwrap();
+    }
+    black_box(decoder.finish(&mut sink).unwrap())
 }
 
 #[divan::bench(args = PROVIDERS)]
