@@ -63,16 +63,17 @@ impl<S: 'static> Future for Dispatch<'_, S> {
         let result = match &mut this.state {
             State::Start(toolbox, call) => {
                 let (toolbox, call) = (*toolbox, *call);
-                match toolbox.start_with(call, Ok, Err) {
-                    Ok(result) => result,
-                    Err(mut running) => match Pin::new(&mut running).poll(cx) {
-                        Poll::Ready(result) => result,
-                        Poll::Pending => {
-                            this.state = State::Running(running);
-                            return Poll::Pending;
-                        }
-                    },
-                }
+                // Done before the call, so that a result made on the spot goes straight into the
+                // returned `Poll`; only a call that has to wait puts itself back.
+                this.state = State::Done;
+                let state = &mut this.state;
+                return toolbox.start_with(call, Poll::Ready, |mut running| {
+                    let poll = Pin::new(&mut running).poll(cx);
+                    if poll.is_pending() {
+                        *state = State::Running(running);
+                    }
+                    poll
+                });
             }
             State::Running(running) => ready!(Pin::new(running).poll(cx)),
             State::Done => panic!("skyl::Dispatch polled again after it returned its result"),
