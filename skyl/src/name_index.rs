@@ -54,17 +54,17 @@ impl NameIndex {
                 position,
             } = self.slots[slot];
             let position = position.checked_sub(1)?;
-            if stored == key && (key.len <= 16 || self.same_middle(position, name)) {
+            if stored == key && (key.len <= 16 || self.is_named(position, name)) {
                 return Some(position);
             }
             slot = (slot + 1) & mask;
         }
     }
 
-    /// Whether the name at `position` is `name`, for a name longer than sixteen bytes whose key
-    /// matched; kept out of line, off the path of the short names most tools have.
+    /// Whether the name at `position` is `name`: for a name longer than sixteen bytes, whose key
+    /// leaves its middle out. Out of line, off the path of the short names most tools have.
     #[inline(never)]
-    fn same_middle(&self, position: usize, name: &str) -> bool {
+    fn is_named(&self, position: usize, name: &str) -> bool {
         *self.names[position] == *name
     }
 

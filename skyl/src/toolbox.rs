@@ -1,6 +1,7 @@
 //! The registry of tools, and the dispatcher that turns every call into exactly one result.
 
 use std::any::Any;
+use std::convert;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -656,7 +657,7 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start_with(call, |result| result, block_on)
+        self.start(call, convert::identity, block_on)
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -665,18 +666,13 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
-    /// a future.
-    fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
-        self.start_with(call, Started::Done, Started::Running)
-    }
-
-    /// [`start`](Self::start), with what to make of a call that has its result (`done`) and of
-    /// one that has yet to finish (`running`).
+    /// a future. `done` gets the result of a call that finished, `running` a call that has yet
+    /// to.
     ///
-    /// [`dispatch_blocking`](Self::dispatch_blocking) returns the result as it is made, rather
-    /// than moved out of a [`Started`].
+    /// Each caller says what to make of the two, rather than take an enum of them, so that a
+    /// result goes where its caller returns it without being moved out of one first.
     #[inline(always)]
-    fn start_with<'a, R>(
+    fn start<'a, R>(
         &'a self,
         call: &'a ToolCall,
         done: impl FnOnce(ToolResult) -> R,
@@ -762,11 +758,6 @@ impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
             self.error = Some(error);
         }
     }
-}
-
-enum Started<'a> {
-    Done(ToolResult),
-    Running(Running<'a>),
 }
 
 /// An asynchronous call in flight, with what its result needs.

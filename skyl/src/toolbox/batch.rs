@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use super::{Running, Started, Toolbox};
+use super::{Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 
 /// What the owner of a batch hears about each call.
@@ -56,6 +56,12 @@ pub(super) enum Slot<'a, M> {
     Done(ToolResult),
     /// Handed to the caller.
     Taken,
+}
+
+/// What [`Toolbox::start`] made of a call: its result, or the call still running.
+enum Started<'a> {
+    Done(ToolResult),
+    Running(Running<'a>),
 }
 
 pub(super) struct Batch<'a, S, W: Watch> {
@@ -109,7 +115,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
                 continue;
             };
             let mark = self.watch.started();
-            self.slots[position] = match self.toolbox.start(call) {
+            self.slots[position] = match self.toolbox.start(call, Started::Done, Started::Running) {
                 Started::Done(result) => {
                     self.watch.finished(position, &result, mark);
                     Slot::Done(result)
