@@ -12,11 +12,7 @@ use syn::{Block, Expr, ImplItem, Item, ItemFn, ItemImpl, Stmt};
 
 /// `input` as a function whose body is kept as tokens, or `None` when it is not a function.
 pub(crate) fn function(input: &TokenStream) -> Option<ItemFn> {
-    let mut tokens: Vec<TokenTree> = input.clone().into_iter().collect();
-    let body = match tokens.pop()? {
-        TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => body,
-        _ => return None,
-    };
+    let (mut tokens, body) = split_last_braces(input)?;
     tokens.push(TokenTree::Group(Group::new(
         Delimiter::Brace,
         TokenStream::new(),
@@ -35,11 +31,7 @@ pub(crate) fn function(input: &TokenStream) -> Option<ItemFn> {
 /// method's block must be exactly its own marker, in order, or the guess was wrong (a brace
 /// group inside a signature, such as a const generic argument) and the block is parsed whole.
 pub(crate) fn impl_block(input: &TokenStream) -> Option<ItemImpl> {
-    let mut tokens: Vec<TokenTree> = input.clone().into_iter().collect();
-    let body = match tokens.pop()? {
-        TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => body,
-        _ => return None,
-    };
+    let (mut tokens, body) = split_last_braces(input)?;
     let mut bodies = Vec::new();
     let mut items = Vec::new();
     // Where the scan is: just after `fn`, or after `fn name` and before its body.
@@ -83,6 +75,16 @@ pub(crate) fn impl_block(input: &TokenStream) -> Option<ItemImpl> {
         next += 1;
     }
     (next == bodies.len()).then_some(block)
+}
+
+/// The tokens of `input` before its last group, and that group when it is in braces: a
+/// function's body, or an `impl` block's items.
+fn split_last_braces(input: &TokenStream) -> Option<(Vec<TokenTree>, Group)> {
+    let mut tokens: Vec<TokenTree> = input.clone().into_iter().collect();
+    match tokens.pop()? {
+        TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => Some((tokens, body)),
+        _ => None,
+    }
 }
 
 fn marker(index: usize) -> Ident {
