@@ -32,15 +32,16 @@ fn main() {
         assert_eq!(floor(provider, &body), skyl, "{provider}");
         assert_eq!(skyl.message.tool_calls().count(), 5, "{provider}");
     }
-    let rows = PROVIDERS.map(|provider| (provider, body(provider), adapter(provider)));
-    if layer_calls::run_counted(|provider, row| {
-        let (_, body, adapter) = rows.iter().find(|(name, ..)| *name == provider).unwrap();
-        let response = match row {
-            "floor" => floor(provider, black_box(body)),
-            _ => adapter.decode(black_box(body)).unwrap(),
-        };
-        drop(black_box(response));
-    }) {
+    let (bodies, adapters) = (PROVIDERS.map(body), PROVIDERS.map(adapter));
+    if layer_calls::run_counted(
+        &PROVIDERS,
+        |at| drop(black_box(floor(PROVIDERS[at], black_box(&bodies[at])))),
+        |at| {
+            drop(black_box(
+                adapters[at].decode(black_box(&bodies[at])).unwrap(),
+            ))
+        },
+    ) {
         return;
     }
     divan::Divan::from_args()

@@ -30,15 +30,12 @@ fn main() {
             .expect("the workload is a valid transcript");
         assert_eq!(floor(provider, &request), skyl, "{provider}");
     }
-    let adapters = PROVIDERS.map(|provider| (provider, adapter(provider)));
-    if layer_calls::run_counted(|provider, row| {
-        let (_, adapter) = adapters.iter().find(|(name, _)| *name == provider).unwrap();
-        let body = match row {
-            "floor" => floor(provider, black_box(&request)),
-            _ => adapter.encode(black_box(&request)).unwrap(),
-        };
-        drop(black_box(body));
-    }) {
+    let adapters = PROVIDERS.map(adapter);
+    if layer_calls::run_counted(
+        &PROVIDERS,
+        |at| drop(black_box(floor(PROVIDERS[at], black_box(&request)))),
+        |at| drop(black_box(adapters[at].encode(black_box(&request)).unwrap())),
+    ) {
         return;
     }
     divan::Divan::from_args()

@@ -23,14 +23,15 @@ use skyl::provider::{
 mod layer_calls;
 
 fn main() {
-    let rows = PROVIDERS.map(|provider| (provider, events(stream(provider)), adapter(provider)));
-    if layer_calls::run_counted(|provider, row| {
-        let (_, events, adapter) = rows.iter().find(|(name, ..)| *name == provider).unwrap();
-        match row {
-            "floor" => parse_payloads(events),
-            _ => drop(black_box(decode_events(&**adapter, events))),
-        }
-    }) {
+    let (streams, adapters) = (
+        PROVIDERS.map(|provider| events(stream(provider))),
+        PROVIDERS.map(adapter),
+    );
+    if layer_calls::run_counted(
+        &PROVIDERS,
+        |at| parse_payloads(&streams[at]),
+        |at| drop(black_box(decode_events(&*adapters[at], &streams[at]))),
+    ) {
         return;
     }
     divan::Divan::from_args().sample_count(200).main();
