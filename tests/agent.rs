@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, Decision, Event, Hooks, ModelError, ModelErrorKind, Run, RunError, Step, Stop, StopWhen,
-    hooks,
+    Agent, AnsweredBy, Decision, Event, Hooks, ModelError, ModelErrorKind, Run, RunError, Step,
+    Stop, StopWhen, hooks,
 };
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Response, StopReason,
@@ -605,6 +605,184 @@ fn the_breaker_counts_only_the_same_arguments_and_can_be_turned_off() {
             tool: "divide".into(),
             failures: 2
         }
+    );
+}
+
+#[test]
+fn the_breaker_trips_on_three_identical_failing_calls_whichever_way_their_arguments_were_encoded() {
+    let model = ScriptedModel::new()
+        .reply_calls([call("c0", "divide", json!({"a": 1, "b": 0}))])
+        .reply_calls([call("c1", "divide", json!(r#"{"b": 0, "a": 1}"#))])
+        .reply_calls([call("c2", "divide", json!({"b": 0.0, "a": 1.0}))])
+        .reply_text("I cannot divide by zero.");
+    let run = agent(&model, ())
+        .run(vec![Message::user("1/0?")])
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.stop(),
+        &Stop::Breaker {
+            tool: "divide".into(),
+            failures: 3
+        }
+    );
+    assert_eq!(run.steps(), 3);
+}
+
+/// Sends an email: every call that runs is counted, and sends another.
+struct SendEmail {
+    definition: ToolDefinition,
+    sent: Arc<Mutex<Vec<String>>>,
+}
+
+impl SendEmail {
+    fn new(sent: Arc<Mutex<Vec<String>>>) -> Self {
+        SendEmail {
+            definition: ToolDefinition {
+                name: "send_email".into(),
+                description: "Sends an email.".into(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {"to": {"type": "string"}},
+                    "required": ["to"]
+                }),
+                annotations: ToolAnnotations {
+                    idempotent: Some(false),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            sent,
+        }
+    }
+}
+
+impl Tool for SendEmail {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(&'a self, arguments: &'a Value, _: &'a ()) -> ToolFuture<'a> {
+        let to = arguments["to"].as_str().unwrap_or_default().to_owned();
+        self.sent.lock().unwrap().push(to.clone());
+        ToolFuture::ready(Ok(format!("sent to {to}")))
+    }
+}
+
+#[test]
+fn an_agent_runs_a_non_idempotent_call_repeated_in_one_turn_once() {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let model = ScriptedModel::new()
+        .reply_calls([
+            call("c1", "send_email", json!({"to": "ada"})),
+            call("c2", "send_email", json!(r#"{"to": "ada"}"#)),
+        ])
+        .reply_text("Sent.");
+    let run = agent_with(&model, toolbox().with(SendEmail::new(sent.clone())), ())
+        .run(vec![Message::user("Email Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(*sent.lock().unwrap(), ["ada"]);
+    assert_eq!(
+        run.transcript()[2],
+        results(vec![
+            ToolResult::success("c1", "sent to ada"),
+            ToolResult::error(
+                "c2",
+                "ERROR: send_email was not run: this call repeats the call `c1` of the same turn with the same arguments, and running send_email twice would repeat its effect. The call `c1` returned: \"sent to ada\". Call send_email again in a later turn only if the user wants it done twice."
+            ),
+        ])
+    );
+    assert_kept_the_promise(&run, &model);
+}
+
+#[test]
+fn every_calls_outcome_is_an_event_whoever_decided_it() {
+    let model = ScriptedModel::new().reply_calls([
+        call("c1", "get_weather", json!({"city": "Gulu"})),
+        call("c2", "divide", json!({"a": 1, "b": 2})),
+        call("c3", "pay", json!({"amount": 5})),
+        call("c4", "final_answer", json!({"answer": "no"})),
+    ]);
+    let agent = agent_with(
+        &model,
+        paying_toolbox(),
+        hooks::before_tool_call(|call, proposed| match call.name.as_str() {
+            "get_weather" => Decision::answer("cached: 19C"),
+            "divide" => Decision::deny("no arithmetic today"),
+            "pay" => Decision::Pause,
+            _ => proposed,
+        }),
+    );
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Go")])
+        .on_event(|event| {
+            if !matches!(event, Event::Model(_) | Event::StepStarted { .. }) {
+                events.push(event)
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    for event in &mut events {
+        if let Event::ToolFinished { duration, .. } = event {
+            *duration = Duration::ZERO;
+        }
+    }
+    assert_eq!(
+        events,
+        [
+            Event::ToolAnswered {
+                name: "get_weather".into(),
+                result: ToolResult::success("c1", "cached: 19C"),
+                by: AnsweredBy::Hook,
+            },
+            Event::ToolAnswered {
+                name: "divide".into(),
+                result: ToolResult::error(
+                    "c2",
+                    "ERROR: divide was not run: no arithmetic today. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+                ),
+                by: AnsweredBy::Hook,
+            },
+            Event::ToolPaused {
+                call: call("c3", "pay", json!({"amount": 5}))
+            },
+            Event::ToolStarted {
+                call: call("c4", "final_answer", json!({"answer": "no"}))
+            },
+            Event::ToolFinished {
+                name: "final_answer".into(),
+                result: ToolResult::success("c4", "no"),
+                duration: Duration::ZERO,
+            },
+        ]
+    );
+
+    let mut run = run;
+    run.deny("c3", "the user said no").unwrap();
+    let model = ScriptedModel::new().reply_text("Fine.");
+    let mut events = Vec::new();
+    agent_with(&model, paying_toolbox(), ())
+        .resume(run)
+        .on_event(|event| {
+            if let Event::ToolAnswered { .. } = event {
+                events.push(event)
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        events,
+        [Event::ToolAnswered {
+            name: "pay".into(),
+            result: ToolResult::error(
+                "c3",
+                "ERROR: pay was not run: the user said no. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+            ),
+            by: AnsweredBy::Person,
+        }]
     );
 }
 

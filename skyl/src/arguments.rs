@@ -24,6 +24,7 @@ use crate::tool::ToolFailure;
 use explain::Explain;
 
 pub(crate) mod absent;
+pub(crate) mod canonical;
 pub mod explain;
 pub(crate) mod validate;
 

@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+#[cfg(feature = "timeout")]
 use std::time::Duration;
 
 use crate::executor::block_on;
@@ -28,7 +29,9 @@ mod repeats;
 pub use dispatch::Dispatch;
 pub use limits::Limits;
 
-use batch::{Batch, Slot, Timed};
+pub(crate) use batch::{Timed, Watch};
+
+use batch::{Batch, Slot};
 use repeats::{Repeats, refuses_repeats};
 
 /// A set of tools and the state they share, answering a model's tool calls.
@@ -576,7 +579,8 @@ impl<S: 'static> Toolbox<S> {
     /// sent as a string, a `null` for an absent argument and `1` against `1.0` make no difference)
     /// is not run, and its result is an error that quotes the first call's result. A tool that
     /// says nothing about itself runs every call, as does [`dispatch`](Self::dispatch), which
-    /// sees one call at a time.
+    /// sees one call at a time. The [agent loop](crate::agent) answers each turn by the same
+    /// code, so these rules, the limits and the concurrency limit hold there too.
     ///
     /// ```
     /// use serde_json::json;
@@ -608,26 +612,7 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let mut slots = Vec::with_capacity(calls.len());
-        let mut repeats = Repeats::default();
-        for (slot, call) in calls.iter().copied().enumerate() {
-            if let Some(position) = self.index.get(&call.name)
-                && refuses_repeats(&self.definitions[position].annotations)
-                // Arguments past the limits are refused unread, here as in `start`.
-                && self.limits.refuse(&call.name, &call.id, &call.arguments).is_none()
-                && repeats.is_repeat(slot, call, &self.definitions[position])
-            {
-                // Written once the call it repeats has its result.
-                slots.push(Slot::Done(ToolResult::error(
-                    call.id.as_str(),
-                    String::new(),
-                )));
-                continue;
-            }
-            slots.push(Slot::Queued(call));
-        }
-        let mut results = Batch::new(self, slots, ()).run().await;
-        repeats.answer(&mut results, &calls);
+        let results = self.run_turn(&calls, ()).await;
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),
@@ -713,18 +698,50 @@ impl<S: 'static> Toolbox<S> {
 }
 
 impl<S: 'static> Toolbox<S> {
-    /// Runs `calls` concurrently in one task, as [`answer`](Self::answer) does, and returns their
-    /// results in the order of `calls`. `finished` hears of each result as soon as it is known,
-    /// with the call's position in `calls` and how long the call took.
+    /// The turn runner: runs `calls` (the calls of one turn that are to run) concurrently in one
+    /// task and returns their results in the order of `calls`, holding every rule of a turn: the
+    /// limits, the repeat guard, the concurrency limit. `watch` hears of each result as soon as
+    /// it is known, a refused repeat's included.
     ///
-    /// The agent loop uses it to run only the calls its hooks let through, and to time each one.
-    pub(crate) async fn dispatch_each<'a>(
+    /// [`answer`](Self::answer) and the agent loop both run a turn through it, so that the rules
+    /// hold in both.
+    pub(crate) async fn run_turn<'a, W: Watch>(
         &'a self,
         calls: &[&'a ToolCall],
-        finished: impl FnMut(usize, &ToolResult, Duration),
+        watch: W,
     ) -> Vec<ToolResult> {
-        let slots = calls.iter().map(|&call| Slot::Queued(call)).collect();
-        Batch::new(self, slots, Timed(finished)).run().await
+        let mut slots = Vec::with_capacity(calls.len());
+        let mut repeats = Repeats::default();
+        for (slot, call) in calls.iter().copied().enumerate() {
+            if let Some(position) = self.index.get(&call.name)
+                && refuses_repeats(&self.definitions[position].annotations)
+                // Arguments past the limits are refused unread, here as in `start`.
+                && self.limits.refuse(&call.name, &call.id, &call.arguments).is_none()
+                && repeats.is_repeat(slot, call, &self.definitions[position])
+            {
+                // Written once the call it repeats has its result.
+                slots.push(Slot::Done(ToolResult::error(
+                    call.id.as_str(),
+                    String::new(),
+                )));
+                continue;
+            }
+            slots.push(Slot::Queued(call));
+        }
+        let (mut results, mut watch) = Batch::new(self, slots, watch).run().await;
+        repeats.answer(&mut results, calls);
+        for slot in repeats.refused() {
+            let mark = watch.started();
+            watch.finished(slot, &results[slot], mark);
+        }
+        results
+    }
+
+    /// The definition of the tool called `name`, if there is one.
+    pub(crate) fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.index
+            .get(name)
+            .map(|position| &self.definitions[position])
     }
 }
 

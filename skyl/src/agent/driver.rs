@@ -11,13 +11,16 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::ToolOutcome;
+use crate::toolbox::Timed;
 
 use super::approval::{Slot, Turn};
 use super::breaker::Failures;
 use super::run::add_usage;
 use super::step::Answer;
 use super::telemetry::{Span, ToolSpans};
-use super::{Agent, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop};
+use super::{
+    Agent, AnsweredBy, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop,
+};
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
 ///
@@ -229,30 +232,45 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         let mut to_run: Vec<usize> = Vec::new();
         let mut answered: Vec<(usize, Duration)> = Vec::new();
         for (position, (call, slot)) in calls.iter().zip(&mut turn.slots).enumerate() {
-            let answer = match slot {
+            let (result, by) = match slot {
                 Slot::New => {
                     let proposed = agent.proposed(call);
                     match agent.hooks.before_tool_call(call, proposed).await {
-                        Decision::Run => None,
-                        Decision::Deny(reason) => Some(denied(call, &reason)),
-                        Decision::Answer(outcome) => Some(answered_with(call, outcome)),
+                        Decision::Run => {
+                            to_run.push(position);
+                            continue;
+                        }
+                        Decision::Deny(reason) => (denied(call, &reason), AnsweredBy::Hook),
+                        Decision::Answer(outcome) => {
+                            (answered_with(call, outcome), AnsweredBy::Hook)
+                        }
                         Decision::Pause => {
                             *slot = Slot::Awaiting;
+                            if let Some(events) = &mut self.events {
+                                events(Event::ToolPaused {
+                                    call: (*call).clone(),
+                                });
+                            }
                             continue;
                         }
                     }
                 }
-                Slot::Approved => None,
-                Slot::Denied(reason) => Some(denied(call, reason)),
+                Slot::Approved => {
+                    to_run.push(position);
+                    continue;
+                }
+                Slot::Denied(reason) => (denied(call, reason), AnsweredBy::Person),
                 Slot::Answered(_) | Slot::Awaiting => continue,
             };
-            match answer {
-                Some(result) => {
-                    *slot = Slot::Answered(result);
-                    answered.push((position, Duration::ZERO));
-                }
-                None => to_run.push(position),
+            if let Some(events) = &mut self.events {
+                events(Event::ToolAnswered {
+                    name: call.name.clone(),
+                    result: result.clone(),
+                    by,
+                });
             }
+            *slot = Slot::Answered(result);
+            answered.push((position, Duration::ZERO));
         }
 
         if !to_run.is_empty() {
@@ -267,20 +285,18 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     });
                 }
             }
-            let results = agent
-                .toolbox
-                .dispatch_each(&running, |k, result, took| {
-                    durations[k] = took;
-                    spans.finish(k, result);
-                    if let Some(events) = events {
-                        events(Event::ToolFinished {
-                            name: running[k].name.clone(),
-                            result: result.clone(),
-                            duration: took,
-                        });
-                    }
-                })
-                .await;
+            let watch = Timed(|k: usize, result: &ToolResult, took| {
+                durations[k] = took;
+                spans.finish(k, result);
+                if let Some(events) = events {
+                    events(Event::ToolFinished {
+                        name: running[k].name.clone(),
+                        result: result.clone(),
+                        duration: took,
+                    });
+                }
+            });
+            let results = agent.toolbox.run_turn(&running, watch).await;
             for ((position, result), took) in to_run.into_iter().zip(results).zip(durations) {
                 turn.slots[position] = Slot::Answered(result);
                 answered.push((position, took));
@@ -339,7 +355,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         let mut tripped = None;
         if let Some(results) = step.results() {
             for (call, result) in step.tool_calls().zip(results.tool_results()) {
-                let count = failures.record(call, result);
+                let schema = self
+                    .toolbox
+                    .definition(&call.name)
+                    .map(|definition| &definition.parameters);
+                let count = failures.record(call, result, schema);
                 if tripped.is_none() && self.breaker > 0 && count >= self.breaker {
                     tripped = Some(Stop::Breaker {
                         tool: call.name.clone(),

@@ -24,7 +24,8 @@ pub enum Event {
     /// the end of the answer).
     Model(StreamEvent),
     /// A tool call starts running. Calls a hook denied or answered, or that wait for approval,
-    /// do not start.
+    /// do not start: [`ToolAnswered`](Event::ToolAnswered) and [`ToolPaused`](Event::ToolPaused)
+    /// report them.
     ToolStarted {
         /// The call.
         call: ToolCall,
@@ -38,4 +39,35 @@ pub enum Event {
         /// How long the call ran.
         duration: Duration,
     },
+    /// A call got its result without running now: a hook or a person decided it, or a journal
+    /// had it already. Every call of a run is reported once, by this or by
+    /// [`ToolFinished`](Event::ToolFinished), whoever decided it.
+    ToolAnswered {
+        /// The tool's name.
+        name: String,
+        /// The result the model will read.
+        result: ToolResult,
+        /// Who gave the result.
+        by: AnsweredBy,
+    },
+    /// A call waits for a person's decision: the run stops with
+    /// [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval) once the turn's other calls have
+    /// their results.
+    ToolPaused {
+        /// The call.
+        call: ToolCall,
+    },
+}
+
+/// Who answered a call that did not run now ([`Event::ToolAnswered`]).
+///
+/// Non-exhaustive: match it with a wildcard arm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnsweredBy {
+    /// A hook's [`Decision::Deny`](super::Decision::Deny) or
+    /// [`Decision::Answer`](super::Decision::Answer).
+    Hook,
+    /// A person, who denied the call ([`Run::deny`](super::Run::deny)).
+    Person,
 }

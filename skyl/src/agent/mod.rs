@@ -34,7 +34,7 @@ pub use approval::NotAwaiting;
 pub use config::Agent;
 pub use driver::RunBuilder;
 pub use error::{ModelError, ModelErrorKind};
-pub use event::Event;
+pub use event::{AnsweredBy, Event};
 pub use hooks::{Decision, Hooks};
 pub use model::{BoxFuture, EventSink, Model};
 pub use run::{Run, RunError};

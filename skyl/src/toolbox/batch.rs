@@ -14,7 +14,7 @@ use super::{Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 
 /// What the owner of a batch hears about each call.
-pub(super) trait Watch {
+pub(crate) trait Watch {
     /// Taken when a call starts and handed back when it finishes.
     type Mark;
 
@@ -35,7 +35,7 @@ impl Watch for () {
 }
 
 /// Hears of each result as soon as it is known, with how long its call ran.
-pub(super) struct Timed<F>(pub(super) F);
+pub(crate) struct Timed<F>(pub(crate) F);
 
 impl<F: FnMut(usize, &ToolResult, Duration)> Watch for Timed<F> {
     type Mark = Instant;
@@ -87,9 +87,11 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         }
     }
 
-    /// The results, in slot order, once every call has one.
-    pub(super) async fn run(mut self) -> Vec<ToolResult> {
-        std::future::poll_fn(|cx| self.poll_all(cx)).await
+    /// The results, in slot order, once every call has one; and the watch, to hear of the
+    /// results its owner writes.
+    pub(super) async fn run(mut self) -> (Vec<ToolResult>, W) {
+        let results = std::future::poll_fn(|cx| self.poll_all(cx)).await;
+        (results, self.watch)
     }
 
     fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ToolResult>> {

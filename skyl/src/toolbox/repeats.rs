@@ -2,8 +2,8 @@
 //!
 //! Models do send the same call twice in one turn (a parallel call duplicated, a plan that lists
 //! a step twice). For a search that costs a little; for a payment or an email it does harm. So
-//! [`Toolbox::answer`](super::Toolbox::answer) runs the first of two identical calls to such a
-//! tool and answers the second with a refusal that quotes the first call's result.
+//! [`Toolbox::answer`](super::Toolbox::answer), and the agent loop which answers a turn by the
+//! same code, run the first of two identical calls to such a tool and answers the second with a refusal that quotes the first call's result.
 //!
 //! Which tools: those whose annotations say that a repeat has an effect, and only those. That is
 //! `idempotent: Some(false)`, or `destructive: Some(true)` without `idempotent: Some(true)` (a
@@ -14,16 +14,14 @@
 //! harmless repeated read of every unannotated tool, including every `#[tool]` written before
 //! annotations existed.
 //!
-//! Identical means the same tool and the same canonical arguments: an object encoded as a string
-//! is read, a `null` that stands for an absent argument is dropped, object keys are unordered, and
-//! numbers compare by value (`1` and `1.0` are one number).
+//! Identical means the same tool and the same canonical arguments, as
+//! [`canonical`](crate::arguments::canonical) defines them for the breaker too.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::arguments::validate::json_equal;
-use crate::arguments::{as_object, has_null, without_absent_nulls};
+use crate::arguments::canonical::{canonical, same_arguments};
 use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::{ToolAnnotations, ToolDefinition};
@@ -58,11 +56,11 @@ impl<'a> Repeats<'a> {
         if !refuses_repeats(&definition.annotations) {
             return false;
         }
-        let arguments = canonical(&call.arguments, &definition.parameters);
+        let arguments = canonical(&call.arguments, Some(&definition.parameters));
         let earlier = self
             .seen
             .iter()
-            .find(|(_, tool, seen)| *tool == definition.name && json_equal(seen, &arguments));
+            .find(|(_, tool, seen)| *tool == definition.name && same_arguments(seen, &arguments));
         match earlier {
             Some(&(first, _, _)) => {
                 self.refused.push((slot, first));
@@ -73,6 +71,11 @@ impl<'a> Repeats<'a> {
                 false
             }
         }
+    }
+
+    /// The slots of the refused calls.
+    pub(crate) fn refused(&self) -> impl Iterator<Item = usize> + '_ {
+        self.refused.iter().map(|&(slot, _)| slot)
     }
 
     /// Writes the refusals into the turn's results, once the first calls have theirs.
@@ -86,23 +89,9 @@ impl<'a> Repeats<'a> {
     }
 }
 
-/// The arguments as the tool reads them, for comparison.
-fn canonical<'a>(arguments: &'a Value, schema: &Value) -> Cow<'a, Value> {
-    let Ok(object) = as_object(arguments) else {
-        return Cow::Borrowed(arguments);
-    };
-    if has_null(&object)
-        && let Some(cleaned) = without_absent_nulls(&object, schema)
-    {
-        return Cow::Owned(cleaned);
-    }
-    object
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn hints(read_only: Option<bool>, destructive: Option<bool>, idempotent: Option<bool>) -> bool {
         refuses_repeats(&ToolAnnotations {
@@ -127,33 +116,6 @@ mod tests {
         assert!(
             !hints(Some(true), Some(true), Some(false)),
             "read-only wins"
-        );
-    }
-
-    #[test]
-    fn canonical_arguments_ignore_encoding_key_order_and_absent_nulls() {
-        let schema = json!({"type": "object", "properties": {"to": {"type": "string"}, "cc": {"type": "string"}}, "required": ["to"]});
-        let same =
-            |a: Value, b: Value| json_equal(&canonical(&a, &schema), &canonical(&b, &schema));
-        assert!(same(
-            json!({"to": "ada", "cc": null}),
-            json!("{\"to\": \"ada\"}")
-        ));
-        assert!(same(
-            json!({"cc": "bob", "to": "ada"}),
-            json!({"to": "ada", "cc": "bob"})
-        ));
-        assert!(same(
-            json!({"to": "ada", "n": 1}),
-            json!({"to": "ada", "n": 1.0})
-        ));
-        assert!(!same(
-            json!({"to": "ada"}),
-            json!({"to": "ada", "cc": "bob"})
-        ));
-        assert_eq!(
-            canonical(&json!([1]), &schema),
-            Cow::Owned::<Value>(json!([1]))
         );
     }
 }
