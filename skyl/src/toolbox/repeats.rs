@@ -3,7 +3,8 @@
 //! Models do send the same call twice in one turn (a parallel call duplicated, a plan that lists
 //! a step twice). For a search that costs a little; for a payment or an email it does harm. So
 //! [`Toolbox::answer`](super::Toolbox::answer), and the agent loop which answers a turn by the
-//! same code, run the first of two identical calls to such a tool and answers the second with a refusal that quotes the first call's result.
+//! same code, run the first of two identical calls to such a tool and answer the second with a
+//! refusal that quotes the first call's result.
 //!
 //! Which tools: those whose annotations say that a repeat has an effect, and only those. That is
 //! `idempotent: Some(false)`, or `destructive: Some(true)` without `idempotent: Some(true)` (a
