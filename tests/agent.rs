@@ -246,9 +246,9 @@ fn with_usage(mut response: Response, input: u64, output: u64) -> Response {
 fn a_two_step_run_calls_a_tool_then_answers() {
     let weather = call("call_1", "get_weather", json!({"city": "Kampala"}));
     let model = ScriptedModel::new()
-        .reply(with_usage(ScriptedModel::calls([weather.clone()]), 50, 10))
+        .reply(with_usage(Response::calls([weather.clone()]), 50, 10))
         .reply(with_usage(
-            ScriptedModel::text("22C and sunny in Kampala."),
+            Response::text("22C and sunny in Kampala."),
             70,
             8,
         ));
@@ -399,7 +399,7 @@ fn an_unknown_tool_mid_run_gets_an_error_result_and_the_run_goes_on() {
 fn always_calling(times: usize) -> ScriptedModel {
     (0..times).fold(ScriptedModel::new(), |model, n| {
         model.reply(with_usage(
-            ScriptedModel::calls([call(
+            Response::calls([call(
                 &format!("c{n}"),
                 "get_weather",
                 json!({"city": format!("City {n}")}),
@@ -530,7 +530,7 @@ fn conditions_are_checked_in_the_order_they_were_added() {
 
 #[test]
 fn an_answer_without_a_call_ends_the_run_before_any_condition() {
-    let model = ScriptedModel::new().reply(with_usage(ScriptedModel::text("Hi."), 500, 5));
+    let model = ScriptedModel::new().reply(with_usage(Response::text("Hi."), 500, 5));
     let run = agent(&model, ())
         .with_stop(StopWhen::token_budget(10))
         .with_stop(StopWhen::predicate("always", |_| true))
@@ -1218,7 +1218,7 @@ fn a_stored_run_that_cannot_be_resumed_is_refused_when_loaded() {
 fn a_model_error_mid_run_keeps_the_transcript_and_the_run_resumes() {
     let model = ScriptedModel::new()
         .reply(with_usage(
-            ScriptedModel::calls([call("c1", "get_weather", json!({"city": "Soroti"}))]),
+            Response::calls([call("c1", "get_weather", json!({"city": "Soroti"}))]),
             40,
             4,
         ))

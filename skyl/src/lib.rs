@@ -337,7 +337,7 @@
 //!
 //! [`agent::Agent`] runs the loop every tool-using application writes: send the transcript, read
 //! the answer, answer every call, append, repeat. It does no I/O of its own: an
-//! [`agent::Model`] talks to the provider (an HTTP transport, your own client, or
+//! [`model::Model`] talks to the provider (an HTTP transport, your own client, or
 //! [`testing::ScriptedModel`] in tests and examples).
 //!
 //! ```
@@ -437,7 +437,7 @@
 //!
 //! ## Talking to providers over HTTP
 //!
-//! With the `http` feature, `skyl::http::HttpModel` is an [`agent::Model`] for each adapter: it
+//! With the `http` feature, `skyl::http::HttpModel` is an [`model::Model`] for each adapter: it
 //! sends a [`provider::Request`] to Anthropic, OpenAI (Chat Completions or Responses), Gemini, or
 //! any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq) and reads
 //! the answer whole or streamed. `HttpModel::from_env` reads the variables the official SDKs
@@ -449,7 +449,7 @@
 //! # #[cfg(feature = "http")]
 //! async fn ask() -> Result<(), Box<dyn std::error::Error>> {
 //!     use skyl::Message;
-//!     use skyl::agent::Model;
+//!     use skyl::model::Model;
 //!     use skyl::http::HttpModel;
 //!     use skyl::provider::{OpenAiChat, Request, StreamEvent};
 //!
@@ -474,7 +474,7 @@
 //! }
 //! ```
 //!
-//! Failures are [`agent::ModelError`]s that keep what the provider said: the HTTP status, its
+//! Failures are [`model::ModelError`]s that keep what the provider said: the HTTP status, its
 //! error type and message verbatim, the request id, and how many retries were spent. Rate limits,
 //! overload (Anthropic's 529 too) and broken connections are retried with backoff, honouring
 //! `retry-after`; a connect timeout, a total timeout and an idle timeout between stream events
@@ -525,6 +525,7 @@ pub mod agent;
 pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod model;
 pub mod provider;
 pub mod schema;
 pub mod testing;

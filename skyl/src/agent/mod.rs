@@ -21,22 +21,21 @@ mod approval;
 mod breaker;
 mod config;
 mod driver;
-mod error;
 mod event;
 pub mod hooks;
-mod model;
 mod run;
 mod step;
 mod stop;
 mod telemetry;
 
+/// The model layer's names, re-exported where the agent loop uses them: they live in
+/// [`crate::model`].
+pub use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 pub use approval::NotAwaiting;
 pub use config::Agent;
 pub use driver::RunBuilder;
-pub use error::{ModelError, ModelErrorKind};
 pub use event::{AnsweredBy, Event};
 pub use hooks::{Decision, Hooks};
-pub use model::{BoxFuture, EventSink, Model};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};

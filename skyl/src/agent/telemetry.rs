@@ -241,7 +241,7 @@ mod tests {
 
     use crate::agent::{Agent, ModelError};
     use crate::message::{Message, ToolCall};
-    use crate::provider::Usage;
+    use crate::provider::{Response, Usage};
     use crate::testing::ScriptedModel;
     use crate::tool::{Tool, ToolDefinition, ToolFailure, ToolFuture};
     use crate::toolbox::Toolbox;
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn spans_follow_the_genai_conventions() {
-        let mut calls = ScriptedModel::calls([
+        let mut calls = Response::calls([
             ToolCall::new("c1", "echo", json!({})),
             ToolCall::new("c2", "echo", json!({"fail": true})),
         ]);

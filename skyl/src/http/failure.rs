@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::api::Api;
 use super::retry::should_retry;
-use crate::agent::{ModelError, ModelErrorKind};
+use crate::model::{ModelError, ModelErrorKind};
 use crate::provider::DecodeError;
 
 /// The longest piece of a non-JSON error body kept in a message (an HTML error page from a proxy

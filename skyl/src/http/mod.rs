@@ -1,5 +1,5 @@
 //! Talking to the providers over HTTP (feature `http`): [`HttpModel`], a
-//! [`Model`](crate::agent::Model) for each adapter.
+//! [`Model`](crate::model::Model) for each adapter.
 //!
 //! ```no_run
 //! use skyl::http::HttpModel;
@@ -27,7 +27,7 @@
 //! | [`OpenAiResponses`](crate::provider::OpenAiResponses) | `POST {base}/responses` | `Authorization: Bearer` |
 //! | [`Gemini`](crate::provider::Gemini) | `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`) | `x-goog-api-key` |
 //!
-//! What a failure becomes ([`ModelError`](crate::agent::ModelError)):
+//! What a failure becomes ([`ModelError`](crate::model::ModelError)):
 //!
 //! - an HTTP error status: the status, the provider's error type and message as its body wrote
 //!   them, the request id (`request-id`, `x-request-id`), and how many retries were spent;
@@ -38,9 +38,9 @@
 //!   transport (events were already passed on), but marked retryable when its type says the
 //!   provider was overloaded;
 //! - a connection that breaks mid-stream, or a stream that ends before the provider said the
-//!   answer was complete: [`ModelErrorKind::Connection`](crate::agent::ModelErrorKind::Connection),
+//!   answer was complete: [`ModelErrorKind::Connection`](crate::model::ModelErrorKind::Connection),
 //!   and the events already passed on stay valid (no half-built call was reported finished);
-//! - no event for the idle timeout: [`ModelErrorKind::Timeout`](crate::agent::ModelErrorKind::Timeout).
+//! - no event for the idle timeout: [`ModelErrorKind::Timeout`](crate::model::ModelErrorKind::Timeout).
 //!
 //! The API key goes only into the auth header, marked sensitive; no `Debug` or `Display` of a
 //! model, a builder or an error shows it, and an error message that echoes it has it replaced.

@@ -12,7 +12,7 @@ use super::api::Api;
 use super::builder::{ConfigError, HttpModelBuilder};
 use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
 use super::retry::RetryPolicy;
-use crate::agent::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
+use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{Request, Response, SseParser, StreamEvent};
 
 /// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
@@ -27,7 +27,7 @@ use crate::provider::{Request, Response, SseParser, StreamEvent};
 /// It runs on Tokio (reqwest does): call it from within a Tokio runtime with its timers enabled.
 ///
 /// ```no_run
-/// use skyl::agent::Model;
+/// use skyl::model::Model;
 /// use skyl::http::HttpModel;
 /// use skyl::provider::{Anthropic, Request, StreamEvent};
 /// use skyl::Message;

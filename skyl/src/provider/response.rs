@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::Message;
+use crate::message::{Message, Part, Role, ToolCall};
 
 /// An answer decoded from a response body.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,75 @@ pub struct Response {
     /// The model that answered, as the provider names it, when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+}
+
+impl Response {
+    /// An answer whose message is `text`, ending the model's turn; no tokens counted, no id.
+    ///
+    /// What a [`Model`](crate::model::Model) of your own, or a scripted one, answers with:
+    ///
+    /// ```
+    /// use skyl::Message;
+    /// use skyl::model::{Response, StopReason};
+    ///
+    /// let response = Response::text("22C and sunny.");
+    /// assert_eq!(response.message, Message::assistant("22C and sunny."));
+    /// assert_eq!(response.stop_reason, StopReason::EndTurn);
+    /// ```
+    pub fn text(text: impl Into<String>) -> Response {
+        Response::new(Message::assistant(text), StopReason::EndTurn)
+    }
+
+    /// An answer whose message holds `calls`, waiting for their results; no tokens counted, no
+    /// id.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::ToolCall;
+    /// use skyl::model::{Response, StopReason};
+    ///
+    /// let response = Response::calls([ToolCall::new("c1", "get_weather", json!({"city": "Kampala"}))]);
+    /// assert_eq!(response.message.tool_calls().count(), 1);
+    /// assert_eq!(response.stop_reason, StopReason::ToolUse);
+    /// ```
+    pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Response {
+        let message = Message {
+            role: Role::Assistant,
+            parts: calls.into_iter().map(Part::ToolCall).collect(),
+        };
+        Response::new(message, StopReason::ToolUse)
+    }
+
+    /// An answer of `message`, stopped for `stop_reason`; no tokens counted, no id or model
+    /// (set them with [`with_usage`](Self::with_usage), [`with_id`](Self::with_id) and
+    /// [`with_model`](Self::with_model)).
+    pub fn new(message: Message, stop_reason: StopReason) -> Response {
+        Response {
+            message,
+            stop_reason,
+            usage: Usage::default(),
+            id: None,
+            model: None,
+        }
+    }
+
+    /// The same answer with `usage` counted.
+    pub fn with_usage(mut self, usage: Usage) -> Response {
+        self.usage = usage;
+        self
+    }
+
+    /// The same answer with the provider's id for it.
+    pub fn with_id(mut self, id: impl Into<String>) -> Response {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The same answer with the name of the model that gave it.
+    pub fn with_model(mut self, model: impl Into<String>) -> Response {
+        self.model = Some(model.into());
+        self
+    }
 }
 
 /// Why the model stopped, normalised across providers.

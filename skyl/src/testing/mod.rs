@@ -4,7 +4,7 @@
 //!   tool gets valid, edge and hostile arguments generated from its own schema; every call must
 //!   get one well-formed result, no tool may panic, and every value each provider's schema
 //!   allows must be accepted. One line in a test.
-//! - [`ScriptedModel`]: a [`Model`](crate::agent::Model) that answers from a script, to run an
+//! - [`ScriptedModel`]: a [`Model`](crate::model::Model) that answers from a script, to run an
 //!   [`Agent`](crate::agent::Agent) without a provider.
 //! - [`Instances`]: values a JSON schema allows, from a seed, to check that your tools accept
 //!   everything the schemas your adapters send allow.

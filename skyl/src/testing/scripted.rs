@@ -5,9 +5,9 @@ use std::fmt;
 use std::future::ready;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::agent::{BoxFuture, Model, ModelError, ModelErrorKind};
-use crate::message::{Message, Part, Role, ToolCall};
-use crate::provider::{Request, Response, StopReason, Usage};
+use crate::message::ToolCall;
+use crate::model::{BoxFuture, Model, ModelError, ModelErrorKind};
+use crate::provider::{Request, Response};
 use crate::transcript;
 
 /// A [`Model`] that answers each request with the next entry of a script, and records every
@@ -26,6 +26,7 @@ use crate::transcript;
 /// ```
 /// use serde_json::json;
 /// use skyl::agent::Agent;
+/// use skyl::model::Response;
 /// use skyl::testing::ScriptedModel;
 /// use skyl::{Message, ToolCall, Toolbox};
 ///
@@ -40,7 +41,7 @@ use crate::transcript;
 ///     .reply_with(|request| {
 ///         // Answer with the result the tool gave.
 ///         let result = request.messages.last().unwrap().tool_results().next().unwrap();
-///         Ok(ScriptedModel::text(format!("2 + 3 = {}", result.content)))
+///         Ok(Response::text(format!("2 + 3 = {}", result.content)))
 ///     });
 /// let agent = Agent::new(model.clone(), Toolbox::new().with(Add), "m");
 ///
@@ -83,15 +84,15 @@ impl ScriptedModel {
     }
 
     /// Answers the next request with an assistant message holding `text`
-    /// ([`ScriptedModel::text`]).
+    /// ([`Response::text`]).
     pub fn reply_text(self, text: impl Into<String>) -> Self {
-        self.reply(ScriptedModel::text(text))
+        self.reply(Response::text(text))
     }
 
     /// Answers the next request with an assistant message holding `calls`
-    /// ([`ScriptedModel::calls`]).
+    /// ([`Response::calls`]).
     pub fn reply_calls(self, calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        self.reply(ScriptedModel::calls(calls))
+        self.reply(Response::calls(calls))
     }
 
     /// Answers the next request with what `reply` makes of it.
@@ -105,20 +106,6 @@ impl ScriptedModel {
     /// Fails the next request with `error`.
     pub fn fail(self, error: ModelError) -> Self {
         self.push(Entry::Fail(error))
-    }
-
-    /// A response whose message is `text`, ending the model's turn; no tokens counted.
-    pub fn text(text: impl Into<String>) -> Response {
-        response(Message::assistant(text), StopReason::EndTurn)
-    }
-
-    /// A response whose message holds `calls`, waiting for their results; no tokens counted.
-    pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Response {
-        let message = Message {
-            role: Role::Assistant,
-            parts: calls.into_iter().map(Part::ToolCall).collect(),
-        };
-        response(message, StopReason::ToolUse)
     }
 
     /// Every request received so far, in order (also those it refused or failed).
@@ -166,16 +153,6 @@ impl ScriptedModel {
                 ),
             )),
         }
-    }
-}
-
-fn response(message: Message, stop_reason: StopReason) -> Response {
-    Response {
-        message,
-        stop_reason,
-        usage: Usage::default(),
-        id: None,
-        model: None,
     }
 }
 

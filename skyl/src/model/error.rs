@@ -35,7 +35,7 @@ pub enum ModelErrorKind {
 /// many times the request was retried before giving up.
 ///
 /// ```
-/// use skyl::agent::{ModelError, ModelErrorKind};
+/// use skyl::model::{ModelError, ModelErrorKind};
 /// use skyl::provider::Provider;
 ///
 /// let error = ModelError::provider(429, "Rate limit exceeded, retry in 20s")

@@ -1,12 +1,24 @@
-//! The one seam between the agent loop and a provider.
+//! The model layer: the one seam between whatever asks a model ([`Agent`](crate::agent::Agent),
+//! your own code) and whatever answers (the HTTP transport, a
+//! [`ScriptedModel`](crate::testing::ScriptedModel), your own client).
+//!
+//! - [`Model`]: a [`Request`] in, a [`Response`] out, whole or streamed as [`StreamEvent`]s.
+//! - [`ModelError`] and its [`ModelErrorKind`]: why a request failed, and whether trying again
+//!   can help.
+//! - [`BoxFuture`] and [`EventSink`]: what [`Model`]'s methods return and send events to.
+//!
+//! The agent loop, the HTTP transport and the testing tools all depend on this module, and it on
+//! none of them. (The same names are re-exported from [`agent`](crate::agent), where they lived
+//! before this module existed.)
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::provider::{Request, Response, StreamEvent};
+mod error;
 
-use super::ModelError;
+pub use crate::provider::{Request, Response, StopReason, StreamEvent, Usage};
+pub use error::{ModelError, ModelErrorKind};
 
 /// A boxed future that can move between threads, as [`Model`]'s methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -26,7 +38,7 @@ pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
 /// which sends the whole answer's events at once when it arrives.
 ///
 /// ```
-/// use skyl::agent::{BoxFuture, Model, ModelError};
+/// use skyl::model::{BoxFuture, Model, ModelError};
 /// use skyl::provider::{Request, Response, StopReason, Usage};
 /// use skyl::Message;
 ///
