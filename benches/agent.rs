@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use serde_json::{Value, json};
-use skyl::agent::{Agent, BoxFuture, Model, ModelError, Stop};
+use skyl::agent::{Agent, Stop};
+use skyl::model::{BoxFuture, Model, ModelError};
 use skyl::provider::{Adapter, Anthropic, Request, Response, Usage};
 use skyl::{Message, Toolbox};
 

@@ -22,7 +22,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use serde_json::json;
-use skyl::agent::{Agent, Event, Model, Step, hooks};
+use skyl::agent::{Agent, Event, Step, hooks};
+use skyl::model::Model;
 use skyl::provider::{Request, Response, StopReason, StreamEvent, Usage};
 use skyl::testing::ScriptedModel;
 use skyl::{Message, Part, Role, ToolCall, Toolbox};

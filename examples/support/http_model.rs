@@ -14,8 +14,8 @@
 
 use std::io::Write;
 
-use skyl::agent::Model;
 use skyl::http::{Api, HttpModel};
+use skyl::model::Model;
 use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, StreamEvent};
 
 /// A provider named on the command line.
