@@ -44,7 +44,7 @@ fn get_time() -> &'static str {
 /// (`tests/fixtures/stream/<provider>/<name>.sse`, and `.json` for the same answer whole).
 struct Case {
     provider: &'static str,
-    api: fn() -> Api,
+    api: fn() -> Box<dyn Api>,
     /// The path of each request, whole and streamed.
     path: &'static str,
     stream_path: &'static str,
@@ -56,7 +56,7 @@ fn cases() -> [Case; 4] {
     [
         Case {
             provider: "anthropic",
-            api: || Anthropic.into(),
+            api: || Box::new(Anthropic),
             path: "/v1/messages",
             stream_path: "/v1/messages",
             calls: "parallel_calls",
@@ -64,7 +64,7 @@ fn cases() -> [Case; 4] {
         },
         Case {
             provider: "openai_chat",
-            api: || OpenAiChat::default().into(),
+            api: || Box::new(OpenAiChat::default()),
             path: "/chat/completions",
             stream_path: "/chat/completions",
             calls: "one_call",
@@ -72,7 +72,7 @@ fn cases() -> [Case; 4] {
         },
         Case {
             provider: "openai_responses",
-            api: || OpenAiResponses::default().into(),
+            api: || Box::new(OpenAiResponses::default()),
             path: "/responses",
             stream_path: "/responses",
             calls: "parallel_calls",
@@ -80,7 +80,7 @@ fn cases() -> [Case; 4] {
         },
         Case {
             provider: "gemini",
-            api: || Gemini::default().into(),
+            api: || Box::new(Gemini::default()),
             path: "/v1beta/models/test-model:generateContent",
             stream_path: "/v1beta/models/test-model:streamGenerateContent?alt=sse",
             calls: "call_with_id",
@@ -108,7 +108,7 @@ fn reply(case: &Case, name: &str, streamed: bool) -> Reply {
     }
 }
 
-fn model(api: Api, server: &Server) -> HttpModel {
+fn model(api: Box<dyn Api>, server: &Server) -> HttpModel {
     HttpModel::builder(api)
         .api_key("sk-test")
         .base_url(&server.url)
@@ -135,7 +135,7 @@ fn expected_body(case: &Case, toolbox: &Toolbox, messages: &[Message], streamed:
         max_tokens: Some(512),
         ..Default::default()
     };
-    let body = api.adapter().encode(&request).unwrap();
+    let body = api.encode(&request).unwrap();
     if streamed {
         http_server::streamed(case.provider, body)
     } else {
@@ -209,7 +209,6 @@ async fn run_case(case: &Case, streamed: bool) {
         );
     }
     let answer = (case.api)()
-        .adapter()
         .decode(&serde_json::from_slice(&fixture(case.provider, case.answer, "json")).unwrap())
         .unwrap();
     assert_eq!(transcript[3], answer.message, "{context}");

@@ -49,12 +49,12 @@ impl Provider {
         }
     }
 
-    fn api(self) -> Api {
+    fn api(self) -> Box<dyn Api> {
         match self {
-            Provider::Anthropic => Anthropic.into(),
-            Provider::OpenAi => OpenAiChat::default().into(),
-            Provider::OpenAiResponses => OpenAiResponses::default().into(),
-            Provider::Gemini => Gemini::default().into(),
+            Provider::Anthropic => Box::new(Anthropic),
+            Provider::OpenAi => Box::new(OpenAiChat::default()),
+            Provider::OpenAiResponses => Box::new(OpenAiResponses::default()),
+            Provider::Gemini => Box::new(Gemini::default()),
         }
     }
 }

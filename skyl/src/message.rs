@@ -4,6 +4,7 @@
 //! A transcript is a `Vec<Message>`; [`transcript::validate`](crate::transcript::validate) checks
 //! that it obeys the ordering rules every provider enforces.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -206,55 +207,83 @@ impl From<ToolResult> for Part {
 /// Which provider's wire format something belongs to: one per
 /// [`Adapter`](crate::provider::Adapter).
 ///
+/// An open set: the four built-in adapters have theirs as constants ([`Provider::Anthropic`],
+/// [`Provider::OpenAiChat`], [`Provider::OpenAiResponses`], [`Provider::Gemini`]), and a provider
+/// written outside skyl makes its own, a constant too, from a [`ProviderInfo`]. Two providers
+/// are the same when their ids and names are. It is one pointer wide, so every error that names
+/// its provider stays small.
+///
 /// Serialized as its [`as_str`](Self::as_str) id, which is how [`ProviderData`] names its owner in
 /// a saved transcript; displayed as the provider's name, as error messages say it.
 ///
 /// ```
-/// use skyl::provider::Provider;
+/// use skyl::provider::{Provider, ProviderInfo};
 ///
 /// assert_eq!(Provider::OpenAiChat.as_str(), "openai_chat");
 /// assert_eq!(Provider::OpenAiChat.to_string(), "OpenAI Chat");
 /// assert_eq!(serde_json::to_value(Provider::Gemini).unwrap(), "gemini");
-/// ```
 ///
-/// Non-exhaustive: skyl may add providers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum Provider {
-    /// The Anthropic Messages API ([`Anthropic`](crate::provider::Anthropic)).
-    #[serde(rename = "anthropic")]
-    Anthropic,
-    /// OpenAI Chat Completions and the servers compatible with it
-    /// ([`OpenAiChat`](crate::provider::OpenAiChat)).
-    #[serde(rename = "openai_chat")]
-    OpenAiChat,
-    /// The OpenAI Responses API ([`OpenAiResponses`](crate::provider::OpenAiResponses)).
-    #[serde(rename = "openai_responses")]
-    OpenAiResponses,
-    /// Gemini `generateContent` ([`Gemini`](crate::provider::Gemini)).
-    #[serde(rename = "gemini")]
-    Gemini,
+/// // A provider of your own: a constant, matched like the built-in ones.
+/// const OLLAMA: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollama"));
+/// match OLLAMA {
+///     Provider::Anthropic => unreachable!(),
+///     OLLAMA => assert_eq!(OLLAMA.name(), "Ollama"),
+///     _ => unreachable!(),
+/// }
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Provider(&'static ProviderInfo);
+
+/// What names a [`Provider`]: its id and its name. Made in a constant, where
+/// [`Provider::new`] takes a reference to it.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ProviderInfo {
+    id: &'static str,
+    name: &'static str,
 }
 
+impl ProviderInfo {
+    /// `id` names the provider in saved provider data (`"ollama"`; keep it stable, a saved
+    /// transcript holds it); `name` is how people and error messages say it (`"Ollama"`).
+    pub const fn new(id: &'static str, name: &'static str) -> ProviderInfo {
+        ProviderInfo { id, name }
+    }
+}
+
+#[allow(non_upper_case_globals)] // Named as the variants of the enum this type was, which code matches on.
 impl Provider {
-    /// The id: `"anthropic"`, `"openai_chat"`, `"openai_responses"` or `"gemini"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAiChat => "openai_chat",
-            Provider::OpenAiResponses => "openai_responses",
-            Provider::Gemini => "gemini",
-        }
+    /// The Anthropic Messages API ([`Anthropic`](crate::provider::Anthropic)).
+    pub const Anthropic: Provider = Provider(&ProviderInfo::new("anthropic", "Anthropic"));
+    /// OpenAI Chat Completions and the servers compatible with it
+    /// ([`OpenAiChat`](crate::provider::OpenAiChat)).
+    pub const OpenAiChat: Provider = Provider(&ProviderInfo::new("openai_chat", "OpenAI Chat"));
+    /// The OpenAI Responses API ([`OpenAiResponses`](crate::provider::OpenAiResponses)).
+    pub const OpenAiResponses: Provider =
+        Provider(&ProviderInfo::new("openai_responses", "OpenAI Responses"));
+    /// Gemini `generateContent` ([`Gemini`](crate::provider::Gemini)).
+    pub const Gemini: Provider = Provider(&ProviderInfo::new("gemini", "Gemini"));
+
+    /// The provider `info` names.
+    pub const fn new(info: &'static ProviderInfo) -> Provider {
+        Provider(info)
     }
 
-    /// The name people use: `"Anthropic"`, `"OpenAI Chat"`, `"OpenAI Responses"`, `"Gemini"`.
-    fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "Anthropic",
-            Provider::OpenAiChat => "OpenAI Chat",
-            Provider::OpenAiResponses => "OpenAI Responses",
-            Provider::Gemini => "Gemini",
-        }
+    /// The id: `"anthropic"`, `"openai_chat"`, `"openai_responses"`, `"gemini"`, or the one given
+    /// to [`ProviderInfo::new`].
+    pub const fn as_str(self) -> &'static str {
+        self.0.id
+    }
+
+    /// The name people use: `"Anthropic"`, `"OpenAI Chat"`, `"OpenAI Responses"`, `"Gemini"`, or
+    /// the one given to [`ProviderInfo::new`].
+    pub const fn name(self) -> &'static str {
+        self.0.name
+    }
+}
+
+impl fmt::Debug for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Provider").field(&self.0.id).finish()
     }
 }
 
@@ -264,15 +293,33 @@ impl fmt::Display for Provider {
     }
 }
 
+impl Serialize for Provider {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// Opaque data one provider needs back verbatim on the next request.
 ///
-/// `provider` names the adapter that produced it; an adapter only ever reads data whose `provider`
-/// is its own, so a transcript can move between providers without sending one provider's secrets
-/// to another.
+/// It names the adapter that produced it by its [`Provider`]'s id; an adapter only ever reads
+/// data that names its own ([`of`](Self::of)), so a transcript can move between providers without
+/// sending one provider's secrets to another.
+///
+/// ```
+/// use serde_json::json;
+/// use skyl::ProviderData;
+/// use skyl::provider::Provider;
+///
+/// let data = ProviderData::new(Provider::Gemini, json!({"thoughtSignature": "sig"}));
+/// assert_eq!(data.of(Provider::Gemini), Some(&json!({"thoughtSignature": "sig"})));
+/// assert_eq!(data.of(Provider::OpenAiChat), None);
+/// assert_eq!(serde_json::to_value(&data).unwrap(), json!({"provider": "gemini", "data": {"thoughtSignature": "sig"}}));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProviderData {
-    /// The adapter that produced and will read this data.
-    pub provider: Provider,
+    /// The id of the provider that produced and will read this data. Owned only when read back
+    /// from a saved transcript, where the id may be one no code of this process names.
+    provider: Cow<'static, str>,
     /// The data, as the provider sent it.
     pub data: Value,
 }
@@ -280,12 +327,21 @@ pub struct ProviderData {
 impl ProviderData {
     /// Data for `provider`.
     pub fn new(provider: Provider, data: Value) -> Self {
-        ProviderData { provider, data }
+        ProviderData {
+            provider: Cow::Borrowed(provider.as_str()),
+            data,
+        }
+    }
+
+    /// The id of the provider the data belongs to ([`Provider::as_str`]).
+    pub fn provider_id(&self) -> &str {
+        &self.provider
     }
 
     /// The data, when it belongs to `provider`.
-    pub(crate) fn of(&self, provider: Provider) -> Option<&Value> {
-        (self.provider == provider).then_some(&self.data)
+    #[inline]
+    pub fn of(&self, provider: Provider) -> Option<&Value> {
+        (*self.provider == *provider.as_str()).then_some(&self.data)
     }
 }
 
@@ -609,9 +665,22 @@ mod tests {
             ),
             (Provider::Gemini, "gemini", "Gemini"),
         ] {
-            round_trip(&provider, json!(id));
+            assert_eq!(serde_json::to_value(provider).unwrap(), json!(id));
             assert_eq!((provider.as_str(), provider.to_string()), (id, name.into()));
         }
+    }
+
+    #[test]
+    fn provider_data_of_a_provider_outside_skyl_survives_a_saved_transcript() {
+        const OLLAMA: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollama"));
+        let data = ProviderData::new(OLLAMA, json!({"k": 1}));
+        let saved = serde_json::to_value(&data).unwrap();
+        assert_eq!(saved, json!({"provider": "ollama", "data": {"k": 1}}));
+        let read: ProviderData = serde_json::from_value(saved).unwrap();
+        assert_eq!(read, data);
+        assert_eq!(read.provider_id(), "ollama");
+        assert_eq!(read.of(OLLAMA), Some(&json!({"k": 1})));
+        assert_eq!(read.of(Provider::Gemini), None);
     }
 
     #[test]

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use super::api::Api;
 use super::model::HttpModel;
 use super::retry::RetryPolicy;
+use crate::provider::Api;
 
 /// Why an [`HttpModel`] could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl ConfigError {
 /// ```
 #[must_use = "a builder does nothing until built"]
 pub struct HttpModelBuilder {
-    api: Api,
+    api: Box<dyn Api>,
     key: Option<String>,
     base_url: Option<String>,
     headers: Vec<(String, String)>,
@@ -92,7 +92,7 @@ impl HttpModelBuilder {
     /// reasoning model on Chat Completions sends nothing while it thinks.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-    pub(super) fn new(api: Api) -> Self {
+    pub(super) fn new(api: Box<dyn Api>) -> Self {
         HttpModelBuilder {
             api,
             key: None,
@@ -159,10 +159,12 @@ impl HttpModelBuilder {
     }
 
     /// Fills what is not given yet from the environment variables the provider's official SDK
-    /// reads: the key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GOOGLE_API_KEY` or
-    /// `GEMINI_API_KEY`), the base URL (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`,
-    /// `GOOGLE_GEMINI_BASE_URL`), and OpenAI's `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`. An empty
-    /// variable counts as unset.
+    /// reads ([`Api::key_variables`], [`Api::base_url_variable`], [`Api::header_variables`],
+    /// [`Api::read_env`]): the key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GOOGLE_API_KEY` or
+    /// `GEMINI_API_KEY`, `AZURE_OPENAI_API_KEY`), the base URL (`ANTHROPIC_BASE_URL`,
+    /// `OPENAI_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, `AZURE_OPENAI_ENDPOINT`), OpenAI's
+    /// `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`, and what a provider reads of its own (Azure's
+    /// `OPENAI_API_VERSION`). An empty variable counts as unset.
     pub fn with_env(self) -> Self {
         self.with_vars(|name| std::env::var(name).ok())
     }
@@ -182,6 +184,7 @@ impl HttpModelBuilder {
     /// ```
     pub fn with_vars(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
         let lookup = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+        self.api.read_env(&lookup);
         if self.key.is_none() {
             self.key = self
                 .api
@@ -190,7 +193,7 @@ impl HttpModelBuilder {
                 .find_map(|name| lookup(name));
         }
         if self.base_url.is_none() {
-            self.base_url = lookup(self.api.base_url_variable());
+            self.base_url = self.api.base_url_variable().and_then(lookup);
         }
         for (variable, header) in self.api.header_variables() {
             let given = self
@@ -208,9 +211,10 @@ impl HttpModelBuilder {
     /// that is not an `http` or `https` URL, a header that cannot be sent, or no CA certificates
     /// on this system for HTTPS.
     ///
-    /// An [`OpenAiChat`](crate::provider::OpenAiChat) adapter without a server name, pointed at a
+    /// The adapter is told the base URL's host ([`Api::adapt_to_host`]): an
+    /// [`OpenAiChat`](crate::provider::OpenAiChat) adapter without a server name, pointed at a
     /// compatible server whose fields skyl sends back ([`OpenAiChat::with_server`](crate::provider::OpenAiChat::with_server)),
-    /// is named for it from the base URL's host: `api.deepseek.com` is `deepseek`,
+    /// is named for it: `api.deepseek.com` is `deepseek`,
     /// `generativelanguage.googleapis.com` is `gemini`, `openrouter.ai` is `openrouter`. A name
     /// given by hand stays.
     pub fn build(mut self) -> Result<HttpModel, ConfigError> {
@@ -232,13 +236,10 @@ impl HttpModelBuilder {
                 self.api.default_base_url()
             )));
         }
-        if let (Api::OpenAiChat(adapter), Some(host)) = (&mut self.api, parsed.host_str())
-            && adapter.server().is_none()
-            && let Some(server) = compatible_server(host)
-        {
-            *adapter = adapter.with_server(server);
+        if let Some(host) = parsed.host_str() {
+            self.api.adapt_to_host(host);
         }
-        if self.key.is_none() && base_url == self.api.default_base_url() {
+        if self.key.is_none() && self.api.needs_key(&base_url) {
             return Err(ConfigError::new(format!(
                 "no API key for {name}: set {}, or give one with HttpModelBuilder::api_key (a server at another base URL may need none)",
                 self.api.key_variables().join(" or ")
@@ -248,14 +249,21 @@ impl HttpModelBuilder {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        self.api
-            .auth_headers(self.key.as_deref(), &mut headers)
-            .map_err(|_| {
+        for (header, value) in self.api.auth_headers(self.key.as_deref()) {
+            let mut value = HeaderValue::try_from(value).map_err(|_| {
                 ConfigError::new(format!(
                     "the API key for {name} cannot be sent in a header: it holds a character headers cannot carry, such as a line break; check {}",
                     self.api.key_variables().join(" or ")
                 ))
             })?;
+            value.set_sensitive(true);
+            let header = HeaderName::try_from(header).map_err(|_| {
+                ConfigError::new(format!(
+                    "the {name} API names an auth header \"{header}\" that is not a valid HTTP header name"
+                ))
+            })?;
+            headers.insert(header, value);
+        }
         for (name, value) in &self.headers {
             let header_name = HeaderName::try_from(name.as_str()).map_err(|_| {
                 ConfigError::new(format!("\"{name}\" is not a valid HTTP header name"))
@@ -285,18 +293,6 @@ impl HttpModelBuilder {
             timeout: self.timeout,
             idle_timeout: self.idle_timeout,
         })
-    }
-}
-
-/// The name an OpenAI-compatible server's fields are kept under, from the host of its API; `None`
-/// for OpenAI itself and for servers with nothing to send back (Groq returns `reasoning` but
-/// refuses it in a request).
-fn compatible_server(host: &str) -> Option<&'static str> {
-    match host {
-        "api.deepseek.com" => Some("deepseek"),
-        "generativelanguage.googleapis.com" => Some("gemini"),
-        "openrouter.ai" => Some("openrouter"),
-        _ => None,
     }
 }
 

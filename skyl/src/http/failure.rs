@@ -7,10 +7,9 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use super::api::Api;
 use super::retry::should_retry;
 use crate::model::{ModelError, ModelErrorKind};
-use crate::provider::DecodeError;
+use crate::provider::{Api, DecodeError};
 
 /// The longest piece of a non-JSON error body kept in a message (an HTML error page from a proxy
 /// says what it needs to in its first lines).
@@ -28,7 +27,7 @@ pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
 /// The error for an HTTP error status: the provider's own words when the body is its error
 /// object, the body itself otherwise.
 pub(crate) fn status_error(
-    api: &Api,
+    api: &dyn Api,
     status: u16,
     headers: &HeaderMap,
     body: &str,
@@ -53,7 +52,7 @@ pub(crate) fn status_error(
 }
 
 /// The type and message of a provider's error body, read by its adapter.
-fn provider_words(api: &Api, body: &str) -> Option<(Option<String>, String)> {
+fn provider_words(api: &dyn Api, body: &str) -> Option<(Option<String>, String)> {
     let mut json: Value = serde_json::from_str(body).ok()?;
     // Gemini answers some errors as a one-element array of its error object.
     if let Value::Array(items) = &mut json
@@ -88,7 +87,7 @@ fn body_text(body: &str, status: u16) -> String {
 
 /// A failure to send the request or read the answer.
 pub(crate) fn transport_error(
-    api: &Api,
+    api: &dyn Api,
     error: reqwest::Error,
     timeout: Duration,
     key: Option<&str>,
@@ -123,15 +122,12 @@ fn chain(error: &dyn Error) -> String {
 }
 
 /// A provider's error inside a stream (Anthropic `event: error`, OpenAI `response.failed`):
-/// retryable when its type says the provider was overloaded or failed on its side.
-pub(crate) fn stream_error(api: &Api, error: DecodeError) -> ModelError {
+/// retryable when its type says the provider was overloaded or failed on its side
+/// ([`Api::is_transient`]).
+pub(crate) fn stream_error(api: &dyn Api, error: DecodeError) -> ModelError {
     let passing = matches!(
         &error,
-        DecodeError::Provider { kind: Some(kind), .. } if matches!(
-            kind.as_str(),
-            "overloaded_error" | "api_error" | "rate_limit_error" | "server_error"
-                | "rate_limit_exceeded" | "UNAVAILABLE" | "RESOURCE_EXHAUSTED" | "INTERNAL"
-        )
+        DecodeError::Provider { kind: Some(kind), .. } if api.is_transient(kind)
     );
     let error = ModelError::from(error).with_provider(api.provider());
     if passing {
@@ -159,7 +155,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert("request-id", "req_011CQ".parse().unwrap());
         let error = status_error(
-            &Api::from(Anthropic),
+            &Anthropic,
             400,
             &headers,
             r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1: `tool_use` ids must be unique"}}"#,
@@ -172,7 +168,7 @@ mod tests {
         assert!(!error.is_retryable());
 
         let gemini = status_error(
-            &Api::from(Gemini::default()),
+            &Gemini::default(),
             429,
             &HeaderMap::new(),
             r#"[{"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}]"#,
@@ -187,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_body_that_is_not_an_error_object_is_the_message() {
-        let api = Api::from(OpenAiChat::default());
+        let api = OpenAiChat::default();
         let cases = [
             ("<html>Bad gateway</html>", "<html>Bad gateway</html>"),
             ("", "Bad Gateway"),
@@ -208,14 +204,14 @@ mod tests {
     fn x_should_retry_overrides_the_status() {
         let mut headers = HeaderMap::new();
         headers.insert("x-should-retry", "false".parse().unwrap());
-        let error = status_error(&Api::from(Anthropic), 529, &headers, "", None);
+        let error = status_error(&Anthropic, 529, &headers, "", None);
         assert!(!error.is_retryable());
     }
 
     #[test]
     fn an_echoed_key_is_redacted() {
         let error = status_error(
-            &Api::from(OpenAiChat::default()),
+            &OpenAiChat::default(),
             401,
             &HeaderMap::new(),
             r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890.","type":"invalid_request_error"}}"#,

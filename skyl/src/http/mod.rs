@@ -55,13 +55,14 @@
 //! setup is untouched. Tokio comes with reqwest; skyl adds only its timers, for the idle timeout
 //! and the waits between retries.
 
-mod api;
 mod builder;
 mod failure;
 mod model;
 mod retry;
 
-pub use api::Api;
+/// The provider API an [`HttpModel`] talks to: any adapter that knows its HTTP part, built in or
+/// your own (it lives in [`provider`](crate::provider), with the adapters).
+pub use crate::provider::Api;
 #[cfg(feature = "mcp-http")]
 pub(crate) use builder::tls_client_builder;
 pub use builder::{ConfigError, HttpModelBuilder};

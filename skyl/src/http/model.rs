@@ -8,15 +8,15 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::api::Api;
 use super::builder::{ConfigError, HttpModelBuilder};
 use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
-use crate::provider::{Request, Response, SseParser, StreamEvent};
+use crate::provider::{Api, Framing, JsonLinesParser, Request, Response, SseParser, StreamEvent};
 
 /// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
-/// every OpenAI-compatible server), OpenAI Responses or Gemini, as its [`Api`] says.
+/// every OpenAI-compatible server), OpenAI Responses, Gemini, OpenAI on Azure, or any provider
+/// of your own, as its [`Api`] says.
 ///
 /// [`complete`](Model::complete) sends the request and decodes the whole answer;
 /// [`stream`](Model::stream) asks for a stream, reads it as it arrives and passes each
@@ -52,7 +52,7 @@ use crate::provider::{Request, Response, SseParser, StreamEvent};
 /// # }
 /// ```
 pub struct HttpModel {
-    pub(super) api: Api,
+    pub(super) api: Box<dyn Api>,
     pub(super) base_url: String,
     pub(super) key: Option<String>,
     /// Sent with every request: content type, auth (marked sensitive), custom headers.
@@ -80,19 +80,22 @@ impl fmt::Debug for HttpModel {
 impl HttpModel {
     /// A model for `api`, configured from the environment variables its official SDK reads (see
     /// [`HttpModelBuilder::with_env`]).
-    pub fn from_env(api: impl Into<Api>) -> Result<HttpModel, ConfigError> {
+    pub fn from_env(api: impl Api + 'static) -> Result<HttpModel, ConfigError> {
         Self::builder(api).with_env().build()
     }
 
     /// A builder for a model of `api`, with nothing read from the environment until
     /// [`with_env`](HttpModelBuilder::with_env).
-    pub fn builder(api: impl Into<Api>) -> HttpModelBuilder {
-        HttpModelBuilder::new(api.into())
+    ///
+    /// `api` is any [`Api`]: a built-in adapter, one of your own, or a `Box<dyn Api>` chosen at
+    /// run time.
+    pub fn builder(api: impl Api + 'static) -> HttpModelBuilder {
+        HttpModelBuilder::new(Box::new(api))
     }
 
     /// The API it talks to.
-    pub fn api(&self) -> &Api {
-        &self.api
+    pub fn api(&self) -> &dyn Api {
+        &*self.api
     }
 
     /// The base URL requests go to.
@@ -114,7 +117,10 @@ impl HttpModel {
         })?;
         let mut headers = self.headers.clone();
         if stream {
-            headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            headers.insert(
+                ACCEPT,
+                HeaderValue::from_static(self.api.framing().media_type()),
+            );
         }
         let mut retries = 0;
         loop {
@@ -133,7 +139,7 @@ impl HttpModel {
                     let response_headers = response.headers().clone();
                     let text = response.text().await.unwrap_or_default();
                     let error = status_error(
-                        &self.api,
+                        &*self.api,
                         status,
                         &response_headers,
                         &text,
@@ -143,7 +149,7 @@ impl HttpModel {
                     (error, wait)
                 }
                 Err(error) => (
-                    transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                    transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
                     self.retry.delay(retries, None),
                 ),
             };
@@ -162,7 +168,7 @@ impl HttpModel {
         let id = request_id(response.headers());
         let bytes = response.bytes().await.map_err(|error| {
             self.annotate(
-                transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
                 &id,
                 retries,
             )
@@ -191,7 +197,7 @@ impl HttpModel {
         if is_json {
             let bytes = response.bytes().await.map_err(|error| {
                 self.annotate(
-                    transport_error(&self.api, error, self.timeout, self.key.as_deref()),
+                    transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
                     &id,
                     retries,
                 )
@@ -205,7 +211,7 @@ impl HttpModel {
             return Ok(answer);
         }
 
-        let mut parser = SseParser::new();
+        let mut frames = Frames::new(self.api.framing());
         let mut decoder = self.api.stream_decoder();
         let mut deadline = Instant::now() + self.idle_timeout;
         loop {
@@ -223,12 +229,19 @@ impl HttpModel {
                     return Err(self.annotate(error, &id, retries));
                 }
                 Ok(Ok(Some(chunk))) => chunk,
-                Ok(Ok(None)) => break,
+                Ok(Ok(None)) => {
+                    frames
+                        .finish(|event, data| decoder.push(event, data, &mut *events))
+                        .map_err(|error| {
+                            self.annotate(stream_error(&*self.api, error), &id, retries)
+                        })?;
+                    break;
+                }
                 // The connection broke after the answer was complete: nothing was lost.
                 Ok(Err(_)) if decoder.is_complete() => break,
                 Ok(Err(error)) => {
                     let error =
-                        transport_error(&self.api, error, self.timeout, self.key.as_deref());
+                        transport_error(&*self.api, error, self.timeout, self.key.as_deref());
                     let error = ModelError::new(
                         error.kind(),
                         format!(
@@ -242,11 +255,11 @@ impl HttpModel {
                 }
             };
             let before = decoder.events_read();
-            parser
-                .try_feed(&chunk, |event| {
-                    decoder.push(&event.event, &event.data, &mut *events)
+            frames
+                .feed(&chunk, |event, data| {
+                    decoder.push(event, data, &mut *events)
                 })
-                .map_err(|error| self.annotate(stream_error(&self.api, error), &id, retries))?;
+                .map_err(|error| self.annotate(stream_error(&*self.api, error), &id, retries))?;
             if decoder.events_read() > before {
                 deadline = Instant::now() + self.idle_timeout;
             }
@@ -272,7 +285,7 @@ impl HttpModel {
         }
         decoder
             .finish(&mut *events)
-            .map_err(|error| self.annotate(stream_error(&self.api, error), &id, retries))
+            .map_err(|error| self.annotate(stream_error(&*self.api, error), &id, retries))
     }
 
     fn encode(&self, request: &Request<'_>) -> Result<Value, ModelError> {
@@ -304,6 +317,47 @@ impl HttpModel {
         match id {
             Some(id) => error.with_request_id(id.clone()),
             None => error,
+        }
+    }
+}
+
+/// The events of a stream, as its API frames them.
+enum Frames {
+    Sse(SseParser),
+    JsonLines(JsonLinesParser),
+}
+
+impl Frames {
+    fn new(framing: Framing) -> Frames {
+        match framing {
+            Framing::JsonLines => Frames::JsonLines(JsonLinesParser::new()),
+            _ => Frames::Sse(SseParser::new()),
+        }
+    }
+
+    /// Passes each event `bytes` completes to `on_event`, as its name and data.
+    fn feed<E>(
+        &mut self,
+        bytes: &[u8],
+        mut on_event: impl FnMut(&str, &str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self {
+            Frames::Sse(parser) => {
+                parser.try_feed(bytes, |event| on_event(&event.event, &event.data))
+            }
+            Frames::JsonLines(parser) => parser.try_feed(bytes, |line| on_event("message", line)),
+        }
+    }
+
+    /// Passes on what the body left unfinished: a last line without its line break (an
+    /// unfinished server-sent event is not an event).
+    fn finish<E>(
+        &mut self,
+        mut on_event: impl FnMut(&str, &str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self {
+            Frames::Sse(_) => Ok(()),
+            Frames::JsonLines(parser) => parser.try_finish(|line| on_event("message", line)),
         }
     }
 }

@@ -7,9 +7,18 @@ use super::read::Node;
 use super::{DecodeError, Provider, Response, StopReason, Usage, call_ids};
 use crate::message::{Message, Part, Role};
 
-/// The steps of reading a body that differ between wire formats. [`decode`] calls each once, in
-/// the order they are declared here.
-pub(crate) trait Decoder {
+/// The steps of reading a response body that differ between wire formats: what a provider writes
+/// to decode, while [`decode_with`] runs what every provider shares.
+///
+/// [`decode_with`] calls each step once, in the order they are declared here, through a
+/// [`Node`] of the body (a reader that names the JSON path of whatever is not of the documented
+/// shape), and builds the [`Response`]: an answer that holds calls stopped for them
+/// ([`StopReason::ToolUse`]) whatever ordinary end the provider reported, and ids minted for calls
+/// the provider sent without ([`Answer::mint_id`]).
+///
+/// An adapter's [`Adapter::decode`](super::Adapter::decode) is then one line:
+/// `decode_with(self, body)`.
+pub trait Decoder {
     /// The provider: it names the errors and owns the provider data of the answer.
     const PROVIDER: Provider;
     /// The key of the response's id.
@@ -32,7 +41,7 @@ pub(crate) trait Decoder {
 }
 
 /// The response in `body`: the provider's error, or the answer, its usage, id and model.
-pub(crate) fn decode<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, DecodeError> {
+pub fn decode_with<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, DecodeError> {
     let root = Node::root(D::PROVIDER, body);
     if let Some(error) = decoder.error(root)? {
         return Err(error);
@@ -78,8 +87,8 @@ fn ordinary_end(reason: &StopReason) -> bool {
     }
 }
 
-/// The parts of an answer as they are read, and the ids of its calls.
-pub(crate) struct Answer<'a> {
+/// The parts of an answer as a [`Decoder`] reads them, in order, and what makes ids for its calls.
+pub struct Answer<'a> {
     parts: Vec<Part>,
     calls: usize,
     body: &'a Value,
@@ -90,7 +99,7 @@ pub(crate) struct Answer<'a> {
 
 impl Answer<'_> {
     /// Adds the next part.
-    pub(crate) fn push(&mut self, part: Part) {
+    pub fn push(&mut self, part: Part) {
         if let Part::ToolCall(_) = part {
             self.calls += 1;
         }
@@ -98,8 +107,9 @@ impl Answer<'_> {
     }
 
     /// An id for the next call, which the provider sent without one: `<prefix>_<key>_<n>`, the
-    /// key being the response's id or a hash of the body (see [`call_ids::response_key`]).
-    pub(crate) fn mint_id(&mut self, prefix: &str) -> String {
+    /// key being the response's id or a hash of the body, so that ids stay unique across the
+    /// answers of a transcript and the same body always gives the same ids.
+    pub fn mint_id(&mut self, prefix: &str) -> String {
         let key = self
             .key
             .get_or_insert_with(|| call_ids::response_key(self.id, self.body));

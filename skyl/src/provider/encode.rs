@@ -10,10 +10,19 @@ use super::{EncodeError, Provider, Request, ToolChoice, check};
 use crate::message::Role;
 use crate::tool::ToolDefinition;
 
-/// The steps of building a body that differ between wire formats. [`encode`] calls each once,
-/// in the order they are declared here; a step that inserts into the body inserts its keys in
+/// The steps of building a request body that differ between wire formats: what a provider
+/// writes to encode, while [`encode_with`] runs what every provider shares.
+///
+/// [`encode_with`] checks the request first (the transcript is complete, every tool's name
+/// follows [`TOOL_NAMES`](Self::TOOL_NAMES) and its schema's root is an object, the tool choice
+/// names a tool of the request), then calls each step once, in the order they are declared here,
+/// and merges [`Request::extra`] in last. A step that inserts into the body inserts its keys in
 /// the order the provider's documentation lists them.
-pub(crate) trait Encoder {
+///
+/// The built-in adapters are their steps run by this driver; so is a provider written outside
+/// skyl (the `skyl-ollama` package of skyl's repository is a worked example). An adapter's
+/// [`Adapter::encode`](super::Adapter::encode) is then one line: `encode_with(self, request)`.
+pub trait Encoder {
     /// The provider: it names the errors, and only its provider data is sent back.
     const PROVIDER: Provider;
     /// The provider's rule for tool names.
@@ -39,8 +48,9 @@ pub(crate) trait Encoder {
     fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>);
 }
 
-/// The body for `request`: checks, then the encoder's steps, then [`Request::extra`].
-pub(crate) fn encode<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Value, EncodeError> {
+/// The body for `request`: checks, then the encoder's steps, then [`Request::extra`]; or why the
+/// provider would refuse the request.
+pub fn encode_with<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Value, EncodeError> {
     check::request(E::PROVIDER, &E::TOOL_NAMES, request)?;
     let mut body = Map::new();
     encoder.head(request, &mut body);
@@ -82,9 +92,9 @@ fn merge_extra(body: &mut Map<String, Value>, extra: &Map<String, Value>) {
 }
 
 /// The texts of the system prompt, for providers that take it apart from the transcript
-/// (Anthropic, Gemini): [`Request::system`] first, then the text of every [`Role::System`]
-/// message in transcript order. Empty texts are left out.
-pub(crate) fn system_texts<'r>(request: &'r Request<'_>) -> Vec<Cow<'r, str>> {
+/// (Anthropic, Gemini) or as one message first (Ollama): [`Request::system`] first, then the
+/// text of every [`Role::System`] message in transcript order. Empty texts are left out.
+pub fn system_texts<'r>(request: &'r Request<'_>) -> Vec<Cow<'r, str>> {
     let from_messages = request
         .messages
         .iter()

@@ -103,6 +103,7 @@
 use serde_json::Value;
 
 mod anthropic;
+mod api;
 mod call_ids;
 mod check;
 mod decode;
@@ -117,16 +118,23 @@ mod request;
 mod response;
 mod stream;
 
-pub use crate::message::Provider;
+pub use crate::message::{Provider, ProviderInfo};
 pub use anthropic::Anthropic;
+pub use api::{Api, Framing};
+pub use decode::{Answer, Decoder, decode_with};
+pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
-pub(crate) use names::NameRule;
+pub use names::NameRule;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
+pub use read::{Items, Node};
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};
-pub use stream::{SseEvent, SseParser, StreamDecoder, StreamEvent, Streaming};
+pub use stream::{
+    JsonLinesParser, SseEvent, SseParser, StreamDecoder, StreamEvent, StreamFault, StreamOut,
+    StreamSteps, Streaming, decoded_call, parse, provider_error,
+};
 
 /// One wire format: builds request bodies and reads response bodies.
 ///
@@ -165,17 +173,32 @@ macro_rules! adapters {
             }
 
             fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
-                encode::encode(self, request)
+                encode_with(self, request)
             }
 
             fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
-                decode::decode(self, body)
+                decode_with(self, body)
             }
         }
     )*};
 }
 
 adapters!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);
+
+/// A boxed adapter is one, so that an adapter chosen at run time goes wherever one is taken.
+impl<A: Adapter + ?Sized> Adapter for Box<A> {
+    fn provider(&self) -> Provider {
+        (**self).provider()
+    }
+
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
+        (**self).encode(request)
+    }
+
+    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
+        (**self).decode(body)
+    }
+}
 
 /// Each API's rule for tool names, named for people, for checks made before an adapter is chosen
 /// (registering a tool in a [`Toolbox`](crate::Toolbox)). OpenAI's rule covers both OpenAI

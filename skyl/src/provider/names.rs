@@ -8,9 +8,27 @@ pub(crate) fn word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
-/// A provider's rule for tool names.
+/// A provider's rule for tool names: which characters may come first and after, and how many.
+///
+/// An [`Encoder`](super::Encoder) names its provider's rule, and the encode driver checks every
+/// tool's name against it before any body is built.
+///
+/// ```
+/// use skyl::provider::NameRule;
+///
+/// /// Letters and `_`, at most 32 of them.
+/// const RULE: NameRule = NameRule::new(
+///     "1 to 32 characters from a-z, A-Z and `_`",
+///     |c| c.is_ascii_alphabetic() || c == '_',
+///     |c| c.is_ascii_alphabetic() || c == '_',
+///     32,
+/// );
+/// assert!(RULE.accepts("get_weather"));
+/// assert!(!RULE.accepts("get-weather"));
+/// assert_eq!(RULE.suggestion("get-weather"), "get_weather");
+/// ```
 #[derive(Debug)]
-pub(crate) struct NameRule {
+pub struct NameRule {
     /// The rule in words, for the error.
     pub(crate) text: &'static str,
     /// Characters allowed first.
@@ -35,8 +53,33 @@ pub(crate) const WORD_64: NameRule = NameRule {
 };
 
 impl NameRule {
-    /// `Ok` when `name` follows the rule; otherwise the error, with a name that does.
-    pub(crate) fn check(&self, provider: Provider, name: &str) -> Result<(), EncodeError> {
+    /// `^[a-zA-Z0-9_-]{1,64}$`, the rule of Anthropic and both OpenAI APIs, and of many others.
+    pub const WORD_64: NameRule = WORD_64;
+
+    /// A rule: `text` says it in words (for the error), `first` and `allowed` say which
+    /// characters may come first and after it, `max` is the longest name in characters.
+    pub const fn new(
+        text: &'static str,
+        first: fn(char) -> bool,
+        allowed: fn(char) -> bool,
+        max: usize,
+    ) -> NameRule {
+        NameRule {
+            text,
+            first,
+            allowed,
+            max,
+        }
+    }
+
+    /// The rule in words.
+    pub fn text(&self) -> &'static str {
+        self.text
+    }
+
+    /// `Ok` when `name` follows the rule; otherwise the error for `provider`, with a name that
+    /// does.
+    pub fn check(&self, provider: Provider, name: &str) -> Result<(), EncodeError> {
         if self.accepts(name) {
             return Ok(());
         }
@@ -49,7 +92,7 @@ impl NameRule {
     }
 
     /// Whether the provider takes `name` as a tool name.
-    pub(crate) fn accepts(&self, name: &str) -> bool {
+    pub fn accepts(&self, name: &str) -> bool {
         let mut chars = name.chars();
         match chars.next() {
             None => false,
@@ -60,7 +103,7 @@ impl NameRule {
     }
 
     /// `name` with every character the provider refuses made `_`, cut to its length.
-    pub(crate) fn suggestion(&self, name: &str) -> String {
+    pub fn suggestion(&self, name: &str) -> String {
         let mut suggestion: String = name
             .chars()
             .map(|c| if (self.allowed)(c) { c } else { '_' })

@@ -14,9 +14,29 @@ use super::{DecodeError, Provider};
 /// value that is present (`function.name` under a call).
 const TRAIL: usize = 3;
 
-/// A place in a response body.
+/// A place in a response body, as a [`Decoder`](super::Decoder) reads it: the value there, if
+/// any, and what names the place should the value not be of the documented shape.
+///
+/// Reading a member that is missing gives a node with no value, not an error, so optional
+/// fields read as plainly as required ones; a required read of a missing or mistyped value
+/// (`str`, `object`, `array`) is a [`DecodeError::Shape`] whose path says where
+/// (`choices[0].message.tool_calls[1].function.name`).
+///
+/// ```
+/// use serde_json::json;
+/// use skyl::provider::{DecodeError, Node, Provider};
+///
+/// let body = json!({"message": {"content": "Hi", "tool_calls": [{"function": {"name": 7}}]}});
+/// let root = Node::root(Provider::OpenAiChat, &body);
+/// assert_eq!(root.get("message").get("content").str()?, "Hi");
+/// assert_eq!(root.get("done_reason").opt_str()?, None);
+/// let call = root.get("message").get("tool_calls").array()?.next().unwrap();
+/// let error = call.get("function").get("name").str().unwrap_err();
+/// assert!(matches!(&error, DecodeError::Shape { path, .. } if path == "message.tool_calls[0].function.name"));
+/// # Ok::<(), DecodeError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Node<'a> {
+pub struct Node<'a> {
     provider: Provider,
     body: &'a Value,
     value: Option<&'a Value>,
@@ -29,7 +49,7 @@ pub(crate) struct Node<'a> {
 
 impl<'a> Node<'a> {
     /// The root of `body`.
-    pub(crate) fn root(provider: Provider, body: &'a Value) -> Self {
+    pub fn root(provider: Provider, body: &'a Value) -> Self {
         Node {
             provider,
             body,
@@ -51,7 +71,7 @@ impl<'a> Node<'a> {
 
     /// The member `key` of this object (missing when this is not an object or has no such key).
     #[inline]
-    pub(crate) fn get(&self, key: &'a str) -> Node<'a> {
+    pub fn get(&self, key: &'a str) -> Node<'a> {
         let member = match self.value {
             Some(Value::Object(object)) => member(object, key),
             _ => None,
@@ -72,13 +92,13 @@ impl<'a> Node<'a> {
 
     /// The value, unless it is missing or `null`.
     #[inline]
-    pub(crate) fn value(&self) -> Option<&'a Value> {
+    pub fn value(&self) -> Option<&'a Value> {
         self.value.filter(|value| !value.is_null())
     }
 
     /// The error for finding something other than `expected` here.
     #[cold]
-    pub(crate) fn error(&self, expected: &'static str) -> DecodeError {
+    pub fn error(&self, expected: &'static str) -> DecodeError {
         DecodeError::Shape {
             provider: self.provider,
             path: self.path(),
@@ -112,7 +132,7 @@ impl<'a> Node<'a> {
 
     /// A required string.
     #[inline]
-    pub(crate) fn str(&self) -> Result<&'a str, DecodeError> {
+    pub fn str(&self) -> Result<&'a str, DecodeError> {
         match self.value {
             Some(Value::String(text)) => Ok(text),
             _ => Err(self.error("a string")),
@@ -121,7 +141,7 @@ impl<'a> Node<'a> {
 
     /// A string, or `None` when missing or `null`.
     #[inline]
-    pub(crate) fn opt_str(&self) -> Result<Option<&'a str>, DecodeError> {
+    pub fn opt_str(&self) -> Result<Option<&'a str>, DecodeError> {
         match self.value {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text)),
@@ -131,7 +151,7 @@ impl<'a> Node<'a> {
 
     /// A required object.
     #[inline]
-    pub(crate) fn object(&self) -> Result<&'a Map<String, Value>, DecodeError> {
+    pub fn object(&self) -> Result<&'a Map<String, Value>, DecodeError> {
         match self.value {
             Some(Value::Object(map)) => Ok(map),
             _ => Err(self.error("an object")),
@@ -140,7 +160,7 @@ impl<'a> Node<'a> {
 
     /// An object, or `None` when missing or `null`.
     #[inline]
-    pub(crate) fn opt_object(&self) -> Result<Option<&'a Map<String, Value>>, DecodeError> {
+    pub fn opt_object(&self) -> Result<Option<&'a Map<String, Value>>, DecodeError> {
         match self.value {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(map)) => Ok(Some(map)),
@@ -150,7 +170,7 @@ impl<'a> Node<'a> {
 
     /// The items of a required array.
     #[inline]
-    pub(crate) fn array(&self) -> Result<Items<'a>, DecodeError> {
+    pub fn array(&self) -> Result<Items<'a>, DecodeError> {
         match self.value {
             Some(Value::Array(items)) => Ok(self.items(items)),
             _ => Err(self.error("an array")),
@@ -159,7 +179,7 @@ impl<'a> Node<'a> {
 
     /// The items of an array, or none when missing or `null`.
     #[inline]
-    pub(crate) fn opt_array(&self) -> Result<Items<'a>, DecodeError> {
+    pub fn opt_array(&self) -> Result<Items<'a>, DecodeError> {
         match self.value {
             None | Some(Value::Null) => Ok(self.items(&[])),
             Some(Value::Array(items)) => Ok(self.items(items)),
@@ -176,7 +196,7 @@ impl<'a> Node<'a> {
 
     /// A non-negative integer, or `None` when missing or `null`.
     #[inline]
-    pub(crate) fn opt_u64(&self) -> Result<Option<u64>, DecodeError> {
+    pub fn opt_u64(&self) -> Result<Option<u64>, DecodeError> {
         match self.value {
             None | Some(Value::Null) => Ok(None),
             Some(value) => value
@@ -188,7 +208,7 @@ impl<'a> Node<'a> {
 
     /// A token count: zero when missing.
     #[inline]
-    pub(crate) fn count(&self) -> Result<u64, DecodeError> {
+    pub fn count(&self) -> Result<u64, DecodeError> {
         Ok(self.opt_u64()?.unwrap_or(0))
     }
 }
@@ -205,9 +225,9 @@ fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
         .find_map(|(name, value)| (name == key).then_some(value))
 }
 
-/// The items of an array, as nodes.
+/// The items of an array, as nodes ([`Node::array`]).
 #[derive(Clone, Debug)]
-pub(crate) struct Items<'a> {
+pub struct Items<'a> {
     node: Node<'a>,
     items: std::slice::Iter<'a, Value>,
 }

@@ -6,11 +6,14 @@ use serde_json::{Map, Value};
 use super::UsageKeys;
 use crate::arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall};
+use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
-use crate::provider::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use crate::provider::{
+    Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage,
+};
 use crate::tool::ToolDefinition;
 
 const PROVIDER: Provider = Provider::OpenAiChat;
@@ -167,6 +170,71 @@ const MESSAGE_FIELDS: [&str; 4] = [
 
 /// The fields a compatible server adds to a call and may need back: Gemini's `extra_content`.
 const CALL_FIELDS: [&str; 1] = ["extra_content"];
+
+/// `POST {base}/chat/completions`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,
+/// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`. A stream asks for its usage
+/// (`stream_options.include_usage`) unless the request says otherwise.
+impl Api for OpenAiChat {
+    fn default_base_url(&self) -> &'static str {
+        super::BASE_URL
+    }
+
+    fn key_variables(&self) -> &'static [&'static str] {
+        &[super::KEY_VARIABLE]
+    }
+
+    fn base_url_variable(&self) -> Option<&'static str> {
+        Some(super::BASE_URL_VARIABLE)
+    }
+
+    fn header_variables(&self) -> &'static [(&'static str, &'static str)] {
+        super::HEADER_VARIABLES
+    }
+
+    fn url(&self, base: &str, _model: &str, _stream: bool) -> String {
+        format!("{base}/chat/completions")
+    }
+
+    fn auth_headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+        bearer(key)
+    }
+
+    /// Names the compatible servers whose fields go back to them by their host:
+    /// `api.deepseek.com` is `deepseek`, `generativelanguage.googleapis.com` is `gemini`,
+    /// `openrouter.ai` is `openrouter`; a name given by hand stays.
+    fn adapt_to_host(&mut self, host: &str) {
+        if self.server.is_none()
+            && let Some(server) = compatible_server(host)
+        {
+            *self = self.with_server(server);
+        }
+    }
+
+    fn stream_body(&self, body: &mut Value) {
+        if let Value::Object(body) = body {
+            body.insert("stream".into(), Value::Bool(true));
+            // Without it the stream carries no token counts; a caller's own choice stays.
+            body.entry("stream_options")
+                .or_insert_with(|| object([("include_usage", Value::Bool(true))]));
+        }
+    }
+
+    fn is_transient(&self, error_type: &str) -> bool {
+        super::is_transient(error_type)
+    }
+}
+
+/// The name an OpenAI-compatible server's fields are kept under, from the host of its API; `None`
+/// for OpenAI itself and for servers with nothing to send back (Groq returns `reasoning` but
+/// refuses it in a request).
+fn compatible_server(host: &str) -> Option<&'static str> {
+    match host {
+        "api.deepseek.com" => Some("deepseek"),
+        "generativelanguage.googleapis.com" => Some("gemini"),
+        "openrouter.ai" => Some("openrouter"),
+        _ => None,
+    }
+}
 
 impl Encoder for OpenAiChat {
     const PROVIDER: Provider = PROVIDER;

@@ -12,6 +12,25 @@ use crate::tool::ToolDefinition;
 pub(crate) mod chat;
 pub(crate) mod responses;
 
+/// Where OpenAI's API lives.
+const BASE_URL: &str = "https://api.openai.com/v1";
+/// The variable the official SDKs read the key from.
+const KEY_VARIABLE: &str = "OPENAI_API_KEY";
+/// The variable the official SDKs read the base URL from.
+const BASE_URL_VARIABLE: &str = "OPENAI_BASE_URL";
+/// The headers the official SDKs read from the environment besides the key: the organization
+/// and the project.
+const HEADER_VARIABLES: &[(&str, &str)] = &[
+    ("OPENAI_ORG_ID", "openai-organization"),
+    ("OPENAI_PROJECT_ID", "openai-project"),
+];
+
+/// OpenAI's error types that say the same request may pass later: `server_error` and
+/// `rate_limit_exceeded`.
+fn is_transient(error_type: &str) -> bool {
+    matches!(error_type, "server_error" | "rate_limit_exceeded")
+}
+
 /// A result's content on a wire with no error flag: `"error: "` prefixed when the result is an
 /// error with content; an error with empty content stays empty and the flag is lost (the
 /// documented, lossy behaviour: never leave a failure's content empty).

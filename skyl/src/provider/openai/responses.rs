@@ -5,11 +5,14 @@ use serde_json::{Map, Value};
 use super::UsageKeys;
 use crate::arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall};
+use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
-use crate::provider::{DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use crate::provider::{
+    Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage,
+};
 use crate::tool::ToolDefinition;
 
 const PROVIDER: Provider = Provider::OpenAiResponses;
@@ -58,6 +61,38 @@ impl OpenAiResponses {
     /// Turns OpenAI strict mode on or off for every tool (off by default; `strict` is always sent).
     pub fn with_strict(self, strict: bool) -> Self {
         OpenAiResponses { strict }
+    }
+}
+
+/// `POST {base}/responses`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,
+/// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`.
+impl Api for OpenAiResponses {
+    fn default_base_url(&self) -> &'static str {
+        super::BASE_URL
+    }
+
+    fn key_variables(&self) -> &'static [&'static str] {
+        &[super::KEY_VARIABLE]
+    }
+
+    fn base_url_variable(&self) -> Option<&'static str> {
+        Some(super::BASE_URL_VARIABLE)
+    }
+
+    fn header_variables(&self) -> &'static [(&'static str, &'static str)] {
+        super::HEADER_VARIABLES
+    }
+
+    fn url(&self, base: &str, _model: &str, _stream: bool) -> String {
+        format!("{base}/responses")
+    }
+
+    fn auth_headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+        bearer(key)
+    }
+
+    fn is_transient(&self, error_type: &str) -> bool {
+        super::is_transient(error_type)
     }
 }
 

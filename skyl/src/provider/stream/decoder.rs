@@ -42,6 +42,12 @@ pub trait Streaming: Adapter {
     fn stream_decoder(&self) -> StreamDecoder;
 }
 
+impl<A: Streaming + ?Sized> Streaming for Box<A> {
+    fn stream_decoder(&self) -> StreamDecoder {
+        (**self).stream_decoder()
+    }
+}
+
 /// Reads one streamed answer, one server-sent event at a time, and tells what it learns as
 /// [`StreamEvent`]s.
 ///
@@ -83,7 +89,12 @@ impl std::fmt::Debug for StreamDecoder {
 }
 
 impl StreamDecoder {
-    pub(super) fn new(provider: Provider, steps: impl Steps + 'static) -> Self {
+    /// A decoder for one streamed answer of `provider`, whose events `steps` read.
+    ///
+    /// What a provider's [`Streaming::stream_decoder`] returns: the shape every stream shares (the
+    /// count of events, errors that say which event, calls told in order, the end) is this
+    /// decoder's; `steps` says only how one event grows the answer.
+    pub fn new(provider: Provider, steps: impl Steps + 'static) -> Self {
         StreamDecoder {
             provider,
             steps: Box::new(steps),
@@ -271,8 +282,13 @@ impl StreamDecoder {
     }
 }
 
-/// What a provider's stream supplies: how one event grows the answer, and the answer's body.
-pub(super) trait Steps: Send + Sync {
+/// What a provider's stream supplies to a [`StreamDecoder`]: how one event grows the answer, and
+/// the body the answer would have had unstreamed, which the adapter's own
+/// [`decode`](Adapter::decode) then reads (so a streamed answer and the same answer unstreamed
+/// cannot drift apart).
+///
+/// Re-exported as `skyl::provider::StreamSteps`.
+pub trait Steps: Send + Sync {
     /// Reads one event, reporting what it learnt to `out`. Returns whether the provider said
     /// the answer is complete.
     fn read(&mut self, event: &str, data: &str, out: &mut Out<'_>) -> Result<bool, Fault>;
@@ -288,17 +304,25 @@ pub(super) trait Steps: Send + Sync {
 }
 
 /// Why a provider's step could not read an event. The driver adds which event it was.
+///
+/// Re-exported as `skyl::provider::StreamFault`.
 #[derive(Debug)]
-pub(super) enum Fault {
+#[non_exhaustive]
+pub enum Fault {
     /// The provider reported an error in the stream.
     Provider {
+        /// The provider's error type, when it gave one.
         kind: Option<String>,
+        /// The provider's message, verbatim.
         message: String,
     },
     /// A value is not what the provider documents. `place` says where within the event.
     Shape {
+        /// Where within the event (`its data`, `tool call 2`).
         place: String,
+        /// What the provider documents there.
         expected: &'static str,
+        /// What came instead.
         found: &'static str,
     },
     /// The adapter's decode refused what the stream built.
@@ -307,7 +331,7 @@ pub(super) enum Fault {
 
 impl Fault {
     /// The data of an event is not JSON, or not of the shape the steps read.
-    pub(super) fn json(error: &serde_json::Error) -> Fault {
+    pub fn json(error: &serde_json::Error) -> Fault {
         use serde_json::error::Category;
         let (expected, found) = match error.classify() {
             Category::Eof => ("JSON", "JSON cut short"),
@@ -323,7 +347,7 @@ impl Fault {
 
     /// An event came where the provider's documented order does not allow it (`found` says
     /// what it was); `place` names the block or item.
-    pub(super) fn order(place: String, found: &'static str) -> Fault {
+    pub fn order(place: String, found: &'static str) -> Fault {
         Fault::Shape {
             place,
             expected: "events in the documented order",
@@ -364,8 +388,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// Parses an event's data as `T`.
-pub(super) fn parse<'a, T: Deserialize<'a>>(data: &'a str) -> Result<T, Fault> {
+/// Parses an event's data as `T`, a fault that says why when it cannot.
+pub fn parse<'a, T: Deserialize<'a>>(data: &'a str) -> Result<T, Fault> {
     serde_json::from_str(data).map_err(|error| Fault::json(&error))
 }
 
@@ -400,8 +424,11 @@ fn renamed(call: &ToolCall) -> Fault {
     }
 }
 
-/// What a provider's step tells the driver about one event.
-pub(super) struct Out<'a> {
+/// What a provider's step tells the driver about one event: text, reasoning, and each tool call
+/// as it starts, grows and finishes. The driver turns it into [`StreamEvent`]s.
+///
+/// Re-exported as `skyl::provider::StreamOut`.
+pub struct Out<'a> {
     sink: &'a mut dyn FnMut(StreamEvent),
     calls: &'a mut Vec<Slot>,
     started: &'a mut usize,
@@ -409,14 +436,14 @@ pub(super) struct Out<'a> {
 
 impl Out<'_> {
     /// A piece of the answer's text.
-    pub(super) fn text(&mut self, text: &str) {
+    pub fn text(&mut self, text: &str) {
         if !text.is_empty() {
             (self.sink)(StreamEvent::TextDelta(text.to_owned()));
         }
     }
 
     /// A piece of the model's readable reasoning.
-    pub(super) fn reasoning(&mut self, text: &str) {
+    pub fn reasoning(&mut self, text: &str) {
         if !text.is_empty() {
             (self.sink)(StreamEvent::ReasoningDelta(text.to_owned()));
         }
@@ -425,13 +452,13 @@ impl Out<'_> {
     /// Makes room for the answer's next tool call, in the order of the final answer, and
     /// returns its slot. Nothing is told yet: a call whose id the final answer mints (Gemini, and
     /// OpenAI-compatible servers that send none) is told whole when the stream finishes.
-    pub(super) fn new_call(&mut self) -> usize {
+    pub fn new_call(&mut self) -> usize {
         self.calls.push(Slot::default());
         self.calls.len() - 1
     }
 
     /// The call in `slot` began, with its final `id` and `name`.
-    pub(super) fn start_call(&mut self, slot: usize, id: &str, name: &str) {
+    pub fn start_call(&mut self, slot: usize, id: &str, name: &str) {
         let Some(entry) = self.calls.get_mut(slot) else {
             return;
         };
@@ -450,14 +477,14 @@ impl Out<'_> {
     }
 
     /// Whether the call in `slot` has been started.
-    pub(super) fn is_started(&self, slot: usize) -> bool {
+    pub fn is_started(&self, slot: usize) -> bool {
         self.calls
             .get(slot)
             .is_some_and(|entry| entry.event_index.is_some())
     }
 
     /// A piece of the arguments of the call in `slot`, told only once the call has started.
-    pub(super) fn arguments(&mut self, slot: usize, piece: &str) {
+    pub fn arguments(&mut self, slot: usize, piece: &str) {
         if piece.is_empty() {
             return;
         }
@@ -471,7 +498,7 @@ impl Out<'_> {
 
     /// The call in `slot` is complete: `call` is exactly as the final answer will hold it. A
     /// call that would finish under another id or name than it started with is an error.
-    pub(super) fn finish_call(&mut self, slot: usize, call: ToolCall) -> Result<(), Fault> {
+    pub fn finish_call(&mut self, slot: usize, call: ToolCall) -> Result<(), Fault> {
         let Some(entry) = self.calls.get_mut(slot) else {
             return Ok(());
         };
@@ -492,7 +519,7 @@ impl Out<'_> {
 
 /// The first tool call in what `adapter` decodes from `body`: how a step learns what a complete
 /// call will look like in the final answer, from the adapter itself.
-pub(super) fn decoded_call(adapter: &dyn Adapter, body: &Value) -> Result<ToolCall, Fault> {
+pub fn decoded_call(adapter: &dyn Adapter, body: &Value) -> Result<ToolCall, Fault> {
     let response = adapter.decode(body).map_err(Fault::Decode)?;
     response
         .message
@@ -508,7 +535,7 @@ pub(super) fn decoded_call(adapter: &dyn Adapter, body: &Value) -> Result<ToolCa
 
 /// The provider's own error object (`{"type", "message"}` and friends), read by `adapter` the way
 /// it reads an error body.
-pub(super) fn provider_error(adapter: &dyn Adapter, body: &Value) -> Fault {
+pub fn provider_error(adapter: &dyn Adapter, body: &Value) -> Fault {
     match adapter.decode(body) {
         Err(DecodeError::Provider { kind, message, .. }) => Fault::Provider { kind, message },
         Err(error) => Fault::Decode(error),

@@ -6,8 +6,9 @@
 //! [`Response`](super::Response), equal to the one [`Adapter::decode`](super::Adapter::decode)
 //! gives for the same answer unstreamed.
 //!
-//! Two pieces, neither doing I/O: an [`SseParser`] turns the bytes of a response body into
-//! events, and a [`StreamDecoder`] (from [`Streaming::stream_decoder`]) turns events into
+//! Two pieces, neither doing I/O: an [`SseParser`] (or, for a provider that streams one JSON
+//! document a line, a [`JsonLinesParser`]) turns the bytes of a response body into events, and a
+//! [`StreamDecoder`] (from [`Streaming::stream_decoder`]) turns events into
 //! [`StreamEvent`]s and, at the end, the [`Response`](super::Response). `decoder` holds the shape
 //! every provider shares; each provider's file holds only how its events grow an answer.
 
@@ -15,10 +16,15 @@ mod anthropic;
 mod decoder;
 mod event;
 mod gemini;
+mod lines;
 mod openai_chat;
 mod openai_responses;
 mod sse;
 
-pub use decoder::{StreamDecoder, Streaming};
+pub use decoder::{
+    Fault as StreamFault, Out as StreamOut, Steps as StreamSteps, StreamDecoder, Streaming,
+    decoded_call, parse, provider_error,
+};
 pub use event::StreamEvent;
+pub use lines::JsonLinesParser;
 pub use sse::{SseEvent, SseParser};
