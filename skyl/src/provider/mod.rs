@@ -1,6 +1,8 @@
 //! Provider adapters: a transcript in, a request body out; a response body in, a message out.
 //!
-//! Four adapters implement [`Adapter`], one per wire format:
+//! Four adapters implement [`Adapter`], one per wire format (and [`AzureOpenAi`] puts the two
+//! OpenAI ones on Azure); a provider of your own is written the same way, outside skyl (see
+//! [Adding a provider](#adding-a-provider)):
 //!
 //! | adapter | API | tool result on the wire | [`ToolResult::is_error`](crate::ToolResult::is_error) |
 //! |---|---|---|---|
@@ -97,8 +99,30 @@
 //!   to guess which part a piece of data was for, and editing a transcript cannot move data onto
 //!   the wrong part.
 //!
-//! Adding a provider is writing its two sets of steps (`encode::Encoder`, `decode::Decoder`) in a
-//! file of its own and naming it in the list that implements [`Adapter`].
+//! # Adding a provider
+//!
+//! The set of providers is open: a provider is a type in a crate of its own, and nothing in skyl
+//! changes for it. It implements four traits, each small because the drivers do what every
+//! provider shares:
+//!
+//! | trait | what the provider writes | what skyl does around it |
+//! |---|---|---|
+//! | [`Encoder`] | its [`Provider`] identity (a constant from a [`ProviderInfo`]), its [`NameRule`] for tool names, the body's steps: head, transcript, one tool's declaration (its schema lowered with [`dialect`] if the provider needs it), tools and choice, tail | [`encode_with`]: the transcript, names, schema roots and tool choice checked first, [`Request::extra`] merged last |
+//! | [`Decoder`] | its error body, the answer's parts and stop reason (through a [`Node`], into an [`Answer`]), the usage | [`decode_with`]: the JSON path of a value of the wrong shape, ids minted for calls sent without ([`Answer::mint_id`]), a tool use for an answer with calls |
+//! | [`Adapter`] | `provider()`, and `encode`/`decode` as one line each: `encode_with(self, request)`, `decode_with(self, body)` | |
+//! | [`Streaming`] | a [`StreamDecoder::new`] of its [`StreamSteps`]: how one event grows the answer ([`StreamOut`]), and the body the answer would have had unstreamed | the count of events, errors that say which event, calls told in order and finished only when whole, the final [`Response`] from the provider's own `decode` |
+//! | [`Api`] (for the HTTP transport) | the URL, the auth headers, the environment variables, and where it differs from the defaults: how a stream is asked for and framed ([`Framing`]: server-sent events or JSON lines), its error body, which error types are transient | `HttpModel`: retries, timeouts, redaction, the stream read as it arrives |
+//!
+//! The `skyl-ollama` package in skyl's repository is the worked example: Ollama's own chat API
+//! (`/api/chat`: calls without ids, arguments as objects, results naming their tool, a stream of
+//! one JSON object a line), in five files of about a hundred lines each (`lib.rs`, `encode.rs`,
+//! `decode.rs`, `stream.rs`, `api.rs`), using skyl's public API only. Its tests run an
+//! [`Agent`](crate::agent::Agent) on it over HTTP, whole and streamed.
+//!
+//! What stays inside skyl: the built-in adapters' shared helpers (Anthropic's call-id cleaning,
+//! the OpenAI transcript walk, the schema checks of `check.rs`), which are rules of those
+//! providers rather than tools for others; a provider of your own calls the public
+//! [`transcript`](crate::transcript) and [`dialect`] functions for the same ends.
 
 use serde_json::Value;
 
@@ -137,6 +161,10 @@ pub use stream::{
 };
 
 /// One wire format: builds request bodies and reads response bodies.
+///
+/// Implemented by the built-in adapters, and by a provider of your own (see [Adding a
+/// provider](self#adding-a-provider)): usually as [`encode_with`] and [`decode_with`] over its
+/// [`Encoder`] and [`Decoder`] steps.
 ///
 /// Object-safe, so an application can choose its provider from configuration:
 ///

@@ -132,3 +132,32 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
 }
+
+impl Usage {
+    /// `input_tokens` read and `output_tokens` generated; nothing else reported.
+    ///
+    /// ```
+    /// let usage = skyl::provider::Usage::new(40, 6).with_cached_input_tokens(32);
+    /// assert_eq!((usage.input_tokens, usage.output_tokens, usage.cached_input_tokens), (40, 6, Some(32)));
+    /// ```
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            cached_input_tokens: None,
+            reasoning_tokens: None,
+        }
+    }
+
+    /// The same usage with `tokens` of the input served from the provider's cache.
+    pub fn with_cached_input_tokens(mut self, tokens: u64) -> Usage {
+        self.cached_input_tokens = Some(tokens);
+        self
+    }
+
+    /// The same usage with `tokens` of reasoning.
+    pub fn with_reasoning_tokens(mut self, tokens: u64) -> Usage {
+        self.reasoning_tokens = Some(tokens);
+        self
+    }
+}

@@ -1,0 +1,95 @@
+//! Ollama's own chat API (`POST /api/chat`) as a skyl provider, written the way any crate outside
+//! skyl writes one: through skyl's public provider API only.
+//!
+//! It is the worked example of `skyl::provider`'s guide. A provider is one type and four trait
+//! impls, each in the file of its step:
+//!
+//! | file | what it holds | skyl trait |
+//! |---|---|---|
+//! | `lib.rs` | the type, its [`Provider`] identity, the [`Adapter`] that runs the two drivers | [`Adapter`] |
+//! | `encode.rs` | the request body's steps | [`Encoder`](skyl::provider::Encoder) |
+//! | `decode.rs` | the response body's steps | [`Decoder`](skyl::provider::Decoder) |
+//! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`], [`StreamSteps`](skyl::provider::StreamSteps) |
+//! | `api.rs` | the HTTP part: URL, auth, environment, framing | [`Api`](skyl::provider::Api) |
+//!
+//! Ollama's API differs from OpenAI's Chat Completions (which Ollama also serves, under `/v1`,
+//! for [`OpenAiChat`](skyl::provider::OpenAiChat)): a call's arguments are a JSON object, not
+//! text; calls carry no ids (the decoder mints them); a tool result names its tool
+//! (`tool_name`), not a call id; the model's thinking comes apart (`thinking`); the token limit
+//! is an option (`options.num_predict`); a stream is one JSON object a line, not server-sent
+//! events, and it streams unless a request says `"stream": false`.
+//!
+//! ```
+//! use serde_json::json;
+//! use skyl::provider::{Adapter, Request};
+//! use skyl::Message;
+//! use skyl_ollama::Ollama;
+//!
+//! let body = Ollama.encode(&Request {
+//!     model: "qwen3".into(),
+//!     system: Some("You are terse.".into()),
+//!     messages: vec![Message::user("Hi")].into(),
+//!     ..Default::default()
+//! })?;
+//! assert_eq!(body, json!({
+//!     "model": "qwen3",
+//!     "messages": [
+//!         {"role": "system", "content": "You are terse."},
+//!         {"role": "user", "content": "Hi"}
+//!     ],
+//!     "stream": false
+//! }));
+//! # Ok::<(), skyl::provider::EncodeError>(())
+//! ```
+//!
+//! Over HTTP (skyl's `http` feature), as any other provider:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), skyl::http::ConfigError> {
+//! // http://localhost:11434, no key needed.
+//! let model = skyl::http::HttpModel::builder(skyl_ollama::Ollama).build()?;
+//! # Ok(())
+//! # }
+//! ```
+
+use serde_json::Value;
+use skyl::provider::{
+    Adapter, DecodeError, EncodeError, Provider, ProviderInfo, Request, Response, decode_with,
+    encode_with,
+};
+
+mod api;
+mod decode;
+mod encode;
+mod stream;
+
+/// Ollama's provider: its id names its [`ProviderData`](skyl::ProviderData) (the model's
+/// thinking, sent back with the turn it came in).
+pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollama"));
+
+/// Ollama's own chat API, `POST {base}/api/chat`.
+///
+/// Encoding: the system prompt ([`Request::system`] and every system message) is one `system`
+/// message first; a user message's text is its `content`; an assistant turn's text is its
+/// `content`, its calls `tool_calls` (`{"function": {"name", "arguments"}}`, the arguments an
+/// object), and thinking it came with goes back as `thinking`; each tool result is a `tool`
+/// message with the result as `content` and its call's tool as `tool_name`. Ollama has no error
+/// flag on a result: an error's content is sent prefixed with `"error: "`. Ollama has no tool
+/// choice: with [`ToolChoice::None`](skyl::provider::ToolChoice::None) the tools are not sent,
+/// and any other choice sends them all. [`Request::max_tokens`] is `options.num_predict`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ollama;
+
+impl Adapter for Ollama {
+    fn provider(&self) -> Provider {
+        PROVIDER
+    }
+
+    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
+        encode_with(self, request)
+    }
+
+    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
+        decode_with(self, body)
+    }
+}
