@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::agent::{Model, ModelError, ModelErrorKind};
-use skyl::http::{Api, HttpModel, RetryPolicy};
+use skyl::http::{Api, ConfigErrorKind, HttpModel, RetryPolicy};
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, Streaming,
 };
@@ -636,16 +636,38 @@ fn configuration_errors_say_what_to_set() {
             HttpModel::builder(OpenAiChat::default())
                 .base_url("not a url")
                 .build(),
-            "the base URL \"not a url\" for OpenAI Chat is not a URL (relative URL without a base); give one such as https://api.openai.com/v1",
+            "the base URL \"not a url\" for OpenAI Chat is not a URL; give one such as https://api.openai.com/v1",
         ),
         (
             HttpModel::builder(Anthropic).api_key("line\nbreak").build(),
             "the API key for Anthropic cannot be sent in a header: it holds a character headers cannot carry, such as a line break; check ANTHROPIC_API_KEY",
         ),
     ];
+    let mut kinds = Vec::new();
     for (result, text) in cases {
-        assert_eq!(result.unwrap_err().to_string(), text);
+        let error = result.unwrap_err();
+        assert_eq!(error.to_string(), text);
+        kinds.push(error.kind());
     }
+    assert_eq!(
+        kinds,
+        [
+            ConfigErrorKind::NoKey,
+            ConfigErrorKind::NoKey,
+            ConfigErrorKind::BadBaseUrl,
+            ConfigErrorKind::BadBaseUrl,
+            ConfigErrorKind::BadHeader
+        ]
+    );
+    // The URL parser's own words are the cause, not a part of the message.
+    let error = HttpModel::builder(OpenAiChat::default())
+        .base_url("not a url")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        std::error::Error::source(&error).map(ToString::to_string),
+        Some("relative URL without a base".to_owned())
+    );
 }
 
 #[tokio::test]

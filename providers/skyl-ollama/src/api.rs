@@ -7,8 +7,8 @@ use skyl::provider::{Api, Framing};
 use crate::Ollama;
 
 impl Api for Ollama {
-    fn default_base_url(&self) -> &'static str {
-        "http://localhost:11434"
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some("http://localhost:11434")
     }
 
     fn key_variables(&self) -> &'static [&'static str] {

@@ -10,10 +10,41 @@ use super::model::HttpModel;
 use super::retry::RetryPolicy;
 use crate::provider::Api;
 
-/// Why an [`HttpModel`] could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why an [`HttpModel`] could not be built: its [`kind`](Self::kind), what to set, and the
+/// lower-level error when there is one ([`source`](std::error::Error::source)).
+///
+/// ```
+/// use skyl::http::{ConfigErrorKind, HttpModel};
+/// use skyl::provider::Anthropic;
+///
+/// let error = HttpModel::builder(Anthropic).with_vars(|_| None).build().unwrap_err();
+/// assert_eq!(error.kind(), ConfigErrorKind::NoKey);
+/// ```
+#[derive(Debug)]
 pub struct ConfigError {
+    kind: ConfigErrorKind,
     message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+/// What kind of configuration a [`ConfigError`] is about.
+///
+/// Non-exhaustive: a transport may learn new ways to be misconfigured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    /// No API key, where the provider needs one.
+    NoKey,
+    /// No base URL, where the provider has none of its own (Azure's endpoint).
+    NoBaseUrl,
+    /// The base URL is not an `http` or `https` URL.
+    BadBaseUrl,
+    /// A header (the key's, or one given by hand) cannot be sent.
+    BadHeader,
+    /// TLS cannot be set up: no CA certificates on this system, for one.
+    Tls,
+    /// The HTTP client cannot be set up.
+    Client,
 }
 
 impl fmt::Display for ConfigError {
@@ -22,13 +53,31 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl ConfigError {
-    fn new(message: impl Into<String>) -> Self {
+    fn new(kind: ConfigErrorKind, message: impl Into<String>) -> Self {
         ConfigError {
+            kind,
             message: message.into(),
+            source: None,
         }
+    }
+
+    fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// What the error is about.
+    pub fn kind(&self) -> ConfigErrorKind {
+        self.kind
     }
 }
 
@@ -219,31 +268,57 @@ impl HttpModelBuilder {
     /// given by hand stays.
     pub fn build(mut self) -> Result<HttpModel, ConfigError> {
         let name = self.api.provider();
-        let base_url = self
-            .base_url
-            .clone()
-            .unwrap_or_else(|| self.api.default_base_url().to_owned());
+        let example = || match self.api.default_base_url() {
+            Some(url) => format!("give one such as {url}"),
+            None => "give the one of your deployment".to_owned(),
+        };
+        let base_url = match (self.base_url.clone(), self.api.default_base_url()) {
+            (Some(url), _) => url,
+            (None, Some(url)) => url.to_owned(),
+            (None, None) => {
+                let variable = match self.api.base_url_variable() {
+                    Some(variable) => format!("set {variable}, or "),
+                    None => String::new(),
+                };
+                return Err(ConfigError::new(
+                    ConfigErrorKind::NoBaseUrl,
+                    format!(
+                        "no base URL for {name}, which has none of its own: {variable}give one with HttpModelBuilder::base_url"
+                    ),
+                ));
+            }
+        };
         let base_url = base_url.trim_end_matches('/').to_owned();
         let parsed = reqwest::Url::parse(&base_url).map_err(|error| {
-            ConfigError::new(format!(
-                "the base URL \"{base_url}\" for {name} is not a URL ({error}); give one such as {}",
-                self.api.default_base_url()
-            ))
+            ConfigError::new(
+                ConfigErrorKind::BadBaseUrl,
+                format!(
+                    "the base URL \"{base_url}\" for {name} is not a URL; {}",
+                    example()
+                ),
+            )
+            .with_source(error)
         })?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(ConfigError::new(format!(
-                "the base URL \"{base_url}\" for {name} is not an http or https URL; give one such as {}",
-                self.api.default_base_url()
-            )));
+            return Err(ConfigError::new(
+                ConfigErrorKind::BadBaseUrl,
+                format!(
+                    "the base URL \"{base_url}\" for {name} is not an http or https URL; {}",
+                    example()
+                ),
+            ));
         }
         if let Some(host) = parsed.host_str() {
             self.api.adapt_to_host(host);
         }
         if self.key.is_none() && self.api.needs_key(&base_url) {
-            return Err(ConfigError::new(format!(
-                "no API key for {name}: set {}, or give one with HttpModelBuilder::api_key (a server at another base URL may need none)",
-                self.api.key_variables().join(" or ")
-            )));
+            return Err(ConfigError::new(
+                ConfigErrorKind::NoKey,
+                format!(
+                    "no API key for {name}: set {}, or give one with HttpModelBuilder::api_key (a server at another base URL may need none)",
+                    self.api.key_variables().join(" or ")
+                ),
+            ));
         }
 
         let mut headers = HeaderMap::new();
@@ -251,14 +326,14 @@ impl HttpModelBuilder {
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
         for (header, value) in self.api.auth_headers(self.key.as_deref()) {
             let mut value = HeaderValue::try_from(value).map_err(|_| {
-                ConfigError::new(format!(
+                ConfigError::new(ConfigErrorKind::BadHeader, format!(
                     "the API key for {name} cannot be sent in a header: it holds a character headers cannot carry, such as a line break; check {}",
                     self.api.key_variables().join(" or ")
                 ))
             })?;
             value.set_sensitive(true);
             let header = HeaderName::try_from(header).map_err(|_| {
-                ConfigError::new(format!(
+                ConfigError::new(ConfigErrorKind::BadHeader, format!(
                     "the {name} API names an auth header \"{header}\" that is not a valid HTTP header name"
                 ))
             })?;
@@ -266,10 +341,13 @@ impl HttpModelBuilder {
         }
         for (name, value) in &self.headers {
             let header_name = HeaderName::try_from(name.as_str()).map_err(|_| {
-                ConfigError::new(format!("\"{name}\" is not a valid HTTP header name"))
+                ConfigError::new(
+                    ConfigErrorKind::BadHeader,
+                    format!("\"{name}\" is not a valid HTTP header name"),
+                )
             })?;
             let mut header_value = HeaderValue::try_from(value.as_str()).map_err(|_| {
-                ConfigError::new(format!(
+                ConfigError::new(ConfigErrorKind::BadHeader, format!(
                     "the value of the header \"{name}\" holds a character headers cannot carry, such as a line break"
                 ))
             })?;
@@ -282,7 +360,10 @@ impl HttpModelBuilder {
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("skyl/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|error| ConfigError::new(format!("cannot set up the HTTP client: {error}")))?;
+            .map_err(|error| {
+                ConfigError::new(ConfigErrorKind::Client, "cannot set up the HTTP client")
+                    .with_source(error)
+            })?;
         Ok(HttpModel {
             api: self.api,
             base_url,
@@ -310,16 +391,20 @@ fn tls_config(https: bool) -> Result<rustls::ClientConfig, ConfigError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
-        .map_err(|error| ConfigError::new(format!("cannot set up TLS: {error}")))?;
+        .map_err(|error| {
+            ConfigError::new(ConfigErrorKind::Tls, "cannot set up TLS").with_source(error)
+        })?;
     if !https {
         return Ok(builder
             .with_root_certificates(rustls::RootCertStore::empty())
             .with_no_client_auth());
     }
     let verifier = rustls_platform_verifier::Verifier::new(provider).map_err(|error| {
-        ConfigError::new(format!(
-            "cannot check HTTPS certificates: {error}; install the system's CA certificates (the ca-certificates package)"
-        ))
+        ConfigError::new(
+            ConfigErrorKind::Tls,
+            "cannot check HTTPS certificates; install the system's CA certificates (the ca-certificates package)",
+        )
+        .with_source(error)
     })?;
     Ok(builder
         .dangerous()

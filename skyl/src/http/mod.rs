@@ -16,6 +16,10 @@
 //! let ollama = HttpModel::builder(OpenAiChat::default())
 //!     .base_url("http://localhost:11434/v1")
 //!     .build()?;
+//!
+//! // OpenAI on Azure: AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN), AZURE_OPENAI_ENDPOINT,
+//! // and OPENAI_API_VERSION for the deployment URLs (without it, the v1 API).
+//! let azure = HttpModel::from_env(skyl::provider::AzureOpenAi::chat(OpenAiChat::default()))?;
 //! # Ok(())
 //! # }
 //! ```
@@ -26,6 +30,8 @@
 //! | [`OpenAiChat`](crate::provider::OpenAiChat) | `POST {base}/chat/completions` | `Authorization: Bearer` |
 //! | [`OpenAiResponses`](crate::provider::OpenAiResponses) | `POST {base}/responses` | `Authorization: Bearer` |
 //! | [`Gemini`](crate::provider::Gemini) | `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`) | `x-goog-api-key` |
+//! | [`AzureOpenAi`](crate::provider::AzureOpenAi) | `POST {endpoint}/openai/deployments/{model}/chat/completions?api-version=…`, `{endpoint}/openai/responses?api-version=…`, or `{endpoint}/openai/v1/…` | `api-key`, or `Authorization: Bearer` for an Entra ID token |
+//! | your own [`Api`] | its [`url`](crate::provider::Api::url) | its [`auth_headers`](crate::provider::Api::auth_headers) |
 //!
 //! What a failure becomes ([`ModelError`](crate::model::ModelError)):
 //!
@@ -65,6 +71,6 @@ mod retry;
 pub use crate::provider::Api;
 #[cfg(feature = "mcp-http")]
 pub(crate) use builder::tls_client_builder;
-pub use builder::{ConfigError, HttpModelBuilder};
+pub use builder::{ConfigError, ConfigErrorKind, HttpModelBuilder};
 pub use model::HttpModel;
 pub use retry::RetryPolicy;

@@ -67,8 +67,8 @@ const VERSION: &str = "2023-06-01";
 /// `POST {base}/v1/messages`; the key in `x-api-key`, and `anthropic-version: 2023-06-01`; the
 /// SDK's `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
 impl Api for Anthropic {
-    fn default_base_url(&self) -> &'static str {
-        "https://api.anthropic.com"
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some("https://api.anthropic.com")
     }
 
     fn key_variables(&self) -> &'static [&'static str] {

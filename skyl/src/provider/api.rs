@@ -64,8 +64,9 @@ impl Framing {
 /// ```
 pub trait Api: Streaming + fmt::Debug {
     /// Where the provider's own API lives, when no base URL is given
-    /// (`https://api.anthropic.com`).
-    fn default_base_url(&self) -> &'static str;
+    /// (`https://api.anthropic.com`); `None` when it has no address of its own (Azure: every
+    /// resource has its endpoint), so that a base URL must be given.
+    fn default_base_url(&self) -> Option<&'static str>;
 
     /// The environment variables the official SDK reads for the key, in the order it prefers
     /// them (Google's SDK takes `GOOGLE_API_KEY` over `GEMINI_API_KEY`).
@@ -106,7 +107,7 @@ pub trait Api: Streaming + fmt::Debug {
     /// Whether a request to `base_url` cannot go without a key: by default, when it is the
     /// provider's own host (a server at another base URL may need none).
     fn needs_key(&self, base_url: &str) -> bool {
-        base_url == self.default_base_url()
+        self.default_base_url() == Some(base_url)
     }
 
     /// Turns an encoded body into a streaming request's body (`"stream": true` by default; an
@@ -150,7 +151,7 @@ pub trait Api: Streaming + fmt::Debug {
 
 /// A boxed API is one: `HttpModel::builder` takes a `Box<dyn Api>` chosen at run time.
 impl<A: Api + ?Sized> Api for Box<A> {
-    fn default_base_url(&self) -> &'static str {
+    fn default_base_url(&self) -> Option<&'static str> {
         (**self).default_base_url()
     }
 
@@ -207,7 +208,7 @@ impl<A: Api + ?Sized> Api for Box<A> {
     }
 }
 
-/// `text` as one URL path segment: everything outside the unreserved characters
+/// `text` as one URL path segment (or query value): everything outside the unreserved characters
 /// percent-encoded, so a model name cannot reach another path or query.
 pub(crate) fn path_segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

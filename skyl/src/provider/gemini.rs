@@ -231,8 +231,8 @@ impl Content {
 /// stream: the body does not change); the key in `x-goog-api-key`; the SDK's `GOOGLE_API_KEY`
 /// or `GEMINI_API_KEY` and `GOOGLE_GEMINI_BASE_URL`.
 impl Api for Gemini {
-    fn default_base_url(&self) -> &'static str {
-        "https://generativelanguage.googleapis.com"
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some("https://generativelanguage.googleapis.com")
     }
 
     fn key_variables(&self) -> &'static [&'static str] {

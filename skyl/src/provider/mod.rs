@@ -150,6 +150,7 @@ pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 pub use names::NameRule;
+pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use read::{Items, Node};

@@ -175,8 +175,8 @@ const CALL_FIELDS: [&str; 1] = ["extra_content"];
 /// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`. A stream asks for its usage
 /// (`stream_options.include_usage`) unless the request says otherwise.
 impl Api for OpenAiChat {
-    fn default_base_url(&self) -> &'static str {
-        super::BASE_URL
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some(super::BASE_URL)
     }
 
     fn key_variables(&self) -> &'static [&'static str] {

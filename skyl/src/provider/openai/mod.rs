@@ -9,6 +9,7 @@ use super::{DecodeError, EncodeError, Provider, Usage, dialect};
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
 
+pub(crate) mod azure;
 pub(crate) mod chat;
 pub(crate) mod responses;
 

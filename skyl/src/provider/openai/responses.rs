@@ -67,8 +67,8 @@ impl OpenAiResponses {
 /// `POST {base}/responses`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,
 /// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`.
 impl Api for OpenAiResponses {
-    fn default_base_url(&self) -> &'static str {
-        super::BASE_URL
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some(super::BASE_URL)
     }
 
     fn key_variables(&self) -> &'static [&'static str] {
