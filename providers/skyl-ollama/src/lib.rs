@@ -9,7 +9,7 @@
 //! | `lib.rs` | the type, its [`Provider`] identity, the [`Adapter`] that runs the two drivers | [`Adapter`] |
 //! | `encode.rs` | the request body's steps | [`Encoder`](skyl::provider::Encoder) |
 //! | `decode.rs` | the response body's steps | [`Decoder`](skyl::provider::Decoder) |
-//! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`], [`StreamSteps`](skyl::provider::StreamSteps) |
+//! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`](skyl::provider::Streaming), [`StreamSteps`](skyl::provider::StreamSteps) |
 //! | `api.rs` | the HTTP part: URL, auth, environment, framing | [`Api`](skyl::provider::Api) |
 //!
 //! Ollama's API differs from OpenAI's Chat Completions (which Ollama also serves, under `/v1`,
