@@ -299,7 +299,7 @@
 //!     ]}, "finishReason": "STOP"}]
 //! })).unwrap();
 //! let Part::ProviderText { text, provider_data } = &response.message.parts[0] else { panic!() };
-//! assert_eq!((text.as_str(), provider_data.provider), ("22C and sunny.", Provider::Gemini));
+//! assert_eq!((text.as_str(), provider_data.provider_id()), ("22C and sunny.", Provider::Gemini.as_str()));
 //! assert_eq!(response.message.text_content(), "22C and sunny.");
 //! ```
 //!
