@@ -1180,8 +1180,10 @@ fn a_stored_run_that_cannot_be_resumed_is_refused_when_loaded() {
             "usage": {"input_tokens": 0, "output_tokens": 0},
             "turn": {
                 "answer": {"stop_reason": "tool_use", "usage": {"input_tokens": 0, "output_tokens": 0}},
-                "slots": ["awaiting"]
-            }
+                // The fingerprint of pay's definition, which an approval is bound to.
+                "slots": [{"paused": {"definition": "103185933da10ce6"}}]
+            },
+            "format": 1
         })
     );
 

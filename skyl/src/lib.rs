@@ -521,6 +521,8 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+#[cfg(feature = "durable")]
+pub mod durable;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "mcp")]

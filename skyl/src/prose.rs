@@ -173,6 +173,14 @@ pub(crate) fn timed_out(tool: &str, limit: Duration) -> String {
     )
 }
 
+/// The content for a call that was started and never finished (the process running it died),
+/// whose tool may have effects: it is not run again, since it may already have taken effect.
+pub(crate) fn outcome_unknown(tool: &str) -> String {
+    format!(
+        "ERROR: the outcome of this {tool} call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling {tool} again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+    )
+}
+
 /// The content for a call the application decided not to run (an agent hook, or a person who
 /// did not approve it).
 pub(crate) fn denied(tool: &str, reason: &str) -> String {

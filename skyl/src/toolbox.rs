@@ -11,6 +11,7 @@ use std::task::{Context, Poll};
 #[cfg(feature = "timeout")]
 use std::time::Duration;
 
+use crate::agent::journal::EffectKeyGuard;
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
@@ -612,7 +613,7 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let results = self.run_turn(&calls, ()).await;
+        let results = self.run_turn(&calls, &[], ()).await;
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),
@@ -642,7 +643,7 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, convert::identity, block_on)
+        self.start(call, None, convert::identity, block_on)
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -660,6 +661,7 @@ impl<S: 'static> Toolbox<S> {
     fn start<'a, R>(
         &'a self,
         call: &'a ToolCall,
+        effect_key: Option<&'a str>,
         done: impl FnOnce(ToolResult) -> R,
         running: impl FnOnce(Running<'a>) -> R,
     ) -> R {
@@ -673,18 +675,21 @@ impl<S: 'static> Toolbox<S> {
         }
         let tool = &self.tools[position];
         let max_output = self.limits.max_output_bytes();
-        let future =
-            match catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state))) {
-                Ok(future) => future,
-                Err(payload) => {
-                    return done(panicked(name, &call.id, payload, max_output));
-                }
-            };
+        let keyed = EffectKeyGuard::set(effect_key);
+        let called = catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state)));
+        drop(keyed);
+        let future = match called {
+            Ok(future) => future,
+            Err(payload) => {
+                return done(panicked(name, &call.id, payload, max_output));
+            }
+        };
         match future.into_ready() {
             Ok(outcome) => done(finish(name, &call.id, outcome, max_output)),
             Err(future) => running(Running {
                 name,
                 call_id: &call.id,
+                effect_key,
                 max_output,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
@@ -705,9 +710,13 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// [`answer`](Self::answer) and the agent loop both run a turn through it, so that the rules
     /// hold in both.
+    ///
+    /// `effect_keys` is empty, or holds each call's effect key (in a journaled run), which the
+    /// tool reads with [`effect_key`](crate::agent::effect_key) while it runs.
     pub(crate) async fn run_turn<'a, W: Watch>(
         &'a self,
         calls: &[&'a ToolCall],
+        effect_keys: &'a [String],
         watch: W,
     ) -> Vec<ToolResult> {
         let mut slots = Vec::with_capacity(calls.len());
@@ -728,7 +737,7 @@ impl<S: 'static> Toolbox<S> {
             }
             slots.push(Slot::Queued(call));
         }
-        let (mut results, mut watch) = Batch::new(self, slots, watch).run().await;
+        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, watch).run().await;
         repeats.answer(&mut results, calls);
         for slot in repeats.refused() {
             let mark = watch.started();
@@ -785,6 +794,8 @@ impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
 struct Running<'a> {
     name: &'a str,
     call_id: &'a str,
+    /// The call's effect key, in a journaled run: set for the tool while it is polled.
+    effect_key: Option<&'a str>,
     /// The toolbox's bound on the result's content.
     max_output: usize,
     /// `None` once the call has its result.
@@ -802,7 +813,10 @@ impl Future for Running<'_> {
             .future
             .as_mut()
             .expect("a tool call polled after it completed");
-        let result = match catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
+        let keyed = EffectKeyGuard::set(this.effect_key);
+        let polled = catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx)));
+        drop(keyed);
+        let result = match polled {
             Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.max_output),
             Err(payload) => panicked(this.name, this.call_id, payload, this.max_output),
             Ok(Poll::Pending) => match this.timed_out(cx) {

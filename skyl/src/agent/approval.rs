@@ -3,9 +3,11 @@
 
 use std::error::Error;
 use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::arguments::canonical::{canonical, fingerprint};
 use crate::message::{ToolCall, ToolResult};
 
 use super::Run;
@@ -27,18 +29,89 @@ pub(crate) enum Slot {
     New,
     /// It has its result.
     Answered(ToolResult),
-    /// It waits for a person's decision.
+    /// It waits for a person's decision (a run saved before approvals were bound to what they
+    /// approve).
     Awaiting,
-    /// A person let it run.
+    /// It waits for a person's decision; `definition` is the fingerprint of the tool's definition
+    /// when it paused.
+    Paused { definition: String },
+    /// A person let it run (a run saved before approvals were bound).
     Approved,
+    /// A person let it run, as bound here.
+    Granted(Approval),
     /// A person refused it, for this reason.
     Denied(String),
 }
 
 impl Slot {
     fn is_paused(&self) -> bool {
-        matches!(self, Slot::Awaiting | Slot::Approved | Slot::Denied(_))
+        matches!(
+            self,
+            Slot::Awaiting
+                | Slot::Paused { .. }
+                | Slot::Approved
+                | Slot::Granted(_)
+                | Slot::Denied(_)
+        )
     }
+
+    pub(crate) fn is_waiting(&self) -> bool {
+        matches!(self, Slot::Awaiting | Slot::Paused { .. })
+    }
+
+    /// The fingerprint of the definition the call paused with, when it was recorded.
+    fn paused_definition(&self) -> Option<String> {
+        match self {
+            Slot::Paused { definition } => Some(definition.clone()),
+            Slot::Granted(approval) => approval.definition.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// What an approval lets run: one call (its id, its tool, its arguments), of a tool defined as it
+/// was when the call paused, until an expiry. A run resumed with another definition of the tool,
+/// or after the expiry, asks again instead of running; the call running uses it up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Approval {
+    pub(crate) call_id: String,
+    pub(crate) tool: String,
+    /// The fingerprint of the call's canonical arguments.
+    pub(crate) arguments: String,
+    /// The fingerprint of the tool's definition when the call paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) definition: Option<String>,
+    /// Seconds since the Unix epoch after which the approval no longer holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) expires: Option<u64>,
+}
+
+impl Approval {
+    /// Whether it still lets `call` of a tool whose definition is now `definition` run at `now`
+    /// (seconds since the Unix epoch).
+    pub(crate) fn holds(
+        &self,
+        call: &ToolCall,
+        arguments: &str,
+        definition: &str,
+        now: u64,
+    ) -> bool {
+        self.call_id == call.id
+            && self.tool == call.name
+            && self.arguments == arguments
+            && self
+                .definition
+                .as_deref()
+                .is_none_or(|bound| bound == definition)
+            && self.expires.is_none_or(|expires| now < expires)
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 /// Deciding about the calls a paused run waits on.
@@ -91,15 +164,50 @@ impl Run {
     /// it is approved or denied.
     pub fn awaiting_approval(&self) -> impl Iterator<Item = &ToolCall> + '_ {
         self.paused_calls()
-            .filter(|(_, slot)| matches!(slot, Slot::Awaiting))
+            .filter(|(_, slot)| slot.is_waiting())
             .map(|(call, _)| call)
     }
 
     /// Lets the paused call `call_id` run when the run is resumed.
     ///
-    /// A decision can be changed until the run is resumed.
+    /// The approval is bound to the call: its id, its tool, its arguments and the tool's
+    /// definition when it paused. Resumed with a tool defined otherwise, the run asks again
+    /// instead of running the call; and the call running uses the approval up (in a journaled
+    /// run, two workers resuming the same saved run run it at most once). A decision can be
+    /// changed until the run is resumed.
     pub fn approve(&mut self, call_id: &str) -> Result<(), NotAwaiting> {
-        self.decide(call_id, || Slot::Approved)
+        self.grant(call_id, None)
+    }
+
+    /// [`approve`](Self::approve), until `expiry`: resumed later, the run asks again instead of
+    /// running the call.
+    pub fn approve_until(&mut self, call_id: &str, expiry: SystemTime) -> Result<(), NotAwaiting> {
+        let expires = expiry
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        self.grant(call_id, Some(expires))
+    }
+
+    fn grant(&mut self, call_id: &str, expires: Option<u64>) -> Result<(), NotAwaiting> {
+        let mut found = false;
+        if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
+            for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
+                if call.id == call_id && slot.is_paused() {
+                    *slot = Slot::Granted(Approval {
+                        call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                        arguments: arguments_fingerprint(call),
+                        definition: slot.paused_definition(),
+                        expires,
+                    });
+                    found = true;
+                }
+            }
+        }
+        if found {
+            return Ok(());
+        }
+        Err(self.not_awaiting(call_id))
     }
 
     /// Refuses the paused call `call_id`: when the run is resumed, the model gets an error result
@@ -109,9 +217,16 @@ impl Run {
         self.decide(call_id, || Slot::Denied(reason.clone()))
     }
 
-    /// Approves every paused call.
+    /// Approves every paused call, as [`approve`](Self::approve) does.
     pub fn approve_all(&mut self) {
-        self.decide_all(|| Slot::Approved);
+        let ids: Vec<String> = self
+            .paused_calls()
+            .map(|(call, _)| call.id.clone())
+            .collect();
+        for id in ids {
+            // Every id is of a paused call.
+            let _ = self.grant(&id, None);
+        }
     }
 
     /// Denies every paused call, for `reason`.
@@ -144,13 +259,17 @@ impl Run {
         if found {
             return Ok(());
         }
-        Err(NotAwaiting {
+        Err(self.not_awaiting(call_id))
+    }
+
+    fn not_awaiting(&self, call_id: &str) -> NotAwaiting {
+        NotAwaiting {
             call_id: call_id.to_owned(),
             paused: self
                 .paused_calls()
                 .map(|(call, _)| call.id.clone())
                 .collect(),
-        })
+        }
     }
 
     fn decide_all(&mut self, decision: impl Fn() -> Slot) {
@@ -162,6 +281,12 @@ impl Run {
             }
         }
     }
+}
+
+/// The fingerprint of `call`'s arguments, in canonical form (every `null` kept: the run does not
+/// hold the tool's schema).
+pub(crate) fn arguments_fingerprint(call: &ToolCall) -> String {
+    fingerprint(&canonical(&call.arguments, None))
 }
 
 /// [`Run::approve`] or [`Run::deny`] named a call that is not paused in this run.

@@ -3,7 +3,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::future::{Future, IntoFuture};
+use std::future::{Future, IntoFuture, poll_fn};
+use std::pin::pin;
+use std::sync::Mutex;
+use std::task::Poll;
 use std::time::Duration;
 
 use crate::executor::block_on;
@@ -13,8 +16,12 @@ use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::ToolOutcome;
 use crate::toolbox::Timed;
 
-use super::approval::{Slot, Turn};
+use crate::arguments::canonical::fingerprint;
+
+use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::breaker::Failures;
+use super::journal::{DurableRunError, Entry, Journal, JournalError, Record, make_effect_key};
+use super::replay::Replay;
 use super::run::add_usage;
 use super::step::Answer;
 use super::telemetry::{Span, ToolSpans};
@@ -54,6 +61,15 @@ pub struct RunBuilder<'a, S, H> {
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
 }
 
+/// A run that keeps a journal: [`RunBuilder::journaled`] returns it. `.await` it, or call
+/// [`blocking`](Self::blocking).
+#[must_use = "a run does nothing until it is awaited or `blocking` is called"]
+pub struct JournaledRun<'a, S, H> {
+    builder: RunBuilder<'a, S, H>,
+    journal: &'a dyn Journal,
+    id: String,
+}
+
 impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     pub(crate) fn new(agent: &'a Agent<S, H>, run: Run, resume: bool) -> Self {
         RunBuilder {
@@ -61,6 +77,30 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
             run,
             resume,
             events: None,
+        }
+    }
+
+    /// Keeps the run's journal in `journal`, under `id`: the run becomes durable (see
+    /// [`journal`](super::journal) for the rules).
+    ///
+    /// Started the first time, the run begins from its messages and records as it goes. Started
+    /// again with the same id (after a crash, in another process), it replays the journal: the
+    /// model is asked nothing it already answered, every recorded result is reused, and a call
+    /// that was started and never finished runs again if its tool is read-only or idempotent, and
+    /// is answered as outcome-unknown otherwise. The messages given then are not used: the
+    /// journal has them. A finished run comes back as it finished, running nothing.
+    ///
+    /// To resume a run that paused for approval, record the decisions on it and pass it to
+    /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id.
+    pub fn journaled(
+        self,
+        journal: &'a dyn Journal,
+        id: impl Into<String>,
+    ) -> JournaledRun<'a, S, H> {
+        JournaledRun {
+            builder: self,
+            journal,
+            id: id.into(),
         }
     }
 
@@ -78,7 +118,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     /// HTTP client on tokio, tokio's timers) never finishes this way: `.await` the run inside
     /// that runtime instead.
     pub fn blocking(self) -> Result<Run, RunError> {
-        block_on(drive(self.agent, self.run, self.resume, self.events))
+        block_on(drive(self.agent, self.run, self.resume, self.events, None)).map_err(unjournaled)
     }
 }
 
@@ -87,7 +127,67 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for RunBuilder<'a, S, H>
     type IntoFuture = BoxFuture<'a, Result<Run, RunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(drive(self.agent, self.run, self.resume, self.events))
+        let run = drive(self.agent, self.run, self.resume, self.events, None);
+        Box::pin(async move { run.await.map_err(unjournaled) })
+    }
+}
+
+/// A run without a journal fails only with the model's error.
+fn unjournaled(error: DurableRunError) -> RunError {
+    match error {
+        DurableRunError::Model(error) => error,
+        DurableRunError::Journal(error) => {
+            unreachable!("a run without a journal wrote to one: {error}")
+        }
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
+    /// [`RunBuilder::on_event`], for a journaled run; calls answered from the journal are
+    /// reported as [`Event::ToolAnswered`] by [`AnsweredBy::Journal`], and those answered as
+    /// outcome-unknown by [`AnsweredBy::OutcomeUnknown`].
+    pub fn on_event(mut self, events: impl FnMut(Event) + Send + 'a) -> Self {
+        self.builder = self.builder.on_event(events);
+        self
+    }
+
+    /// Runs on this thread until the run stops; see [`RunBuilder::blocking`].
+    pub fn blocking(self) -> Result<Run, DurableRunError> {
+        let builder = self.builder;
+        let journal = Some((self.journal, self.id));
+        block_on(drive(
+            builder.agent,
+            builder.run,
+            builder.resume,
+            builder.events,
+            journal,
+        ))
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for JournaledRun<'a, S, H> {
+    type Output = Result<Run, DurableRunError>;
+    type IntoFuture = BoxFuture<'a, Result<Run, DurableRunError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let builder = self.builder;
+        let journal = Some((self.journal, self.id));
+        Box::pin(drive(
+            builder.agent,
+            builder.run,
+            builder.resume,
+            builder.events,
+            journal,
+        ))
+    }
+}
+
+impl<S, H> fmt::Debug for JournaledRun<'_, S, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JournaledRun")
+            .field("id", &self.id)
+            .field("builder", &self.builder)
+            .finish_non_exhaustive()
     }
 }
 
@@ -111,43 +211,142 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks>(
     mut run: Run,
     resume: bool,
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
-) -> impl Future<Output = Result<Run, RunError>> + Send + 'a {
+    journal: Option<(&'a dyn Journal, String)>,
+) -> impl Future<Output = Result<Run, DurableRunError>> + Send + 'a {
     async move {
         let span = Span::agent(agent.name.as_deref(), &agent.model_name);
-        let mut driver = Driver { agent, events };
-        let outcome = span.instrument(driver.go(&mut run, resume)).await;
-        let result = match outcome {
+        let mut driver = Driver {
+            agent,
+            events,
+            journal: None,
+        };
+        let outcome = span.instrument(async {
+            let mut resume = resume;
+            if let Some((journal, id)) = journal {
+                resume = driver.open(journal, id, &mut run, resume).await?;
+            }
+            driver.go(&mut run, resume).await
+        });
+        let result = match outcome.await {
             Ok(stop) => {
                 run.stop = stop;
                 Ok(run)
             }
-            Err((error, step)) => {
+            Err(Halt::Model(error, step)) => {
                 span.record_model_error(&error);
-                Err(RunError::new(error, run, step))
+                Err(DurableRunError::Model(RunError::new(error, run, step)))
+            }
+            Err(Halt::Journal(error)) => {
+                span.record_end(run.steps, &run.usage, &run.stop);
+                return Err(DurableRunError::Journal(error));
             }
         };
         let run = match &result {
             Ok(run) => run,
-            Err(error) => error.run(),
+            Err(DurableRunError::Model(error)) => error.run(),
+            Err(DurableRunError::Journal(_)) => unreachable!("returned above"),
         };
         span.record_end(run.steps, &run.usage, &run.stop);
         result
     }
 }
 
+/// Why the loop stopped short of a [`Stop`].
+enum Halt {
+    /// The model request of this step failed.
+    Model(ModelError, u32),
+    Journal(JournalError),
+}
+
+impl From<JournalError> for Halt {
+    fn from(error: JournalError) -> Self {
+        Halt::Journal(error)
+    }
+}
+
 struct Driver<'a, S, H> {
     agent: &'a Agent<S, H>,
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
+    journal: Option<Journaling<'a>>,
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+/// A journaled run's journal, and what it held when the run started.
+struct Journaling<'a> {
+    journal: &'a dyn Journal,
+    id: String,
+    replay: Replay,
+    /// The `began` record, until it is written with the first other record.
+    began: Option<Entry>,
+    /// The decisions of the saved run passed to `resume`, for the calls of its last step.
+    decisions: Option<(u32, Vec<Slot>)>,
+}
+
+impl Journaling<'_> {
+    /// Appends `records` as one group, after the `began` record if it is not written yet.
+    async fn append(&mut self, records: &[Record], durable: bool) -> Result<(), JournalError> {
+        let mut entries = Vec::with_capacity(records.len() + 1);
+        entries.extend(self.began.clone());
+        entries.extend(records.iter().map(Record::entry));
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.journal.append(&self.id, entries, durable).await?;
+        self.began = None;
+        Ok(())
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
+    /// Reads the journal of run `id` and readies `run` to replay it; returns whether the loop
+    /// resumes `run` as it is.
+    async fn open(
+        &mut self,
+        journal: &'a dyn Journal,
+        id: String,
+        run: &mut Run,
+        resume: bool,
+    ) -> Result<bool, Halt> {
+        let entries = journal.load(&id).await?;
+        let replay = Replay::read(&id, &entries)?;
+        let decisions = run
+            .turn
+            .as_ref()
+            .map(|turn| (run.steps, turn.slots.clone()));
+        run.id = Some(id.clone());
+        let (began, resume) = match &replay.began {
+            // The journal knows the run: replay it from where its journal began.
+            Some(began) => {
+                *run = began.clone();
+                run.id = Some(id.clone());
+                (None, began.turn.is_some() || began.steps > 0)
+            }
+            None => (
+                Some(
+                    Record::Began {
+                        run: Box::new(run.clone()),
+                    }
+                    .entry(),
+                ),
+                resume,
+            ),
+        };
+        self.journal = Some(Journaling {
+            journal,
+            id,
+            replay,
+            began,
+            decisions,
+        });
+        Ok(resume)
+    }
+
     /// Runs the loop on `run` until it stops, and says why; or fails with the model's error and
-    /// the step whose request failed.
-    async fn go(&mut self, run: &mut Run, resume: bool) -> Result<Stop, (ModelError, u32)> {
+    /// the step whose request failed, or with the journal's.
+    async fn go(&mut self, run: &mut Run, resume: bool) -> Result<Stop, Halt> {
         if resume {
             match run.stop {
                 Stop::AwaitingApproval => {
-                    if let Some(stop) = self.answer_turn(run).await {
+                    if let Some(stop) = self.answer_turn(run).await? {
                         return Ok(stop);
                     }
                 }
@@ -162,12 +361,36 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 });
             }
             let step = run.steps.saturating_add(1);
-            let response = match self.request(&run.transcript, step).await {
-                Ok(response) => response,
-                Err(error) => return Err((error, step)),
+            let (message, answer) = match self.replayed_answer(step) {
+                Some(replayed) => replayed,
+                None => {
+                    let response = match self.request(&run.transcript, step).await {
+                        Ok(response) => response,
+                        Err(error) => return Err(Halt::Model(error, step)),
+                    };
+                    let (message, answer) = Answer::split(response);
+                    if let Some(journaling) = &mut self.journal {
+                        let record = Record::Answer {
+                            step,
+                            message,
+                            answer,
+                        };
+                        journaling
+                            .append(std::slice::from_ref(&record), true)
+                            .await?;
+                        let Record::Answer {
+                            message, answer, ..
+                        } = record
+                        else {
+                            unreachable!("the record just made")
+                        };
+                        (message, answer)
+                    } else {
+                        (message, answer)
+                    }
+                }
             };
             run.steps = step;
-            let (message, answer) = Answer::split(response);
             add_usage(&mut run.usage, &answer.usage);
             let calls = message.tool_calls().count();
             run.transcript.push(message);
@@ -181,10 +404,16 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 answer,
                 slots: vec![Slot::New; calls],
             });
-            if let Some(stop) = self.answer_turn(run).await {
+            if let Some(stop) = self.answer_turn(run).await? {
                 return Ok(stop);
             }
         }
+    }
+
+    /// The answer of `step`, when the journal has it.
+    fn replayed_answer(&self, step: u32) -> Option<(Message, Answer)> {
+        let journaling = self.journal.as_ref()?;
+        journaling.replay.answers.get(&step).cloned()
     }
 
     /// Sends the request of step `step` and reads the answer.
@@ -217,21 +446,104 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         result
     }
 
+    fn event(&mut self, event: impl FnOnce() -> Event) {
+        if let Some(events) = &mut self.events {
+            events(event());
+        }
+    }
+
+    /// What the journal or the saved run's decisions settle about the call at `position` of
+    /// step `step`, before any hook is asked: its result, or a decision.
+    fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
+        let journaling = self.journal.as_ref()?;
+        if let Some(result) = journaling.replay.results.get(&(step, position)) {
+            return Some(Settled::Replayed(result.clone()));
+        }
+        if journaling.replay.intents.contains(&(step, position)) {
+            let rerun = self
+                .agent
+                .toolbox
+                .definition(&call.name)
+                .is_some_and(|definition| definition.annotations.is_idempotent());
+            return Some(if rerun {
+                Settled::Rerun
+            } else {
+                Settled::Unknown(ToolResult::error(
+                    call.id.as_str(),
+                    prose::outcome_unknown(&call.name),
+                ))
+            });
+        }
+        let (decided_step, slots) = journaling.decisions.as_ref()?;
+        if *decided_step != step {
+            return None;
+        }
+        match slots.get(position)? {
+            slot @ (Slot::Approved | Slot::Granted(_) | Slot::Denied(_)) => {
+                Some(Settled::Decided(slot.clone()))
+            }
+            _ => None,
+        }
+    }
+
     /// Answers the calls of the run's last turn: the hooks decide about each new call, the calls
     /// let through run concurrently, and once every call has its result the tool message is
     /// appended and the stop conditions are checked. Returns why the run stops, if it does.
-    async fn answer_turn(&mut self, run: &mut Run) -> Option<Stop> {
+    ///
+    /// In a journaled run, a call the journal settles is not asked about again; the results of
+    /// calls decided here and the intents of the calls about to run that can have effects are
+    /// recorded as one durable group before any of them runs, and each result of a call that runs
+    /// is recorded as soon as it is known.
+    async fn answer_turn(&mut self, run: &mut Run) -> Result<Option<Stop>, Halt> {
         let agent = self.agent;
+        let step = run.steps;
         let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
-            return None;
+            return Ok(None);
         };
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
 
         // Decide, in call order. `answered` collects the calls that get their result in this
-        // pass, with how long each ran, for `after_tool_call`.
+        // pass, with how long each ran, for `after_tool_call`; `records` the results decided
+        // here, for the journal.
         let mut to_run: Vec<usize> = Vec::new();
         let mut answered: Vec<(usize, Duration)> = Vec::new();
-        for (position, (call, slot)) in calls.iter().zip(&mut turn.slots).enumerate() {
+        let mut records: Vec<Record> = Vec::new();
+        for (position, call) in calls.iter().enumerate() {
+            let mut slot = turn.slots[position].clone();
+            if matches!(slot, Slot::New | Slot::Awaiting | Slot::Paused { .. }) {
+                match self.settled(step, position, call) {
+                    Some(Settled::Replayed(result)) => {
+                        self.event(|| Event::ToolAnswered {
+                            name: call.name.clone(),
+                            result: result.clone(),
+                            by: AnsweredBy::Journal,
+                        });
+                        turn.slots[position] = Slot::Answered(result);
+                        continue;
+                    }
+                    Some(Settled::Rerun) => {
+                        to_run.push(position);
+                        continue;
+                    }
+                    Some(Settled::Unknown(result)) => {
+                        self.event(|| Event::ToolAnswered {
+                            name: call.name.clone(),
+                            result: result.clone(),
+                            by: AnsweredBy::OutcomeUnknown,
+                        });
+                        records.push(Record::Result {
+                            step,
+                            call: position,
+                            result: result.clone(),
+                        });
+                        turn.slots[position] = Slot::Answered(result);
+                        answered.push((position, Duration::ZERO));
+                        continue;
+                    }
+                    Some(Settled::Decided(decision)) => slot = decision,
+                    None => {}
+                }
+            }
             let (result, by) = match slot {
                 Slot::New => {
                     let proposed = agent.proposed(call);
@@ -245,12 +557,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                             (answered_with(call, outcome), AnsweredBy::Hook)
                         }
                         Decision::Pause => {
-                            *slot = Slot::Awaiting;
-                            if let Some(events) = &mut self.events {
-                                events(Event::ToolPaused {
-                                    call: (*call).clone(),
-                                });
-                            }
+                            turn.slots[position] = agent.paused(call);
+                            self.event(|| Event::ToolPaused {
+                                call: (*call).clone(),
+                            });
                             continue;
                         }
                     }
@@ -259,18 +569,61 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     to_run.push(position);
                     continue;
                 }
-                Slot::Denied(reason) => (denied(call, reason), AnsweredBy::Person),
-                Slot::Answered(_) | Slot::Awaiting => continue,
+                Slot::Granted(approval) => {
+                    let definition = agent.definition_fingerprint(&call.name);
+                    let arguments = arguments_fingerprint(call);
+                    if approval.holds(call, &arguments, &definition, unix_now()) {
+                        to_run.push(position);
+                    } else {
+                        // Moved, changed or expired: ask again.
+                        turn.slots[position] = agent.paused(call);
+                        self.event(|| Event::ToolPaused {
+                            call: (*call).clone(),
+                        });
+                    }
+                    continue;
+                }
+                Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
+                Slot::Answered(_) | Slot::Awaiting | Slot::Paused { .. } => {
+                    turn.slots[position] = slot;
+                    continue;
+                }
             };
-            if let Some(events) = &mut self.events {
-                events(Event::ToolAnswered {
-                    name: call.name.clone(),
-                    result: result.clone(),
-                    by,
-                });
-            }
-            *slot = Slot::Answered(result);
+            self.event(|| Event::ToolAnswered {
+                name: call.name.clone(),
+                result: result.clone(),
+                by,
+            });
+            records.push(Record::Result {
+                step,
+                call: position,
+                result: result.clone(),
+            });
+            turn.slots[position] = Slot::Answered(result);
             answered.push((position, Duration::ZERO));
+        }
+
+        let mut effect_keys = Vec::new();
+        if let Some(journaling) = &mut self.journal {
+            let mut durable = false;
+            for &position in &to_run {
+                let call = calls[position];
+                effect_keys.push(make_effect_key(&journaling.id, step, &call.id));
+                let effects = agent
+                    .toolbox
+                    .definition(&call.name)
+                    .is_some_and(|definition| !definition.annotations.is_idempotent());
+                if effects {
+                    durable = true;
+                    records.push(Record::Intent {
+                        step,
+                        call: position,
+                        call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                    });
+                }
+            }
+            journaling.append(&records, durable).await?;
         }
 
         if !to_run.is_empty() {
@@ -285,9 +638,19 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     });
                 }
             }
+            let journaled = self.journal.is_some();
+            let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
             let watch = Timed(|k: usize, result: &ToolResult, took| {
                 durations[k] = took;
                 spans.finish(k, result);
+                if journaled {
+                    let record = Record::Result {
+                        step,
+                        call: to_run[k],
+                        result: result.clone(),
+                    };
+                    lock(&finished).push(record.entry());
+                }
                 if let Some(events) = events {
                     events(Event::ToolFinished {
                         name: running[k].name.clone(),
@@ -296,10 +659,14 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     });
                 }
             });
-            let results = agent.toolbox.run_turn(&running, watch).await;
-            for ((position, result), took) in to_run.into_iter().zip(results).zip(durations) {
-                turn.slots[position] = Slot::Answered(result);
-                answered.push((position, took));
+            let turn_run = agent.toolbox.run_turn(&running, &effect_keys, watch);
+            let results = match &mut self.journal {
+                Some(journaling) => record_while(turn_run, &finished, journaling).await?,
+                None => turn_run.await,
+            };
+            for ((position, result), took) in to_run.iter().zip(results).zip(durations) {
+                turn.slots[*position] = Slot::Answered(result);
+                answered.push((*position, took));
             }
             answered.sort_unstable_by_key(|&(position, _)| position);
         }
@@ -311,12 +678,14 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     .await;
             }
         }
-        if turn.slots.iter().any(|slot| matches!(slot, Slot::Awaiting)) {
-            return Some(Stop::AwaitingApproval);
+        if turn.slots.iter().any(|slot| slot.is_waiting()) {
+            return Ok(Some(Stop::AwaitingApproval));
         }
 
         // Every call has its result: the turn is complete.
-        let Turn { answer, slots } = run.turn.take()?;
+        let Some(Turn { answer, slots }) = run.turn.take() else {
+            return Ok(None);
+        };
         let parts = slots
             .into_iter()
             .map(|slot| match slot {
@@ -331,11 +700,90 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         let assistant = run.transcript.len() - 2;
         let step = Step::new(run.steps, &run.transcript, assistant, &answer, &run.usage);
         agent.hooks.after_step(&step).await;
-        agent.check_stops(&mut run.failures, &step)
+        Ok(agent.check_stops(&mut run.failures, &step))
     }
 }
 
+/// What the journal, or the decisions of a saved run, settle about a call.
+enum Settled {
+    /// Its recorded result.
+    Replayed(ToolResult),
+    /// It was started and never finished, and its tool is read-only or idempotent: it runs again.
+    Rerun,
+    /// It was started and never finished, and running it again could repeat its effect.
+    Unknown(ToolResult),
+    /// A person's decision about it, from the saved run.
+    Decided(Slot),
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Awaits `work` while appending, as they come, the entries that `finished` collects (not
+/// durably: a result lost to a power cut only makes its call run again or be answered as
+/// outcome-unknown). Returns once `work` is done and every entry is written.
+async fn record_while<F: Future>(
+    work: F,
+    finished: &Mutex<Vec<Entry>>,
+    journaling: &mut Journaling<'_>,
+) -> Result<F::Output, JournalError> {
+    let mut work = pin!(work);
+    let mut output = None;
+    let mut writing: Option<BoxFuture<'_, Result<(), JournalError>>> = None;
+    let (journal, id) = (journaling.journal, journaling.id.as_str());
+    poll_fn(|cx| {
+        loop {
+            if let Some(write) = &mut writing {
+                match write.as_mut().poll(cx) {
+                    Poll::Ready(Ok(())) => writing = None,
+                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                    Poll::Pending => {}
+                }
+            }
+            if output.is_none()
+                && let Poll::Ready(done) = work.as_mut().poll(cx)
+            {
+                output = Some(done);
+            }
+            if writing.is_some() {
+                return Poll::Pending;
+            }
+            let entries = std::mem::take(&mut *lock(finished));
+            if !entries.is_empty() {
+                writing = Some(journal.append(id, entries, false));
+                continue;
+            }
+            return match output.take() {
+                Some(done) => Poll::Ready(Ok(done)),
+                None => Poll::Pending,
+            };
+        }
+    })
+    .await
+}
+
 impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
+    /// The slot of a call that waits for a person's decision.
+    fn paused(&self, call: &ToolCall) -> Slot {
+        Slot::Paused {
+            definition: self.definition_fingerprint(&call.name),
+        }
+    }
+
+    /// The fingerprint of the definition of the tool called `name` (of nothing, for a tool the
+    /// toolbox does not have).
+    fn definition_fingerprint(&self, name: &str) -> String {
+        let definition = self
+            .toolbox
+            .definition(name)
+            .map(|definition| serde_json::to_value(definition).unwrap_or_default())
+            .unwrap_or_default();
+        fingerprint(&definition)
+    }
+
     /// What happens to `call` unless a hook decides otherwise.
     fn proposed(&self, call: &ToolCall) -> Decision {
         let destructive = self.approve_destructive

@@ -70,4 +70,10 @@ pub enum AnsweredBy {
     Hook,
     /// A person, who denied the call ([`Run::deny`](super::Run::deny)).
     Person,
+    /// The run's journal, which had the result: the call ran (or was decided) before the run
+    /// was started again, and does not run now.
+    Journal,
+    /// The journal says the call was started and never finished, and its tool may have effects:
+    /// it does not run again, and the model is told that it may or may not have taken effect.
+    OutcomeUnknown,
 }

@@ -49,7 +49,17 @@ pub struct Run {
     pub(crate) turn: Option<Turn>,
     #[serde(default, skip_serializing_if = "Failures::is_empty")]
     pub(crate) failures: Failures,
+    /// The run's id, in a journaled run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) id: Option<String>,
+    /// The format the run is saved in: [`RUN_FORMAT`].
+    pub(crate) format: u32,
 }
+
+/// The format of a saved [`Run`] this code writes: 1 since runs carry a format version (a run
+/// without one was saved by earlier code, and loads as it was). A run of a later format is
+/// refused when loaded.
+pub(crate) const RUN_FORMAT: u32 = 1;
 
 impl Run {
     /// A run that has not made a request yet.
@@ -61,7 +71,14 @@ impl Run {
             usage: Usage::default(),
             turn: None,
             failures: Failures::default(),
+            id: None,
+            format: RUN_FORMAT,
         }
+    }
+
+    /// The run's id, when it is journaled ([`RunBuilder::journaled`](super::RunBuilder::journaled)).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
     }
 
     /// The transcript: the messages the run started from, then every answer of the model and
@@ -130,13 +147,29 @@ struct Stored {
     turn: Option<Turn>,
     #[serde(default)]
     failures: Failures,
+    #[serde(default)]
+    id: Option<String>,
+    /// Absent in a run saved before runs carried a format version.
+    #[serde(default)]
+    format: Option<u32>,
 }
 
 impl TryFrom<Stored> for Run {
     type Error = String;
 
     fn try_from(stored: Stored) -> Result<Self, String> {
-        let cannot = |why: String| format!("this run cannot be resumed: {why}");
+        let named = match &stored.id {
+            Some(id) => format!("run \"{id}\""),
+            None => "this run".to_owned(),
+        };
+        let cannot = |why: String| format!("{named} cannot be resumed: {why}");
+        if let Some(format) = stored.format
+            && format > RUN_FORMAT
+        {
+            return Err(cannot(format!(
+                "it was saved in format version {format}, and this skyl reads up to version {RUN_FORMAT}; load it with the newer skyl that saved it"
+            )));
+        }
         match &stored.turn {
             Some(turn) => {
                 transcript::validate(&stored.transcript)
@@ -176,6 +209,8 @@ impl TryFrom<Stored> for Run {
             usage: stored.usage,
             turn: stored.turn,
             failures: stored.failures,
+            id: stored.id,
+            format: RUN_FORMAT,
         })
     }
 }

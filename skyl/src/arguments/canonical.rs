@@ -34,6 +34,67 @@ pub(crate) fn same_arguments(a: &Value, b: &Value) -> bool {
     json_equal(a, b)
 }
 
+/// A fingerprint of `value` that is the same in every process and every version of skyl: 64-bit
+/// FNV-1a over a form of the value whose object keys are sorted and whose numbers are written by
+/// value (`1` and `1.0` alike), as 16 hex digits. Binds an approval to what was approved.
+pub(crate) fn fingerprint(value: &Value) -> String {
+    let mut hash = Fnv(0xcbf2_9ce4_8422_2325);
+    hash.value(value);
+    format!("{:016x}", hash.0)
+}
+
+struct Fnv(u64);
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Null => self.bytes(b"n"),
+            Value::Bool(b) => self.bytes(if *b { b"t" } else { b"f" }),
+            Value::Number(number) => {
+                let text = match (number.as_i64(), number.as_u64(), number.as_f64()) {
+                    (Some(i), _, _) => i.to_string(),
+                    (_, Some(u), _) => u.to_string(),
+                    (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                        (f as i64).to_string()
+                    }
+                    _ => number.to_string(),
+                };
+                self.bytes(b"#");
+                self.bytes(text.as_bytes());
+                self.bytes(b";");
+            }
+            Value::String(text) => {
+                self.bytes(b"\"");
+                self.bytes(&text.len().to_le_bytes());
+                self.bytes(text.as_bytes());
+            }
+            Value::Array(items) => {
+                self.bytes(b"[");
+                self.bytes(&items.len().to_le_bytes());
+                items.iter().for_each(|item| self.value(item));
+            }
+            Value::Object(object) => {
+                let mut keys: Vec<&String> = object.keys().collect();
+                keys.sort_unstable();
+                self.bytes(b"{");
+                self.bytes(&keys.len().to_le_bytes());
+                for key in keys {
+                    self.bytes(&key.len().to_le_bytes());
+                    self.bytes(key.as_bytes());
+                    self.value(&object[key]);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +130,24 @@ mod tests {
             canonical(&json!("{\"to\": \"ada\", \"cc\": null}"), None),
             Cow::Owned::<Value>(json!({"to": "ada", "cc": null})),
             "an unknown tool's nulls are kept"
+        );
+    }
+
+    #[test]
+    fn a_fingerprint_ignores_key_order_and_number_spelling_and_nothing_else() {
+        assert_eq!(
+            fingerprint(&json!({"a": 1, "b": [true, null, "x"]})),
+            fingerprint(&json!({"b": [true, null, "x"], "a": 1.0}))
+        );
+        assert_eq!(fingerprint(&json!({"to": "ada"})), "8fb83d0941be46e3");
+        assert_ne!(fingerprint(&json!({"a": 1})), fingerprint(&json!({"a": 2})));
+        assert_ne!(
+            fingerprint(&json!({"a": "1"})),
+            fingerprint(&json!({"a": 1}))
+        );
+        assert_ne!(
+            fingerprint(&json!(["ab", "c"])),
+            fingerprint(&json!(["a", "bc"]))
         );
     }
 }

@@ -67,6 +67,8 @@ enum Started<'a> {
 pub(super) struct Batch<'a, S, W: Watch> {
     toolbox: &'a Toolbox<S>,
     slots: Vec<Slot<'a, W::Mark>>,
+    /// Each slot's effect key, or none at all.
+    effect_keys: &'a [String],
     /// The first slot not yet considered for starting.
     next: usize,
     /// How many calls are in flight.
@@ -76,10 +78,16 @@ pub(super) struct Batch<'a, S, W: Watch> {
 }
 
 impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
-    pub(super) fn new(toolbox: &'a Toolbox<S>, slots: Vec<Slot<'a, W::Mark>>, watch: W) -> Self {
+    pub(super) fn new(
+        toolbox: &'a Toolbox<S>,
+        slots: Vec<Slot<'a, W::Mark>>,
+        effect_keys: &'a [String],
+        watch: W,
+    ) -> Self {
         Batch {
             toolbox,
             slots,
+            effect_keys,
             next: 0,
             running: 0,
             limit: toolbox.limits.max_concurrent_calls().unwrap_or(usize::MAX),
@@ -117,16 +125,21 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
                 continue;
             };
             let mark = self.watch.started();
-            self.slots[position] = match self.toolbox.start(call, Started::Done, Started::Running) {
-                Started::Done(result) => {
-                    self.watch.finished(position, &result, mark);
-                    Slot::Done(result)
-                }
-                Started::Running(running) => {
-                    self.running += 1;
-                    Slot::Running(running, mark)
-                }
-            };
+            let key = self.effect_keys.get(position).map(String::as_str);
+            self.slots[position] =
+                match self
+                    .toolbox
+                    .start(call, key, Started::Done, Started::Running)
+                {
+                    Started::Done(result) => {
+                        self.watch.finished(position, &result, mark);
+                        Slot::Done(result)
+                    }
+                    Started::Running(running) => {
+                        self.running += 1;
+                        Slot::Running(running, mark)
+                    }
+                };
         }
     }
 

@@ -66,7 +66,7 @@ impl<S: 'static> Future for Dispatch<'_, S> {
                 // returned `Poll`; only a call that has to wait puts itself back.
                 this.state = State::Done;
                 let state = &mut this.state;
-                return toolbox.start(call, Poll::Ready, |mut running| {
+                return toolbox.start(call, None, Poll::Ready, |mut running| {
                     let poll = Pin::new(&mut running).poll(cx);
                     if poll.is_pending() {
                         *state = State::Running(running);

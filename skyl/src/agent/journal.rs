@@ -1,0 +1,429 @@
+//! Durable runs: the seam between the agent loop and whatever stores a run's journal.
+//!
+//! A run started with [`RunBuilder::journaled`](super::RunBuilder::journaled) writes what it
+//! learns to a [`Journal`] as it goes, keyed by the run's id, and a run started again with the
+//! same id (in this process or another one, after a crash at any instant) replays the journal
+//! instead of doing the work again.
+//!
+//! # The records
+//!
+//! The loop writes four kinds of record, each an [`Entry`]: a key unique within its run, and a
+//! body the core alone reads (versioned JSON; a journal stores it as it is).
+//!
+//! | key | record | written | durable |
+//! |---|---|---|---|
+//! | `began` | the run as it was when its journal began (its messages, for a new run) | with the first other record | with it |
+//! | `answer/{step}` | the model's answer of a step | before any of its calls is acted on | yes |
+//! | `intent/{step}/{call}` | a call that can have effects is about to run | before it runs, the turn's intents in one group | yes |
+//! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known | no |
+//!
+//! `{call}` is the call's position in its turn (a provider may reuse an id).
+//!
+//! # The rules
+//!
+//! - An answer that is recorded is never asked for again: replay reads it.
+//! - A result that is recorded is reused; its call does not run.
+//! - A call with an intent and no result was started and never finished (the process died while
+//!   it ran). A tool annotated read-only or idempotent runs again; any other tool does not, and
+//!   its result says that the call may or may not have taken effect and that the model must check
+//!   before calling it again (an *outcome-unknown* result).
+//! - Only calls that can have effects get an intent: a read-only or idempotent tool's call without
+//!   a result simply runs again.
+//! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
+//!   two workers resuming one run cannot both record an answer for the same step, nor both start
+//!   the same effect, and the one that loses stops without acting.
+//! - Each call that runs can read its [`effect_key`]: stable across crashes and resumes, made of
+//!   the run id, the step and the call id, for an external API's idempotency key.
+//! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
+//!   intent makes it used once.
+//!
+//! Durability is the journal's business and is asked for per group: a group marked durable is on
+//! stable storage before [`Journal::append`] returns; the others may wait for the next durable
+//! group (a crash may lose them, which only means a lookup runs again or a call is answered as
+//! outcome-unknown). So a step costs one durable write for its answer and one for the intents of
+//! its calls that can have effects, and nothing else is synced.
+//!
+//! # Another engine
+//!
+//! Nothing here assumes SQLite ([`SqliteJournal`](crate::durable::SqliteJournal) is one
+//! implementation). An engine with journaled steps (Restate's `ctx.run`) maps an entry's key to a
+//! step name and its body to the step's journaled value; a conflict is what such an engine
+//! reports when a second invocation races the first. The rules above are the core's and hold
+//! whatever the journal.
+
+use std::error::Error;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::message::{Message, ToolResult};
+
+use super::Run;
+
+use super::BoxFuture;
+use super::step::Answer;
+
+/// One record of a run's journal: a key unique within the run, and a body to store as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Unique within the run (see the [module docs](self)).
+    pub key: String,
+    /// The record, as versioned JSON text.
+    pub body: String,
+}
+
+/// Where a durable run keeps its journal: an append-only log of [`Entry`]s per run id.
+///
+/// Implement it for your store; [`SqliteJournal`](crate::durable::SqliteJournal) (feature
+/// `durable`) is the embedded default. The [module docs](self) give the rules.
+pub trait Journal: Send + Sync {
+    /// Every entry of `run`, in the order they were appended; empty for a run never seen.
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>>;
+
+    /// Appends `entries` to `run` as one group: all or none. When `durable`, the group (and
+    /// every group before it) is on stable storage before this returns.
+    ///
+    /// Fails with [`JournalError::Conflict`], appending nothing, when one of the keys exists.
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>>;
+}
+
+impl<J: Journal + ?Sized> Journal for &J {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        (**self).load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        (**self).append(run, entries, durable)
+    }
+}
+
+/// The version of the records this code writes; a record of a later version is refused.
+pub(crate) const RECORD_FORMAT: u32 = 1;
+
+/// A record, as the core reads and writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "record")]
+pub(crate) enum Record {
+    Began {
+        run: Box<Run>,
+    },
+    Answer {
+        step: u32,
+        message: Message,
+        answer: Answer,
+    },
+    Intent {
+        step: u32,
+        call: usize,
+        call_id: String,
+        tool: String,
+    },
+    Result {
+        step: u32,
+        call: usize,
+        result: ToolResult,
+    },
+}
+
+impl Record {
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Record::Began { .. } => "began".to_owned(),
+            Record::Answer { step, .. } => format!("answer/{step}"),
+            Record::Intent { step, call, .. } => format!("intent/{step}/{call}"),
+            Record::Result { step, call, .. } => format!("result/{step}/{call}"),
+        }
+    }
+
+    pub(crate) fn entry(&self) -> Entry {
+        let mut body = serde_json::to_value(self).expect("a record serializes");
+        if let Value::Object(object) = &mut body {
+            object.insert("format".into(), RECORD_FORMAT.into());
+        }
+        Entry {
+            key: self.key(),
+            body: body.to_string(),
+        }
+    }
+
+    /// Reads an entry of `run`: a record of a later format, or one that does not parse, is an
+    /// error naming both.
+    pub(crate) fn read(run: &str, entry: &Entry) -> Result<Record, JournalError> {
+        let corrupt = |why: String| JournalError::Corrupt {
+            run: run.to_owned(),
+            key: entry.key.clone(),
+            why,
+        };
+        let body: Value = serde_json::from_str(&entry.body)
+            .map_err(|error| corrupt(format!("its body is not JSON ({error})")))?;
+        match body.get("format").and_then(Value::as_u64) {
+            Some(version) if version > u64::from(RECORD_FORMAT) => {
+                return Err(JournalError::NewerFormat {
+                    run: run.to_owned(),
+                    key: entry.key.clone(),
+                    version,
+                });
+            }
+            Some(_) => {}
+            None => return Err(corrupt("it has no format version".into())),
+        }
+        let record: Record = serde_json::from_value(body)
+            .map_err(|error| corrupt(format!("it is not a record skyl wrote ({error})")))?;
+        if record.key() != entry.key {
+            return Err(corrupt(format!(
+                "it holds the record of key \"{}\"",
+                record.key()
+            )));
+        }
+        Ok(record)
+    }
+}
+
+/// The key a call's effect goes by, stable across crashes and resumes of its run: the run id,
+/// the step and the call id.
+pub(crate) fn make_effect_key(run: &str, step: u32, call_id: &str) -> String {
+    format!("{run}/{step}/{call_id}")
+}
+
+std::thread_local! {
+    static EFFECT_KEY: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The effect key of the tool call running on this thread, in a journaled run: pass it to an
+/// external API as its idempotency key, so that a call run again after a crash (a read-only or
+/// idempotent tool's) is not done twice there either.
+///
+/// `None` outside a journaled run. The key is set while the tool's code runs on the thread that
+/// polls it: in a synchronous tool, and in an asynchronous one at every poll. A
+/// `#[tool(blocking)]` tool runs on another thread: read the key before it starts there, or make
+/// the tool `async`.
+///
+/// ```
+/// /// Charges a card.
+/// #[skyl::tool]
+/// fn charge(cents: u64) -> String {
+///     let key = skyl::agent::effect_key().unwrap_or_default();
+///     format!("charged {cents} with idempotency key {key:?}")
+/// }
+/// # let _ = Charge;
+/// ```
+pub fn effect_key() -> Option<String> {
+    EFFECT_KEY.with(|key| key.borrow().clone())
+}
+
+/// Sets the effect key of this thread for as long as the guard lives.
+pub(crate) struct EffectKeyGuard(Option<String>);
+
+impl EffectKeyGuard {
+    pub(crate) fn set(key: Option<&str>) -> Option<Self> {
+        let key = key?;
+        let before = EFFECT_KEY.with(|slot| slot.replace(Some(key.to_owned())));
+        Some(EffectKeyGuard(before))
+    }
+}
+
+impl Drop for EffectKeyGuard {
+    fn drop(&mut self) {
+        let before = self.0.take();
+        EFFECT_KEY.with(|slot| *slot.borrow_mut() = before);
+    }
+}
+
+/// A journal could not be read or written.
+///
+/// `Display` says what happened to which run and record; the store's own error, when there is
+/// one, is the [`source`](Error::source).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum JournalError {
+    /// Another worker wrote `key` first: it is running this run. This worker stopped without
+    /// acting on it.
+    Conflict {
+        /// The run.
+        run: String,
+        /// The key both wrote.
+        key: String,
+    },
+    /// A record was written by a later version of skyl.
+    NewerFormat {
+        /// The run.
+        run: String,
+        /// The record's key.
+        key: String,
+        /// The record's format version.
+        version: u64,
+    },
+    /// A record is torn or corrupt: it cannot be read.
+    Corrupt {
+        /// The run.
+        run: String,
+        /// The record's key.
+        key: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The store failed.
+    Storage {
+        /// The run.
+        run: String,
+        /// What the journal was doing.
+        doing: &'static str,
+        /// The store's error.
+        source: Box<dyn Error + Send + Sync>,
+    },
+}
+
+impl JournalError {
+    /// The run the error is about.
+    pub fn run(&self) -> &str {
+        match self {
+            JournalError::Conflict { run, .. }
+            | JournalError::NewerFormat { run, .. }
+            | JournalError::Corrupt { run, .. }
+            | JournalError::Storage { run, .. } => run,
+        }
+    }
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JournalError::Conflict { run, key } => write!(
+                f,
+                "run \"{run}\": another worker recorded \"{key}\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
+            ),
+            JournalError::NewerFormat { run, key, version } => write!(
+                f,
+                "run \"{run}\": record \"{key}\" has format version {version}, and this skyl reads up to version {RECORD_FORMAT}; resume the run with the newer skyl that wrote it"
+            ),
+            JournalError::Corrupt { run, key, why } => write!(
+                f,
+                "run \"{run}\": record \"{key}\" cannot be read: {why}. Nothing was dropped: restore the journal from a backup, or start the run under a new id"
+            ),
+            JournalError::Storage { run, doing, .. } => {
+                write!(f, "run \"{run}\": the journal failed while {doing}")
+            }
+        }
+    }
+}
+
+impl Error for JournalError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            JournalError::Storage { source, .. } => Some(&**source),
+            _ => None,
+        }
+    }
+}
+
+/// Why a journaled run ended without a [`Run`](super::Run): a model request failed (the run so
+/// far is in the [`RunError`](super::RunError)), or the journal failed (the journal has the run:
+/// start it again once the cause is fixed).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DurableRunError {
+    /// A model request failed.
+    Model(super::RunError),
+    /// The journal could not be read or written; nothing was acted on past the last record.
+    Journal(JournalError),
+}
+
+impl fmt::Display for DurableRunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DurableRunError::Model(_) => f.write_str("a model request of the journaled run failed"),
+            DurableRunError::Journal(error) => write!(
+                f,
+                "the journal of run \"{}\" could not be used",
+                error.run()
+            ),
+        }
+    }
+}
+
+impl Error for DurableRunError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            DurableRunError::Model(error) => Some(error),
+            DurableRunError::Journal(error) => Some(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_record_is_written_with_its_format_and_read_back_whole() {
+        let record = Record::Intent {
+            step: 2,
+            call: 1,
+            call_id: "c7".into(),
+            tool: "send_email".into(),
+        };
+        let entry = record.entry();
+        assert_eq!(entry.key, "intent/2/1");
+        assert_eq!(
+            serde_json::from_str::<Value>(&entry.body).unwrap(),
+            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "format": 1})
+        );
+        assert_eq!(Record::read("r1", &entry).unwrap(), record);
+    }
+
+    #[test]
+    fn a_newer_torn_or_misplaced_record_is_an_error_naming_the_run_and_the_record() {
+        let entry = |key: &str, body: &str| Entry {
+            key: key.into(),
+            body: body.into(),
+        };
+        let newer = Record::read(
+            "r1",
+            &entry("result/1/0", r#"{"record": "result", "format": 2}"#),
+        )
+        .unwrap_err();
+        assert_eq!(
+            newer.to_string(),
+            "run \"r1\": record \"result/1/0\" has format version 2, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+        );
+        let torn = Record::read("r1", &entry("answer/3", r#"{"record": "answ"#)).unwrap_err();
+        assert!(
+            torn.to_string().starts_with(
+                "run \"r1\": record \"answer/3\" cannot be read: its body is not JSON ("
+            ),
+            "{torn}"
+        );
+        let misplaced = Record::read(
+            "r1",
+            &entry("began", r#"{"record": "intent", "step": 1, "call": 0, "call_id": "c", "tool": "t", "format": 1}"#),
+        )
+        .unwrap_err();
+        assert_eq!(
+            misplaced.to_string(),
+            "run \"r1\": record \"began\" cannot be read: it holds the record of key \"intent/1/0\". Nothing was dropped: restore the journal from a backup, or start the run under a new id"
+        );
+    }
+
+    #[test]
+    fn the_effect_key_is_set_while_the_guard_lives() {
+        assert_eq!(effect_key(), None);
+        {
+            let _guard = EffectKeyGuard::set(Some("run/1/c1"));
+            assert_eq!(effect_key().as_deref(), Some("run/1/c1"));
+        }
+        assert_eq!(effect_key(), None);
+        assert_eq!(make_effect_key("run", 3, "c9"), "run/3/c9");
+    }
+}

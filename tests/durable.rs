@@ -1,0 +1,504 @@
+//! Durable runs on the real SQLite journal (a file in a temporary directory per test): replay,
+//! the rule for a call started and never finished, effect keys, syncs, bad records, the saved-run
+//! format, and approvals bound to what they approve.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Value, json};
+use skyl::agent::{
+    Agent, AnsweredBy, BoxFuture, Decision, DurableRunError, Entry, Event, Journal, JournalError,
+    Run, Stop, hooks,
+};
+use skyl::durable::SqliteJournal;
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, ToolResult, Toolbox};
+
+/// What the tools of a test did.
+#[derive(Default)]
+struct Log {
+    lookups: Mutex<Vec<String>>,
+    sent: Mutex<Vec<String>>,
+    keys: Mutex<Vec<Option<String>>>,
+}
+
+/// Looks a word up.
+#[skyl::tool(read_only)]
+fn lookup(#[state] log: &Log, word: String) -> String {
+    log.lookups.lock().unwrap().push(word.clone());
+    log.keys.lock().unwrap().push(skyl::agent::effect_key());
+    format!("{word}: found")
+}
+
+/// Sends an email.
+#[skyl::tool(idempotent = false)]
+fn send_email(#[state] log: &Log, to: String) -> String {
+    log.sent.lock().unwrap().push(to.clone());
+    log.keys.lock().unwrap().push(skyl::agent::effect_key());
+    format!("sent to {to}")
+}
+
+fn toolbox() -> Toolbox<Log> {
+    Toolbox::with_state(Log::default())
+        .with(Lookup)
+        .with(SendEmail)
+}
+
+/// A temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("skyl-durable-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn journal(&self) -> SqliteJournal {
+        SqliteJournal::open(self.0.join("journal.db")).unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The output of a future the SQLite journal makes, which is ready at once.
+fn ready<T>(mut future: BoxFuture<'_, T>) -> T {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("the SQLite journal answers at once"),
+    }
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
+    ToolCall::new(id, name, arguments)
+}
+
+/// A lookup and an email, then the answer.
+fn script() -> ScriptedModel {
+    ScriptedModel::new()
+        .reply_calls([
+            call("c1", "lookup", json!({"word": "ada"})),
+            call("c2", "send_email", json!({"to": "ada"})),
+        ])
+        .reply_text("Done.")
+}
+
+#[test]
+fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
+    let dir = TempDir::new("replay");
+    let journal = dir.journal();
+    let model = script();
+    let agent = Agent::new(model.clone(), toolbox(), "m");
+    let run = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Done.");
+    assert_eq!(run.id(), Some("r1"));
+    // One durable write per model answer, one for the intent of the turn's email; nothing else.
+    assert_eq!(journal.syncs(), 3);
+    assert_eq!(model.requests().len(), 2);
+
+    // Another process: a new journal handle, a model that has nothing to say, fresh tools.
+    let journal = dir.journal();
+    let silent = ScriptedModel::new();
+    let agent = Agent::new(silent.clone(), toolbox(), "m");
+    let mut events = Vec::new();
+    let again = agent
+        .run(vec![Message::user("something else")])
+        .journaled(&journal, "r1")
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event {
+                events.push((result.call_id, by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(again.transcript(), run.transcript());
+    assert_eq!(again.steps(), 2);
+    assert!(silent.requests().is_empty());
+    assert!(agent.toolbox().state().lookups.lock().unwrap().is_empty());
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+    assert_eq!(
+        events,
+        [
+            ("c1".to_owned(), AnsweredBy::Journal),
+            ("c2".to_owned(), AnsweredBy::Journal)
+        ]
+    );
+    assert_eq!(journal.syncs(), 0, "a replay writes nothing");
+}
+
+/// The SQLite journal, whose process "dies" at the first group it is asked to write without a
+/// sync: the results of calls that ran are lost, their intents are not.
+struct DiesBeforeResults {
+    journal: SqliteJournal,
+    dead: AtomicBool,
+}
+
+impl Journal for DiesBeforeResults {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        self.journal.load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if !durable || self.dead.load(Ordering::SeqCst) {
+            self.dead.store(true, Ordering::SeqCst);
+            return Box::pin(std::future::ready(Err(JournalError::Storage {
+                run: run.to_owned(),
+                doing: "writing results",
+                source: "the process died".into(),
+            })));
+        }
+        self.journal.append(run, entries, durable)
+    }
+}
+
+#[test]
+fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unknown_otherwise() {
+    let dir = TempDir::new("unfinished");
+    let dying = DiesBeforeResults {
+        journal: dir.journal(),
+        dead: AtomicBool::new(false),
+    };
+    let agent = Agent::new(script(), toolbox(), "m");
+    let error = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&dying, "r1")
+        .blocking()
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    let journal = dir.journal();
+    let model = ScriptedModel::new().reply_text("I will check the outbox first.");
+    let agent = Agent::new(model.clone(), toolbox(), "m");
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .on_event(|event| match event {
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        events,
+        [
+            ("c2".to_owned(), "OutcomeUnknown".to_owned()),
+            ("c1".to_owned(), "ran".to_owned())
+        ]
+    );
+    // The lookup ran again (read-only); the email was not sent again.
+    assert_eq!(*agent.toolbox().state().lookups.lock().unwrap(), ["ada"]);
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+    assert_eq!(
+        run.transcript()[2],
+        Message {
+            role: skyl::Role::Tool,
+            parts: vec![
+                skyl::Part::ToolResult(ToolResult::success("c1", "ada: found")),
+                skyl::Part::ToolResult(ToolResult::error(
+                    "c2",
+                    "ERROR: the outcome of this send_email call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling send_email again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+                )),
+            ],
+        }
+    );
+    // The model read the outcome-unknown result in its next request.
+    assert_eq!(*model.requests()[0].messages, run.transcript()[..3]);
+}
+
+#[test]
+fn each_call_reads_an_effect_key_made_of_the_run_the_step_and_the_call() {
+    let dir = TempDir::new("keys");
+    let journal = dir.journal();
+    let agent = Agent::new(script(), toolbox(), "m");
+    agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "order-42")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        *agent.toolbox().state().keys.lock().unwrap(),
+        [
+            Some("order-42/1/c1".to_owned()),
+            Some("order-42/1/c2".to_owned())
+        ]
+    );
+
+    // Outside a journaled run there is none.
+    let agent = Agent::new(script(), toolbox(), "m");
+    agent.run(vec![Message::user("Go")]).blocking().unwrap();
+    assert_eq!(*agent.toolbox().state().keys.lock().unwrap(), [None, None]);
+}
+
+#[test]
+fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_record() {
+    let dir = TempDir::new("corrupt");
+    let journal = dir.journal();
+    let agent = Agent::new(script(), toolbox(), "m");
+    agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    let bad = |key: &str, body: &str| {
+        ready(journal.append(
+            "r1",
+            vec![Entry {
+                key: key.into(),
+                body: body.into(),
+            }],
+            true,
+        ))
+    };
+    bad("result/9/0", r#"{"record": "resu"#).unwrap();
+    let error = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap_err();
+    let DurableRunError::Journal(error) = error else {
+        panic!("{error}")
+    };
+    assert!(
+        error.to_string().starts_with(
+            "run \"r1\": record \"result/9/0\" cannot be read: its body is not JSON ("
+        ),
+        "{error}"
+    );
+
+    let dir = TempDir::new("newer");
+    let journal = dir.journal();
+    ready(journal.append(
+        "r2",
+        vec![Entry {
+            key: "began".into(),
+            body: r#"{"record": "began", "format": 7, "run": {"hologram": true}}"#.into(),
+        }],
+        true,
+    ))
+    .unwrap();
+    let error = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r2")
+        .blocking()
+        .unwrap_err();
+    assert_eq!(
+        std::error::Error::source(&error).unwrap().to_string(),
+        "run \"r2\": record \"began\" has format version 7, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the journal of run \"r2\" could not be used"
+    );
+
+    // A key written twice is refused, the second writer told who won.
+    let conflict = ready(journal.append(
+        "r2",
+        vec![Entry {
+            key: "began".into(),
+            body: "{}".into(),
+        }],
+        false,
+    ))
+    .unwrap_err();
+    assert_eq!(
+        conflict.to_string(),
+        "run \"r2\": another worker recorded \"began\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
+    );
+}
+
+#[test]
+fn a_run_saved_before_runs_carried_a_format_still_loads_and_resumes_and_a_newer_one_is_refused() {
+    let saved = include_str!("fixtures/runs/unversioned_awaiting_approval.json");
+    let mut run: Run = serde_json::from_str(saved).unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert_eq!(run.steps(), 2);
+    let waiting: Vec<&str> = run
+        .awaiting_approval()
+        .map(|call| call.id.as_str())
+        .collect();
+    assert_eq!(waiting, ["c2"]);
+    run.approve("c2").unwrap();
+
+    /// Pays.
+    #[skyl::tool]
+    fn pay(amount: u32) -> String {
+        format!("paid {amount}")
+    }
+    /// Get the weather.
+    #[skyl::tool]
+    fn get_weather(city: String) -> String {
+        format!("sunny in {city}")
+    }
+    /// Divides.
+    #[skyl::tool]
+    fn divide(a: f64, b: f64) -> Result<f64, String> {
+        if b == 0.0 {
+            Err("division by zero".into())
+        } else {
+            Ok(a / b)
+        }
+    }
+    let agent = Agent::new(
+        ScriptedModel::new().reply_text("Paid."),
+        Toolbox::new().with(Pay).with(GetWeather).with(Divide),
+        "m",
+    );
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(
+        run.transcript()[4]
+            .tool_results()
+            .map(|result| result.content.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "22C and sunny in Kampala",
+            "paid 10",
+            "ERROR: divide failed: division by zero. Call divide again with different arguments."
+        ]
+    );
+
+    let mut newer: Value = serde_json::from_str(saved).unwrap();
+    newer["format"] = json!(2);
+    newer["id"] = json!("r9");
+    let error = serde_json::from_value::<Run>(newer).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "run \"r9\" cannot be resumed: it was saved in format version 2, and this skyl reads up to version 1; load it with the newer skyl that saved it"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Approvals
+
+fn paused_email() -> (Agent<Log, impl skyl::agent::Hooks>, ScriptedModel) {
+    let model = ScriptedModel::new()
+        .reply_calls([call("c1", "send_email", json!({"to": "ada"}))])
+        .reply_text("Sent.")
+        .reply_text("Sent.");
+    let agent = Agent::new(model.clone(), toolbox(), "m").with_hooks(hooks::before_tool_call(
+        |call, proposed| {
+            if call.name == "send_email" {
+                Decision::Pause
+            } else {
+                proposed
+            }
+        },
+    ));
+    (agent, model)
+}
+
+#[test]
+fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
+    let dir = TempDir::new("approve-twice");
+    let journal = dir.journal();
+    let (agent, _) = paused_email();
+    let mut run = agent
+        .run(vec![Message::user("Email Ada")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    run.approve("c1").unwrap();
+    let saved = serde_json::to_string(&run).unwrap();
+
+    // Two workers, each with the saved run, one journal.
+    for _ in 0..2 {
+        let run: Run = serde_json::from_str(&saved).unwrap();
+        let resumed = agent
+            .resume(run)
+            .journaled(&journal, "r1")
+            .blocking()
+            .unwrap();
+        assert_eq!(resumed.stop(), &Stop::Answered);
+        assert_eq!(
+            resumed.transcript()[2]
+                .tool_results()
+                .next()
+                .unwrap()
+                .content,
+            "sent to ada"
+        );
+    }
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+}
+
+#[test]
+fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_again() {
+    let (agent, _) = paused_email();
+    let run = agent
+        .run(vec![Message::user("Email Ada")])
+        .blocking()
+        .unwrap();
+    let approved = |mut run: Run| {
+        run.approve("c1").unwrap();
+        run
+    };
+
+    // The tool changed between the pause and the approval's use.
+    /// Sends an email, now to several people.
+    #[skyl::tool(idempotent = false)]
+    fn send_email(to: String, cc: Option<String>) -> String {
+        format!("sent to {to} {cc:?}")
+    }
+    let changed = Agent::new(ScriptedModel::new(), Toolbox::new().with(SendEmail), "m");
+    let mut events = Vec::new();
+    let asked = changed
+        .resume(approved(run.clone()))
+        .on_event(|event| events.push(event))
+        .blocking()
+        .unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+    assert_eq!(
+        events,
+        [Event::ToolPaused {
+            call: call("c1", "send_email", json!({"to": "ada"}))
+        }]
+    );
+
+    // The approval moved to other arguments (the saved run edited).
+    let mut moved = serde_json::to_value(approved(run.clone())).unwrap();
+    moved["transcript"][1]["parts"][0]["tool_call"]["arguments"] = json!({"to": "eve"});
+    let moved: Run = serde_json::from_value(moved).unwrap();
+    let asked = agent.resume(moved).blocking().unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+
+    // Past its expiry.
+    let mut expired = run.clone();
+    expired
+        .approve_until("c1", SystemTime::now() - Duration::from_secs(1))
+        .unwrap();
+    let asked = agent.resume(expired).blocking().unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+
+    // Within its expiry, for the same tool and arguments: it runs.
+    let mut valid = run;
+    valid
+        .approve_until("c1", SystemTime::now() + Duration::from_secs(3600))
+        .unwrap();
+    let ran = agent.resume(valid).blocking().unwrap();
+    assert_eq!(ran.stop(), &Stop::Answered);
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+}
