@@ -1,0 +1,301 @@
+//! The durable example killed with SIGKILL at random instants and started again until it
+//! finishes; and two copies of it resuming one run from one journal at once.
+//!
+//! The instants come from a seeded generator; the seed is printed, and `SKYL_CRASH_SEED=N` runs
+//! the same instants again. Every wait is bounded, and the kills are counted: the test stops by
+//! itself.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::{Message, ToolResult};
+
+/// How many times the run is killed before it is let finish.
+const KILLS: u32 = 40;
+
+/// The longest a start of the worker may take before the test gives up on it.
+const START_LIMIT: Duration = Duration::from_secs(60);
+
+/// The opening of an outcome-unknown result.
+const OUTCOME_UNKNOWN: &str = "ERROR: the outcome of this send_email call is unknown";
+
+/// A small seeded generator (xorshift64*), so that a failing run can be run again.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
+    }
+}
+
+/// A temporary directory of this test, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("skyl-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Worker<'a> {
+    dir: &'a Path,
+}
+
+impl Worker<'_> {
+    fn command(&self, log: &str) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_durable_worker"));
+        command
+            .arg("--journal")
+            .arg(self.dir.join("journal.db"))
+            .arg("--outbox")
+            .arg(self.dir.join("outbox.txt"))
+            .arg("--transcript")
+            .arg(self.dir.join("transcript.json"))
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(self.dir.join(log)).unwrap())
+            .stderr(std::fs::File::create(self.dir.join(format!("{log}.err"))).unwrap());
+        command
+    }
+
+    fn start(&self, log: &str) -> Child {
+        self.command(log).spawn().unwrap()
+    }
+
+    fn log(&self, log: &str) -> String {
+        std::fs::read_to_string(self.dir.join(log)).unwrap_or_default()
+            + &std::fs::read_to_string(self.dir.join(format!("{log}.err"))).unwrap_or_default()
+    }
+
+    fn outbox(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("outbox.txt"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn transcript(&self) -> Vec<Message> {
+        let text = std::fs::read_to_string(self.dir.join("transcript.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// Waits for `child` at most `limit`; kills it and panics past that.
+fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
+    let begun = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if begun.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("a worker ran past {limit:?}");
+        }
+        sleep(Duration::from_millis(10));
+    }
+}
+
+/// Checks a finished run: one result per call, every email sent at most once, every email cut off
+/// mid-effect answered as outcome-unknown, and the transcript accepted by every adapter. Returns
+/// how many emails were answered as outcome-unknown.
+fn check_finished(worker: &Worker<'_>) -> usize {
+    let transcript = worker.transcript();
+    skyl::transcript::validate_complete(&transcript).unwrap();
+    let mut results: HashMap<&str, Vec<&ToolResult>> = HashMap::new();
+    for result in transcript.iter().flat_map(Message::tool_results) {
+        results
+            .entry(result.call_id.as_str())
+            .or_default()
+            .push(result);
+    }
+    let mut emails = 0;
+    for call in transcript.iter().flat_map(Message::tool_calls) {
+        let answers = results.get(call.id.as_str()).map_or(0, Vec::len);
+        assert_eq!(answers, 1, "call {} has {answers} results", call.id);
+        emails += usize::from(call.name == "send_email");
+    }
+    assert_eq!(emails, 3);
+
+    let outbox = worker.outbox();
+    let mut sent: HashMap<&str, usize> = HashMap::new();
+    for line in &outbox {
+        let call_id = line.split(' ').next().unwrap();
+        *sent.entry(call_id).or_default() += 1;
+    }
+    for (call_id, times) in &sent {
+        assert_eq!(*times, 1, "{call_id} was sent {times} times: {outbox:?}");
+    }
+    let mut unknown = 0;
+    for call in transcript.iter().flat_map(Message::tool_calls) {
+        if call.name != "send_email" {
+            continue;
+        }
+        let result = results[call.id.as_str()][0];
+        if result.content.starts_with(OUTCOME_UNKNOWN) {
+            unknown += 1;
+        } else {
+            // Answered by its own run: it was sent, once.
+            assert!(!result.is_error, "{result:?}");
+            assert_eq!(sent.get(call.id.as_str()), Some(&1), "{result:?}");
+        }
+    }
+    // An email in the outbox without its own result was cut off mid-effect: the model read that
+    // its outcome is unknown (the loop above checked every result).
+
+    let request = Request {
+        model: "any-model".into(),
+        messages: transcript.as_slice().into(),
+        ..Default::default()
+    };
+    let adapters: [Box<dyn Adapter>; 4] = [
+        Box::new(Anthropic),
+        Box::new(OpenAiChat::default()),
+        Box::new(OpenAiResponses::default()),
+        Box::new(Gemini::default()),
+    ];
+    for adapter in adapters {
+        if let Err(error) = adapter.encode(&request) {
+            panic!(
+                "{} refuses the final transcript: {error}",
+                adapter.provider()
+            );
+        }
+    }
+    unknown
+}
+
+#[test]
+fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
+    let seed = std::env::var("SKYL_CRASH_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
+    println!("crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
+    let mut rng = Rng(seed);
+
+    // Runs from a fresh journal, each killed at random instants and started again until it
+    // finishes, until the kills add up to KILLS; every start is bounded.
+    let mut kills = 0;
+    let mut runs = 0;
+    let mut unknown = 0;
+    let mut sent = 0;
+    let mut logs = String::new();
+    let dir = loop {
+        runs += 1;
+        let dir = TempDir::new(&format!("crash-{runs}"));
+        let worker = Worker { dir: &dir.0 };
+        for start in 0.. {
+            let log = format!("start-{start}.log");
+            let mut child = worker.start(&log);
+            if kills < KILLS {
+                sleep(Duration::from_millis(20 + rng.below(600)));
+                if child.try_wait().unwrap().is_none() {
+                    child.kill().unwrap();
+                    child.wait().unwrap();
+                    kills += 1;
+                    logs += &worker.log(&log);
+                    continue;
+                }
+            }
+            let status = wait(&mut child, START_LIMIT);
+            assert!(status.success(), "{}", worker.log(&log));
+            logs += &worker.log(&log);
+            break;
+        }
+        unknown += check_finished(&worker);
+        sent += worker.outbox().len();
+        if kills >= KILLS {
+            break dir;
+        }
+    };
+    println!(
+        "{kills} kills over {runs} runs; {sent} of {} emails sent, {unknown} answered as outcome-unknown; {} lookups and emails replayed from the journal",
+        3 * runs,
+        logs.matches("replayed").count()
+    );
+    let worker = Worker { dir: &dir.0 };
+
+    // Finished: a further start prints the same run and runs nothing.
+    let outbox = worker.outbox();
+    let transcript = worker.transcript();
+    let mut again = worker.start("again.log");
+    assert!(wait(&mut again, START_LIMIT).success());
+    let printed = worker.log("again.log");
+    assert!(
+        !printed.contains("ran ") && !printed.contains("step "),
+        "{printed}"
+    );
+    assert!(printed.contains("finished (the model answered without calling a tool)"));
+    assert_eq!(worker.outbox(), outbox);
+    assert_eq!(worker.transcript(), transcript);
+}
+
+#[test]
+fn two_processes_resuming_one_run_from_one_journal_send_each_email_at_most_once() {
+    let dir = TempDir::new("two-workers");
+    let worker = Worker { dir: &dir.0 };
+    // Part of the run first, cut off while it sends the first emails.
+    let mut first = worker.start("first.log");
+    sleep(Duration::from_millis(750));
+    if first.try_wait().unwrap().is_none() {
+        first.kill().unwrap();
+    }
+    first.wait().unwrap();
+
+    // Two workers resume it at once; the one that loses a record to the other stops.
+    let mut a = worker.start("a.log");
+    let mut b = worker.start("b.log");
+    let a_status = wait(&mut a, START_LIMIT);
+    let b_status = wait(&mut b, START_LIMIT);
+    let (a_log, b_log) = (worker.log("a.log"), worker.log("b.log"));
+    for (status, log) in [(a_status, &a_log), (b_status, &b_log)] {
+        assert!(
+            status.success() || log.contains("another worker recorded"),
+            "a worker failed otherwise: {log}"
+        );
+    }
+    // Whoever lost, a last start finishes the run (or finds it finished).
+    let mut last = worker.start("last.log");
+    assert!(
+        wait(&mut last, START_LIMIT).success(),
+        "{}",
+        worker.log("last.log")
+    );
+    check_finished(&worker);
+    println!(
+        "worker a: {}; worker b: {}",
+        if a_status.success() {
+            "finished"
+        } else {
+            "stopped on a conflict"
+        },
+        if b_status.success() {
+            "finished"
+        } else {
+            "stopped on a conflict"
+        },
+    );
+}
