@@ -45,7 +45,7 @@
 //!
 //! # Another engine
 //!
-//! Nothing here assumes SQLite ([`SqliteJournal`](crate::durable::SqliteJournal) is one
+//! Nothing here assumes SQLite (`skyl::durable::SqliteJournal`, feature `durable`, is one
 //! implementation). An engine with journaled steps (Restate's `ctx.run`) maps an entry's key to a
 //! step name and its body to the step's journaled value; a conflict is what such an engine
 //! reports when a second invocation races the first. The rules above are the core's and hold
@@ -75,8 +75,8 @@ pub struct Entry {
 
 /// Where a durable run keeps its journal: an append-only log of [`Entry`]s per run id.
 ///
-/// Implement it for your store; [`SqliteJournal`](crate::durable::SqliteJournal) (feature
-/// `durable`) is the embedded default. The [module docs](self) give the rules.
+/// Implement it for your store; `skyl::durable::SqliteJournal` (feature `durable`) is the
+/// embedded default. The [module docs](self) give the rules.
 pub trait Journal: Send + Sync {
     /// Every entry of `run`, in the order they were appended; empty for a run never seen.
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>>;
@@ -327,7 +327,7 @@ impl Error for JournalError {
     }
 }
 
-/// Why a journaled run ended without a [`Run`](super::Run): a model request failed (the run so
+/// Why a journaled run ended without a [`Run`]: a model request failed (the run so
 /// far is in the [`RunError`](super::RunError)), or the journal failed (the journal has the run:
 /// start it again once the cause is fixed).
 #[derive(Debug)]
