@@ -92,6 +92,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     ///
     /// To resume a run that paused for approval, record the decisions on it and pass it to
     /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id.
+    ///
+    /// Hooks see a replay as little as they can: `before_request` is not called for a recorded
+    /// answer, nor `before_tool_call` and `after_tool_call` for a recorded result; `after_step`
+    /// is called again for each replayed step, so that the stop conditions and the breaker count
+    /// the same steps as before.
     pub fn journaled(
         self,
         journal: &'a dyn Journal,

@@ -29,6 +29,11 @@
 //!   before calling it again (an *outcome-unknown* result).
 //! - Only calls that can have effects get an intent: a read-only or idempotent tool's call without
 //!   a result simply runs again.
+//! - The intents of a turn are written as one group, before the first of its calls starts: one
+//!   sync per turn rather than one per call. A call of that turn which had not started yet when
+//!   the process died (it waited behind a synchronous call, or behind the concurrency limit)
+//!   cannot be told from one that was cut off, and is answered as outcome-unknown too: the rule
+//!   errs towards never running an effect twice.
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
