@@ -2,12 +2,12 @@
 //!
 //! Each run has 10 steps; each step but the last calls one tool, and the last answers. Two tools:
 //! a read-only lookup (a journaled step writes the answer durably and the result without a sync)
-//! and a non-idempotent send (an intent is synced before it runs as well). The journal is one
+//! and a non-idempotent notify (an intent is synced before it runs as well). The journal is one
 //! SQLite file in the temporary directory, each iteration a new run id in it, as a server keeps
 //! many runs in one file.
 //!
-//! - `in_memory/{lookup,send}`: `Agent::run`, no journal.
-//! - `journaled/{lookup,send}`: the same run, `.journaled(&SqliteJournal, id)`.
+//! - `in_memory/{lookup,notify}`: `Agent::run`, no journal.
+//! - `journaled/{lookup,notify}`: the same run, `.journaled(&SqliteJournal, id)`.
 //!
 //! The syncs per run are counted and printed before measuring (`SqliteJournal::syncs`). Compare
 //! medians in one run: `cargo bench --manifest-path benches/Cargo.toml --bench durable`.
@@ -30,9 +30,9 @@ fn lookup(word: String) -> String {
     word
 }
 
-/// Sends a note.
+/// Sends a note to someone.
 #[skyl::tool(idempotent = false)]
-fn send(to: String) -> String {
+fn notify(to: String) -> String {
     to
 }
 
@@ -63,7 +63,7 @@ impl Model for Script {
 }
 
 fn agent(tool: &'static str) -> Agent {
-    Agent::new(Script(tool), Toolbox::new().with(Lookup).with(Send), "m").with_max_steps(20)
+    Agent::new(Script(tool), Toolbox::new().with(Lookup).with(Notify), "m").with_max_steps(20)
 }
 
 fn journal() -> SqliteJournal {
@@ -85,7 +85,7 @@ fn journaled_run(agent: &Agent, journal: &SqliteJournal) -> skyl::agent::Run {
 
 fn main() {
     let journal = journal();
-    for tool in ["lookup", "send"] {
+    for tool in ["lookup", "notify"] {
         let agent = agent(tool);
         let memory = agent.run(vec![Message::user("go")]).blocking().unwrap();
         let before = journal.syncs();
@@ -101,14 +101,14 @@ fn main() {
     divan::Divan::from_args().sample_count(30).main();
 }
 
-#[divan::bench(args = ["lookup", "send"])]
+#[divan::bench(args = ["lookup", "notify"])]
 fn in_memory(bencher: divan::Bencher<'_, '_>, tool: &'static str) {
     let agent = agent(tool);
     bencher
         .bench_local(|| futures_block(agent.run(vec![Message::user("go")]).into_future()).unwrap());
 }
 
-#[divan::bench(args = ["lookup", "send"])]
+#[divan::bench(args = ["lookup", "notify"])]
 fn journaled(bencher: divan::Bencher<'_, '_>, tool: &'static str) {
     let agent = agent(tool);
     let journal = journal();
