@@ -123,7 +123,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     /// HTTP client on tokio, tokio's timers) never finishes this way: `.await` the run inside
     /// that runtime instead.
     pub fn blocking(self) -> Result<Run, RunError> {
-        block_on(drive(self.agent, self.run, self.resume, self.events, None)).map_err(unjournaled)
+        block_on(drive(
+            self.agent,
+            self.run,
+            self.resume,
+            self.events,
+            None,
+            unjournaled,
+        ))
     }
 }
 
@@ -132,9 +139,20 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for RunBuilder<'a, S, H>
     type IntoFuture = BoxFuture<'a, Result<Run, RunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let run = drive(self.agent, self.run, self.resume, self.events, None);
-        Box::pin(async move { run.await.map_err(unjournaled) })
+        Box::pin(drive(
+            self.agent,
+            self.run,
+            self.resume,
+            self.events,
+            None,
+            unjournaled,
+        ))
     }
+}
+
+/// A journaled run's error, as it is.
+fn durable(error: DurableRunError) -> DurableRunError {
+    error
 }
 
 /// A run without a journal fails only with the model's error.
@@ -166,6 +184,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
             builder.resume,
             builder.events,
             journal,
+            durable,
         ))
     }
 }
@@ -183,6 +202,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for JournaledRun<'a, S, 
             builder.resume,
             builder.events,
             journal,
+            durable,
         ))
     }
 }
@@ -211,13 +231,14 @@ impl<S, H> fmt::Debug for RunBuilder<'_, S, H> {
 // An `async fn` would hold `run` twice (the argument, and the local it moves into:
 // rust-lang/rust#62958), a future 60% larger.
 #[allow(clippy::manual_async_fn)]
-fn drive<'a, S: Send + Sync + 'static, H: Hooks>(
+fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
     agent: &'a Agent<S, H>,
     mut run: Run,
     resume: bool,
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
     journal: Option<(&'a dyn Journal, String)>,
-) -> impl Future<Output = Result<Run, DurableRunError>> + Send + 'a {
+    error: fn(DurableRunError) -> E,
+) -> impl Future<Output = Result<Run, E>> + Send + 'a {
     async move {
         let span = Span::agent(agent.name.as_deref(), &agent.model_name);
         let mut driver = Driver {
@@ -225,34 +246,27 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks>(
             events,
             journal: None,
         };
-        let outcome = span.instrument(async {
-            let mut resume = resume;
-            if let Some((journal, id)) = journal {
-                resume = driver.open(journal, id, &mut run, resume).await?;
-            }
-            driver.go(&mut run, resume).await
-        });
-        let result = match outcome.await {
+        let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
+        let result = match outcome {
             Ok(stop) => {
                 run.stop = stop;
                 Ok(run)
             }
-            Err(Halt::Model(error, step)) => {
-                span.record_model_error(&error);
-                Err(DurableRunError::Model(RunError::new(error, run, step)))
+            Err(Halt::Model(failure, step)) => {
+                span.record_model_error(&failure);
+                Err(RunError::new(failure, run, step))
             }
-            Err(Halt::Journal(error)) => {
+            Err(Halt::Journal(failure)) => {
                 span.record_end(run.steps, &run.usage, &run.stop);
-                return Err(DurableRunError::Journal(error));
+                return Err(error(DurableRunError::Journal(failure)));
             }
         };
         let run = match &result {
             Ok(run) => run,
-            Err(DurableRunError::Model(error)) => error.run(),
-            Err(DurableRunError::Journal(_)) => unreachable!("returned above"),
+            Err(failure) => failure.run(),
         };
         span.record_end(run.steps, &run.usage, &run.stop);
-        result
+        result.map_err(|failure| error(DurableRunError::Model(failure)))
     }
 }
 
@@ -272,7 +286,8 @@ impl From<JournalError> for Halt {
 struct Driver<'a, S, H> {
     agent: &'a Agent<S, H>,
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
-    journal: Option<Journaling<'a>>,
+    /// Boxed: a run without a journal keeps its future small.
+    journal: Option<Box<Journaling<'a>>>,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -335,19 +350,28 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 resume,
             ),
         };
-        self.journal = Some(Journaling {
+        self.journal = Some(Box::new(Journaling {
             journal,
             id,
             replay,
             began,
             decisions,
-        });
+        }));
         Ok(resume)
     }
 
     /// Runs the loop on `run` until it stops, and says why; or fails with the model's error and
     /// the step whose request failed, or with the journal's.
-    async fn go(&mut self, run: &mut Run, resume: bool) -> Result<Stop, Halt> {
+    async fn go(
+        &mut self,
+        run: &mut Run,
+        resume: bool,
+        journal: Option<(&'a dyn Journal, String)>,
+    ) -> Result<Stop, Halt> {
+        let mut resume = resume;
+        if let Some((journal, id)) = journal {
+            resume = self.open(journal, id, run, resume).await?;
+        }
         if resume {
             match run.stop {
                 Stop::AwaitingApproval => {
