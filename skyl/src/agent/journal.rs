@@ -231,6 +231,8 @@ pub fn effect_key() -> Option<String> {
 pub(crate) struct EffectKeyGuard(Option<String>);
 
 impl EffectKeyGuard {
+    /// `None`, at no cost, for a call without a key: every dispatch outside a journaled run.
+    #[inline]
     pub(crate) fn set(key: Option<&str>) -> Option<Self> {
         let key = key?;
         let before = EFFECT_KEY.with(|slot| slot.replace(Some(key.to_owned())));
