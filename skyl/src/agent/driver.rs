@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
@@ -688,10 +688,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     });
                 }
             });
-            let turn_run = agent.toolbox.run_turn(&running, &effect_keys, watch);
-            let results = match &mut self.journal {
-                Some(journaling) => record_while(turn_run, &finished, journaling).await?,
-                None => turn_run.await,
+            let results = {
+                // Boxed: the turn's calls in flight are the largest part of the run's state, and
+                // the run's future is smaller without them (one allocation per turn with calls).
+                let mut turn_run = Box::pin(agent.toolbox.run_turn(&running, &effect_keys, watch));
+                record_while(turn_run.as_mut(), &finished, self.journal.as_deref_mut()).await?
             };
             for ((position, result), took) in to_run.iter().zip(results).zip(durations) {
                 turn.slots[*position] = Slot::Answered(result);
@@ -751,15 +752,19 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Awaits `work` while appending, as they come, the entries that `finished` collects (not
+/// Awaits `work`; in a journaled run, while appending, as they come, the entries that `finished`
+/// collects (not
 /// durably: a result lost to a power cut only makes its call run again or be answered as
 /// outcome-unknown). Returns once `work` is done and every entry is written.
+// `work` is pinned by the caller: taken by value, it would be held twice in the run's future.
 async fn record_while<F: Future>(
-    work: F,
+    mut work: Pin<&mut F>,
     finished: &Mutex<Vec<Entry>>,
-    journaling: &mut Journaling<'_>,
+    journaling: Option<&mut Journaling<'_>>,
 ) -> Result<F::Output, JournalError> {
-    let mut work = pin!(work);
+    let Some(journaling) = journaling else {
+        return Ok(work.await);
+    };
     let mut output = None;
     let mut writing: Option<BoxFuture<'_, Result<(), JournalError>>> = None;
     let (journal, id) = (journaling.journal, journaling.id.as_str());
