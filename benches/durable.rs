@@ -16,10 +16,10 @@ use std::future::IntoFuture;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
-use skyl::agent::{Agent, BoxFuture, Model, ModelError, Stop};
+use skyl::agent::{Agent, Stop};
 use skyl::durable::SqliteJournal;
+use skyl::model::{BoxFuture, Model, ModelError};
 use skyl::provider::{Request, Response};
-use skyl::testing::ScriptedModel;
 use skyl::{Message, Role, ToolCall, Toolbox};
 
 const STEPS: usize = 10;
@@ -54,9 +54,9 @@ impl Model for Script {
                 "lookup" => json!({"word": format!("w{step}")}),
                 _ => json!({"to": format!("p{step}")}),
             };
-            ScriptedModel::calls([ToolCall::new(format!("c{step}"), self.0, arguments)])
+            Response::calls([ToolCall::new(format!("c{step}"), self.0, arguments)])
         } else {
-            ScriptedModel::text("done")
+            Response::text("done")
         };
         Box::pin(std::future::ready(Ok(response)))
     }

@@ -26,10 +26,10 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use serde_json::json;
-use skyl::agent::{Agent, AnsweredBy, BoxFuture, Event, Model, ModelError};
+use skyl::agent::{Agent, AnsweredBy, Event};
 use skyl::durable::SqliteJournal;
+use skyl::model::{BoxFuture, Model, ModelError};
 use skyl::provider::{Request, Response};
-use skyl::testing::ScriptedModel;
 use skyl::{Message, Role, ToolCall, Toolbox};
 
 /// The run's id in the journal.
@@ -99,12 +99,12 @@ impl Script {
     fn answer(step: usize) -> Response {
         let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
         match step {
-            0 => ScriptedModel::calls([
+            0 => Response::calls([
                 call("c1", "lookup_contact", json!({"name": "Ada"})),
                 call("c2", "lookup_contact", json!({"name": "Bob"})),
                 call("c3", "get_weather", json!({"city": "Lisbon"})),
             ]),
-            1 => ScriptedModel::calls([
+            1 => Response::calls([
                 call(
                     "c4",
                     "send_email",
@@ -116,7 +116,7 @@ impl Script {
                     json!({"to": "bob@example.com", "body": "Lisbon: 21C and clear."}),
                 ),
             ]),
-            2 => ScriptedModel::calls([
+            2 => Response::calls([
                 call("c6", "get_weather", json!({"city": "Porto"})),
                 call(
                     "c7",
@@ -124,9 +124,7 @@ impl Script {
                     json!({"to": "ada@example.com", "body": "Porto too, if you go north."}),
                 ),
             ]),
-            _ => ScriptedModel::text(
-                "I sent Ada and Bob the weather in Lisbon, and Ada Porto's too.",
-            ),
+            _ => Response::text("I sent Ada and Bob the weather in Lisbon, and Ada Porto's too."),
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture, poll_fn};
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
