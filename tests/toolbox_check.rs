@@ -343,3 +343,151 @@ async fn run_async_checks_tools_that_need_the_callers_runtime() {
     assert!(report.passed(), "{report}");
     assert!(report.calls > 20);
 }
+
+/// The mistake a new user made: a toolbox of real async tools checked with the one-liner, which
+/// calls tools without a runtime. Every call of `nap` panics inside Tokio; the check must fail,
+/// and say to await `run_async` inside the runtime.
+#[test]
+fn a_tool_that_needs_tokio_fails_the_blocking_check_and_is_told_to_run_async() {
+    let toolbox = Toolbox::new().with(Nap).with(Ping);
+    let report = ToolboxCheck::new(&toolbox).cases(4).run();
+    assert!(!report.passed(), "{report}");
+    let hint = "the tool needs a Tokio runtime and could not run, so the check could not see what it does. Check this toolbox inside the runtime instead: `ToolboxCheck::new(&toolbox).run_async().await` in a #[tokio::test] (check_toolbox and ToolboxCheck::run call tools without a runtime).";
+    assert!(!report.failures.is_empty());
+    for failure in &report.failures {
+        assert_eq!(
+            (failure.tool.as_str(), failure.problem.as_str()),
+            ("nap", hint)
+        );
+    }
+    // Every call that reached `nap` failed this way; the calls skyl refused never reached it.
+    let valid = report
+        .failures
+        .iter()
+        .filter(|failure| failure.case.is_valid())
+        .count();
+    assert!(valid > 16, "{report}");
+    // `nap` was never exercised, and is listed so; `ping` beside it was.
+    assert_eq!(report.untested.len(), 1, "{report}");
+    let untested = &report.untested[0];
+    assert_eq!(untested.tool, "nap");
+    assert_eq!(
+        untested.problem,
+        format!(
+            "none of its {valid} calls with valid arguments ran it to an answer of its own: {valid} could not run without the runtime it needs"
+        )
+    );
+    assert_eq!(
+        untested.next_step,
+        "Check this toolbox inside the runtime instead: `ToolboxCheck::new(&toolbox).run_async().await` in a #[tokio::test] (check_toolbox and ToolboxCheck::run call tools without a runtime)."
+    );
+    // And the one-liner panics with it, instead of passing.
+    let check = std::panic::AssertUnwindSafe(|| check_toolbox(&toolbox));
+    let panic = std::panic::catch_unwind(check).unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert!(message.contains(hint), "{message}");
+    assert!(
+        message.contains("nap (untested): none of its "),
+        "{message}"
+    );
+}
+
+/// A hand-written tool whose schema constrains a string by a `pattern`, which skyl does not
+/// generate strings for, and which refuses every string that does not match.
+fn ticket() -> DynamicTool {
+    DynamicTool::from_fn(
+        ToolDefinition {
+            name: "ticket".into(),
+            description: "Looks a ticket up.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"id": {"type": "string", "pattern": "^T-[0-9]{4}$"}},
+                "required": ["id"]
+            }),
+            ..Default::default()
+        },
+        |arguments: Value| -> Result<String, ToolFailure> {
+            let id = arguments["id"].as_str().unwrap_or_default();
+            let digits = id.strip_prefix("T-").unwrap_or_default();
+            if digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()) {
+                Ok(format!("ticket {id} is open"))
+            } else {
+                Err(ToolFailure::invalid_arguments(format!(
+                    "`{id}` is not a ticket id like T-0042"
+                )))
+            }
+        },
+    )
+}
+
+#[test]
+fn a_tool_no_valid_call_could_run_fails_the_check_unless_allowed() {
+    let toolbox = Toolbox::new().with(ticket()).with(Ping);
+    let report = ToolboxCheck::new(&toolbox).cases(4).run();
+    // No single call failed: a refusal of a string for a `pattern` is excused...
+    assert!(report.failures.is_empty(), "{report}");
+    // ...but the tool never ran, which the check says instead of passing.
+    assert!(!report.passed());
+    assert_eq!(report.untested.len(), 1, "{report}");
+    let untested = &report.untested[0];
+    assert_eq!(untested.tool, "ticket");
+    // Four cases in each of four dialects, and four at the schema's edges.
+    assert_eq!(
+        untested.problem,
+        "none of its 20 calls with valid arguments ran it to an answer of its own: 20 refused as invalid arguments"
+    );
+    assert_eq!(
+        untested.next_step,
+        "Its schema has a `pattern`, and skyl does not generate strings for one: test ticket with arguments of your own, and let the check pass it with ToolboxCheck::allow_untested(\"ticket\")."
+    );
+    assert_eq!(
+        report.to_string().lines().next(),
+        Some(
+            format!(
+                "the toolbox failed: 1 of its tools could not be exercised ({} calls)",
+                report.calls
+            )
+            .as_str()
+        )
+    );
+
+    let allowed = ToolboxCheck::new(&toolbox)
+        .cases(4)
+        .allow_untested("ticket")
+        .run();
+    assert!(allowed.passed(), "{allowed}");
+    assert_eq!(
+        allowed.notes,
+        [format!(
+            "ticket: not exercised, as allowed: {}",
+            untested.problem
+        )]
+    );
+}
+
+/// Never answers.
+#[skyl::tool(timeout = "1ms")]
+async fn stall(seconds: u8) -> String {
+    std::future::pending::<()>().await;
+    format!("waited {seconds}s")
+}
+
+#[test]
+fn a_tool_that_runs_out_of_time_is_not_counted_as_checked() {
+    let toolbox = Toolbox::new().with(Stall);
+    let report = ToolboxCheck::new(&toolbox).cases(2).run();
+    assert!(!report.passed());
+    assert!(!report.failures.is_empty());
+    for failure in &report.failures {
+        assert_eq!(
+            failure.problem,
+            "the tool did not finish within its time limit, so the check could not see what it does with these arguments",
+            "{failure}"
+        );
+    }
+    assert_eq!(report.untested.len(), 1, "{report}");
+    assert_eq!(
+        report.untested[0].next_step,
+        "Give stall a state that answers quickly in tests, or a longer timeout."
+    );
+}

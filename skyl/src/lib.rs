@@ -309,9 +309,12 @@
 //! each tool gets arguments generated from its own schema (valid ones in every provider's
 //! dialect, edge values, and hostile ones: wrong types, missing fields, huge strings, deep
 //! nesting, JSON text, unknown tool names), and every call must get one well-formed result, no
-//! tool may panic, and every value a provider's schema allows must be accepted. A failure
-//! panics with a report that names the tool, the arguments and what went wrong;
-//! [`testing::ToolboxCheck`] sets the number of cases and the seed, and returns the report.
+//! tool may panic, every value a provider's schema allows must be accepted, and every tool must
+//! have run (a tool no valid call ran to an answer of its own fails). A failure panics with a
+//! report that names the tool, the arguments and what went wrong; [`testing::ToolboxCheck`] sets
+//! the number of cases and the seed, and returns the report. `check_toolbox` calls the tools
+//! without a runtime: check tools that use Tokio with
+//! [`ToolboxCheck::run_async`](testing::ToolboxCheck::run_async) inside it.
 //!
 //! ```
 //! /// Get the current weather for a city.

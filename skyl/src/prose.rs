@@ -92,11 +92,65 @@ pub(crate) fn crashed_opening(tool: &str) -> String {
     format!("ERROR: {tool} failed: it crashed")
 }
 
+/// The sentence that ends the cause of a tool that panicked because of where it was run (see
+/// [`runtime_context`]); `check_toolbox` tells such a call by it.
+fn runtime_problem(tool: &str) -> String {
+    format!("This is a problem in how the application runs {tool}, not in the tool or the call.")
+}
+
+/// How the content for a tool that did not finish in time begins.
+fn timed_out_opening(tool: &str) -> String {
+    format!("ERROR: {tool} failed: it did not finish within ")
+}
+
+/// How the content for a call the toolbox or the application did not run begins: a limit, a
+/// repeated call, a hook or a person that said no.
+fn not_run_opening(tool: &str) -> String {
+    format!("ERROR: {tool} was not run: ")
+}
+
+/// Who ended a call whose result is a failure skyl wrote, rather than one the tool returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The arguments were refused before the tool saw them, or the tool refused them.
+    InvalidArguments,
+    /// The tool panicked: a bug in the tool.
+    Crashed,
+    /// The tool panicked because of the runtime it was called in (or the lack of one).
+    WrongRuntime,
+    /// The tool did not finish within its time limit.
+    TimedOut,
+    /// The call was never run.
+    NotRun,
+}
+
+/// Reads back which of the sentences above a failed result of `tool` begins with, so that
+/// `check_toolbox` can tell a call that ran its tool from one that did not without a copy of
+/// them. `None` is a failure of the tool's own.
+pub(crate) fn ended_by(tool: &str, content: &str) -> Option<Ended> {
+    if content.starts_with(&invalid_arguments_opening(tool)) {
+        Some(Ended::InvalidArguments)
+    } else if content.starts_with(&crashed_opening(tool)) {
+        Some(Ended::Crashed)
+    } else if content.starts_with(&timed_out_opening(tool)) {
+        Some(Ended::TimedOut)
+    } else if content.starts_with(&not_run_opening(tool)) {
+        Some(Ended::NotRun)
+    } else if content.starts_with(&format!("ERROR: {tool} failed: "))
+        && content.contains(&runtime_problem(tool))
+    {
+        Some(Ended::WrongRuntime)
+    } else {
+        None
+    }
+}
+
 /// The content for a tool that panicked. `payload` is the panic message when it was a string.
 pub(crate) fn panicked(tool: &str, payload: Option<&str>) -> String {
     if let Some(cause) = payload.and_then(runtime_context) {
         return format!(
-            "ERROR: {tool} failed: {cause}. This is a problem in how the application runs {tool}, not in the tool or the call. {DO_NOT_RETRY}"
+            "ERROR: {tool} failed: {cause}. {} {DO_NOT_RETRY}",
+            runtime_problem(tool)
         );
     }
     // `assert_eq!` and friends spread their message over lines; a model reads one sentence.
@@ -168,7 +222,8 @@ fn quote(text: &str) -> String {
 #[cfg_attr(not(feature = "timeout"), allow(dead_code))]
 pub(crate) fn timed_out(tool: &str, limit: Duration) -> String {
     format!(
-        "ERROR: {tool} failed: it did not finish within {} and was stopped. Do not retry with the same arguments; tell the user it timed out.",
+        "{}{} and was stopped. Do not retry with the same arguments; tell the user it timed out.",
+        timed_out_opening(tool),
         seconds(limit)
     )
 }
@@ -185,7 +240,8 @@ pub(crate) fn outcome_unknown(tool: &str) -> String {
 /// did not approve it).
 pub(crate) fn denied(tool: &str, reason: &str) -> String {
     format!(
-        "ERROR: {tool} was not run: {}. Do not call it again with the same arguments; continue without it, or ask the user how to proceed.",
+        "{}{}. Do not call it again with the same arguments; continue without it, or ask the user how to proceed.",
+        not_run_opening(tool),
         sentence(reason)
     )
 }
@@ -364,6 +420,57 @@ mod tests {
             unknown_tool("anything", []),
             "ERROR: there is no tool named \"anything\"; no tools are available. Answer without calling a tool."
         );
+    }
+
+    #[test]
+    fn every_sentence_skyl_writes_for_a_call_is_read_back_as_its_kind() {
+        let tool = "fetch_page";
+        let cases = [
+            (
+                failed(tool, &ToolFailure::invalid_arguments("missing field `url`")),
+                Some(Ended::InvalidArguments),
+            ),
+            (
+                panicked(tool, Some("index out of bounds")),
+                Some(Ended::Crashed),
+            ),
+            (panicked(tool, None), Some(Ended::Crashed)),
+            (
+                panicked(
+                    tool,
+                    Some(
+                        "there is no reactor running, must be called from the context of a Tokio 1.x runtime",
+                    ),
+                ),
+                Some(Ended::WrongRuntime),
+            ),
+            (
+                panicked(
+                    tool,
+                    Some(
+                        "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers.",
+                    ),
+                ),
+                Some(Ended::WrongRuntime),
+            ),
+            (
+                timed_out(tool, Duration::from_secs(5)),
+                Some(Ended::TimedOut),
+            ),
+            (denied(tool, "the user said no"), Some(Ended::NotRun)),
+            (arguments_too_large(tool, 1024), Some(Ended::NotRun)),
+            (arguments_too_deep(tool, 64), Some(Ended::NotRun)),
+            (repeated_call(tool, "call_1", "sent"), Some(Ended::NotRun)),
+            (
+                failed(tool, &ToolFailure::do_not_retry("the page is gone")),
+                None,
+            ),
+            // Another tool's sentence is not this tool's.
+            (panicked("other", Some("boom")), None),
+        ];
+        for (content, expected) in cases {
+            assert_eq!(ended_by(tool, &content), expected, "{content}");
+        }
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //!
 //! - [`check_toolbox`] and [`ToolboxCheck`]: skyl's promise checked on your own toolbox. Each
 //!   tool gets valid, edge and hostile arguments generated from its own schema; every call must
-//!   get one well-formed result, no tool may panic, and every value each provider's schema
-//!   allows must be accepted. One line in a test.
+//!   get one well-formed result, no tool may panic, every value each provider's schema allows
+//!   must be accepted, and every tool must have run. One line in a test.
 //! - [`ScriptedModel`]: a [`Model`](crate::model::Model) that answers from a script, to run an
 //!   [`Agent`](crate::agent::Agent) without a provider.
 //! - [`Instances`]: values a JSON schema allows, from a seed, to check that your tools accept
@@ -15,4 +15,6 @@ mod toolbox_check;
 
 pub use instances::Instances;
 pub use scripted::ScriptedModel;
-pub use toolbox_check::{Case, CheckFailure, Dialect, ToolboxCheck, ToolboxReport, check_toolbox};
+pub use toolbox_check::{
+    Case, CheckFailure, Dialect, ToolboxCheck, ToolboxReport, Untested, check_toolbox,
+};

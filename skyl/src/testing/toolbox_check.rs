@@ -4,6 +4,7 @@
 //! [`check_toolbox`] is the one line for a test; [`ToolboxCheck`] sets how many cases and which
 //! seed, and returns a [`ToolboxReport`] to read instead of panicking.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,7 +17,7 @@ use super::Instances;
 use crate::arguments::absent::without_absent_nulls;
 use crate::arguments::validate::fits;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
-use crate::prose;
+use crate::prose::{self, Ended};
 use crate::provider::dialect;
 use crate::toolbox::Toolbox;
 
@@ -104,6 +105,7 @@ pub struct ToolboxCheck<'t, S: 'static = ()> {
     toolbox: &'t Toolbox<S>,
     cases: usize,
     seed: u64,
+    allowed_untested: Vec<String>,
 }
 
 impl<S: 'static> fmt::Debug for ToolboxCheck<'_, S> {
@@ -112,6 +114,7 @@ impl<S: 'static> fmt::Debug for ToolboxCheck<'_, S> {
             .field("toolbox", self.toolbox)
             .field("cases", &self.cases)
             .field("seed", &self.seed)
+            .field("allowed_untested", &self.allowed_untested)
             .finish()
     }
 }
@@ -123,6 +126,7 @@ impl<'t, S: 'static> ToolboxCheck<'t, S> {
             toolbox,
             cases: 32,
             seed: 0,
+            allowed_untested: Vec::new(),
         }
     }
 
@@ -141,31 +145,57 @@ impl<'t, S: 'static> ToolboxCheck<'t, S> {
         self
     }
 
+    /// Lets the tool named `tool` pass when no call with valid arguments could run it, which
+    /// fails the check otherwise (see [`ToolboxReport::untested`]): the report says so in a note
+    /// instead. For a tool whose valid arguments skyl cannot generate, such as a string that must
+    /// match a `pattern`; test that tool with arguments of your own.
+    pub fn allow_untested(mut self, tool: impl Into<String>) -> Self {
+        self.allowed_untested.push(tool.into());
+        self
+    }
+
     /// Runs the check on this thread, with [`Toolbox::answer_blocking`].
     ///
     /// An asynchronous tool that needs a runtime's reactor (Tokio timers or sockets) cannot run
-    /// here; check such a toolbox with [`run_async`](Self::run_async) inside that runtime.
+    /// here: each of its calls fails the check with a problem that says so. Check such a toolbox
+    /// with [`run_async`](Self::run_async), awaited inside that runtime.
     pub fn run(&self) -> ToolboxReport {
         let plan = Plan::new(self.toolbox, self.cases, self.seed);
-        let mut report = plan.report();
+        let mut judge = Judge::new(&plan, Runner::Blocking);
         for turn in &plan.turns {
             let message = turn.message();
             let answer = catch_unwind(AssertUnwindSafe(|| self.toolbox.answer_blocking(&message)));
-            plan.judge(turn, answer.ok(), &mut report);
+            judge.turn(turn, answer.ok());
         }
-        report
+        judge.report(self.toolbox, &self.allowed_untested)
     }
 
-    /// Runs the check with [`Toolbox::answer`], on the caller's executor.
+    /// Runs the check with [`Toolbox::answer`], on the caller's executor: the way to check tools
+    /// that need the caller's runtime, such as Tokio's timers or sockets.
+    ///
+    /// ```
+    /// # async fn check() {
+    /// /// Waits for a moment.
+    /// #[skyl::tool]
+    /// async fn pause() -> &'static str {
+    ///     // tokio::time::sleep(...).await, in a real tool
+    ///     "paused"
+    /// }
+    ///
+    /// let toolbox = skyl::Toolbox::new().with(Pause);
+    /// // In a #[tokio::test]: the tools run inside the test's runtime.
+    /// skyl::testing::ToolboxCheck::new(&toolbox).run_async().await.assert_passed();
+    /// # }
+    /// ```
     pub async fn run_async(&self) -> ToolboxReport {
         let plan = Plan::new(self.toolbox, self.cases, self.seed);
-        let mut report = plan.report();
+        let mut judge = Judge::new(&plan, Runner::Async);
         for turn in &plan.turns {
             let message = turn.message();
             let answer = CatchUnwind(Box::pin(self.toolbox.answer(&message))).await;
-            plan.judge(turn, answer, &mut report);
+            judge.turn(turn, answer);
         }
-        report
+        judge.report(self.toolbox, &self.allowed_untested)
     }
 }
 
@@ -180,14 +210,20 @@ pub struct ToolboxReport {
     pub not_required: usize,
     /// What went wrong, one entry a call.
     pub failures: Vec<CheckFailure>,
-    /// What was not checked, and why (a tool whose schema a dialect cannot express).
+    /// The tools no call with valid arguments ran to an answer of their own: every one was
+    /// refused, stopped by a time limit or a limit of the toolbox, or could not run where the
+    /// check ran it. A tool the check could not exercise fails it, unless
+    /// [`ToolboxCheck::allow_untested`] names it.
+    pub untested: Vec<Untested>,
+    /// What was not checked, and why (a tool whose schema a dialect cannot express, a tool
+    /// allowed to go untested).
     pub notes: Vec<String>,
 }
 
 impl ToolboxReport {
-    /// Whether every check passed.
+    /// Whether every check passed: no call failed, and every tool was exercised.
     pub fn passed(&self) -> bool {
-        self.failures.is_empty()
+        self.failures.is_empty() && self.untested.is_empty()
     }
 
     /// Panics with the report unless every check passed.
@@ -206,6 +242,13 @@ impl fmt::Display for ToolboxReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.passed() {
             write!(f, "the toolbox passed: {} calls", self.calls)?;
+        } else if self.failures.is_empty() {
+            write!(
+                f,
+                "the toolbox failed: {} of its tools could not be exercised ({} calls)",
+                self.untested.len(),
+                self.calls
+            )?;
         } else {
             write!(
                 f,
@@ -224,10 +267,35 @@ impl fmt::Display for ToolboxReport {
                 )?;
             }
         }
+        for untested in &self.untested {
+            write!(f, "\n\n{untested}")?;
+        }
         for note in &self.notes {
             write!(f, "\nnote: {note}")?;
         }
         Ok(())
+    }
+}
+
+/// A tool that no call with valid arguments ran to an answer of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Untested {
+    /// The tool's name.
+    pub tool: String,
+    /// How many calls with valid arguments it got, and what became of them.
+    pub problem: String,
+    /// What to do about it.
+    pub next_step: String,
+}
+
+impl fmt::Display for Untested {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (untested): {}\n  {}",
+            self.tool, self.problem, self.next_step
+        )
     }
 }
 
@@ -429,18 +497,55 @@ impl Plan {
             notes: planner.notes,
         }
     }
+}
 
-    fn report(&self) -> ToolboxReport {
-        ToolboxReport {
-            calls: self.calls,
-            not_required: self.not_required,
-            failures: Vec::new(),
-            notes: self.notes.clone(),
+/// How a check runs the toolbox: what a tool that needs a runtime is told to do.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    /// [`ToolboxCheck::run`], on this thread without a runtime.
+    Blocking,
+    /// [`ToolboxCheck::run_async`], on the caller's executor.
+    Async,
+}
+
+/// What became of one tool's calls with valid arguments.
+#[derive(Default)]
+struct Tally {
+    valid: usize,
+    /// The tool ran and answered: its output, or a failure of its own.
+    ran: usize,
+    refused: usize,
+    crashed: usize,
+    wrong_runtime: usize,
+    timed_out: usize,
+    not_run: usize,
+}
+
+/// Reads the toolbox's answers into a report, turn by turn.
+struct Judge {
+    runner: Runner,
+    report: ToolboxReport,
+    tallies: HashMap<String, Tally>,
+}
+
+impl Judge {
+    fn new(plan: &Plan, runner: Runner) -> Self {
+        Judge {
+            runner,
+            report: ToolboxReport {
+                calls: plan.calls,
+                not_required: plan.not_required,
+                failures: Vec::new(),
+                untested: Vec::new(),
+                notes: plan.notes.clone(),
+            },
+            tallies: HashMap::new(),
         }
     }
 
     /// Checks the toolbox's answer to `turn` (`None` when answering it panicked).
-    fn judge(&self, turn: &Turn, answer: Option<Message>, report: &mut ToolboxReport) {
+    fn turn(&mut self, turn: &Turn, answer: Option<Message>) {
+        let report = &mut self.report;
         let fail = |report: &mut ToolboxReport, planned: &Planned, problem: String, result| {
             report.failures.push(CheckFailure {
                 tool: planned.call.name.clone(),
@@ -487,7 +592,11 @@ impl Plan {
                 );
                 continue;
             };
-            if let Some(problem) = problem(planned, result) {
+            if planned.case.is_valid() {
+                let tally = self.tallies.entry(planned.call.name.clone()).or_default();
+                tally.count(planned, result);
+            }
+            if let Some(problem) = problem(planned, result, self.runner) {
                 fail(report, planned, problem, Some(result.clone()));
             }
         }
@@ -505,10 +614,101 @@ impl Plan {
             );
         }
     }
+
+    /// The report, with each tool that no valid call ran among the untested (or in a note, for
+    /// a tool the caller allowed to go untested).
+    fn report<S: 'static>(mut self, toolbox: &Toolbox<S>, allowed: &[String]) -> ToolboxReport {
+        for definition in toolbox.definitions() {
+            let name = definition.name.as_str();
+            let tally = self.tallies.remove(name).unwrap_or_default();
+            let Some(untested) = tally.untested(name, &definition.parameters, self.runner) else {
+                continue;
+            };
+            if allowed.iter().any(|allowed| allowed == name) {
+                self.report.notes.push(format!(
+                    "{name}: not exercised, as allowed: {}",
+                    untested.problem
+                ));
+            } else {
+                self.report.untested.push(untested);
+            }
+        }
+        self.report
+    }
 }
 
+impl Tally {
+    fn count(&mut self, planned: &Planned, result: &ToolResult) {
+        self.valid += 1;
+        let ended = if result.is_error {
+            prose::ended_by(&planned.call.name, &result.content)
+        } else {
+            None
+        };
+        let count = match ended {
+            None => &mut self.ran,
+            Some(Ended::InvalidArguments) => &mut self.refused,
+            Some(Ended::Crashed) => &mut self.crashed,
+            Some(Ended::WrongRuntime) => &mut self.wrong_runtime,
+            Some(Ended::TimedOut) => &mut self.timed_out,
+            Some(Ended::NotRun) => &mut self.not_run,
+        };
+        *count += 1;
+    }
+
+    /// What to report of a tool no valid call ran, if none did.
+    fn untested(&self, tool: &str, canonical: &Value, runner: Runner) -> Option<Untested> {
+        if self.ran > 0 || self.valid == 0 {
+            return None;
+        }
+        let outcomes = [
+            (self.refused, "refused as invalid arguments"),
+            (self.crashed, "panicked"),
+            (
+                self.wrong_runtime,
+                "could not run without the runtime it needs",
+            ),
+            (self.timed_out, "did not finish within the time limit"),
+            (self.not_run, "were not run (a limit of the toolbox)"),
+        ];
+        let outcomes: Vec<String> = outcomes
+            .iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, outcome)| format!("{count} {outcome}"))
+            .collect();
+        let problem = format!(
+            "none of its {} calls with valid arguments ran it to an answer of its own: {}",
+            self.valid,
+            outcomes.join(", ")
+        );
+        let next_step = if self.wrong_runtime > 0 && runner == Runner::Blocking {
+            format!("{RUN_ASYNC}.")
+        } else if self.wrong_runtime > 0 {
+            "Await the check inside the runtime the tool needs, built with the timers and I/O it uses.".to_owned()
+        } else if self.timed_out > 0 {
+            format!("Give {tool} a state that answers quickly in tests, or a longer timeout.")
+        } else if self.not_run > 0 {
+            "Check the toolbox with the limits it has in production, or raise them: its valid arguments do not fit them.".to_owned()
+        } else if mentions_key(canonical, &["pattern", "patternProperties"]) {
+            format!(
+                "Its schema has a `pattern`, and skyl does not generate strings for one: test {tool} with arguments of your own, and let the check pass it with ToolboxCheck::allow_untested(\"{tool}\")."
+            )
+        } else {
+            format!("Fix {tool} so that it accepts and answers the arguments its schema allows.")
+        };
+        Some(Untested {
+            tool: tool.to_owned(),
+            problem,
+            next_step,
+        })
+    }
+}
+
+/// What a tool that needs Tokio is told under [`ToolboxCheck::run`].
+const RUN_ASYNC: &str = "Check this toolbox inside the runtime instead: `ToolboxCheck::new(&toolbox).run_async().await` in a #[tokio::test] (check_toolbox and ToolboxCheck::run call tools without a runtime)";
+
 /// What is wrong with `result` as the answer to `planned`, if anything.
-fn problem(planned: &Planned, result: &ToolResult) -> Option<String> {
+fn problem(planned: &Planned, result: &ToolResult, runner: Runner) -> Option<String> {
     let call = &planned.call;
     let name = call.name.as_str();
     if result.call_id != call.id {
@@ -531,17 +731,25 @@ fn problem(planned: &Planned, result: &ToolResult) -> Option<String> {
     if planned.case == Case::UnknownTool {
         return (!result.is_error).then(|| "a call to a tool the toolbox lacks succeeded".into());
     }
-    if result.is_error && result.content.starts_with(&prose::crashed_opening(name)) {
-        return Some("the tool panicked".into());
+    if !result.is_error {
+        return None;
     }
-    let refused = result.is_error
-        && result
-            .content
-            .starts_with(&prose::invalid_arguments_opening(name));
-    if planned.must_accept && refused {
-        return Some("the tool refused arguments its schema allows".into());
+    match prose::ended_by(name, &result.content)? {
+        Ended::Crashed => Some("the tool panicked".into()),
+        Ended::WrongRuntime if runner == Runner::Blocking => Some(format!(
+            "the tool needs a Tokio runtime and could not run, so the check could not see what it does. {RUN_ASYNC}."
+        )),
+        Ended::WrongRuntime => Some(
+            "the tool could not run in the runtime the check was awaited in (the result says why), so the check could not see what it does".into(),
+        ),
+        Ended::TimedOut => Some(
+            "the tool did not finish within its time limit, so the check could not see what it does with these arguments".into(),
+        ),
+        Ended::InvalidArguments if planned.must_accept => {
+            Some("the tool refused arguments its schema allows".into())
+        }
+        Ended::InvalidArguments | Ended::NotRun => None,
     }
-    None
 }
 
 struct Planner {
