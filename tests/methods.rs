@@ -355,7 +355,7 @@ fn method_tools_take_state_and_settings_as_functions_do() {
                     "required": []
                 },
                 "annotations": {"readOnlyHint": true},
-                "output_schema": {
+                "outputSchema": {
                     "type": "object",
                     "properties": {"count": {"type": "integer", "minimum": 0}},
                     "required": ["count"]

@@ -315,7 +315,7 @@ fn output_schema_states_the_schema_of_a_json_output() {
                 "properties": {},
                 "required": []
             },
-            "output_schema": {
+            "outputSchema": {
                 "description": "A forecast.",
                 "type": "object",
                 "properties": {

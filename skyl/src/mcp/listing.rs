@@ -145,7 +145,7 @@ mod tests {
                 "description": "The tool \"files.read\" of the MCP server \"files\". Read a file.",
                 "parameters": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 255}}, "required": []},
                 "annotations": {"title": "Read a file", "readOnlyHint": true},
-                "output_schema": {"type": "object"}
+                "outputSchema": {"type": "object"}
             })
         );
     }

@@ -24,7 +24,53 @@ use serde_json::Value;
 /// };
 /// assert_eq!(definition.output_schema, None);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// # As JSON
+///
+/// A definition is written with camelCase names, as the Model Context Protocol writes a tool
+/// (`outputSchema`, and the annotations' `readOnlyHint` and the rest), and with `parameters`
+/// for the arguments' schema, as OpenAI and Gemini call it. It is read from the JSON users
+/// already have:
+///
+/// - an MCP tool, as `tools/list` lists it: `inputSchema` for the schema, `title` beside the
+///   name (kept as [`ToolAnnotations::title`], over an older `annotations.title`, as a mounted
+///   server's tool keeps it), and `icons`, `execution` and `_meta`, which say nothing a model
+///   reads and are left out;
+/// - an OpenAI function, bare (`{"name", "description", "parameters", "strict"}`), as the
+///   Responses API lists it (`"type": "function"` beside those) or as Chat Completions lists it
+///   (`{"type": "function", "function": {...}}`); `strict` is the adapter's choice in skyl
+///   ([`OpenAiChat`](crate::provider::OpenAiChat)), so it is left out;
+/// - an Anthropic tool: `input_schema` for the schema.
+///
+/// Any other field is refused, with an error that names it: a field skyl would drop is
+/// something a user meant to say.
+///
+/// ```
+/// use serde_json::json;
+/// use skyl::ToolDefinition;
+///
+/// let mcp: ToolDefinition = serde_json::from_value(json!({
+///     "name": "read_file",
+///     "title": "Read a file",
+///     "description": "Reads a file of the workspace.",
+///     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+///     "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+///     "annotations": {"readOnlyHint": true}
+/// }))
+/// .unwrap();
+/// assert_eq!(mcp.annotations.title.as_deref(), Some("Read a file"));
+/// assert!(mcp.output_schema.is_some());
+///
+/// let typo = serde_json::from_value::<ToolDefinition>(json!({
+///     "name": "read_file",
+///     "description": "Reads a file of the workspace.",
+///     "parameters": {"type": "object"},
+///     "output_schema": {"type": "object"}
+/// }));
+/// assert!(typo.unwrap_err().to_string().starts_with("unknown field `output_schema`"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
     /// The name the model calls the tool by.
     pub name: String,
@@ -56,7 +102,7 @@ pub struct ToolDefinition {
 /// assert!(ToolAnnotations::default().is_destructive());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolAnnotations {
     /// A human-readable name for the tool, for a host's user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +165,88 @@ impl ToolAnnotations {
     }
 }
 
+/// A tool definition as JSON spells it, in every spelling [`ToolDefinition`] reads.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DefinitionJson {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, alias = "inputSchema", alias = "input_schema")]
+    parameters: Option<Value>,
+    #[serde(default)]
+    annotations: Option<ToolAnnotations>,
+    #[serde(default, rename = "outputSchema")]
+    output_schema: Option<Value>,
+    /// MCP's display name, beside the name.
+    #[serde(default)]
+    title: Option<String>,
+    /// OpenAI's `"function"`, in a Responses tool and around a Chat Completions function.
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    /// A Chat Completions tool: the function inside.
+    #[serde(default)]
+    function: Option<Box<DefinitionJson>>,
+    // Read so that they are not refused, and left out: nothing a model reads, or (`strict`)
+    // an adapter's choice in skyl.
+    #[serde(default, rename = "strict")]
+    _strict: Option<Value>,
+    #[serde(default, rename = "icons")]
+    _icons: Option<Value>,
+    #[serde(default, rename = "execution")]
+    _execution: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    _meta: Option<Value>,
+}
+
+impl DefinitionJson {
+    fn into_definition<E: serde::de::Error>(self) -> Result<ToolDefinition, E> {
+        if let Some(kind) = self.kind.as_deref().filter(|kind| *kind != "function") {
+            return Err(E::custom(format_args!(
+                "a tool of type `{kind}` is not a function tool; skyl reads only definitions of functions (`\"type\": \"function\"`, or none)"
+            )));
+        }
+        if let Some(function) = self.function {
+            if self.name.is_some() || self.parameters.is_some() || self.description.is_some() {
+                return Err(E::custom(
+                    "a tool with a `function` inside has its name, description and parameters there, not beside it",
+                ));
+            }
+            if function.kind.is_some() || function.function.is_some() {
+                return Err(E::custom(
+                    "the `function` of a tool is the function itself, without a `type` or a `function` of its own",
+                ));
+            }
+            return function.into_definition();
+        }
+        let name = self.name.ok_or_else(|| E::missing_field("name"))?;
+        let parameters = self.parameters.ok_or_else(|| {
+            E::custom(format_args!(
+                "the tool `{name}` has no schema for its arguments: give it as `parameters` (OpenAI, skyl), `inputSchema` (MCP) or `input_schema` (Anthropic)"
+            ))
+        })?;
+        let mut annotations = self.annotations.unwrap_or_default();
+        // As a mounted MCP tool: the title beside the name is the newer place, and wins.
+        if self.title.is_some() {
+            annotations.title = self.title;
+        }
+        Ok(ToolDefinition {
+            name,
+            description: self.description.unwrap_or_default(),
+            parameters,
+            annotations,
+            output_schema: self.output_schema,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolDefinition {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        DefinitionJson::deserialize(deserializer)?.into_definition()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +274,128 @@ mod tests {
             ),
             (false, true, false, true)
         );
+    }
+
+    fn read(json: Value) -> Result<ToolDefinition, String> {
+        serde_json::from_value(json).map_err(|error| error.to_string())
+    }
+
+    fn weather(parameters: Value) -> ToolDefinition {
+        ToolDefinition {
+            name: "get_weather".into(),
+            description: "Get the weather for a city.".into(),
+            parameters,
+            ..Default::default()
+        }
+    }
+
+    fn city() -> Value {
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    }
+
+    #[test]
+    fn an_mcp_tool_is_read_whole() {
+        let listed = json!({
+            "name": "get_weather",
+            "title": "Weather",
+            "description": "Get the weather for a city.",
+            "inputSchema": city(),
+            "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}}},
+            "annotations": {"title": "Old title", "readOnlyHint": true, "openWorldHint": true},
+            "icons": [{"src": "https://example.com/sun.png"}],
+            "_meta": {"vendor": 1}
+        });
+        assert_eq!(
+            read(listed),
+            Ok(ToolDefinition {
+                annotations: ToolAnnotations {
+                    title: Some("Weather".into()),
+                    read_only: Some(true),
+                    open_world: Some(true),
+                    ..Default::default()
+                },
+                output_schema: Some(
+                    json!({"type": "object", "properties": {"celsius": {"type": "number"}}})
+                ),
+                ..weather(city())
+            })
+        );
+        // MCP leaves the description out when there is none.
+        assert_eq!(
+            read(json!({"name": "get_weather", "inputSchema": city()})),
+            Ok(ToolDefinition {
+                description: String::new(),
+                ..weather(city())
+            })
+        );
+    }
+
+    #[test]
+    fn an_openai_or_anthropic_function_is_read_whole() {
+        let bare = json!({"name": "get_weather", "description": "Get the weather for a city.", "parameters": city()});
+        let chat = json!({"type": "function", "function": {
+            "name": "get_weather", "description": "Get the weather for a city.", "parameters": city(), "strict": true
+        }});
+        let responses = json!({
+            "type": "function", "name": "get_weather", "description": "Get the weather for a city.",
+            "parameters": city(), "strict": false
+        });
+        let anthropic = json!({"name": "get_weather", "description": "Get the weather for a city.", "input_schema": city()});
+        for json in [bare, chat, responses, anthropic] {
+            assert_eq!(read(json.clone()), Ok(weather(city())), "{json}");
+        }
+    }
+
+    #[test]
+    fn a_field_skyl_would_drop_is_refused_by_name() {
+        assert_eq!(
+            read(json!({"name": "f", "description": "d", "parameters": {}, "output_schema": {}})),
+            Err("unknown field `output_schema`, expected one of `name`, `description`, `inputSchema`, `input_schema`, `parameters`, `annotations`, `outputSchema`, `title`, `type`, `function`, `strict`, `icons`, `execution`, `_meta`".into())
+        );
+        assert_eq!(
+            read(json!({"name": "f", "parameters": {}, "annotations": {"read_only": true}})),
+            Err("unknown field `read_only`, expected one of `title`, `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`".into())
+        );
+        assert_eq!(
+            read(json!({"name": "f", "description": "d"})),
+            Err("the tool `f` has no schema for its arguments: give it as `parameters` (OpenAI, skyl), `inputSchema` (MCP) or `input_schema` (Anthropic)".into())
+        );
+        assert_eq!(
+            read(json!({"type": "web_search"})),
+            Err("a tool of type `web_search` is not a function tool; skyl reads only definitions of functions (`\"type\": \"function\"`, or none)".into())
+        );
+        assert_eq!(
+            read(json!({"type": "function", "name": "f", "function": {"name": "f", "parameters": {}}})),
+            Err("a tool with a `function` inside has its name, description and parameters there, not beside it".into())
+        );
+        assert_eq!(
+            read(json!({"parameters": {}})),
+            Err("missing field `name`".into())
+        );
+    }
+
+    #[test]
+    fn a_definition_is_written_in_one_casing_and_read_back() {
+        let definition = ToolDefinition {
+            annotations: ToolAnnotations {
+                read_only: Some(true),
+                ..Default::default()
+            },
+            output_schema: Some(json!({"type": "object"})),
+            ..weather(city())
+        };
+        let written = serde_json::to_value(&definition).unwrap();
+        assert_eq!(
+            written,
+            json!({
+                "name": "get_weather",
+                "description": "Get the weather for a city.",
+                "parameters": city(),
+                "annotations": {"readOnlyHint": true},
+                "outputSchema": {"type": "object"}
+            })
+        );
+        assert_eq!(read(written), Ok(definition));
     }
 
     #[test]
