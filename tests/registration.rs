@@ -217,3 +217,72 @@ fn a_request_can_offer_a_subset_of_the_tools() {
         toolbox.definitions()[3]
     );
 }
+
+/// The new user's mistake: a tool made at run time under a name only Gemini accepts. The
+/// toolbox refuses it when it is added, with a hint for a definition (not for `#[tool]`), so no
+/// request ever fails at encode because of a name the toolbox took.
+#[test]
+fn a_name_some_provider_cannot_encode_is_refused_when_the_tool_is_added() {
+    let mut toolbox = Toolbox::new();
+    for (name, suggestion) in [("files.read", "files_read"), ("2fa", "_2fa")] {
+        let error = toolbox.add(named(name, "read")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "the tool name \"{name}\" is not one every provider accepts (a letter or `_` first, then a-z, A-Z, 0-9, `_` or `-`, at most 64 characters); give the tool's ToolDefinition another name, for example \"{suggestion}\""
+            )
+        );
+    }
+    assert!(toolbox.is_empty());
+
+    // What the toolbox takes, every adapter encodes.
+    let toolbox = Toolbox::new()
+        .with(named("files_read", "read"))
+        .with(named("_2fa", "ok"))
+        .with(named("x-y", "ok"))
+        .with(Documented);
+    let request = skyl::provider::Request {
+        model: "m".into(),
+        messages: vec![skyl::Message::user("hi")].into(),
+        tools: toolbox.definitions().into(),
+        ..Default::default()
+    };
+    use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses};
+    let adapters: [&dyn Adapter; 4] = [
+        &Anthropic,
+        &OpenAiChat::default(),
+        &OpenAiResponses::default(),
+        &Gemini::default(),
+    ];
+    for adapter in adapters {
+        assert!(adapter.encode(&request).is_ok(), "{:?}", adapter.provider());
+    }
+}
+
+/// A set of typed tools, for the prefix a set is added with.
+struct Shelf;
+
+#[skyl::tools]
+impl Shelf {
+    /// Counts the books.
+    #[tool]
+    fn count(&self) -> usize {
+        3
+    }
+}
+
+#[test]
+fn a_prefix_that_makes_a_name_some_provider_refuses_is_refused_by_name() {
+    let mut toolbox = Toolbox::new();
+    assert_eq!(
+        toolbox.add_set("shelf.", Shelf),
+        Err(RegistrationError::InvalidPrefix {
+            prefix: "shelf.".into(),
+            name: "shelf.count".into(),
+            suggestion: "shelf_".into(),
+        })
+    );
+    assert!(toolbox.is_empty());
+    toolbox.add_set("shelf_", Shelf).unwrap();
+    assert_eq!(toolbox.names().collect::<Vec<_>>(), ["shelf_count"]);
+}

@@ -164,18 +164,24 @@ impl Tool<'_> {
     }
 
     fn check_name(&self, errors: &mut Errors) {
-        let valid = !self.name.is_empty()
-            && self.name.len() <= 64
-            && self
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        // skyl's rule for names every provider accepts (`PORTABLE` in skyl/src/provider/names.rs,
+        // which a Toolbox applies to the names it is given at run time): Gemini wants a letter
+        // or `_` first, and the others `[a-zA-Z0-9_-]` throughout.
+        let name = self.name.as_bytes();
+        let valid = name.len() <= 64
+            && name
+                .first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+            && name
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-');
         if !valid {
             errors.push(syn::Error::new(
                 self.name_span,
                 format!(
-                    "`{}` is not a tool name every provider accepts: use 1 to 64 ASCII letters, \
-                     digits, `_` or `-`; set one with `#[tool(name = \"...\")]`",
+                    "`{}` is not a tool name every provider accepts: use an ASCII letter or `_` \
+                     first, then ASCII letters, digits, `_` or `-`, at most 64 in all; set one \
+                     with `#[tool(name = \"...\")]`",
                     self.name
                 ),
             ));

@@ -7,7 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::arguments::validate::resolve;
-use crate::provider::TOOL_NAME_RULES;
+use crate::provider::PORTABLE_NAMES;
 use crate::tool::ToolDefinition;
 
 /// Why a tool cannot join a toolbox. Returned by [`Toolbox::try_with`](crate::Toolbox::try_with),
@@ -31,7 +31,7 @@ use crate::tool::ToolDefinition;
 /// assert!(matches!(error, RegistrationError::InvalidName { .. }));
 /// assert_eq!(
 ///     error.to_string(),
-///     "no provider accepts the tool name \"get weather\" (Anthropic: 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`; OpenAI: 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`; Gemini: a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters); rename it, for example to \"get_weather\""
+///     "the tool name \"get weather\" is not one every provider accepts (a letter or `_` first, then a-z, A-Z, 0-9, `_` or `-`, at most 64 characters); give the tool's ToolDefinition another name, for example \"get_weather\""
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,11 +42,24 @@ pub enum RegistrationError {
         /// The name.
         name: String,
     },
-    /// No provider accepts the name.
+    /// Some provider does not accept the name. A toolbox takes only names every built-in
+    /// adapter encodes (`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`), so that a request with its tools never
+    /// fails at encode because of a name: `files.read` is Gemini's only, `2fa` everyone's but
+    /// Gemini's. A `#[tool]` function's name is held to the same rule when it compiles.
     InvalidName {
         /// The name.
         name: String,
         /// A name every provider accepts, made from this one.
+        suggestion: String,
+    },
+    /// The prefix a [`ToolSet`](crate::ToolSet) was added with makes a name that some provider
+    /// does not accept (see [`InvalidName`](Self::InvalidName)).
+    InvalidPrefix {
+        /// The prefix.
+        prefix: String,
+        /// The name of the set's tool, with the prefix.
+        name: String,
+        /// A prefix that makes names every provider accepts, made from this one.
         suggestion: String,
     },
     /// The description is empty: a model cannot use a tool it is not told about.
@@ -79,21 +92,31 @@ impl fmt::Display for RegistrationError {
                 "a tool named \"{name}\" is already in this toolbox; give one of them another name (with #[tool(name = \"...\")] or in its definition), or swap it with Toolbox::replace"
             ),
             RegistrationError::InvalidName { name, suggestion } => {
-                let rules: Vec<String> = TOOL_NAME_RULES
-                    .iter()
-                    .map(|(api, rule)| format!("{api}: {}", rule.text))
-                    .collect();
                 if name.is_empty() {
-                    write!(f, "a tool has an empty name; name it")?;
+                    write!(f, "a tool has an empty name")?;
                 } else {
-                    write!(f, "no provider accepts the tool name \"{name}\"")?;
+                    write!(
+                        f,
+                        "the tool name \"{name}\" is not one every provider accepts"
+                    )?;
                 }
+                // A `#[tool]` function's name was checked by the same rule when it compiled, so
+                // the name is a definition's: a DynamicTool's or a hand-written Tool's.
                 write!(
                     f,
-                    " ({}); rename it, for example to \"{suggestion}\"",
-                    rules.join("; ")
+                    " ({}); give the tool's ToolDefinition another name, for example \"{suggestion}\"",
+                    PORTABLE_NAMES.text
                 )
             }
+            RegistrationError::InvalidPrefix {
+                prefix,
+                name,
+                suggestion,
+            } => write!(
+                f,
+                "the prefix \"{prefix}\" makes the tool name \"{name}\", which is not one every provider accepts ({}); add the set with another prefix, for example \"{suggestion}\"",
+                PORTABLE_NAMES.text
+            ),
             RegistrationError::EmptyDescription { name } => write!(
                 f,
                 "the tool \"{name}\" has no description, and a model cannot use a tool well without one; say what it does and when to use it"
@@ -138,13 +161,10 @@ impl Error for UnknownTool {}
 /// Checks a definition on its own: everything but a name clash.
 pub(crate) fn check(definition: &ToolDefinition) -> Result<(), RegistrationError> {
     let name = &definition.name;
-    if !TOOL_NAME_RULES.iter().any(|(_, rule)| rule.accepts(name)) {
-        // A name the strictest character set and Gemini's first character both allow.
-        let (_, openai) = TOOL_NAME_RULES[1];
-        let (_, gemini) = TOOL_NAME_RULES[2];
+    if !PORTABLE_NAMES.accepts(name) {
         return Err(RegistrationError::InvalidName {
             name: name.clone(),
-            suggestion: gemini.suggestion(&openai.suggestion(name)),
+            suggestion: PORTABLE_NAMES.suggestion(name),
         });
     }
     if definition.description.trim().is_empty() {
@@ -220,21 +240,22 @@ mod tests {
     }
 
     #[test]
-    fn a_name_some_provider_accepts_passes() {
-        for name in [
-            "get_weather",
-            "get-weather",
-            "fs.read",
-            "ns:tool",
-            "2fa_code",
-        ] {
+    fn a_name_every_provider_accepts_passes() {
+        for name in ["get_weather", "get-weather", "_private", "Tool2"] {
             assert_eq!(check(&definition(name, "d", object())), Ok(()), "{name}");
         }
     }
 
     #[test]
-    fn a_name_no_provider_accepts_is_refused_with_a_name_every_provider_accepts() {
+    fn a_name_some_provider_refuses_is_refused_with_a_name_every_provider_accepts() {
         let cases = [
+            // Gemini's only.
+            ("files.read", "files_read"),
+            ("ns:tool", "ns_tool"),
+            // Everyone's but Gemini's.
+            ("2fa_code", "_2fa_code"),
+            ("-dash", "_-dash"),
+            // No one's.
             ("get weather", "get_weather"),
             ("2.fa", "_2_fa"),
             ("", "_"),
@@ -249,11 +270,7 @@ mod tests {
                     suggestion: suggestion.into()
                 }
             );
-            assert!(
-                TOOL_NAME_RULES
-                    .iter()
-                    .all(|(_, rule)| rule.accepts(suggestion))
-            );
+            assert!(PORTABLE_NAMES.accepts(suggestion));
         }
         let long = "a".repeat(65);
         assert!(check(&definition(&long, "d", object())).is_err());
@@ -263,7 +280,16 @@ mod tests {
                 suggestion: "_".into()
             }
             .to_string(),
-            "a tool has an empty name; name it (Anthropic: 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`; OpenAI: 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`; Gemini: a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters); rename it, for example to \"_\""
+            "a tool has an empty name (a letter or `_` first, then a-z, A-Z, 0-9, `_` or `-`, at most 64 characters); give the tool's ToolDefinition another name, for example \"_\""
+        );
+        assert_eq!(
+            RegistrationError::InvalidPrefix {
+                prefix: "shelf.".into(),
+                name: "shelf.count".into(),
+                suggestion: "shelf_".into()
+            }
+            .to_string(),
+            "the prefix \"shelf.\" makes the tool name \"shelf.count\", which is not one every provider accepts (a letter or `_` first, then a-z, A-Z, 0-9, `_` or `-`, at most 64 characters); add the set with another prefix, for example \"shelf_\""
         );
     }
 

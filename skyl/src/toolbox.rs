@@ -16,6 +16,7 @@ use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
+use crate::provider::PORTABLE_NAMES;
 use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::set::Prefixed;
 use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
@@ -780,9 +781,23 @@ impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
         } else {
             self.toolbox.add(Prefixed::new(self.prefix, tool))
         };
-        if let Err(error) = added {
-            self.error = Some(error);
-        }
+        // A set's own names are checked as they compile: a character the rule refuses in a
+        // prefixed name is the prefix's.
+        let error = match added {
+            Ok(()) => return,
+            Err(RegistrationError::InvalidName { name, .. })
+                if !self.prefix.is_empty()
+                    && PORTABLE_NAMES.sanitized(self.prefix) != self.prefix =>
+            {
+                RegistrationError::InvalidPrefix {
+                    prefix: self.prefix.to_owned(),
+                    name,
+                    suggestion: PORTABLE_NAMES.sanitized(self.prefix),
+                }
+            }
+            Err(error) => error,
+        };
+        self.error = Some(error);
     }
 }
 

@@ -67,7 +67,7 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
             .encode(&request)
             .unwrap_err()
             .to_string(),
-        "cannot encode the OpenAI Chat request: the tool name \"get weather!\" breaks the rule for tool names (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`); rename the tool, for example to \"get_weather_\" with #[tool(name = \"get_weather_\")]"
+        "cannot encode the OpenAI Chat request: the tool name \"get weather!\" breaks the rule for tool names (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`); give the tool's ToolDefinition a name every provider accepts, for example \"get_weather_\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
     );
     let request = Request {
         tools: vec![tool("9lives")].into(),
@@ -75,7 +75,7 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
     };
     assert_eq!(
         Gemini::default().encode(&request).unwrap_err().to_string(),
-        "cannot encode the Gemini request: the tool name \"9lives\" breaks the rule for tool names (a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters); rename the tool, for example to \"_9lives\" with #[tool(name = \"_9lives\")]"
+        "cannot encode the Gemini request: the tool name \"9lives\" breaks the rule for tool names (a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters); give the tool's ToolDefinition a name every provider accepts, for example \"_9lives\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
     );
     // Dots are fine on Gemini and not elsewhere.
     let request = Request {
@@ -83,7 +83,11 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
         ..hello()
     };
     assert!(Gemini::default().encode(&request).is_ok());
-    assert!(Anthropic.encode(&request).is_err());
+    // The name suggested is one every provider takes, not only the one that refused it.
+    assert_eq!(
+        Anthropic.encode(&request).unwrap_err().to_string(),
+        "cannot encode the Anthropic request: the tool name \"weather.get\" breaks the rule for tool names (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`); give the tool's ToolDefinition a name every provider accepts, for example \"weather_get\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
+    );
 }
 
 #[allow(dead_code)]

@@ -2,31 +2,13 @@
 
 use std::collections::HashSet;
 
-/// The longest tool name every provider accepts (Anthropic, OpenAI and Gemini all stop at 64).
-const MAX: usize = 64;
-
-/// A character every provider accepts in a tool name: `[a-zA-Z0-9_-]`. Gemini also takes `.` and
-/// `:`, the others do not.
-fn allowed(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
-}
-
-/// A character every provider accepts first: a letter or `_` (Gemini refuses a digit or `-`).
-fn allowed_first(c: char) -> bool {
-    c.is_ascii_alphabetic() || c == '_'
-}
+use crate::provider::PORTABLE_NAMES;
 
 /// `text` with every character a provider would refuse replaced by `_`, and a `_` in front when
-/// it would start with a character a provider refuses first. Not yet cut to length.
-pub(crate) fn sanitize(text: &str) -> String {
-    let mut name: String = text
-        .chars()
-        .map(|c| if allowed(c) { c } else { '_' })
-        .collect();
-    if !name.chars().next().is_some_and(allowed_first) {
-        name.insert(0, '_');
-    }
-    name
+/// it would start with a character a provider refuses first: the rule a toolbox holds every
+/// name to. Not yet cut to length.
+fn sanitize(text: &str) -> String {
+    PORTABLE_NAMES.sanitized(text)
 }
 
 /// The local names of a server's tools, in the server's order: `{prefix}_{name}` (or the name
@@ -45,12 +27,13 @@ pub(crate) fn local_names<'a>(
             } else {
                 sanitize(&format!("{prefix}_{name}"))
             };
-            let base = cut(&joined, MAX);
+            let max = PORTABLE_NAMES.max;
+            let base = cut(&joined, max);
             let mut candidate = base.to_owned();
             let mut n = 2_usize;
             while !taken.insert(candidate.clone()) {
                 let suffix = format!("_{n}");
-                candidate = format!("{}{suffix}", cut(&joined, MAX - suffix.len()));
+                candidate = format!("{}{suffix}", cut(&joined, max - suffix.len()));
                 n += 1;
             }
             candidate

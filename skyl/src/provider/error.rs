@@ -30,7 +30,7 @@ pub enum EncodeError {
         tool: String,
         /// The rule, in words.
         rule: &'static str,
-        /// A name that follows the rule.
+        /// A name that follows the rule, and every other provider's.
         suggestion: String,
     },
     /// A tool's schema cannot be lowered to the provider's dialect.
@@ -116,7 +116,7 @@ impl fmt::Display for EncodeError {
                 ..
             } => write!(
                 f,
-                "the tool name \"{tool}\" breaks the rule for tool names ({rule}); rename the tool, for example to \"{suggestion}\" with #[tool(name = \"{suggestion}\")]"
+                "the tool name \"{tool}\" breaks the rule for tool names ({rule}); give the tool's ToolDefinition a name every provider accepts, for example \"{suggestion}\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
             ),
             EncodeError::Schema {
                 tool,

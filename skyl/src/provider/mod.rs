@@ -151,6 +151,7 @@ pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 pub use names::NameRule;
 pub use openai::azure::AzureOpenAi;
+pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use read::{Items, Node};
@@ -229,9 +230,10 @@ impl<A: Adapter + ?Sized> Adapter for Box<A> {
     }
 }
 
-/// Each API's rule for tool names, named for people, for checks made before an adapter is chosen
-/// (registering a tool in a [`Toolbox`](crate::Toolbox)). OpenAI's rule covers both OpenAI
-/// adapters.
+/// Each API's rule for tool names, named for people; OpenAI's rule covers both OpenAI adapters.
+/// The adapters check their own at encode; [`PORTABLE_NAMES`] is all of them at once, the rule a
+/// [`Toolbox`](crate::Toolbox) and a mounted MCP server's names follow, which its tests prove.
+#[cfg(test)]
 pub(crate) const TOOL_NAME_RULES: [(&str, &NameRule); 3] = [
     ("Anthropic", &names::WORD_64),
     ("OpenAI", &names::WORD_64),

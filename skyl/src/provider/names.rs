@@ -52,6 +52,22 @@ pub(crate) const WORD_64: NameRule = NameRule {
     max: 64,
 };
 
+fn letter_or_underscore(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+/// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`: the names every built-in adapter accepts, the rules of
+/// [`TOOL_NAME_RULES`](super::TOOL_NAME_RULES) taken together (Gemini adds the first character
+/// to [`WORD_64`]; the others add the character set to Gemini's). A
+/// [`Toolbox`](crate::Toolbox) takes only such names, and a mounted MCP server's tools are
+/// renamed to them, so a tool in a toolbox encodes for every provider.
+pub(crate) const PORTABLE: NameRule = NameRule {
+    text: "a letter or `_` first, then a-z, A-Z, 0-9, `_` or `-`, at most 64 characters",
+    first: letter_or_underscore,
+    allowed: word_char,
+    max: 64,
+};
+
 impl NameRule {
     /// `^[a-zA-Z0-9_-]{1,64}$`, the rule of Anthropic and both OpenAI APIs, and of many others.
     pub const WORD_64: NameRule = WORD_64;
@@ -87,7 +103,8 @@ impl NameRule {
             provider,
             tool: name.to_owned(),
             rule: self.text,
-            suggestion: self.suggestion(name),
+            // Renamed once for every provider, not for this one alone.
+            suggestion: PORTABLE.suggestion(name),
         })
     }
 
@@ -104,15 +121,77 @@ impl NameRule {
 
     /// `name` with every character the provider refuses made `_`, cut to its length.
     pub fn suggestion(&self, name: &str) -> String {
-        let mut suggestion: String = name
+        let mut suggestion = self.sanitized(name);
+        let end = suggestion
+            .char_indices()
+            .nth(self.max)
+            .map_or(suggestion.len(), |(end, _)| end);
+        suggestion.truncate(end);
+        suggestion
+    }
+
+    /// `name` with every character the provider refuses made `_`, and a `_` in front when it
+    /// would start with a character the provider refuses first; not cut to length.
+    pub(crate) fn sanitized(&self, name: &str) -> String {
+        let mut sanitized: String = name
             .chars()
             .map(|c| if (self.allowed)(c) { c } else { '_' })
-            .take(self.max)
             .collect();
-        if !suggestion.chars().next().is_some_and(self.first) {
-            suggestion.insert(0, '_');
-            suggestion.truncate(self.max);
+        if !sanitized.chars().next().is_some_and(self.first) {
+            sanitized.insert(0, '_');
         }
-        suggestion
+        sanitized
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TOOL_NAME_RULES;
+    use super::*;
+
+    /// Names made of every character class each rule treats apart, in every position, and at
+    /// the lengths around the limit.
+    fn names() -> Vec<String> {
+        let pieces = ["a", "Z", "_", "-", "7", ".", ":", " ", "é", "/"];
+        let mut names = vec![String::new()];
+        for first in pieces {
+            names.push(first.to_owned());
+            for second in pieces {
+                names.push(format!("{first}{second}"));
+                names.push(format!("{first}x{second}"));
+            }
+        }
+        for length in [63, 64, 65] {
+            names.push("a".repeat(length));
+            names.push(format!("_{}", "9".repeat(length - 1)));
+        }
+        names
+    }
+
+    #[test]
+    fn the_portable_rule_is_every_providers_rule_at_once() {
+        for name in names() {
+            let everyone = TOOL_NAME_RULES.iter().all(|(_, rule)| rule.accepts(&name));
+            assert_eq!(PORTABLE.accepts(&name), everyone, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_suggestion_follows_the_rule_it_is_made_for() {
+        for name in names() {
+            for rule in TOOL_NAME_RULES
+                .iter()
+                .map(|(_, rule)| *rule)
+                .chain([&PORTABLE])
+            {
+                let suggestion = rule.suggestion(&name);
+                assert!(rule.accepts(&suggestion), "{name:?} gave {suggestion:?}");
+                if rule.accepts(&name) {
+                    assert_eq!(suggestion, name);
+                }
+            }
+        }
+        assert_eq!(PORTABLE.suggestion("files.read"), "files_read");
+        assert_eq!(PORTABLE.suggestion("2fa"), "_2fa");
     }
 }
