@@ -205,8 +205,8 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 if !known {
                     bounds.push(quote! {
                         <#ty as ::skyl::__private::Defer<__S>>::This:
-                            ::skyl::__private::serde::de::DeserializeOwned
-                            + ::skyl::__private::schemars::JsonSchema
+                            ::skyl::__private::ToolParameterDeserialize
+                            + ::skyl::__private::ToolParameterSchema
                     });
                     assertions.push(quote_spanned! {span=>
                         let _ = ::skyl::__private::assert_deserialize::<#ty>;

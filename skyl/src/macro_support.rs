@@ -33,19 +33,21 @@ impl<T: ?Sized, S: ?Sized> Defer<S> for T {
     note = "derive `serde::Deserialize` and `schemars::JsonSchema` on `{Self}`, or use a type that implements both",
     note = "if the value comes from the application rather than from the model, borrow it from the toolbox state: `#[state] name: &{Self}`"
 )]
-pub trait ToolParameterDeserialize {}
+pub trait ToolParameterDeserialize: DeserializeOwned {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> ToolParameterDeserialize for T {}
 
 /// A type whose JSON schema the model can be shown.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool parameter: it does not implement `JsonSchema` of schemars 1",
     label = "the model cannot be shown a schema for `{Self}`",
-    note = "derive `schemars::JsonSchema` (and `serde::Deserialize`) on `{Self}`, or use a type that implements both",
+    note = "derive `schemars::JsonSchema` on `{Self}` with schemars 1, the version skyl uses (`schemars = \"1\"` in Cargo.toml); a derive of schemars 0.8 or 0.9 is another trait, which skyl cannot read",
     note = "if the value comes from the application rather than from the model, borrow it from the toolbox state: `#[state] name: &{Self}`"
 )]
-pub trait ToolParameterSchema {}
+pub trait ToolParameterSchema: JsonSchema {}
 
+#[diagnostic::do_not_recommend]
 impl<T: JsonSchema> ToolParameterSchema for T {}
 
 /// Reports, at the parameter's type, that it is not `Deserialize`.
