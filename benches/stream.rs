@@ -63,9 +63,11 @@ fn adapter(provider: &str) -> Box<dyn Streaming> {
 
 fn events(bytes: &[u8]) -> Vec<(String, String)> {
     let mut events = Vec::new();
-    SseParser::new().feed(bytes, |event| {
-        events.push((event.event.clone(), event.data.clone()))
-    });
+    SseParser::new()
+        .feed(bytes, |event| {
+            events.push((event.event.clone(), event.data.clone()))
+        })
+        .unwrap();
     events
 }
 

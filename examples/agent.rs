@@ -231,12 +231,19 @@ fn main() -> ExitCode {
     match run {
         Ok(run) => {
             let usage = run.usage();
+            // A server that reports no usage (many local ones, streaming) has counted nothing.
+            let tokens = if usage.unreported {
+                "the server did not report every step's tokens".to_owned()
+            } else {
+                format!(
+                    "{} input and {} output tokens",
+                    usage.input_tokens, usage.output_tokens
+                )
+            };
             println!(
-                "\nstopped: {} after {} steps ({} input and {} output tokens)",
+                "\nstopped: {} after {} steps ({tokens})",
                 run.stop(),
                 run.steps(),
-                usage.input_tokens,
-                usage.output_tokens
             );
             ExitCode::SUCCESS
         }

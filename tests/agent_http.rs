@@ -64,7 +64,8 @@ fn cases() -> [Case; 4] {
         },
         Case {
             provider: "openai_chat",
-            api: || Box::new(OpenAiChat::default()),
+            // The loopback server is a compatible server, as HttpModel takes any host but OpenAI's.
+            api: || Box::new(OpenAiChat::default().with_compatible(true)),
             path: "/chat/completions",
             stream_path: "/chat/completions",
             calls: "one_call",

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use skyl::agent::{Model, ModelError, ModelErrorKind};
 use skyl::http::{Api, ConfigErrorKind, HttpModel, RetryPolicy};
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, Streaming,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, Streaming, Usage,
 };
 use skyl::{Message, ToolDefinition};
 
@@ -108,7 +108,8 @@ fn cases() -> Vec<Case> {
         },
         Case {
             provider: "openai_chat",
-            api: || Box::new(OpenAiChat::default()),
+            // The loopback server is a compatible server, as HttpModel takes any host but OpenAI's.
+            api: || Box::new(OpenAiChat::default().with_compatible(true)),
             model: "gpt-4o",
             path: "/chat/completions",
             stream_path: "/chat/completions",
@@ -228,11 +229,13 @@ fn decoded_events(case: &Case) -> Vec<StreamEvent> {
     let mut parser = skyl::provider::SseParser::new();
     let mut decoder = adapter(&(case.api)()).stream_decoder();
     let mut told = Vec::new();
-    parser.feed(&stream_fixture(case.provider, case.fixture), |event| {
-        decoder
-            .push(&event.event, &event.data, &mut |e| told.push(e))
-            .unwrap();
-    });
+    parser
+        .feed(&stream_fixture(case.provider, case.fixture), |event| {
+            decoder
+                .push(&event.event, &event.data, &mut |e| told.push(e))
+                .unwrap();
+        })
+        .unwrap();
     decoder.finish(&mut |e| told.push(e)).unwrap();
     told
 }
@@ -383,11 +386,14 @@ async fn a_connection_dropped_mid_stream_is_a_connection_error_after_the_events_
 }
 
 #[tokio::test]
-async fn a_stream_that_ends_before_the_answer_is_complete_is_a_connection_error() {
+async fn a_stream_cut_before_its_finish_reason_is_a_connection_error() {
     let bytes = stream_fixture("openai_chat", "text");
     let cut = String::from_utf8_lossy(&bytes)
-        .find("data: [DONE]")
+        .find("\"finish_reason\":\"stop\"")
         .unwrap();
+    // The body ends cleanly, at the start of the chunk that would have ended the answer.
+    let text = String::from_utf8_lossy(&bytes[..cut]);
+    let cut = text.rfind("data: ").unwrap();
     let server = Server::start(vec![Reply::stream(&bytes[..cut], End::Close)]).await;
     let model = model(OpenAiChat::default(), &server);
 
@@ -399,7 +405,115 @@ async fn a_stream_that_ends_before_the_answer_is_complete_is_a_connection_error(
     assert_eq!(error.kind(), ModelErrorKind::Connection);
     assert_eq!(
         error.message(),
-        "the stream ended after 11 events, before the answer was complete: cannot read the OpenAI Chat response: the stream, after event 11 (message): expected data: [DONE], found the end of the stream; is this body from the OpenAI Chat API?"
+        "the stream ended after 9 events, before the answer was complete: cannot read the OpenAI Chat response: the stream, after event 9 (message): expected data: [DONE], found the end of the stream; is this body from the OpenAI Chat API?"
+    );
+}
+
+/// A compatible server (llama-cpp-python's, for one) may end the body after the chunk with the
+/// `finish_reason` and the usage, without `data: [DONE]`: the answer is whole, as the official
+/// SDKs read it.
+#[tokio::test]
+async fn a_stream_that_ends_cleanly_after_its_finish_reason_is_a_whole_answer() {
+    let bytes = stream_fixture("openai_chat", "text");
+    let cut = String::from_utf8_lossy(&bytes)
+        .find("data: [DONE]")
+        .unwrap();
+    let server = Server::start(vec![Reply::stream(&bytes[..cut], End::Close)]).await;
+    let model = model(OpenAiChat::default(), &server);
+
+    let mut told = Vec::new();
+    let response = model
+        .stream(&request("gpt-4o"), &mut |event| told.push(event))
+        .await
+        .unwrap();
+
+    let whole = OpenAiChat::default()
+        .decode(&unstreamed("openai_chat", "text"))
+        .unwrap();
+    assert_eq!(response, whole);
+    assert_eq!(
+        told.last(),
+        Some(&StreamEvent::Done {
+            stop_reason: whole.stop_reason.clone()
+        })
+    );
+}
+
+/// The server of issue #17 ended its 200 without a single event when it failed.
+#[tokio::test]
+async fn a_stream_without_a_single_event_says_the_server_sent_an_empty_answer() {
+    let server = Server::start(vec![Reply::stream(b"", End::Close)]).await;
+    let model = model(OpenAiChat::default(), &server);
+
+    let error = model
+        .stream(&request("gpt-4o"), &mut |_| {})
+        .await
+        .unwrap_err();
+
+    assert_eq!(error.kind(), ModelErrorKind::Provider);
+    assert_eq!(
+        error.to_string(),
+        "OpenAI Chat answered with an error: the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why"
+    );
+}
+
+/// llama-cpp-python's server sends no usage chunk: the usage is unknown, not zero.
+#[tokio::test]
+async fn a_stream_without_usage_says_its_usage_is_unreported() {
+    let stream = concat!(
+        "data: {\"id\":\"chatcmpl-1\",\"model\":\"smollm2\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sunny.\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"chatcmpl-1\",\"model\":\"smollm2\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    );
+    let server = Server::start(vec![Reply::stream(stream.as_bytes(), End::Close)]).await;
+    let model = model(OpenAiChat::default(), &server);
+
+    let response = model.stream(&request("gpt-4o"), &mut |_| {}).await.unwrap();
+
+    assert_eq!(response.message.text_content(), "Sunny.");
+    assert_eq!(
+        response.usage,
+        Usage {
+            unreported: true,
+            ..Usage::default()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_body_or_an_event_over_its_limit_is_cut_off_with_an_error_naming_it() {
+    let body = unstreamed("openai_chat", "text").to_string();
+    let server = Server::start(vec![Reply::json(200, body.clone())]).await;
+    let model = HttpModel::builder(OpenAiChat::default())
+        .api_key(KEY)
+        .base_url(&server.url)
+        .max_retries(0)
+        .max_response_bytes(64)
+        .build()
+        .unwrap();
+    let error = model.complete(&request("gpt-4o")).await.unwrap_err();
+    assert_eq!(error.kind(), ModelErrorKind::Decode);
+    assert_eq!(
+        error.to_string(),
+        "the answer from OpenAI Chat could not be read: the body is longer than 64 bytes, the most this HttpModel reads of one answer; if the provider's answers are this large, raise the limit (HttpModelBuilder::max_response_bytes)"
+    );
+
+    // One event that never ends.
+    let endless = format!("data: {}", "x".repeat(4096));
+    let server = Server::start(vec![Reply::stream(endless.as_bytes(), End::Close)]).await;
+    let model = HttpModel::builder(OpenAiChat::default())
+        .api_key(KEY)
+        .base_url(&server.url)
+        .max_retries(0)
+        .max_event_bytes(1024)
+        .build()
+        .unwrap();
+    let error = model
+        .stream(&request("gpt-4o"), &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the answer from OpenAI Chat could not be read: one server-sent event is longer than 1024 bytes, the most this stream reads of one event; if the provider's events are this large, raise the limit (SseParser::with_max_event_bytes, HttpModelBuilder::max_event_bytes)"
     );
 }
 
@@ -426,7 +540,7 @@ async fn an_idle_stream_times_out_and_comments_do_not_keep_it_alive() {
     assert_eq!(error.kind(), ModelErrorKind::Timeout);
     assert_eq!(
         error.to_string(),
-        "Anthropic did not answer in time: the stream sent no event for 200ms, after 1 events; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer"
+        "Anthropic did not answer in time: the stream sent no event for 200ms, after 1 event; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer"
     );
     // The transport let go of the connection.
     tokio::time::timeout(Duration::from_secs(10), was_closed)
@@ -714,7 +828,14 @@ async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
             .unwrap();
         format!("{:?}", model.api())
     };
-    let named = |server: &'static str| format!("{:?}", OpenAiChat::default().with_server(server));
+    let named = |server: &'static str| {
+        format!(
+            "{:?}",
+            OpenAiChat::default()
+                .with_server(server)
+                .with_compatible(true)
+        )
+    };
     assert_eq!(
         api("https://api.deepseek.com", OpenAiChat::default()),
         named("deepseek")
@@ -730,11 +851,23 @@ async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
         api("https://openrouter.ai/api/v1", OpenAiChat::default()),
         named("openrouter")
     );
-    // OpenAI itself, Groq (which refuses its own `reasoning` back) and a local server: no name.
+    // Groq (which refuses its own `reasoning` back) and a local server: no name, but compatible,
+    // so that they get the token limit as `max_tokens`, the name they read.
     for base_url in [
-        "https://api.openai.com/v1",
         "https://api.groq.com/openai/v1",
         "http://localhost:11434/v1",
+        "http://127.0.0.1:8765/v1",
+    ] {
+        assert_eq!(
+            api(base_url, OpenAiChat::default()),
+            format!("{:?}", OpenAiChat::default().with_compatible(true)),
+            "{base_url}"
+        );
+    }
+    // OpenAI itself, and Azure's deployment of it: OpenAI's current names.
+    for base_url in [
+        "https://api.openai.com/v1",
+        "https://my-resource.openai.azure.com/openai/v1",
     ] {
         assert_eq!(
             api(base_url, OpenAiChat::default()),

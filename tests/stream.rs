@@ -60,9 +60,11 @@ fn unstreamed(provider: &str, name: &str) -> Option<Value> {
 fn sse_events(bytes: &[u8]) -> Vec<(String, String)> {
     let mut parser = SseParser::new();
     let mut events = Vec::new();
-    parser.feed(bytes, |event| {
-        events.push((event.event.clone(), event.data.clone()))
-    });
+    parser
+        .feed(bytes, |event| {
+            events.push((event.event.clone(), event.data.clone()))
+        })
+        .unwrap();
     events
 }
 
@@ -290,6 +292,7 @@ fn anthropic_calls_finish_at_their_block_stop_before_the_message_ends() {
                 output_tokens: 87,
                 cached_input_tokens: Some(128),
                 reasoning_tokens: None,
+                unreported: false,
             }),
             StreamEvent::Done {
                 stop_reason: StopReason::ToolUse
@@ -620,7 +623,9 @@ fn event_boundaries(bytes: &[u8]) -> Vec<usize> {
     let mut count = 0;
     let mut parser = SseParser::new();
     for (offset, byte) in bytes.iter().enumerate() {
-        parser.feed(std::slice::from_ref(byte), |_| count += 1);
+        parser
+            .feed(std::slice::from_ref(byte), |_| count += 1)
+            .unwrap();
         if count > boundaries.len() - 1 {
             boundaries.push(offset + 1);
         }

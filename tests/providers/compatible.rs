@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use skyl::provider::{Adapter, OpenAiChat, Request, SseParser, Streaming};
-use skyl::{Message, Part, Role, ToolResult};
+use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
 use crate::support::fixture;
 
@@ -94,6 +94,7 @@ fn snowflake_tool_call_with_empty_refusal_and_finish_reason_is_a_tool_use() {
         encoded(&openai(), continued(&message)),
         kampala_request(json!({
             "role": "assistant",
+            "content": "",
             "tool_calls": [{
                 "id": "toolu_01XFDUDYJgAACzvnptvVoYEL",
                 "type": "function",
@@ -238,6 +239,7 @@ fn deepseek_reasoning_content_goes_back_to_deepseek() {
         encoded(&server("deepseek"), continued(&message)),
         kampala_request(json!({
             "role": "assistant",
+            "content": "",
             "tool_calls": [deepseek_call()],
             "reasoning_content": DEEPSEEK_REASONING
         }))
@@ -247,7 +249,9 @@ fn deepseek_reasoning_content_goes_back_to_deepseek() {
 #[test]
 fn deepseek_reasoning_content_never_goes_to_openai_or_another_server() {
     let (message, _) = decoded(&server("deepseek"), "deepseek_thinking_tool_call");
-    let without = kampala_request(json!({"role": "assistant", "tool_calls": [deepseek_call()]}));
+    let without = kampala_request(
+        json!({"role": "assistant", "content": "", "tool_calls": [deepseek_call()]}),
+    );
     assert_eq!(encoded(&openai(), continued(&message)), without);
     assert_eq!(encoded(&server("vllm"), continued(&message)), without);
 }
@@ -263,6 +267,7 @@ fn deepseek_empty_reasoning_content_still_goes_back() {
         encoded(&deepseek, continued(&message)),
         kampala_request(json!({
             "role": "assistant",
+            "content": "",
             "tool_calls": [deepseek_call()],
             "reasoning_content": ""
         }))
@@ -281,7 +286,9 @@ fn an_answer_decoded_for_openai_sends_nothing_back_even_to_a_named_server() {
     );
     assert_eq!(
         encoded(&server("deepseek"), continued(&message)),
-        kampala_request(json!({"role": "assistant", "tool_calls": [deepseek_call()]}))
+        kampala_request(
+            json!({"role": "assistant", "content": "", "tool_calls": [deepseek_call()]})
+        )
     );
 }
 
@@ -311,7 +318,7 @@ fn gemini_request(signed: bool) -> Value {
         "model": "m",
         "messages": [
             {"role": "user", "content": "Weather in Kampala?"},
-            {"role": "assistant", "tool_calls": gemini_calls(signed)},
+            {"role": "assistant", "content": "", "tool_calls": gemini_calls(signed)},
             {"role": "tool", "tool_call_id": "function-call-10443928815362719851", "content": "Kampala: 22C"},
             {"role": "tool", "tool_call_id": "function-call-10443928815362719852", "content": "Gulu: 22C"}
         ]
@@ -376,7 +383,7 @@ fn mistral_nine_character_ids_survive_the_round_trip() {
             "model": "m",
             "messages": [
                 {"role": "user", "content": "Weather in Kampala?"},
-                {"role": "assistant", "tool_calls": [
+                {"role": "assistant", "content": "", "tool_calls": [
                     {"id": "D9fsP3mZk", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Kampala\"}"}},
                     {"id": "q7Rt2XbWn", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Gulu\"}"}}
                 ]},
@@ -408,7 +415,7 @@ fn groq_reasoning_is_kept_but_not_sent_to_an_unnamed_server() {
     );
     assert_eq!(
         encoded(&openai(), continued(&message)),
-        kampala_request(json!({"role": "assistant", "tool_calls": [{
+        kampala_request(json!({"role": "assistant", "content": "", "tool_calls": [{
             "id": "kx2r8w1qd",
             "type": "function",
             "function": {"name": "get_weather", "arguments": "{\"city\":\"Kampala\"}"}
@@ -459,9 +466,11 @@ fn streamed(adapter: &OpenAiChat, name: &str) -> skyl::provider::Response {
 /// The response `adapter`'s stream decoder makes of the server-sent events in `stream`.
 fn streamed_text(adapter: &OpenAiChat, stream: &str) -> skyl::provider::Response {
     let mut events = Vec::new();
-    SseParser::new().feed(stream.as_bytes(), |event| {
-        events.push((event.event.clone(), event.data.clone()))
-    });
+    SseParser::new()
+        .feed(stream.as_bytes(), |event| {
+            events.push((event.event.clone(), event.data.clone()))
+        })
+        .unwrap();
     let mut decoder = adapter.stream_decoder();
     for (name, data) in &events {
         decoder.push(name, data, &mut |_| {}).unwrap();
@@ -478,13 +487,16 @@ fn deepseek_streamed_reasoning_goes_back_to_deepseek() {
         encoded(&deepseek, continued(&response.message)),
         kampala_request(json!({
             "role": "assistant",
+            "content": "",
             "tool_calls": [deepseek_call()],
             "reasoning_content": reasoning
         }))
     );
     assert_eq!(
         encoded(&openai(), continued(&response.message)),
-        kampala_request(json!({"role": "assistant", "tool_calls": [deepseek_call()]}))
+        kampala_request(
+            json!({"role": "assistant", "content": "", "tool_calls": [deepseek_call()]})
+        )
     );
 }
 
@@ -507,5 +519,67 @@ fn openrouter_streamed_reasoning_details_are_joined_and_go_back() {
     assert_eq!(
         encoded(&openrouter, continued(&response.message)),
         kampala_request(openrouter_assistant(true))
+    );
+}
+
+/// llama-cpp-python's server answers an assistant turn without `content`, or with `null`, with a
+/// 500; every server takes `""`, which every OpenAI Chat adapter sends. The token limit goes out
+/// under the name each kind of server reads.
+#[test]
+fn a_turn_of_calls_only_has_empty_content_and_the_limit_has_each_servers_name() {
+    let answer = Message {
+        role: Role::Assistant,
+        parts: vec![Part::ToolCall(ToolCall::new(
+            "call_1",
+            "get_weather",
+            json!({"city": "Kampala"}),
+        ))],
+    };
+    let body = |adapter: OpenAiChat| {
+        adapter
+            .encode(&Request {
+                model: "m".into(),
+                messages: continued(&answer).into(),
+                max_tokens: Some(5),
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let expected = |limit: &str| {
+        let mut request = kampala_request(json!({
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": "{\"city\":\"Kampala\"}"}
+            }]
+        }));
+        request[limit] = json!(5);
+        request
+    };
+    assert_eq!(body(openai()), expected("max_completion_tokens"));
+    assert_eq!(body(openai().with_compatible(true)), expected("max_tokens"));
+    assert_eq!(body(server("vllm")), expected("max_tokens"));
+}
+
+/// A stream recorded from llama-cpp-python 0.3.36's server (`chatml-function-calling`,
+/// SmolLM2-135M-Instruct), answering after a tool result: no usage chunk, so the usage is
+/// unreported rather than zero. (The same server answered the same request with the assistant
+/// turn's `content` left out by ending its 200 without a single event; `scripts/local-server.sh`
+/// reproduces it.)
+#[test]
+fn llama_cpp_python_stream_without_usage_has_its_usage_unreported() {
+    let stream = include_str!("../fixtures/stream/openai_chat/llama_cpp_python_answer.sse");
+    let response = streamed_text(&openai().with_compatible(true), stream);
+    assert_eq!(
+        serde_json::to_value(&response).unwrap(),
+        json!({
+            "message": {"role": "assistant", "parts": [{"text": "python\n```"}]},
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 0, "output_tokens": 0, "unreported": true},
+            "id": "chatcmpl-ac1ce94c-4a93-4451-8869-979061c98ac8",
+            "model": "smollm2"
+        })
     );
 }

@@ -134,6 +134,7 @@ pub(crate) fn add_usage(total: &mut Usage, step: &Usage) {
     total.output_tokens = total.output_tokens.saturating_add(step.output_tokens);
     total.cached_input_tokens = add(total.cached_input_tokens, step.cached_input_tokens);
     total.reasoning_tokens = add(total.reasoning_tokens, step.reasoning_tokens);
+    total.unreported |= step.unreported;
 }
 
 /// A run as stored, checked before it becomes a [`Run`] that can be resumed.
@@ -321,6 +322,7 @@ mod tests {
                 output_tokens: 2,
                 cached_input_tokens: Some(4),
                 reasoning_tokens: None,
+                unreported: false,
             },
         );
         add_usage(
@@ -330,6 +332,7 @@ mod tests {
                 output_tokens: 3,
                 cached_input_tokens: None,
                 reasoning_tokens: None,
+                unreported: true,
             },
         );
         assert_eq!(
@@ -339,6 +342,8 @@ mod tests {
                 output_tokens: 5,
                 cached_input_tokens: Some(4),
                 reasoning_tokens: None,
+                // One answer's usage is unknown, so the total misses it.
+                unreported: true,
             }
         );
     }

@@ -108,6 +108,8 @@ pub struct HttpModelBuilder {
     connect_timeout: Duration,
     timeout: Duration,
     idle_timeout: Duration,
+    max_response_bytes: usize,
+    max_event_bytes: usize,
 }
 
 impl fmt::Debug for HttpModelBuilder {
@@ -128,6 +130,8 @@ impl fmt::Debug for HttpModelBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("timeout", &self.timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish()
     }
 }
@@ -140,6 +144,9 @@ impl HttpModelBuilder {
     /// The longest silence between two events of a stream when none is given. Generous, because a
     /// reasoning model on Chat Completions sends nothing while it thinks.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+    /// The longest whole response body read when no limit is given: 16 MiB, far above any
+    /// answer (images a model draws included) and far below a machine's memory.
+    pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
     pub(super) fn new(api: Box<dyn Api>) -> Self {
         HttpModelBuilder {
@@ -151,6 +158,8 @@ impl HttpModelBuilder {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             timeout: Self::DEFAULT_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
+            max_event_bytes: crate::provider::SseParser::DEFAULT_MAX_EVENT_BYTES,
         }
     }
 
@@ -204,6 +213,23 @@ impl HttpModelBuilder {
     /// The longest silence allowed between two events of a stream.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most bytes of a whole response body read (an answer asked for whole, an error body);
+    /// a longer body fails the request with an error that names the limit.
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](Self::DEFAULT_MAX_RESPONSE_BYTES) unless set.
+    pub fn max_response_bytes(mut self, max: usize) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// The most bytes of one event of a streamed answer read (a stream as a whole may be any
+    /// length); a longer event fails the request with an error that names the limit.
+    /// [`SseParser::DEFAULT_MAX_EVENT_BYTES`](crate::provider::SseParser::DEFAULT_MAX_EVENT_BYTES)
+    /// unless set.
+    pub fn max_event_bytes(mut self, max: usize) -> Self {
+        self.max_event_bytes = max;
         self
     }
 
@@ -373,6 +399,8 @@ impl HttpModelBuilder {
             retry: self.retry,
             timeout: self.timeout,
             idle_timeout: self.idle_timeout,
+            max_response_bytes: self.max_response_bytes,
+            max_event_bytes: self.max_event_bytes,
         })
     }
 }

@@ -12,7 +12,9 @@ use super::builder::{ConfigError, HttpModelBuilder};
 use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
-use crate::provider::{Api, Framing, JsonLinesParser, Request, Response, SseParser, StreamEvent};
+use crate::provider::{
+    Api, FeedError, Framing, JsonLinesParser, Request, Response, SseParser, StreamEvent,
+};
 
 /// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
 /// every OpenAI-compatible server), OpenAI Responses, Gemini, OpenAI on Azure, or any provider
@@ -61,6 +63,10 @@ pub struct HttpModel {
     pub(super) retry: RetryPolicy,
     pub(super) timeout: Duration,
     pub(super) idle_timeout: Duration,
+    /// The most bytes of a whole response body read.
+    pub(super) max_response_bytes: usize,
+    /// The most bytes of one streamed event read.
+    pub(super) max_event_bytes: usize,
 }
 
 impl fmt::Debug for HttpModel {
@@ -73,6 +79,8 @@ impl fmt::Debug for HttpModel {
             .field("retry", &self.retry)
             .field("timeout", &self.timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -137,7 +145,11 @@ impl HttpModel {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let response_headers = response.headers().clone();
-                    let text = response.text().await.unwrap_or_default();
+                    // An error body is read as far as the limit: enough to quote it.
+                    let text = match self.read_body(response).await {
+                        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                        Err(_) => String::new(),
+                    };
                     let error = status_error(
                         &*self.api,
                         status,
@@ -166,13 +178,10 @@ impl HttpModel {
         let url = self.api.url(&self.base_url, &request.model, false);
         let (response, retries) = self.send(&url, &body, false).await?;
         let id = request_id(response.headers());
-        let bytes = response.bytes().await.map_err(|error| {
-            self.annotate(
-                transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
-                &id,
-                retries,
-            )
-        })?;
+        let bytes = self
+            .read_body(response)
+            .await
+            .map_err(|error| self.annotate(error, &id, retries))?;
         let result = self.decode_body(&bytes);
         result.map_err(|error| self.annotate(error, &id, retries))
     }
@@ -195,13 +204,10 @@ impl HttpModel {
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.starts_with("application/json"));
         if is_json {
-            let bytes = response.bytes().await.map_err(|error| {
-                self.annotate(
-                    transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
-                    &id,
-                    retries,
-                )
-            })?;
+            let bytes = self
+                .read_body(response)
+                .await
+                .map_err(|error| self.annotate(error, &id, retries))?;
             let answer = self
                 .decode_body(&bytes)
                 .map_err(|error| self.annotate(error, &id, retries))?;
@@ -211,7 +217,7 @@ impl HttpModel {
             return Ok(answer);
         }
 
-        let mut frames = Frames::new(self.api.framing());
+        let mut frames = Frames::new(self.api.framing(), self.max_event_bytes);
         let mut decoder = self.api.stream_decoder();
         let mut deadline = Instant::now() + self.idle_timeout;
         loop {
@@ -220,9 +226,9 @@ impl HttpModel {
                     let error = ModelError::new(
                         ModelErrorKind::Timeout,
                         format!(
-                            "the stream sent no event for {:?}, after {} events; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
+                            "the stream sent no event for {:?}, after {}; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
                             self.idle_timeout,
-                            decoder.events_read()
+                            count_events(decoder.events_read())
                         ),
                     )
                     .with_provider(self.api.provider());
@@ -245,8 +251,8 @@ impl HttpModel {
                     let error = ModelError::new(
                         error.kind(),
                         format!(
-                            "the stream broke after {} events: {}",
-                            decoder.events_read(),
+                            "the stream broke after {}: {}",
+                            count_events(decoder.events_read()),
                             error.message()
                         ),
                     )
@@ -259,7 +265,16 @@ impl HttpModel {
                 .feed(&chunk, |event, data| {
                     decoder.push(event, data, &mut *events)
                 })
-                .map_err(|error| self.annotate(stream_error(&*self.api, error), &id, retries))?;
+                .map_err(|error| {
+                    let error = match error {
+                        FeedError::Event(error) => stream_error(&*self.api, error),
+                        FeedError::TooLarge(error) => {
+                            ModelError::new(ModelErrorKind::Decode, error.to_string())
+                                .with_provider(self.api.provider())
+                        }
+                    };
+                    self.annotate(error, &id, retries)
+                })?;
             if decoder.events_read() > before {
                 deadline = Instant::now() + self.idle_timeout;
             }
@@ -267,7 +282,16 @@ impl HttpModel {
                 break;
             }
         }
-        if !decoder.is_complete() {
+        if decoder.events_read() == 0 {
+            // Nothing to read at all: not a stream cut short, nor a body of another API.
+            let error = ModelError::new(
+                ModelErrorKind::Provider,
+                "the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why",
+            )
+            .with_provider(self.api.provider());
+            return Err(self.annotate(error, &id, retries));
+        }
+        if !decoder.can_end() {
             let count = decoder.events_read();
             let cause = decoder
                 .finish(&mut |_| {})
@@ -277,7 +301,8 @@ impl HttpModel {
             let error = ModelError::new(
                 ModelErrorKind::Connection,
                 format!(
-                    "the stream ended after {count} events, before the answer was complete: {cause}"
+                    "the stream ended after {}, before the answer was complete: {cause}",
+                    count_events(count)
                 ),
             )
             .with_provider(self.api.provider());
@@ -286,6 +311,46 @@ impl HttpModel {
         decoder
             .finish(&mut *events)
             .map_err(|error| self.annotate(stream_error(&*self.api, error), &id, retries))
+    }
+
+    /// The whole body of `response`, read as it arrives up to the limit: a server that sends
+    /// more (or says it will) is cut off with an error naming the limit, rather than read into
+    /// memory for as long as it sends.
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ModelError> {
+        let limit = self.max_response_bytes;
+        let too_large = || {
+            ModelError::new(
+                ModelErrorKind::Decode,
+                format!(
+                    "the body is longer than {limit} bytes, the most this HttpModel reads of one answer; if the provider's answers are this large, raise the limit (HttpModelBuilder::max_response_bytes)"
+                ),
+            )
+            .with_provider(self.api.provider())
+        };
+        let announced = response.content_length().unwrap_or(0);
+        if announced > limit as u64 {
+            return Err(too_large());
+        }
+        let mut body = Vec::with_capacity(announced as usize);
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if body.len() + chunk.len() > limit {
+                        return Err(too_large());
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => return Ok(body),
+                Err(error) => {
+                    return Err(transport_error(
+                        &self.api,
+                        error,
+                        self.timeout,
+                        self.key.as_deref(),
+                    ));
+                }
+            }
+        }
     }
 
     fn encode(&self, request: &Request<'_>) -> Result<Value, ModelError> {
@@ -328,10 +393,11 @@ enum Frames {
 }
 
 impl Frames {
-    fn new(framing: Framing) -> Frames {
+    /// The parser for `framing`; a server-sent event may be at most `max_event_bytes` long.
+    fn new(framing: Framing, max_event_bytes: usize) -> Frames {
         match framing {
             Framing::JsonLines => Frames::JsonLines(JsonLinesParser::new()),
-            _ => Frames::Sse(SseParser::new()),
+            _ => Frames::Sse(SseParser::new().with_max_event_bytes(max_event_bytes)),
         }
     }
 
@@ -340,12 +406,14 @@ impl Frames {
         &mut self,
         bytes: &[u8],
         mut on_event: impl FnMut(&str, &str) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<(), FeedError<E>> {
         match self {
             Frames::Sse(parser) => {
                 parser.try_feed(bytes, |event| on_event(&event.event, &event.data))
             }
-            Frames::JsonLines(parser) => parser.try_feed(bytes, |line| on_event("message", line)),
+            Frames::JsonLines(parser) => parser
+                .try_feed(bytes, |line| on_event("message", line))
+                .map_err(FeedError::Event),
         }
     }
 
@@ -359,6 +427,15 @@ impl Frames {
             Frames::Sse(_) => Ok(()),
             Frames::JsonLines(parser) => parser.try_finish(|line| on_event("message", line)),
         }
+    }
+}
+
+/// `"1 event"`, `"2 events"`.
+fn count_events(count: usize) -> String {
+    if count == 1 {
+        "1 event".to_owned()
+    } else {
+        format!("{count} events")
     }
 }
 

@@ -328,6 +328,7 @@ impl Decoder for Anthropic {
             output_tokens: usage.get("output_tokens").count()?,
             cached_input_tokens: cache_read,
             reasoning_tokens: None,
+            unreported: usage.value().is_none(),
         })
     }
 }

@@ -536,6 +536,7 @@ impl Decoder for Gemini {
             output_tokens: usage.get("candidatesTokenCount").count()?,
             cached_input_tokens: usage.get("cachedContentTokenCount").opt_u64()?,
             reasoning_tokens: usage.get("thoughtsTokenCount").opt_u64()?,
+            unreported: usage.value().is_none(),
         })
     }
 }

@@ -150,16 +150,16 @@ pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 pub use names::NameRule;
-pub use openai::azure::AzureOpenAi;
 pub(crate) use names::PORTABLE as PORTABLE_NAMES;
+pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use read::{Items, Node};
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};
 pub use stream::{
-    JsonLinesParser, SseEvent, SseParser, StreamDecoder, StreamEvent, StreamFault, StreamOut,
-    StreamSteps, Streaming, decoded_call, parse, provider_error,
+    EventTooLarge, FeedError, JsonLinesParser, SseEvent, SseParser, StreamDecoder, StreamEvent,
+    StreamFault, StreamOut, StreamSteps, Streaming, decoded_call, parse, provider_error,
 };
 
 /// One wire format: builds request bodies and reads response bodies.

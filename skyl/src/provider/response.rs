@@ -118,7 +118,8 @@ pub enum StopReason {
     Other(String),
 }
 
-/// Tokens a request used. Counts the provider did not report are zero or `None`.
+/// Tokens a request used. Counts the provider did not report are zero or `None`, and
+/// [`unreported`](Self::unreported) says when it reported none at all.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens read, including cached ones.
@@ -131,6 +132,12 @@ pub struct Usage {
     /// Reasoning ("thinking") tokens, when reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// The provider reported no usage for the answer (a stream whose server sends no usage
+    /// chunk, a compatible server that leaves the block out): the counts are zero because they
+    /// are unknown, not because nothing was used. In a run's total, some answer's usage was
+    /// unreported, so the counts miss what it used.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreported: bool,
 }
 
 impl Usage {
@@ -146,6 +153,16 @@ impl Usage {
             output_tokens,
             cached_input_tokens: None,
             reasoning_tokens: None,
+            unreported: false,
+        }
+    }
+
+    /// The usage of an answer whose provider reported none: zero counts that say they are
+    /// unknown ([`unreported`](Self::unreported)).
+    pub fn unreported() -> Usage {
+        Usage {
+            unreported: true,
+            ..Usage::default()
         }
     }
 

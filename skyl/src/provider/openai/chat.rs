@@ -33,9 +33,16 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 /// - With [`with_strict(true)`](Self::with_strict) tools carry `"strict": true` and their schema
 ///   is lowered with [`dialect::openai_strict`](crate::provider::dialect::openai_strict); a schema that cannot be strict is an
 ///   [`EncodeError::Schema`].
-/// - [`Request::max_tokens`] is sent as `max_completion_tokens` (OpenAI's current name; reasoning
-///   models reject `max_tokens`). For an older server that wants `max_tokens`, put it in
-///   [`Request::extra`].
+/// - An assistant turn that only calls tools has `"content": ""`. OpenAI takes a missing, `null`
+///   or empty `content` there, and the official SDKs send whatever they are given, but
+///   compatible servers do not all agree: llama-cpp-python's server answers a missing `content`
+///   and `null` with a 500 and takes `""`, which is also what the AI SDK sends every compatible
+///   server. `""` is the one value every server tried takes.
+/// - [`Request::max_tokens`] is sent as `max_completion_tokens` to OpenAI (its current name;
+///   reasoning models reject `max_tokens`), and as `max_tokens` to a compatible server
+///   ([`with_compatible`](Self::with_compatible), or a named [`server`](Self::server)): the name
+///   every compatible server reads, where several (llama-cpp-python, older vLLM and Ollama) ignore
+///   the new one and answer without a limit.
 ///
 /// Decoding keeps an `arguments` string that is not valid JSON as a string (dispatching the call
 /// then tells the model) and mints ids for calls a server sent without one (`call_<key>_<n>`, the
@@ -90,6 +97,7 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 pub struct OpenAiChat {
     strict: bool,
     server: Option<&'static str>,
+    compatible: bool,
 }
 
 impl OpenAiChat {
@@ -125,9 +133,39 @@ impl OpenAiChat {
         }
     }
 
-    /// The compatible server this adapter talks to, `None` for OpenAI itself.
+    /// The compatible server this adapter talks to, `None` for OpenAI itself (or a compatible
+    /// server without a name).
     pub fn server(&self) -> Option<&'static str> {
         self.server
+    }
+
+    /// Says whether this adapter talks to an OpenAI-compatible server rather than OpenAI itself,
+    /// for the fields the two name differently: a compatible server gets the token limit as
+    /// `max_tokens`. A named [`server`](Self::server) is compatible already. An
+    /// `HttpModel` (feature `http`) whose base URL is not OpenAI's sets it.
+    ///
+    /// ```
+    /// use skyl::provider::{Adapter, OpenAiChat, Request};
+    ///
+    /// let request = Request {
+    ///     model: "smollm2".into(),
+    ///     messages: vec![skyl::Message::user("Hi.")].into(),
+    ///     max_tokens: Some(5),
+    ///     ..Default::default()
+    /// };
+    /// let local = OpenAiChat::default().with_compatible(true).encode(&request).unwrap();
+    /// assert_eq!(local["max_tokens"], 5);
+    /// let openai = OpenAiChat::default().encode(&request).unwrap();
+    /// assert_eq!(openai["max_completion_tokens"], 5);
+    /// ```
+    pub fn with_compatible(self, compatible: bool) -> Self {
+        OpenAiChat { compatible, ..self }
+    }
+
+    /// Whether this adapter talks to an OpenAI-compatible server (see
+    /// [`with_compatible`](Self::with_compatible)).
+    pub fn is_compatible(&self) -> bool {
+        self.compatible || self.server.is_some()
     }
 
     /// The fields `data` holds for the message or call it came with, when they were returned by
@@ -208,6 +246,9 @@ impl Api for OpenAiChat {
         {
             *self = self.with_server(server);
         }
+        if !is_openai(host) {
+            *self = self.with_compatible(true);
+        }
     }
 
     fn stream_body(&self, body: &mut Value) {
@@ -222,6 +263,12 @@ impl Api for OpenAiChat {
     fn is_transient(&self, error_type: &str) -> bool {
         super::is_transient(error_type)
     }
+}
+
+/// Whether `host` serves OpenAI's own API (its own, or Azure's deployment of it), which reads
+/// OpenAI's current field names; every other host is a compatible server.
+fn is_openai(host: &str) -> bool {
+    host == "api.openai.com" || host.ends_with(".openai.azure.com")
 }
 
 /// The name an OpenAI-compatible server's fields are kept under, from the host of its API; `None`
@@ -299,7 +346,12 @@ impl Encoder for OpenAiChat {
 
     fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
         if let Some(max) = request.max_tokens {
-            body.insert("max_completion_tokens".into(), max.into());
+            let name = if self.is_compatible() {
+                "max_tokens"
+            } else {
+                "max_completion_tokens"
+            };
+            body.insert(name.into(), max.into());
         }
     }
 }
@@ -345,6 +397,9 @@ fn assistant_message(adapter: &OpenAiChat, message: &Message) -> Option<Value> {
         .collect();
     let has_calls = !calls.is_empty();
     if has_calls {
+        if !has_text {
+            out.insert("content".into(), "".into());
+        }
         out.insert("tool_calls".into(), Value::Array(calls));
     }
     // The fields the server returned on the message (`reasoning_content`, `extra_content`).

@@ -144,8 +144,15 @@ struct UsageKeys {
 }
 
 /// OpenAI's usage block: the input and output tokens, and in their details the cached and
-/// reasoning tokens.
+/// reasoning tokens. A body without one (a compatible server's stream without its usage chunk)
+/// has its usage unreported.
 fn usage(usage: Node<'_>, keys: &UsageKeys) -> Result<Usage, DecodeError> {
+    if usage.value().is_none() {
+        return Ok(Usage {
+            unreported: true,
+            ..Usage::default()
+        });
+    }
     Ok(Usage {
         input_tokens: usage.get(keys.input).count()?,
         output_tokens: usage.get(keys.output).count()?,
@@ -157,5 +164,6 @@ fn usage(usage: Node<'_>, keys: &UsageKeys) -> Result<Usage, DecodeError> {
             .get(keys.output_details)
             .get("reasoning_tokens")
             .opt_u64()?,
+        unreported: false,
     })
 }

@@ -147,6 +147,14 @@ impl StreamDecoder {
         self.complete && self.failed.is_none()
     }
 
+    /// Whether the answer is whole if the stream ends cleanly now: [`is_complete`](Self::is_complete),
+    /// or a stream whose provider may end it without its closing event once the answer is told
+    /// (an OpenAI-compatible server that ends the body after the chunk with the
+    /// `finish_reason`, without `data: [DONE]`, as the official SDKs accept).
+    pub fn can_end(&self) -> bool {
+        self.failed.is_none() && (self.complete || self.steps.complete_at_end())
+    }
+
     /// How many events have been read.
     pub fn events_read(&self) -> usize {
         self.count
@@ -158,7 +166,7 @@ impl StreamDecoder {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
-        if !self.complete {
+        if !self.complete && !self.steps.complete_at_end() {
             let path = match self.count {
                 0 => "the stream, before any event".to_owned(),
                 n => format!("the stream, after event {n} ({})", self.last),
@@ -301,6 +309,12 @@ pub trait Steps: Send + Sync {
 
     /// What ends a complete stream, for the error when it ends without it.
     fn end(&self) -> &'static str;
+
+    /// Whether the stream read so far is a whole answer even without [`end`](Self::end): the
+    /// provider said how the answer ends, and a clean end of the body then loses nothing.
+    fn complete_at_end(&self) -> bool {
+        false
+    }
 }
 
 /// Why a provider's step could not read an event. The driver adds which event it was.

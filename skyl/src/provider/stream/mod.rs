@@ -27,4 +27,4 @@ pub use decoder::{
 };
 pub use event::StreamEvent;
 pub use lines::JsonLinesParser;
-pub use sse::{SseEvent, SseParser};
+pub use sse::{EventTooLarge, FeedError, SseEvent, SseParser};

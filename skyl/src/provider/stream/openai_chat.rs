@@ -266,6 +266,16 @@ impl Steps for ChatSteps {
         self.adapter.decode(body)
     }
 
+    /// A compatible server may end the body right after the chunk with the `finish_reason`
+    /// (and the usage chunk, when it sends one), without `[DONE]`; OpenAI's SDKs read that as a
+    /// whole answer, and so does skyl. A body cut before any `finish_reason` is not one.
+    fn complete_at_end(&self) -> bool {
+        // Some servers send `"finish_reason": ""` on every chunk until the last.
+        self.finish_reason
+            .as_deref()
+            .is_some_and(|reason| !reason.is_empty())
+    }
+
     fn end(&self) -> &'static str {
         "data: [DONE]"
     }

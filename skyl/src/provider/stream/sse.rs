@@ -19,7 +19,10 @@ pub struct SseEvent {
 /// Splits a byte stream into [`SseEvent`]s, whatever the chunk boundaries: a line, a `\r\n` or a
 /// UTF-8 character may be cut anywhere between two calls to [`feed`](Self::feed).
 ///
-/// It does no I/O; give it each piece of the body as it arrives.
+/// It does no I/O; give it each piece of the body as it arrives. One event may be at most
+/// [`max_event_bytes`](Self::with_max_event_bytes) long (8 MiB unless set, as axum's
+/// `DefaultBodyLimit` bounds a body): a server that sends more without ending the event is cut
+/// off with [`EventTooLarge`], rather than read into memory for as long as it sends.
 ///
 /// ```
 /// use skyl::provider::{SseEvent, SseParser};
@@ -27,7 +30,7 @@ pub struct SseEvent {
 /// let mut parser = SseParser::new();
 /// let mut events = Vec::new();
 /// for piece in ["event: ping\r\nda", "ta: {}\r\n", "\r\n: a comment\n\ndata: a\ndata: b\n\n"] {
-///     parser.feed(piece.as_bytes(), |event| events.push(event.clone()));
+///     parser.feed(piece.as_bytes(), |event| events.push(event.clone()))?;
 /// }
 /// assert_eq!(
 ///     events,
@@ -36,8 +39,9 @@ pub struct SseEvent {
 ///         SseEvent { event: "message".into(), data: "a\nb".into() },
 ///     ]
 /// );
+/// # Ok::<(), skyl::provider::EventTooLarge>(())
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseParser {
     /// The start of a line whose end has not arrived yet.
     partial: Vec<u8>,
@@ -49,30 +53,119 @@ pub struct SseParser {
     event: SseEvent,
     /// The event being read has a `data:` field (an event without one is not dispatched).
     has_data: bool,
+    /// The most bytes one event may take, its lines and fields together.
+    max_event_bytes: usize,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        SseParser {
+            partial: Vec::new(),
+            after_cr: false,
+            started: false,
+            event: SseEvent::default(),
+            has_data: false,
+            max_event_bytes: Self::DEFAULT_MAX_EVENT_BYTES,
+        }
+    }
+}
+
+/// An event longer than an [`SseParser`] reads: the server went on sending one event past the
+/// limit. Its `Display` names the limit and the setting that raises it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventTooLarge {
+    /// The limit, in bytes.
+    pub limit: usize,
+}
+
+impl std::fmt::Display for EventTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "one server-sent event is longer than {} bytes, the most this stream reads of one event; if the provider's events are this large, raise the limit (SseParser::with_max_event_bytes, HttpModelBuilder::max_event_bytes)",
+            self.limit
+        )
+    }
+}
+
+impl std::error::Error for EventTooLarge {}
+
+/// Why [`SseParser::try_feed`] stopped: the error the caller's `on_event` returned, or an event
+/// longer than the parser reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FeedError<E> {
+    /// `on_event` returned this error.
+    Event(E),
+    /// An event was longer than the limit.
+    TooLarge(EventTooLarge),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for FeedError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FeedError::Event(error) => error.fmt(f),
+            FeedError::TooLarge(error) => error.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for FeedError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FeedError::Event(error) => error.source(),
+            FeedError::TooLarge(_) => None,
+        }
+    }
+}
+
+impl<E> From<EventTooLarge> for FeedError<E> {
+    fn from(error: EventTooLarge) -> Self {
+        FeedError::TooLarge(error)
+    }
 }
 
 impl SseParser {
+    /// The longest event a parser reads unless told otherwise: 8 MiB, far above any answer's
+    /// event (a whole image a model draws included) and far below a machine's memory.
+    pub const DEFAULT_MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
+
     /// A parser at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Reads the next piece of the stream and passes every event it completes to `on_event`, in
-    /// order. The event is lent: clone it to keep it.
-    pub fn feed(&mut self, bytes: &[u8], mut on_event: impl FnMut(&SseEvent)) {
-        let _ = self.try_feed(bytes, |event| {
-            on_event(event);
-            Ok::<(), std::convert::Infallible>(())
-        });
+    /// The same parser, reading events of at most `max` bytes.
+    pub fn with_max_event_bytes(mut self, max: usize) -> Self {
+        self.max_event_bytes = max;
+        self
     }
 
-    /// [`feed`](Self::feed), stopping at the first error `on_event` returns. The rest of `bytes`
-    /// is not read: after an error, the stream is expected to be abandoned.
+    /// Reads the next piece of the stream and passes every event it completes to `on_event`, in
+    /// order. The event is lent: clone it to keep it. An event longer than the limit ends the
+    /// reading with [`EventTooLarge`]; the stream is then to be abandoned.
+    pub fn feed(
+        &mut self,
+        bytes: &[u8],
+        mut on_event: impl FnMut(&SseEvent),
+    ) -> Result<(), EventTooLarge> {
+        self.try_feed(bytes, |event| {
+            on_event(event);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(|error| match error {
+            FeedError::TooLarge(error) => error,
+            FeedError::Event(never) => match never {},
+        })
+    }
+
+    /// [`feed`](Self::feed), stopping at the first error `on_event` returns, or at an event
+    /// longer than the limit. The rest of `bytes` is not read: after an error, the stream is
+    /// expected to be abandoned.
     pub fn try_feed<E>(
         &mut self,
         mut bytes: &[u8],
         mut on_event: impl FnMut(&SseEvent) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<(), FeedError<E>> {
         if self.after_cr {
             self.after_cr = false;
             if let Some(rest) = bytes.strip_prefix(b"\n") {
@@ -98,6 +191,19 @@ impl SseParser {
             }
         }
         self.partial.extend_from_slice(bytes);
+        self.check_size()?;
+        Ok(())
+    }
+
+    /// An error once the event being read (its fields, and the line not yet ended) is over the
+    /// limit.
+    fn check_size(&self) -> Result<(), EventTooLarge> {
+        let size = self.partial.len() + self.event.data.len() + self.event.event.len();
+        if size > self.max_event_bytes {
+            return Err(EventTooLarge {
+                limit: self.max_event_bytes,
+            });
+        }
         Ok(())
     }
 
@@ -111,13 +217,13 @@ impl SseParser {
         &mut self,
         mut line: &[u8],
         on_event: &mut impl FnMut(&SseEvent) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<(), FeedError<E>> {
         if !self.started {
             self.started = true;
             line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
         }
         if line.is_empty() {
-            return self.dispatch(on_event);
+            return self.dispatch(on_event).map_err(FeedError::Event);
         }
         if line[0] == b':' {
             return Ok(());
@@ -136,10 +242,12 @@ impl SseParser {
                 }
                 self.has_data = true;
                 self.event.data.push_str(&text(value));
+                self.check_size()?;
             }
             b"event" => {
                 self.event.event.clear();
                 self.event.event.push_str(&text(value));
+                self.check_size()?;
             }
             _ => {}
         }
@@ -179,7 +287,9 @@ mod tests {
         let mut parser = SseParser::new();
         let mut events = Vec::new();
         for piece in pieces {
-            parser.feed(piece, |event| events.push(event.clone()));
+            parser
+                .feed(piece, |event| events.push(event.clone()))
+                .unwrap();
         }
         events
     }
@@ -227,10 +337,10 @@ mod tests {
     fn an_unfinished_event_is_not_dispatched() {
         let mut parser = SseParser::new();
         let mut count = 0;
-        parser.feed(b"data: {\"a\": 1}\n", |_| count += 1);
+        parser.feed(b"data: {\"a\": 1}\n", |_| count += 1).unwrap();
         assert_eq!(count, 0);
         assert!(parser.has_partial_event());
-        parser.feed(b"\n", |_| count += 1);
+        parser.feed(b"\n", |_| count += 1).unwrap();
         assert_eq!(count, 1);
         assert!(!parser.has_partial_event());
     }
@@ -247,8 +357,44 @@ mod tests {
                 Ok(())
             }
         });
-        assert_eq!(result, Err("stop"));
+        assert_eq!(result, Err(FeedError::Event("stop")));
         assert_eq!(seen, ["1", "2"]);
+    }
+
+    #[test]
+    fn an_event_longer_than_the_limit_stops_the_reading() {
+        let too_large = Err(EventTooLarge { limit: 16 });
+        // In one line that never ends, in many data lines, and in a name.
+        for pieces in [
+            vec!["data: 0123456789", "0123456789"],
+            vec!["data: 01234\n", "data: 56789\n", "data: abcde\n"],
+            vec!["event: a-name-longer-than-sixteen"],
+        ] {
+            let mut parser = SseParser::new().with_max_event_bytes(16);
+            let mut seen = 0;
+            let results: Vec<_> = pieces
+                .iter()
+                .map(|piece| parser.feed(piece.as_bytes(), |_| seen += 1))
+                .collect();
+            assert_eq!(results.last(), Some(&too_large), "{pieces:?}");
+            assert_eq!(seen, 0);
+        }
+        // Events up to the limit pass, however many there are.
+        let mut parser = SseParser::new().with_max_event_bytes(16);
+        let mut seen = 0;
+        for _ in 0..100 {
+            parser.feed(b"data: 0123456789\n\n", |_| seen += 1).unwrap();
+        }
+        assert_eq!(seen, 100);
+        let mut parser = SseParser::new().with_max_event_bytes(4);
+        assert_eq!(
+            parser.try_feed(b"data: 12345\n\n", |_| Ok::<(), &str>(())),
+            Err(FeedError::TooLarge(EventTooLarge { limit: 4 }))
+        );
+        assert_eq!(
+            EventTooLarge { limit: 4 }.to_string(),
+            "one server-sent event is longer than 4 bytes, the most this stream reads of one event; if the provider's events are this large, raise the limit (SseParser::with_max_event_bytes, HttpModelBuilder::max_event_bytes)"
+        );
     }
 
     #[test]
