@@ -397,6 +397,21 @@
 //! result, and each request the agent sends holds a transcript that every adapter accepts.
 //! `cargo run --example agent` shows a run step by step.
 //!
+//! ## Durable runs
+//!
+//! A run started with `.journaled(&journal, "run-id")` records what it learns as it goes: each
+//! model answer before it is acted on, a durable *intent* before the calls of a turn that can have
+//! effects, each result as soon as it is known. Started again with the same id after a crash, in
+//! any process, it replays the journal: the model is asked nothing it already answered, no
+//! recorded result is made again, a read-only or idempotent call that was cut off runs again, and
+//! any other call that was cut off is not run again: the model reads that its outcome is unknown
+//! and that it must check before calling it again. A tool reads its call's
+//! `skyl::agent::effect_key()` (stable across crashes) to pass to an external API as its
+//! idempotency key. The `Journal` trait is the seam ([`agent::journal`] documents its records and
+//! rules); the `durable` feature gives `SqliteJournal`, one file for many runs, in which two
+//! workers cannot both start the same effect. `cargo run --example durable` shows a run that
+//! survives `kill -9` at any instant.
+//!
 //! ## Streaming
 //!
 //! Providers stream an answer as server-sent events. [`provider::SseParser`] splits the bytes of a
@@ -477,12 +492,32 @@
 //! }
 //! ```
 //!
+//! **A server on your own machine.** Ollama, llama.cpp's `llama-server`, llama-cpp-python, vLLM
+//! and LM Studio speak OpenAI's Chat Completions: point `OPENAI_BASE_URL` (or `base_url`) at the
+//! server's `/v1` (Ollama `http://localhost:11434/v1`, llama-server `:8080/v1`, vLLM
+//! `:8000/v1`, LM Studio `:1234/v1`); no key is needed once a base URL is set. Hosted compatible
+//! APIs (OpenRouter, Groq, DeepSeek, Gemini's OpenAI endpoint) work the same way with their base
+//! URL and key. Such servers do not all read OpenAI's request as OpenAI does, so an `HttpModel`
+//! whose host is not OpenAI's marks its adapter
+//! [compatible](provider::OpenAiChat::with_compatible): the token limit goes out as `max_tokens`,
+//! the name they read. Every adapter sends `"content": ""` on a turn of calls only, the one value
+//! every server takes; a stream that ends after its `finish_reason` without `data: [DONE]` is a
+//! whole answer; a stream without a usage chunk has its usage
+//! [unreported](provider::Usage::unreported), not zero. Some servers return fields of their own
+//! that they need back on the next request (DeepSeek's `reasoning_content`, the thought
+//! signatures of Gemini's endpoint, OpenRouter's `reasoning_details`); name the server with
+//! [`OpenAiChat::with_server`](provider::OpenAiChat::with_server) to send them back to it, and
+//! only to it (an `HttpModel` names DeepSeek, Gemini's endpoint and OpenRouter from the host).
+//!
 //! Failures are [`model::ModelError`]s that keep what the provider said: the HTTP status, its
 //! error type and message verbatim, the request id, and how many retries were spent. Rate limits,
 //! overload (Anthropic's 529 too) and broken connections are retried with backoff, honouring
 //! `retry-after`; a connect timeout, a total timeout and an idle timeout between stream events
-//! bound every request, and dropping the future cancels it. The API key appears in no `Debug` or
-//! `Display`. The transport runs on Tokio, as reqwest does.
+//! bound every request, and dropping the future cancels it. What is read is bounded too, as
+//! axum's `DefaultBodyLimit` bounds a request: a whole body at 16 MiB and one streamed event at
+//! 8 MiB unless `HttpModelBuilder::max_response_bytes` and `max_event_bytes` say otherwise, each
+//! with an error that names the limit. The API key appears in no `Debug` or `Display`. The
+//! transport runs on Tokio, as reqwest does.
 //!
 //! ## MCP
 //!
@@ -570,6 +605,11 @@ pub use skyl_macros::tool;
 #[doc = include_str!("tools_attribute.md")]
 #[doc(inline)]
 pub use skyl_macros::tools;
+
+// The README's example is a test too, so that the front page cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
 #[doc(hidden)]

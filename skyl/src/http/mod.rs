@@ -8,7 +8,7 @@
 //! # fn main() -> Result<(), skyl::http::ConfigError> {
 //! // The official SDKs' variables: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY /
 //! // OPENAI_BASE_URL, GOOGLE_API_KEY or GEMINI_API_KEY / GOOGLE_GEMINI_BASE_URL.
-//! let claude = HttpModel::from_env(Anthropic::default())?;
+//! let claude = HttpModel::from_env(Anthropic)?;
 //! let gpt = HttpModel::from_env(OpenAiResponses::default())?;
 //! let gemini = HttpModel::from_env(Gemini::default())?;
 //!

@@ -36,7 +36,7 @@ use crate::provider::{
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// // Reads ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL when set.
-/// let model = HttpModel::from_env(Anthropic::default())?;
+/// let model = HttpModel::from_env(Anthropic)?;
 /// let request = Request {
 ///     model: "claude-sonnet-4-5".into(),
 ///     messages: vec![Message::user("Say hello.")].into(),

@@ -46,7 +46,7 @@ const OPENING_TEXT: &str = "(continued)";
 /// ```
 /// use skyl::provider::{Adapter, Anthropic, Request};
 ///
-/// let body = Anthropic::default()
+/// let body = Anthropic
 ///     .encode(&Request { model: "claude-sonnet-4-5".into(), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
 ///     .unwrap();
 /// assert_eq!(body["max_tokens"], 4096);

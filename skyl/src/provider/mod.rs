@@ -51,7 +51,7 @@
 //! };
 //!
 //! // Pick the provider at run time.
-//! let adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Anthropic::default()), Box::new(OpenAiChat::default()), Box::new(Gemini::default())];
+//! let adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Anthropic), Box::new(OpenAiChat::default()), Box::new(Gemini::default())];
 //! for adapter in &adapters {
 //!     let body = adapter.encode(&request).expect("a valid transcript");
 //!     assert!(body.is_object(), "{}", adapter.provider());
@@ -175,7 +175,7 @@ pub use stream::{
 ///
 /// fn adapter_for(name: &str) -> Box<dyn Adapter> {
 ///     match name {
-///         "anthropic" => Box::new(Anthropic::default()),
+///         "anthropic" => Box::new(Anthropic),
 ///         _ => Box::new(OpenAiResponses::default()),
 ///     }
 /// }

@@ -157,15 +157,6 @@ impl Usage {
         }
     }
 
-    /// The usage of an answer whose provider reported none: zero counts that say they are
-    /// unknown ([`unreported`](Self::unreported)).
-    pub fn unreported() -> Usage {
-        Usage {
-            unreported: true,
-            ..Usage::default()
-        }
-    }
-
     /// The same usage with `tokens` of the input served from the provider's cache.
     pub fn with_cached_input_tokens(mut self, tokens: u64) -> Usage {
         self.cached_input_tokens = Some(tokens);

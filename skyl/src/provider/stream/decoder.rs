@@ -25,7 +25,7 @@ use super::StreamEvent;
 /// ```
 /// use skyl::provider::{Anthropic, Streaming};
 ///
-/// let mut decoder = Anthropic::default().stream_decoder();
+/// let mut decoder = Anthropic.stream_decoder();
 /// let mut events = Vec::new();
 /// decoder.push("message_start", r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#, &mut |e| events.push(e)).unwrap();
 /// decoder.push("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#, &mut |e| events.push(e)).unwrap();
