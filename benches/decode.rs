@@ -240,6 +240,8 @@ mod anthropic_wire {
             output_tokens: body.usage.output_tokens,
             cached_input_tokens: Some(body.usage.cache_read_input_tokens),
             reasoning_tokens: None,
+            // The body has its usage block (the floor reads it as required).
+            unreported: false,
         };
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
@@ -314,6 +316,8 @@ mod openai_chat_wire {
             output_tokens: body.usage.completion_tokens,
             cached_input_tokens: Some(body.usage.prompt_tokens_details.cached_tokens),
             reasoning_tokens: Some(body.usage.completion_tokens_details.reasoning_tokens),
+            // The body has its usage block (the floor reads it as required).
+            unreported: false,
         };
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
@@ -401,6 +405,8 @@ mod openai_responses_wire {
             output_tokens: body.usage.output_tokens,
             cached_input_tokens: Some(body.usage.input_tokens_details.cached_tokens),
             reasoning_tokens: Some(body.usage.output_tokens_details.reasoning_tokens),
+            // The body has its usage block (the floor reads it as required).
+            unreported: false,
         };
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
@@ -472,6 +478,8 @@ mod gemini_wire {
             output_tokens: body.usage_metadata.candidates_token_count,
             cached_input_tokens: None,
             reasoning_tokens: None,
+            // The body has its usage block (the floor reads it as required).
+            unreported: false,
         };
         response(
             parts,
