@@ -227,6 +227,84 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     assert_eq!(*model.requests()[0].messages, run.transcript()[..3]);
 }
 
+/// The SQLite journal, which fails its durable write number `at` (counted from 0): a crash just
+/// before that write would have ended the run there.
+struct FailsAtDurable {
+    journal: SqliteJournal,
+    at: usize,
+    durable: std::sync::atomic::AtomicUsize,
+}
+
+impl Journal for FailsAtDurable {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        self.journal.load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if durable && self.durable.fetch_add(1, Ordering::SeqCst) == self.at {
+            return Box::pin(std::future::ready(Err(JournalError::Storage {
+                run: run.to_owned(),
+                doing: "writing an intent",
+                source: "the disk is full".into(),
+            })));
+        }
+        self.journal.append(run, entries, durable)
+    }
+}
+
+#[test]
+fn each_intent_is_written_just_before_its_call_so_a_call_that_never_started_runs_on_resume() {
+    let dir = TempDir::new("per-call-intent");
+    // Durable writes: the answer (0), the first email's intent (1), the second's (2) fails.
+    let failing = FailsAtDurable {
+        journal: dir.journal(),
+        at: 2,
+        durable: std::sync::atomic::AtomicUsize::new(0),
+    };
+    let model = ScriptedModel::new()
+        .reply_calls([
+            call("c1", "send_email", json!({"to": "ada"})),
+            call("c2", "send_email", json!({"to": "bob"})),
+        ])
+        .reply_text("Sent both.");
+    let agent = Agent::new(model, toolbox(), "m");
+    let error = agent
+        .run(vec![Message::user("Email both")])
+        .journaled(&failing, "r1")
+        .blocking()
+        .unwrap_err();
+    assert_eq!(
+        std::error::Error::source(&error).unwrap().to_string(),
+        "run \"r1\": the journal failed while writing an intent"
+    );
+    // The second email did not start without its intent.
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    let journal = dir.journal();
+    let agent = Agent::new(
+        ScriptedModel::new().reply_text("Sent both."),
+        toolbox(),
+        "m",
+    );
+    let run = agent
+        .run(vec![Message::user("Email both")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    // The first email's result was recorded; the second, never started, runs now.
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["bob"]);
+    let contents: Vec<&str> = run.transcript()[2]
+        .tool_results()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(contents, ["sent to ada", "sent to bob"]);
+}
+
 #[test]
 fn each_call_reads_an_effect_key_made_of_the_run_the_step_and_the_call() {
     let dir = TempDir::new("keys");

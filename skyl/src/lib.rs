@@ -400,7 +400,7 @@
 //! ## Durable runs
 //!
 //! A run started with `.journaled(&journal, "run-id")` records what it learns as it goes: each
-//! model answer before it is acted on, a durable *intent* before the calls of a turn that can have
+//! model answer before it is acted on, a durable *intent* just before each call that can have
 //! effects, each result as soon as it is known. Started again with the same id after a crash, in
 //! any process, it replays the journal: the model is asked nothing it already answered, no
 //! recorded result is made again, a read-only or idempotent call that was cut off runs again, and

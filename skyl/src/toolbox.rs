@@ -31,7 +31,7 @@ mod repeats;
 pub use dispatch::Dispatch;
 pub use limits::Limits;
 
-pub(crate) use batch::{Timed, Watch};
+pub(crate) use batch::{Gate, Timed, Watch};
 
 use batch::{Batch, Slot};
 use repeats::{Repeats, refuses_repeats};
@@ -614,7 +614,7 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let results = self.run_turn(&calls, &[], ()).await;
+        let results = self.run_turn(&calls, &[], Vec::new(), ()).await;
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),
@@ -713,11 +713,14 @@ impl<S: 'static> Toolbox<S> {
     /// hold in both.
     ///
     /// `effect_keys` is empty, or holds each call's effect key (in a journaled run), which the
-    /// tool reads with [`effect_key`](crate::agent::effect_key) while it runs.
+    /// tool reads with [`effect_key`](crate::agent::effect_key) while it runs. `gates` is empty,
+    /// or holds what each call waits for before it starts (its durable intent, in a journaled
+    /// run); a gate that fails stops the turn from starting more calls.
     pub(crate) async fn run_turn<'a, W: Watch>(
         &'a self,
         calls: &[&'a ToolCall],
         effect_keys: &'a [String],
+        gates: Vec<Option<Gate<'a>>>,
         watch: W,
     ) -> Vec<ToolResult> {
         let mut slots = Vec::with_capacity(calls.len());
@@ -738,7 +741,9 @@ impl<S: 'static> Toolbox<S> {
             }
             slots.push(Slot::Queued(call));
         }
-        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, watch).run().await;
+        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, watch)
+            .run()
+            .await;
         repeats.answer(&mut results, calls);
         for slot in repeats.refused() {
             let mark = watch.started();

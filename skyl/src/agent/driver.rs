@@ -14,7 +14,7 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::ToolOutcome;
-use crate::toolbox::Timed;
+use crate::toolbox::{Gate, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
@@ -520,9 +520,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// appended and the stop conditions are checked. Returns why the run stops, if it does.
     ///
     /// In a journaled run, a call the journal settles is not asked about again; the results of
-    /// calls decided here and the intents of the calls about to run that can have effects are
-    /// recorded as one durable group before any of them runs, and each result of a call that runs
-    /// is recorded as soon as it is known.
+    /// calls decided here are recorded before any call runs, each call that can have effects
+    /// records its intent durably just before it starts, and each result of a call that runs is
+    /// recorded as soon as it is known.
     async fn answer_turn(&mut self, run: &mut Run) -> Result<Option<Stop>, Halt> {
         let agent = self.agent;
         let step = run.steps;
@@ -632,9 +632,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             answered.push((position, Duration::ZERO));
         }
 
+        // The results decided here (and the run's first record) are written before any call
+        // runs; each call that can have effects then writes its intent, durably, just before it
+        // starts.
         let mut effect_keys = Vec::new();
+        let mut intents: Vec<Option<Entry>> = Vec::new();
         if let Some(journaling) = &mut self.journal {
-            let mut durable = false;
+            journaling.append(&records, false).await?;
             for &position in &to_run {
                 let call = calls[position];
                 effect_keys.push(make_effect_key(&journaling.id, step, &call.id));
@@ -642,17 +646,16 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     .toolbox
                     .definition(&call.name)
                     .is_some_and(|definition| !definition.annotations.is_idempotent());
-                if effects {
-                    durable = true;
-                    records.push(Record::Intent {
+                intents.push(effects.then(|| {
+                    Record::Intent {
                         step,
                         call: position,
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
-                    });
-                }
+                    }
+                    .entry()
+                }));
             }
-            journaling.append(&records, durable).await?;
         }
 
         if !to_run.is_empty() {
@@ -669,6 +672,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             }
             let journaled = self.journal.is_some();
             let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+            // The journal's error, when it could not record an intent: no call starts after it.
+            let refused: Mutex<Option<JournalError>> = Mutex::new(None);
             let watch = Timed(|k: usize, result: &ToolResult, took| {
                 durations[k] = took;
                 spans.finish(k, result);
@@ -691,9 +696,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let results = {
                 // Boxed: the turn's calls in flight are the largest part of the run's state, and
                 // the run's future is smaller without them (one allocation per turn with calls).
-                let mut turn_run = Box::pin(agent.toolbox.run_turn(&running, &effect_keys, watch));
-                record_while(turn_run.as_mut(), &finished, self.journal.as_deref_mut()).await?
+                let journal = self
+                    .journal
+                    .as_deref()
+                    .map(|journaling| (journaling.journal, journaling.id.as_str()));
+                let gates = intents
+                    .into_iter()
+                    .map(|intent| Some(intent_gate(journal?, intent?, &refused)))
+                    .collect();
+                let mut turn_run =
+                    Box::pin(agent.toolbox.run_turn(&running, &effect_keys, gates, watch));
+                record_while(turn_run.as_mut(), &finished, journal).await?
             };
+            if let Some(error) = lock(&refused).take() {
+                return Err(Halt::Journal(error));
+            }
             for ((position, result), took) in to_run.iter().zip(results).zip(durations) {
                 turn.slots[*position] = Slot::Answered(result);
                 answered.push((*position, took));
@@ -746,6 +763,24 @@ enum Settled {
     Decided(Slot),
 }
 
+/// What a call that can have effects waits for before it starts: its intent, written durably.
+/// A journal that cannot write it stops the turn, its error kept in `refused`.
+fn intent_gate<'a>(
+    (journal, id): (&'a dyn Journal, &'a str),
+    intent: Entry,
+    refused: &'a Mutex<Option<JournalError>>,
+) -> Gate<'a> {
+    Box::pin(async move {
+        match journal.append(id, vec![intent], true).await {
+            Ok(()) => true,
+            Err(error) => {
+                lock(refused).get_or_insert(error);
+                false
+            }
+        }
+    })
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -760,14 +795,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 async fn record_while<F: Future>(
     mut work: Pin<&mut F>,
     finished: &Mutex<Vec<Entry>>,
-    journaling: Option<&mut Journaling<'_>>,
+    journal: Option<(&dyn Journal, &str)>,
 ) -> Result<F::Output, JournalError> {
-    let Some(journaling) = journaling else {
+    let Some((journal, id)) = journal else {
         return Ok(work.await);
     };
     let mut output = None;
     let mut writing: Option<BoxFuture<'_, Result<(), JournalError>>> = None;
-    let (journal, id) = (journaling.journal, journaling.id.as_str());
     poll_fn(|cx| {
         loop {
             if let Some(write) = &mut writing {

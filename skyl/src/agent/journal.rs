@@ -14,7 +14,7 @@
 //! |---|---|---|---|
 //! | `began` | the run as it was when its journal began (its messages, for a new run) | with the first other record | with it |
 //! | `answer/{step}` | the model's answer of a step | before any of its calls is acted on | yes |
-//! | `intent/{step}/{call}` | a call that can have effects is about to run | before it runs, the turn's intents in one group | yes |
+//! | `intent/{step}/{call}` | a call that can have effects is about to run | just before it starts | yes |
 //! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known | no |
 //!
 //! `{call}` is the call's position in its turn (a provider may reuse an id).
@@ -29,11 +29,9 @@
 //!   before calling it again (an *outcome-unknown* result).
 //! - Only calls that can have effects get an intent: a read-only or idempotent tool's call without
 //!   a result simply runs again.
-//! - The intents of a turn are written as one group, before the first of its calls starts: one
-//!   sync per turn rather than one per call. A call of that turn which had not started yet when
-//!   the process died (it waited behind a synchronous call, or behind the concurrency limit)
-//!   cannot be told from one that was cut off, and is answered as outcome-unknown too: the rule
-//!   errs towards never running an effect twice.
+//! - Each intent is written on its own, durably, just before its call starts; the calls after
+//!   it in the turn wait for it (the calls before it may be running). A journal that cannot
+//!   write an intent stops the turn: no call starts after it.
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
@@ -45,8 +43,8 @@
 //! Durability is the journal's business and is asked for per group: a group marked durable is on
 //! stable storage before [`Journal::append`] returns; the others may wait for the next durable
 //! group (a crash may lose them, which only means a lookup runs again or a call is answered as
-//! outcome-unknown). So a step costs one durable write for its answer and one for the intents of
-//! its calls that can have effects, and nothing else is synced.
+//! outcome-unknown). So a step costs one durable write for its answer and one for each of its
+//! calls that can have effects, and nothing else is synced.
 //!
 //! # Another engine
 //!

@@ -5,6 +5,7 @@
 //! the limit are in flight, polls the ones in flight when woken, and starts the next waiting call
 //! as soon as one finishes. A synchronous tool finishes inside its start and holds no place.
 
+use std::future::Future;
 use std::mem;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -49,6 +50,10 @@ impl<F: FnMut(usize, &ToolResult, Duration)> Watch for Timed<F> {
     }
 }
 
+/// What a call waits for before it starts: it starts once the gate says `true`; a gate that says
+/// `false` stops the batch from starting any call after it (the ones running finish).
+pub(crate) type Gate<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+
 pub(super) enum Slot<'a, M> {
     /// Not started yet.
     Queued(&'a ToolCall),
@@ -69,6 +74,8 @@ pub(super) struct Batch<'a, S, W: Watch> {
     slots: Vec<Slot<'a, W::Mark>>,
     /// Each slot's effect key, or none at all.
     effect_keys: &'a [String],
+    /// Each slot's gate, or none at all.
+    gates: Vec<Option<Gate<'a>>>,
     /// The first slot not yet considered for starting.
     next: usize,
     /// How many calls are in flight.
@@ -82,12 +89,14 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         toolbox: &'a Toolbox<S>,
         slots: Vec<Slot<'a, W::Mark>>,
         effect_keys: &'a [String],
+        gates: Vec<Option<Gate<'a>>>,
         watch: W,
     ) -> Self {
         Batch {
             toolbox,
             slots,
             effect_keys,
+            gates,
             next: 0,
             running: 0,
             limit: toolbox.limits.max_concurrent_calls().unwrap_or(usize::MAX),
@@ -104,7 +113,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
 
     fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ToolResult>> {
         loop {
-            self.start_waiting();
+            self.start_waiting(cx);
             let freed = self.poll_running(cx);
             if self.running == 0 && self.next == self.slots.len() {
                 return Poll::Ready(self.take_results());
@@ -117,13 +126,25 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         }
     }
 
-    fn start_waiting(&mut self) {
+    fn start_waiting(&mut self, cx: &mut Context<'_>) {
         while self.running < self.limit && self.next < self.slots.len() {
             let position = self.next;
-            self.next += 1;
             let Slot::Queued(call) = self.slots[position] else {
+                self.next += 1;
                 continue;
             };
+            if let Some(gate) = self.gates.get_mut(position).and_then(Option::as_mut) {
+                match gate.as_mut().poll(cx) {
+                    // Calls start in order: the ones after it wait too.
+                    Poll::Pending => return,
+                    Poll::Ready(true) => self.gates[position] = None,
+                    Poll::Ready(false) => {
+                        self.halt();
+                        return;
+                    }
+                }
+            }
+            self.next += 1;
             let mark = self.watch.started();
             let key = self.effect_keys.get(position).map(String::as_str);
             self.slots[position] =
@@ -141,6 +162,17 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
                     }
                 };
         }
+    }
+
+    /// Starts no more calls: each one not started gets an empty error result, which its owner,
+    /// who stopped the batch, does not use.
+    fn halt(&mut self) {
+        for slot in &mut self.slots[self.next..] {
+            if let Slot::Queued(call) = slot {
+                *slot = Slot::Done(ToolResult::error(call.id.as_str(), String::new()));
+            }
+        }
+        self.next = self.slots.len();
     }
 
     /// Polls the calls in flight; says whether one finished.
