@@ -1238,11 +1238,14 @@ fn a_model_error_mid_run_keeps_the_transcript_and_the_run_resumes() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the model request of step 2 failed: Anthropic answered HTTP 529 (overloaded_error): Overloaded. The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
+        "the model request of step 2 failed; the run so far is kept in this error: resume it with Agent::resume(error.into_run())"
     );
     assert_eq!(error.step(), 2);
     assert_eq!(error.model_error().status(), Some(529));
-    assert!(std::error::Error::source(&error).is_some());
+    assert_eq!(
+        std::error::Error::source(&error).map(ToString::to_string),
+        Some("Anthropic answered HTTP 529 (overloaded_error): Overloaded".to_owned())
+    );
     assert_eq!(
         error.transcript(),
         [
@@ -1309,7 +1312,11 @@ fn a_request_past_the_script_and_an_incomplete_transcript_are_model_errors() {
     assert_eq!(error.model_error().kind(), ModelErrorKind::Encode);
     assert_eq!(
         error.model_error().message(),
-        "request 1 would be refused by every provider: message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)"
+        "request 1 would be refused by every provider"
+    );
+    assert_eq!(
+        std::error::Error::source(error.model_error()).map(ToString::to_string),
+        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)".to_owned())
     );
 }
 

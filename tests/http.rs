@@ -73,6 +73,17 @@ fn model(api: impl Api + 'static, server: &Server) -> HttpModel {
         .unwrap()
 }
 
+/// The causes of `error`, below it, as `a: b: c`.
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = Vec::new();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        text.push(error.to_string());
+        cause = error.source();
+    }
+    text.join(": ")
+}
+
 fn headers(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()
@@ -368,9 +379,11 @@ async fn a_connection_dropped_mid_stream_is_a_connection_error_after_the_events_
 
     assert_eq!(error.kind(), ModelErrorKind::Connection);
     assert!(error.is_retryable());
-    assert_eq!(
-        error.message(),
-        "the stream broke after 10 events: error decoding response body: request or response body error: error reading a body from connection: unexpected EOF during chunk size line"
+    assert_eq!(error.message(), "the stream broke after 10 events");
+    assert!(
+        causes(&error).ends_with("unexpected EOF during chunk size line"),
+        "{}",
+        causes(&error)
     );
     // The first call was streamed but never finished: nothing half-built was passed on as done.
     assert!(told.contains(&StreamEvent::ToolCallStarted {
@@ -405,7 +418,11 @@ async fn a_stream_cut_before_its_finish_reason_is_a_connection_error() {
     assert_eq!(error.kind(), ModelErrorKind::Connection);
     assert_eq!(
         error.message(),
-        "the stream ended after 9 events, before the answer was complete: cannot read the OpenAI Chat response: the stream, after event 9 (message): expected data: [DONE], found the end of the stream; is this body from the OpenAI Chat API?"
+        "the stream ended after 9 events, before the answer was complete"
+    );
+    assert_eq!(
+        causes(&error),
+        "cannot read the OpenAI Chat response: the stream, after event 9 (message): expected data: [DONE], found the end of the stream; is this body from the OpenAI Chat API?"
     );
 }
 
@@ -598,13 +615,8 @@ async fn a_total_timeout_stops_a_server_that_never_answers() {
     let error = model.complete(&request("m")).await.unwrap_err();
 
     assert_eq!(error.kind(), ModelErrorKind::Timeout);
-    assert!(
-        error
-            .message()
-            .starts_with("no complete answer within 200ms; "),
-        "{}",
-        error.message()
-    );
+    assert_eq!(error.message(), "no complete answer within 200ms");
+    assert!(std::error::Error::source(&error).is_some());
     silent.abort();
 }
 
@@ -629,11 +641,16 @@ async fn a_refused_connection_is_retried_then_reported() {
         (error.kind(), error.retries()),
         (ModelErrorKind::Connection, 1)
     );
+    assert_eq!(
+        error.to_string(),
+        "the connection to OpenAI Chat failed [gave up after 1 retry]"
+    );
     assert!(
-        error.to_string().starts_with(&format!(
-            "the connection to OpenAI Chat failed: error sending request for url ({url}/chat/completions)"
+        causes(&error).starts_with(&format!(
+            "error sending request for url ({url}/chat/completions)"
         )),
-        "{error}"
+        "{}",
+        causes(&error)
     );
 }
 

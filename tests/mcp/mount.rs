@@ -357,7 +357,11 @@ async fn servers_that_cannot_be_mounted_say_why() {
     assert!(matches!(missing, ConnectError::Spawn { .. }));
     assert_eq!(
         missing.to_string(),
-        "could not start the MCP server \"ghost\" (`/nonexistent/skyl-no-such-server`): No such file or directory (os error 2); check that the command is installed and on the PATH"
+        "could not start the MCP server \"ghost\" (`/nonexistent/skyl-no-such-server`); check that the command is installed and on the PATH"
+    );
+    assert_eq!(
+        std::error::Error::source(&missing).map(ToString::to_string),
+        Some("No such file or directory (os error 2)".to_owned())
     );
 
     let mut quits = Command::new("sh");

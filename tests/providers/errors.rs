@@ -49,9 +49,14 @@ fn a_transcript_error_names_the_message_and_the_call() {
     assert_eq!(error.index(), Some(1));
     assert_eq!(error.call_id(), Some("c1"));
     assert_eq!(error.provider(), Provider::Anthropic);
+    // Each level says its own part once: the request, then the rule broken (its cause).
     assert_eq!(
         error.to_string(),
-        "cannot encode the Anthropic request: message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)"
+        "cannot encode the Anthropic request: the transcript breaks an ordering rule every provider enforces"
+    );
+    assert_eq!(
+        std::error::Error::source(&error).map(ToString::to_string),
+        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)".to_owned())
     );
     assert!(matches!(error, EncodeError::Transcript { .. }));
 }

@@ -236,8 +236,13 @@ impl TryFrom<Stored> for Run {
 /// let error = agent.run(vec![Message::user("Hi")]).blocking().unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
-///     "the model request of step 1 failed: Anthropic answered HTTP 529: Overloaded. \
-///      The run so far is kept in this error: resume it with Agent::resume(error.into_run())"
+///     "the model request of step 1 failed; the run so far is kept in this error: resume it with \
+///      Agent::resume(error.into_run())"
+/// );
+/// // Why, is the cause's to say.
+/// assert_eq!(
+///     std::error::Error::source(&error).unwrap().to_string(),
+///     "Anthropic answered HTTP 529: Overloaded"
 /// );
 /// assert!(error.model_error().is_retryable());
 /// assert!(matches!(error.run().stop(), Stop::Failed { .. }));
@@ -292,12 +297,11 @@ impl RunError {
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let error = self.0.error.to_string();
+        // Why it failed is the model error's to say (`source()`).
         write!(
             f,
-            "the model request of step {} failed: {}. The run so far is kept in this error: resume it with Agent::resume(error.into_run())",
+            "the model request of step {} failed; the run so far is kept in this error: resume it with Agent::resume(error.into_run())",
             self.0.step,
-            error.trim_end_matches('.')
         )
     }
 }

@@ -1,7 +1,6 @@
 //! Turning what went wrong on the wire into a [`ModelError`]: the status, the provider's error
 //! type and message as it wrote them, the request id, and whether a retry can help.
 
-use std::error::Error;
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
@@ -85,40 +84,24 @@ fn body_text(body: &str, status: u16) -> String {
     }
 }
 
-/// A failure to send the request or read the answer.
+/// A failure to send the request or read the answer: a timeout says how long was waited, and
+/// what failed below is the cause (`source()`: reqwest's error, then hyper's or the system's).
 pub(crate) fn transport_error(
     api: &dyn Api,
     error: reqwest::Error,
     timeout: Duration,
-    key: Option<&str>,
 ) -> ModelError {
-    let (kind, what) = if error.is_timeout() {
+    let (kind, message) = if error.is_timeout() {
         (
             ModelErrorKind::Timeout,
-            format!("no complete answer within {timeout:?}; "),
+            format!("no complete answer within {timeout:?}"),
         )
     } else {
         (ModelErrorKind::Connection, String::new())
     };
-    let message = format!("{what}{}", chain(&error));
-    ModelError::new(kind, scrub(&message, key))
+    ModelError::new(kind, message)
         .with_provider(api.provider())
         .with_source(error)
-}
-
-/// An error's message followed by its causes', as `a: b: c`.
-fn chain(error: &dyn Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.ends_with(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// A provider's error inside a stream (Anthropic `event: error`, OpenAI `response.failed`):

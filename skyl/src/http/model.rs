@@ -161,7 +161,7 @@ impl HttpModel {
                     (error, wait)
                 }
                 Err(error) => (
-                    transport_error(&*self.api, error, self.timeout, self.key.as_deref()),
+                    transport_error(&*self.api, error, self.timeout),
                     self.retry.delay(retries, None),
                 ),
             };
@@ -246,17 +246,20 @@ impl HttpModel {
                 // The connection broke after the answer was complete: nothing was lost.
                 Ok(Err(_)) if decoder.is_complete() => break,
                 Ok(Err(error)) => {
-                    let error =
-                        transport_error(&*self.api, error, self.timeout, self.key.as_deref());
+                    let kind = if error.is_timeout() {
+                        ModelErrorKind::Timeout
+                    } else {
+                        ModelErrorKind::Connection
+                    };
                     let error = ModelError::new(
-                        error.kind(),
+                        kind,
                         format!(
-                            "the stream broke after {}: {}",
-                            count_events(decoder.events_read()),
-                            error.message()
+                            "the stream broke after {}",
+                            count_events(decoder.events_read())
                         ),
                     )
-                    .with_provider(self.api.provider());
+                    .with_provider(self.api.provider())
+                    .with_source(error);
                     return Err(self.annotate(error, &id, retries));
                 }
             };
@@ -293,19 +296,18 @@ impl HttpModel {
         }
         if !decoder.can_end() {
             let count = decoder.events_read();
-            let cause = decoder
-                .finish(&mut |_| {})
-                .err()
-                .map(|error| error.to_string())
-                .unwrap_or_default();
-            let error = ModelError::new(
+            let mut error = ModelError::new(
                 ModelErrorKind::Connection,
                 format!(
-                    "the stream ended after {}, before the answer was complete: {cause}",
+                    "the stream ended after {}, before the answer was complete",
                     count_events(count)
                 ),
             )
             .with_provider(self.api.provider());
+            // What the answer lacked is the decoder's to say.
+            if let Err(cause) = decoder.finish(&mut |_| {}) {
+                error = error.with_source(cause);
+            }
             return Err(self.annotate(error, &id, retries));
         }
         decoder
@@ -342,12 +344,7 @@ impl HttpModel {
                 }
                 Ok(None) => return Ok(body),
                 Err(error) => {
-                    return Err(transport_error(
-                        &self.api,
-                        error,
-                        self.timeout,
-                        self.key.as_deref(),
-                    ));
+                    return Err(transport_error(&*self.api, error, self.timeout));
                 }
             }
         }
@@ -366,11 +363,12 @@ impl HttpModel {
             ModelError::new(
                 ModelErrorKind::Decode,
                 format!(
-                    "the body is not JSON ({error}); it starts with {:?}",
+                    "the body is not JSON; it starts with {:?}",
                     scrub(&text, self.key.as_deref())
                 ),
             )
             .with_provider(self.api.provider())
+            .with_source(error)
         })?;
         self.api
             .decode(&body)

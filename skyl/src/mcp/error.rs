@@ -6,7 +6,11 @@ use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-/// Why serving a toolbox over MCP stopped with an error.
+/// The lower-level error an MCP error keeps as its cause: rmcp's, reqwest's or the system's.
+pub type Cause = Box<dyn Error + Send + Sync>;
+
+/// Why serving a toolbox over MCP stopped with an error. Each says what failed at its level;
+/// rmcp's or the system's own error is its cause ([`source`](Error::source)).
 ///
 /// A client that closes the connection, before or after the handshake, is not an error: the
 /// serve functions return `Ok(())` then.
@@ -14,24 +18,21 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum ServeError {
     /// The client did not complete MCP's `initialize` handshake.
-    Handshake(String),
+    Handshake(Cause),
     /// Reading, writing or listening failed.
     Io(io::Error),
     /// The task that served the connection ended abnormally.
-    Stopped(String),
+    Stopped(Cause),
 }
 
 impl fmt::Display for ServeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ServeError::Handshake(detail) => write!(
-                f,
-                "the MCP client did not complete the handshake ({detail}); check that it speaks MCP and sends `initialize` first"
+            ServeError::Handshake(_) => f.write_str(
+                "the MCP client did not complete the handshake; check that it speaks MCP and sends `initialize` first",
             ),
-            ServeError::Io(error) => write!(f, "serving MCP failed: {error}"),
-            ServeError::Stopped(detail) => {
-                write!(f, "the MCP server task stopped abnormally: {detail}")
-            }
+            ServeError::Io(_) => f.write_str("serving MCP failed"),
+            ServeError::Stopped(_) => f.write_str("the MCP server task stopped abnormally"),
         }
     }
 }
@@ -40,7 +41,7 @@ impl Error for ServeError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
             ServeError::Io(error) => Some(error),
-            _ => None,
+            ServeError::Handshake(cause) | ServeError::Stopped(cause) => Some(&**cause),
         }
     }
 }
@@ -75,15 +76,15 @@ pub enum ConnectError {
     Handshake {
         /// The server's name.
         server: String,
-        /// What went wrong, in rmcp's words.
-        detail: String,
+        /// What went wrong, rmcp's error (or, for a URL, the HTTP client's).
+        source: Cause,
     },
     /// The server's `tools/list` failed.
     ListTools {
         /// The server's name.
         server: String,
-        /// What went wrong, in rmcp's words.
-        detail: String,
+        /// What went wrong, rmcp's error.
+        source: Cause,
     },
     /// The server did not answer the handshake or `tools/list` in time.
     TimedOut {
@@ -98,25 +99,23 @@ impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConnectError::Spawn {
-                server,
-                command,
-                source,
+                server, command, ..
             } => write!(
                 f,
-                "could not start the MCP server \"{server}\" (`{command}`): {source}; check that the command is installed and on the PATH"
+                "could not start the MCP server \"{server}\" (`{command}`); check that the command is installed and on the PATH"
             ),
             ConnectError::Exited { server, status } => write!(
                 f,
                 "the MCP server \"{server}\" {} before completing the handshake; run its command by hand to see why",
                 super::prose::exit(*status)
             ),
-            ConnectError::Handshake { server, detail } => write!(
+            ConnectError::Handshake { server, .. } => write!(
                 f,
-                "the MCP server \"{server}\" did not complete the handshake ({detail}); check that the command starts an MCP server, and that it writes only JSON-RPC to stdout and its logs to stderr"
+                "the MCP server \"{server}\" did not complete the handshake; check that the command starts an MCP server, and that it writes only JSON-RPC to stdout and its logs to stderr"
             ),
-            ConnectError::ListTools { server, detail } => write!(
+            ConnectError::ListTools { server, .. } => write!(
                 f,
-                "the MCP server \"{server}\" could not list its tools ({detail}); check that it offers tools"
+                "the MCP server \"{server}\" could not list its tools; check that it offers tools"
             ),
             ConnectError::TimedOut { server, limit } => write!(
                 f,
@@ -131,6 +130,9 @@ impl Error for ConnectError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
             ConnectError::Spawn { source, .. } => Some(source),
+            ConnectError::Handshake { source, .. } | ConnectError::ListTools { source, .. } => {
+                Some(&**source)
+            }
             _ => None,
         }
     }

@@ -75,9 +75,9 @@ impl RemoteBuilder {
     /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
     /// `Cargo.toml`.
     pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
-        let client = http_client(url).map_err(|detail| ConnectError::Handshake {
+        let client = http_client(url).map_err(|source| ConnectError::Handshake {
             server: self.name.clone(),
-            detail,
+            source,
         })?;
         let transport = StreamableHttpClientTransport::with_client(
             client,
@@ -90,16 +90,13 @@ impl RemoteBuilder {
 /// The client for a server's URL. rmcp's own default (`reqwest::Client::new`) panics when the
 /// `http` feature has turned on reqwest's rustls without a process-wide crypto provider, so the
 /// client is built here, on the transport's TLS when there is one.
-fn http_client(url: &str) -> Result<reqwest::Client, String> {
+fn http_client(url: &str) -> Result<reqwest::Client, super::error::Cause> {
     #[cfg(feature = "http")]
-    let builder = crate::http::tls_client_builder(url.starts_with("https://"))
-        .map_err(|error| error.to_string())?;
+    let builder = crate::http::tls_client_builder(url.starts_with("https://"))?;
     #[cfg(not(feature = "http"))]
     let builder = {
         let _ = url;
         reqwest::Client::builder()
     };
-    builder
-        .build()
-        .map_err(|error| format!("cannot set up the HTTP client: {error}"))
+    Ok(builder.build()?)
 }

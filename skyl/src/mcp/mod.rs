@@ -101,7 +101,7 @@ mod names;
 mod prose;
 mod serve;
 
-pub use error::{ConnectError, ServeError};
+pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
 pub use serve::Server;
 

@@ -302,7 +302,7 @@ impl RemoteBuilder {
                     },
                     None => ConnectError::Handshake {
                         server: catalog.server.clone(),
-                        detail: error.to_string(),
+                        source: Box::new(error),
                     },
                 });
             }
@@ -314,7 +314,7 @@ impl RemoteBuilder {
             Ok(Err(error)) => {
                 return Err(ConnectError::ListTools {
                     server: catalog.server.clone(),
-                    detail: error.to_string(),
+                    source: Box::new(error),
                 });
             }
             Ok(Ok(tools)) => tools,

@@ -114,11 +114,11 @@ impl<S: Send + Sync + 'static> Server<S> {
             Ok(running) => running,
             // The client went away before it said anything: nothing was asked, nothing failed.
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-            Err(error) => return Err(ServeError::Handshake(error.to_string())),
+            Err(error) => return Err(ServeError::Handshake(Box::new(error))),
         };
         match running.waiting().await {
             Ok(_) => Ok(()),
-            Err(error) => Err(ServeError::Stopped(error.to_string())),
+            Err(error) => Err(ServeError::Stopped(Box::new(error))),
         }
     }
 

@@ -51,8 +51,14 @@ pub enum ModelErrorKind {
 ///      [request id req_011; gave up after 3 retries]"
 /// );
 /// ```
+///
+/// It is one pointer wide (what it knows is boxed), so a `Result<T, ModelError>` stays small.
 #[derive(Debug)]
-pub struct ModelError {
+pub struct ModelError(Box<Inner>);
+
+/// What a [`ModelError`] knows.
+#[derive(Debug)]
+struct Inner {
     kind: ModelErrorKind,
     message: String,
     provider: Option<Provider>,
@@ -69,7 +75,7 @@ impl ModelError {
     /// (a connection that broke, a timeout); change that with
     /// [`with_retryable`](Self::with_retryable).
     pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
-        ModelError {
+        ModelError(Box::new(Inner {
             kind,
             message: message.into(),
             provider: None,
@@ -79,7 +85,7 @@ impl ModelError {
             retryable: matches!(kind, ModelErrorKind::Connection | ModelErrorKind::Timeout),
             retries: 0,
             source: None,
-        }
+        }))
     }
 
     /// The provider answered with HTTP `status` and `message` (its own words, verbatim).
@@ -87,91 +93,91 @@ impl ModelError {
     /// Anthropic's 529.
     pub fn provider(status: u16, message: impl Into<String>) -> Self {
         let mut error = ModelError::new(ModelErrorKind::Provider, message);
-        error.status = Some(status);
-        error.retryable = is_retryable_status(status);
+        error.0.status = Some(status);
+        error.0.retryable = is_retryable_status(status);
         error
     }
 
     /// Names the provider (an adapter's [`provider`](crate::provider::Adapter::provider)).
     pub fn with_provider(mut self, provider: Provider) -> Self {
-        self.provider = Some(provider);
+        self.0.provider = Some(provider);
         self
     }
 
     /// Records the HTTP status.
     pub fn with_status(mut self, status: u16) -> Self {
-        self.status = Some(status);
+        self.0.status = Some(status);
         self
     }
 
     /// Records the provider's error type (`rate_limit_error`, `RESOURCE_EXHAUSTED`).
     pub fn with_error_type(mut self, error_type: impl Into<String>) -> Self {
-        self.error_type = Some(error_type.into());
+        self.0.error_type = Some(error_type.into());
         self
     }
 
     /// Records the provider's id for the request (`request-id`, `x-request-id`).
     pub fn with_request_id(mut self, request_id: impl Into<String>) -> Self {
-        self.request_id = Some(request_id.into());
+        self.0.request_id = Some(request_id.into());
         self
     }
 
     /// Says whether sending the same request again can help.
     pub fn with_retryable(mut self, retryable: bool) -> Self {
-        self.retryable = retryable;
+        self.0.retryable = retryable;
         self
     }
 
     /// Records how many times the request was retried before this error was final.
     pub fn with_retries(mut self, retries: u32) -> Self {
-        self.retries = retries;
+        self.0.retries = retries;
         self
     }
 
     /// Keeps the lower-level error that caused this one.
     pub fn with_source(mut self, source: impl Error + Send + Sync + 'static) -> Self {
-        self.source = Some(Box::new(source));
+        self.0.source = Some(Box::new(source));
         self
     }
 
     /// What kind of failure this is.
     pub fn kind(&self) -> ModelErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// What failed, in words (for a provider error, the provider's message verbatim).
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The provider, when known.
     pub fn provider_id(&self) -> Option<Provider> {
-        self.provider
+        self.0.provider
     }
 
     /// The HTTP status, when there was one.
     pub fn status(&self) -> Option<u16> {
-        self.status
+        self.0.status
     }
 
     /// The provider's error type, when it gave one.
     pub fn error_type(&self) -> Option<&str> {
-        self.error_type.as_deref()
+        self.0.error_type.as_deref()
     }
 
     /// The provider's request id, when it gave one.
     pub fn request_id(&self) -> Option<&str> {
-        self.request_id.as_deref()
+        self.0.request_id.as_deref()
     }
 
     /// Whether sending the same request again can help.
     pub fn is_retryable(&self) -> bool {
-        self.retryable
+        self.0.retryable
     }
 
     /// How many times the request was retried before this error was final.
     pub fn retries(&self) -> u32 {
-        self.retries
+        self.0.retries
     }
 }
 
@@ -184,9 +190,10 @@ impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // People read this: the provider's name as its documentation writes it.
         let who = self
+            .0
             .provider
             .map_or_else(|| "the model".to_owned(), |provider| provider.to_string());
-        match (self.kind, self.status) {
+        match (self.0.kind, self.0.status) {
             (ModelErrorKind::Provider, Some(status)) => write!(f, "{who} answered HTTP {status}")?,
             (ModelErrorKind::Provider, None) => write!(f, "{who} answered with an error")?,
             (ModelErrorKind::Encode, _) => write!(f, "the request to {who} was not sent")?,
@@ -195,21 +202,24 @@ impl fmt::Display for ModelError {
             (ModelErrorKind::Decode, _) => write!(f, "the answer from {who} could not be read")?,
             (ModelErrorKind::Other, _) => write!(f, "{who} failed")?,
         }
-        if let Some(error_type) = &self.error_type {
+        if let Some(error_type) = &self.0.error_type {
             write!(f, " ({error_type})")?;
         }
-        write!(f, ": {}", self.message)?;
+        // An error that only wraps its cause has no words of its own: the cause is `source()`.
+        if !self.0.message.is_empty() {
+            write!(f, ": {}", self.0.message)?;
+        }
         let mut notes = Vec::new();
-        if let Some(id) = &self.request_id {
+        if let Some(id) = &self.0.request_id {
             notes.push(format!("request id {id}"));
         }
-        if self.retries > 0 {
-            let plural = if self.retries == 1 {
+        if self.0.retries > 0 {
+            let plural = if self.0.retries == 1 {
                 "retry"
             } else {
                 "retries"
             };
-            notes.push(format!("gave up after {} {plural}", self.retries));
+            notes.push(format!("gave up after {} {plural}", self.0.retries));
         }
         if !notes.is_empty() {
             write!(f, " [{}]", notes.join("; "))?;
@@ -220,35 +230,41 @@ impl fmt::Display for ModelError {
 
 impl Error for ModelError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        self.source
+        self.0
+            .source
             .as_deref()
             .map(|source| source as &(dyn Error + 'static))
     }
 }
 
 impl From<EncodeError> for ModelError {
+    /// A [`ModelErrorKind::Encode`] error whose cause ([`source`](Error::source)) is `error`.
     fn from(error: EncodeError) -> Self {
-        ModelError::new(ModelErrorKind::Encode, error.to_string()).with_source(error)
+        ModelError::new(ModelErrorKind::Encode, "")
+            .with_provider(error.provider())
+            .with_source(error)
     }
 }
 
 impl From<DecodeError> for ModelError {
     /// An error object in the body (the provider's own error) is a [`ModelErrorKind::Provider`]
-    /// error with the provider's type and message; any other decode error is
-    /// [`ModelErrorKind::Decode`].
+    /// error with the provider's type and message, which say all there is; any other decode
+    /// error is [`ModelErrorKind::Decode`], its cause ([`source`](Error::source)) `error`.
     fn from(error: DecodeError) -> Self {
-        match &error {
+        match error {
             DecodeError::Provider {
                 provider,
                 kind,
                 message,
             } => {
-                let mut model_error = ModelError::new(ModelErrorKind::Provider, message.clone())
-                    .with_provider(*provider);
-                model_error.error_type = kind.clone();
-                model_error.with_source(error)
+                let mut model_error =
+                    ModelError::new(ModelErrorKind::Provider, message).with_provider(provider);
+                model_error.0.error_type = kind;
+                model_error
             }
-            _ => ModelError::new(ModelErrorKind::Decode, error.to_string()).with_source(error),
+            error => ModelError::new(ModelErrorKind::Decode, "")
+                .with_provider(error.provider())
+                .with_source(error),
         }
     }
 }
@@ -316,6 +332,23 @@ mod tests {
                 "Quota exceeded"
             )
         );
-        assert!(error.source().is_some());
+        // The provider's words are this error's own: nothing is repeated below it.
+        assert!(error.source().is_none());
+    }
+
+    #[test]
+    fn an_error_that_wraps_its_cause_says_its_own_level_only() {
+        let error = ModelError::from(EncodeError::NoMessages {
+            provider: Provider::Anthropic,
+        });
+        assert_eq!(error.to_string(), "the request to Anthropic was not sent");
+        assert_eq!(
+            error.source().map(ToString::to_string),
+            Some("cannot encode the Anthropic request: there is no message to send once system messages are moved out and empty messages dropped; add a user message".to_owned())
+        );
+        assert_eq!(
+            std::mem::size_of::<ModelError>(),
+            std::mem::size_of::<usize>()
+        );
     }
 }

@@ -108,7 +108,10 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "cannot encode the {} request: ", self.provider())?;
         match self {
-            EncodeError::Transcript { error, .. } => write!(f, "{error}"),
+            // What is wrong, where and what to do is the cause's to say (`source()`).
+            EncodeError::Transcript { .. } => {
+                f.write_str("the transcript breaks an ordering rule every provider enforces")
+            }
             EncodeError::ToolName {
                 tool,
                 rule,

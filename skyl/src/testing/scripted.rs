@@ -135,7 +135,7 @@ impl ScriptedModel {
         if let Err(error) = transcript::validate_complete(&request.messages) {
             return Err(ModelError::new(
                 ModelErrorKind::Encode,
-                format!("request {number} would be refused by every provider: {error}"),
+                format!("request {number} would be refused by every provider"),
             )
             .with_source(error));
         }
