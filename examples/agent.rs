@@ -123,24 +123,16 @@ fn latest_results(request: &Request<'_>) -> Vec<String> {
 
 fn response(parts: Vec<Part>, (input_tokens, output_tokens): (u64, u64)) -> Response {
     let calls = parts.iter().any(|part| matches!(part, Part::ToolCall(_)));
-    Response {
-        message: Message {
-            role: Role::Assistant,
-            parts,
-        },
-        stop_reason: if calls {
-            StopReason::ToolUse
-        } else {
-            StopReason::EndTurn
-        },
-        usage: Usage {
-            input_tokens,
-            output_tokens,
-            ..Usage::default()
-        },
-        id: None,
-        model: None,
-    }
+    let stop_reason = if calls {
+        StopReason::ToolUse
+    } else {
+        StopReason::EndTurn
+    };
+    let message = Message {
+        role: Role::Assistant,
+        parts,
+    };
+    Response::new(message, stop_reason).with_usage(Usage::new(input_tokens, output_tokens))
 }
 
 /// Prints what streams in: each step, the model's text as it arrives, and each tool call.

@@ -227,11 +227,7 @@ fn results(results: Vec<ToolResult>) -> Message {
 }
 
 fn usage(input: u64, output: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        ..Usage::default()
-    }
+    Usage::new(input, output)
 }
 
 fn with_usage(mut response: Response, input: u64, output: u64) -> Response {

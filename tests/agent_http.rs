@@ -113,11 +113,12 @@ fn model(api: Box<dyn Api>, server: &Server) -> HttpModel {
     HttpModel::builder(api)
         .api_key("sk-test")
         .base_url(&server.url)
-        .retry(RetryPolicy {
-            max_retries: 0,
-            initial_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(1),
-        })
+        .retry(
+            RetryPolicy::default()
+                .with_max_retries(0)
+                .with_initial_delay(Duration::from_millis(1))
+                .with_max_delay(Duration::from_millis(1)),
+        )
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap()

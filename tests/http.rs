@@ -64,11 +64,12 @@ fn model(api: impl Api + 'static, server: &Server) -> HttpModel {
     HttpModel::builder(api)
         .api_key(KEY)
         .base_url(&server.url)
-        .retry(RetryPolicy {
-            max_retries: 2,
-            initial_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(5),
-        })
+        .retry(
+            RetryPolicy::default()
+                .with_max_retries(2)
+                .with_initial_delay(Duration::from_millis(1))
+                .with_max_delay(Duration::from_millis(5)),
+        )
         .build()
         .unwrap()
 }
@@ -487,13 +488,7 @@ async fn a_stream_without_usage_says_its_usage_is_unreported() {
     let response = model.stream(&request("gpt-4o"), &mut |_| {}).await.unwrap();
 
     assert_eq!(response.message.text_content(), "Sunny.");
-    assert_eq!(
-        response.usage,
-        Usage {
-            unreported: true,
-            ..Usage::default()
-        }
-    );
+    assert_eq!(response.usage, Usage::unreported_usage());
 }
 
 #[tokio::test]
@@ -627,11 +622,12 @@ async fn a_refused_connection_is_retried_then_reported() {
     drop(listener);
     let model = HttpModel::builder(OpenAiChat::default())
         .base_url(&url)
-        .retry(RetryPolicy {
-            max_retries: 1,
-            initial_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(1),
-        })
+        .retry(
+            RetryPolicy::default()
+                .with_max_retries(1)
+                .with_initial_delay(Duration::from_millis(1))
+                .with_max_delay(Duration::from_millis(1)),
+        )
         .build()
         .unwrap();
 

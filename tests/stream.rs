@@ -287,13 +287,7 @@ fn anthropic_calls_finish_at_their_block_stop_before_the_message_ends() {
             finished(0, paris),
             started(1, "toolu_01B7xKq3Lh2Ye8Wq5nVbM4zT", "get_time"),
             finished(1, time),
-            StreamEvent::Usage(Usage {
-                input_tokens: 540,
-                output_tokens: 87,
-                cached_input_tokens: Some(128),
-                reasoning_tokens: None,
-                unreported: false,
-            }),
+            StreamEvent::Usage(Usage::new(540, 87).with_cached_input_tokens(128)),
             StreamEvent::Done {
                 stop_reason: StopReason::ToolUse
             },
@@ -334,11 +328,7 @@ fn openai_chat_interleaved_fragments_are_kept_apart_by_index() {
                 1,
                 ToolCall::new("call_b", "get_weather", json!({"city": "Rome"}))
             ),
-            StreamEvent::Usage(Usage {
-                input_tokens: 80,
-                output_tokens: 30,
-                ..Usage::default()
-            }),
+            StreamEvent::Usage(Usage::new(80, 30)),
             StreamEvent::Done {
                 stop_reason: StopReason::ToolUse
             },

@@ -149,8 +149,11 @@ impl Message {
 /// the provider's answer (a thinking block, a reasoning item) is a part of its own,
 /// [`Part::Provider`]. So editing a transcript (dropping a part, trimming history) can never pair
 /// one part's provider data with another part.
+///
+/// Non-exhaustive: a kind of part may be added (images, files); match it with a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Part {
     /// Plain text.
     Text(String),

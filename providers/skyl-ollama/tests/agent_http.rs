@@ -88,11 +88,12 @@ async fn run(streamed: bool) {
     let server = Server::start(vec![reply("calls", streamed), reply("answer", streamed)]).await;
     let model = HttpModel::builder(Ollama)
         .base_url(&server.url)
-        .retry(RetryPolicy {
-            max_retries: 0,
-            initial_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(1),
-        })
+        .retry(
+            RetryPolicy::default()
+                .with_max_retries(0)
+                .with_initial_delay(Duration::from_millis(1))
+                .with_max_delay(Duration::from_millis(1)),
+        )
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap();

@@ -14,7 +14,21 @@ use reqwest::header::HeaderMap;
 /// The wait before retry `n` (from 0) is `initial_delay × 2ⁿ`, at most `max_delay`, less up to a
 /// quarter at random so that many clients do not retry in step; a `retry-after-ms` or
 /// `retry-after` (in seconds) header of at most a minute replaces it.
+///
+/// Non-exhaustive, so that a setting can be added: start from the default and change what you
+/// need.
+///
+/// ```
+/// use std::time::Duration;
+/// use skyl::http::RetryPolicy;
+///
+/// let patient = RetryPolicy::default()
+///     .with_max_retries(5)
+///     .with_max_delay(Duration::from_secs(30));
+/// assert_eq!((patient.max_retries, patient.initial_delay), (5, Duration::from_millis(500)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Retries after the first attempt. The SDKs' default is 2.
     pub max_retries: u32,
@@ -39,6 +53,24 @@ impl Default for RetryPolicy {
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 impl RetryPolicy {
+    /// The same policy with `max_retries` retries after the first attempt (0 never retries).
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = max_retries;
+        self
+    }
+
+    /// The same policy waiting `delay` before the first retry.
+    pub fn with_initial_delay(mut self, delay: Duration) -> Self {
+        self.initial_delay = delay;
+        self
+    }
+
+    /// The same policy with waits growing to at most `delay`.
+    pub fn with_max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
     /// The wait before retry `retry` (0 for the first), given the failed response's headers.
     pub(crate) fn delay(&self, retry: u32, headers: Option<&HeaderMap>) -> Duration {
         if let Some(wait) = headers.and_then(retry_after) {

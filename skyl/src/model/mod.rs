@@ -39,7 +39,7 @@ pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
 ///
 /// ```
 /// use skyl::model::{BoxFuture, Model, ModelError};
-/// use skyl::provider::{Request, Response, StopReason, Usage};
+/// use skyl::model::{Request, Response};
 /// use skyl::Message;
 ///
 /// /// Answers every request with the last user message, reversed.
@@ -49,13 +49,7 @@ pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
 ///     fn complete<'a>(&'a self, request: &'a Request<'_>) -> BoxFuture<'a, Result<Response, ModelError>> {
 ///         Box::pin(async move {
 ///             let last = request.messages.last().map(Message::text_content).unwrap_or_default();
-///             Ok(Response {
-///                 message: Message::assistant(last.chars().rev().collect::<String>()),
-///                 stop_reason: StopReason::EndTurn,
-///                 usage: Usage::default(),
-///                 id: None,
-///                 model: None,
-///             })
+///             Ok(Response::text(last.chars().rev().collect::<String>()))
 ///         })
 ///     }
 /// }

@@ -5,7 +5,12 @@ use serde::{Deserialize, Serialize};
 use crate::message::{Message, Part, Role, ToolCall};
 
 /// An answer decoded from a response body.
+///
+/// Non-exhaustive, so that what an answer reports can grow: build one with
+/// [`Response::new`], [`text`](Response::text) or [`calls`](Response::calls) and the `with_`
+/// methods.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Response {
     /// The assistant's turn: text, tool calls, and the provider data to send back with it.
     /// Append it to the transcript as it is.
@@ -120,7 +125,12 @@ pub enum StopReason {
 
 /// Tokens a request used. Counts the provider did not report are zero or `None`, and
 /// [`unreported`](Self::unreported) says when it reported none at all.
+///
+/// Non-exhaustive, so that new counts (cache writes, audio) can be added: build one with
+/// [`Usage::new`], [`Usage::unreported_usage`] and the `with_` methods, or from
+/// [`Usage::default`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens read, including cached ones.
     pub input_tokens: u64,
@@ -154,6 +164,14 @@ impl Usage {
             cached_input_tokens: None,
             reasoning_tokens: None,
             unreported: false,
+        }
+    }
+
+    /// A usage the provider did not report: zero counts, [`unreported`](Self::unreported).
+    pub fn unreported_usage() -> Usage {
+        Usage {
+            unreported: true,
+            ..Usage::default()
         }
     }
 

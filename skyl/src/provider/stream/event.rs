@@ -58,13 +58,7 @@ impl StreamEvent {
     /// use skyl::Message;
     /// use skyl::provider::{Response, StopReason, StreamEvent, Usage};
     ///
-    /// let response = Response {
-    ///     message: Message::assistant("Hello"),
-    ///     stop_reason: StopReason::EndTurn,
-    ///     usage: Usage::default(),
-    ///     id: None,
-    ///     model: None,
-    /// };
+    /// let response = Response::new(Message::assistant("Hello"), StopReason::EndTurn);
     /// assert_eq!(
     ///     StreamEvent::replay(&response),
     ///     vec![
