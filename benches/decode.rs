@@ -8,6 +8,10 @@
 //!
 //! Compare the medians of one run: the machine is shared and noisy. The goal is `skyl` within
 //! 1.5x of `floor` for every adapter.
+//!
+//! `gemini_without_ids` is Gemini's answer as Gemini usually gives it: calls without ids, for
+//! which the decoder mints ids and marks them minted (so they are not sent back); its floor
+//! mints the same ids and builds the same marks.
 
 use std::hint::black_box;
 
@@ -23,7 +27,13 @@ mod layer_calls;
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
 
-const PROVIDERS: [&str; 4] = ["anthropic", "openai_chat", "openai_responses", "gemini"];
+const PROVIDERS: [&str; 5] = [
+    "anthropic",
+    "openai_chat",
+    "openai_responses",
+    "gemini",
+    "gemini_without_ids",
+];
 
 fn main() {
     for provider in PROVIDERS {
@@ -91,7 +101,13 @@ macro_rules! rows {
     )*};
 }
 
-rows!(anthropic, openai_chat, openai_responses, gemini);
+rows!(
+    anthropic,
+    openai_chat,
+    openai_responses,
+    gemini,
+    gemini_without_ids
+);
 
 // ---------------------------------------------------------------------------------------------
 // The workload: text, then five calls, each with arguments of a few fields.
@@ -159,7 +175,11 @@ fn body(provider: &str) -> Value {
         _ => {
             let mut parts = vec![json!({"text": text})];
             parts.extend((0..5).map(|n| {
-                json!({"functionCall": {"id": format!("f{n}x9c2kq"), "name": "get_weather", "args": arguments(n)}})
+                let mut call = json!({"name": "get_weather", "args": arguments(n)});
+                if provider == "gemini" {
+                    call["id"] = format!("f{n}x9c2kq").into();
+                }
+                json!({"functionCall": call})
             }));
             json!({
                 "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
@@ -177,16 +197,14 @@ fn response(
     id: &str,
     model: &str,
 ) -> Response {
-    Response {
-        message: Message {
-            role: Role::Assistant,
-            parts,
-        },
-        stop_reason,
-        usage,
-        id: Some(id.to_owned()),
-        model: Some(model.to_owned()),
-    }
+    let message = Message {
+        role: Role::Assistant,
+        parts,
+    };
+    Response::new(message, stop_reason)
+        .with_usage(usage)
+        .with_id(id)
+        .with_model(model)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,16 +251,13 @@ mod anthropic_wire {
                     .into(),
             })
             .collect();
-        let usage = Usage {
-            input_tokens: body.usage.input_tokens
+        let usage = Usage::new(
+            body.usage.input_tokens
                 + body.usage.cache_read_input_tokens
                 + body.usage.cache_creation_input_tokens,
-            output_tokens: body.usage.output_tokens,
-            cached_input_tokens: Some(body.usage.cache_read_input_tokens),
-            reasoning_tokens: None,
-            // The body has its usage block (the floor reads it as required).
-            unreported: false,
-        };
+            body.usage.output_tokens,
+        )
+        .with_cached_input_tokens(body.usage.cache_read_input_tokens);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }
@@ -311,14 +326,9 @@ mod openai_chat_wire {
             let arguments = serde_json::from_str(call.function.arguments).unwrap();
             Part::from(ToolCall::new(call.id, call.function.name, arguments))
         }));
-        let usage = Usage {
-            input_tokens: body.usage.prompt_tokens,
-            output_tokens: body.usage.completion_tokens,
-            cached_input_tokens: Some(body.usage.prompt_tokens_details.cached_tokens),
-            reasoning_tokens: Some(body.usage.completion_tokens_details.reasoning_tokens),
-            // The body has its usage block (the floor reads it as required).
-            unreported: false,
-        };
+        let usage = Usage::new(body.usage.prompt_tokens, body.usage.completion_tokens)
+            .with_cached_input_tokens(body.usage.prompt_tokens_details.cached_tokens)
+            .with_reasoning_tokens(body.usage.completion_tokens_details.reasoning_tokens);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }
@@ -400,14 +410,9 @@ mod openai_responses_wire {
                 }
             }
         }
-        let usage = Usage {
-            input_tokens: body.usage.input_tokens,
-            output_tokens: body.usage.output_tokens,
-            cached_input_tokens: Some(body.usage.input_tokens_details.cached_tokens),
-            reasoning_tokens: Some(body.usage.output_tokens_details.reasoning_tokens),
-            // The body has its usage block (the floor reads it as required).
-            unreported: false,
-        };
+        let usage = Usage::new(body.usage.input_tokens, body.usage.output_tokens)
+            .with_cached_input_tokens(body.usage.input_tokens_details.cached_tokens)
+            .with_reasoning_tokens(body.usage.output_tokens_details.reasoning_tokens);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }
@@ -448,7 +453,7 @@ mod gemini_wire {
 
     #[derive(Deserialize)]
     struct FunctionCall<'a> {
-        id: &'a str,
+        id: Option<&'a str>,
         name: &'a str,
         args: Value,
     }
@@ -463,24 +468,36 @@ mod gemini_wire {
     pub fn decode(body: &Value) -> Response {
         let body = Body::deserialize(body).unwrap();
         let candidate = body.candidates.into_iter().next().unwrap();
+        let mut calls = 0;
         let parts = candidate
             .content
             .parts
             .into_iter()
             .map(|part| match (part.text, part.function_call) {
                 (Some(text), _) => Part::Text(text.to_owned()),
-                (None, Some(call)) => ToolCall::new(call.id, call.name, call.args).into(),
+                (None, Some(call)) => {
+                    calls += 1;
+                    match call.id {
+                        Some(id) => ToolCall::new(id, call.name, call.args).into(),
+                        // A minted id, and the mark that keeps it from being sent back.
+                        None => {
+                            let id = format!("gemini_{}_{}", body.response_id, calls - 1);
+                            let mut call = ToolCall::new(id, call.name, call.args);
+                            let mut mark = serde_json::Map::new();
+                            mark.insert("minted_id".into(), true.into());
+                            call.provider_data =
+                                Some(ProviderData::new(Provider::Gemini, Value::Object(mark)));
+                            call.into()
+                        }
+                    }
+                }
                 (None, None) => unreachable!("every part has text or a call"),
             })
             .collect();
-        let usage = Usage {
-            input_tokens: body.usage_metadata.prompt_token_count,
-            output_tokens: body.usage_metadata.candidates_token_count,
-            cached_input_tokens: None,
-            reasoning_tokens: None,
-            // The body has its usage block (the floor reads it as required).
-            unreported: false,
-        };
+        let usage = Usage::new(
+            body.usage_metadata.prompt_token_count,
+            body.usage_metadata.candidates_token_count,
+        );
         response(
             parts,
             StopReason::ToolUse,
