@@ -453,6 +453,12 @@
 //! and an error the provider sends mid-stream are each a [`provider::DecodeError`] that names the
 //! event; a tool call is reported finished only once it is complete.
 //!
+//! To show a long tool call while it streams (the path of a file first, then its content filling
+//! in), hand the events to a [`provider::PartialCalls`] too: it parses each call's arguments
+//! delta by delta ([`provider::PartialArguments`]), each piece read once, and between pieces tells
+//! the members that are complete, typed (`arguments.get::<String>("path")`), and the one being
+//! written (`arguments.str_so_far("content")`). A stream nobody reads this way parses nothing.
+//!
 //! ## Talking to providers over HTTP
 //!
 //! With the `http` feature, `skyl::http::HttpModel` is an [`model::Model`] for each adapter: it
@@ -578,6 +584,7 @@ mod executor;
 mod macro_support;
 mod message;
 mod name_index;
+mod partial;
 mod prose;
 mod registration;
 mod tool;

@@ -143,6 +143,10 @@ mod response;
 mod stream;
 
 pub use crate::message::{Provider, ProviderInfo};
+pub use crate::partial::{
+    BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
+    PartialCalls, PartialObject,
+};
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
 pub use decode::{Answer, Decoder, decode_with};
