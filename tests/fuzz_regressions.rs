@@ -93,3 +93,8 @@ fn stream_sse_inputs() {
         skyl_fuzz::decode_stream(&*adapter, &events);
     });
 }
+
+#[test]
+fn partial_arguments_inputs() {
+    replay("partial_arguments", skyl_fuzz::partial_arguments);
+}

@@ -5,7 +5,9 @@
 //!   independent statement of the rules written here;
 //! - whatever name and arguments a model sends, dispatch returns one result with the call's id,
 //!   and a failure is prose that names the tool;
-//! - decoding any JSON body never panics, on any adapter.
+//! - decoding any JSON body never panics, on any adapter;
+//! - a call's arguments parsed as they stream, cut anywhere, show only what the whole says and end
+//!   as `serde_json` reads the whole (the checks of the `partial_arguments` fuzz target).
 //!
 //! The case counts are bounded so that CI stays fast; `PROPTEST_CASES=100000 cargo test -p
 //! skyl-tests --test properties` searches longer.
@@ -17,6 +19,10 @@ use proptest::test_runner::Config;
 use serde_json::{Map, Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, Toolbox, transcript};
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../fuzz/src/lib.rs"]
+mod skyl_fuzz;
 
 fn config(cases: u32) -> Config {
     let cases = std::env::var("PROPTEST_CASES")
@@ -430,6 +436,68 @@ proptest! {
         let ids: Vec<&str> = answer.tool_results().map(|r| r.call_id.as_str()).collect();
         let expected: Vec<&str> = turn.tool_calls().map(|c| c.id.as_str()).collect();
         prop_assert_eq!(ids, expected);
+    }
+}
+
+/// The JSON text of `value` as a model might write it: compact, pretty, or with every character
+/// outside ASCII escaped (a surrogate pair for one beyond the basic plane).
+fn written(value: &Value, how: u8) -> String {
+    match how % 3 {
+        0 => value.to_string(),
+        1 => serde_json::to_string_pretty(value).unwrap(),
+        _ => {
+            let mut text = String::new();
+            for character in value.to_string().chars() {
+                if character.is_ascii() {
+                    text.push(character);
+                } else {
+                    for unit in character.encode_utf16(&mut [0; 2]) {
+                        text.push_str(&format!("\\u{unit:04x}"));
+                    }
+                }
+            }
+            text
+        }
+    }
+}
+
+/// Byte offsets into a text of `len` bytes, ascending.
+fn cut_points(indexes: &[prop::sample::Index], len: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = indexes.iter().map(|index| index.index(len + 1)).collect();
+    cuts.sort_unstable();
+    cuts
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn streamed_arguments_show_what_the_whole_says_and_end_as_serde_json_reads_it(
+        value in arguments(),
+        how in any::<u8>(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..16),
+    ) {
+        let text = written(&value, how);
+        skyl_fuzz::check_partial_arguments(text.as_bytes(), &cut_points(&cuts, text.len()));
+    }
+
+    #[test]
+    fn streamed_arguments_that_break_break_where_serde_json_refuses_them(
+        value in arguments(),
+        how in any::<u8>(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..16),
+        at in any::<prop::sample::Index>(),
+        byte in prop_oneof![Just(None), prop::sample::select(b"{}[],:\"\\ -0.e1tnu\x01\xc3\xff".to_vec()).prop_map(Some)],
+    ) {
+        // One byte of a valid text dropped or replaced: mostly not JSON any more.
+        let mut text = written(&value, how).into_bytes();
+        let at = at.index(text.len().max(1)).min(text.len().saturating_sub(1));
+        match (byte, text.is_empty()) {
+            (_, true) => {}
+            (Some(byte), false) => text[at] = byte,
+            (None, false) => drop(text.remove(at)),
+        }
+        skyl_fuzz::check_partial_arguments(&text, &cut_points(&cuts, text.len()));
     }
 }
 

@@ -1,11 +1,12 @@
 //! What the fuzz targets share: a toolbox of tools with every kind of parameter, the checks every
 //! result must pass, a transcript built from raw bytes, and streams built from raw bytes with the
-//! checks every streaming decoder must pass.
+//! checks every streaming decoder must pass, and the checks of a call's arguments parsed as they
+//! stream.
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, SseParser, StreamEvent,
-    Streaming,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Partial, PartialArguments,
+    PartialCalls, Request, SseParser, StreamEvent, Streaming,
 };
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, Toolbox};
 
@@ -319,6 +320,7 @@ pub fn decode_stream(adapter: &dyn Streaming, events: &[(String, String)]) {
         }
     }
     check_told(&told);
+    check_partial_calls(&told);
     if let Some(error) = failed {
         let again = decoder.push("message", "{}", &mut |event| told.push(event));
         assert_eq!(again, Err(error.clone()), "an error does not stick");
@@ -402,5 +404,211 @@ fn check_told(told: &[StreamEvent]) {
             }
             _ => {}
         }
+    }
+}
+
+/// Reads `told` with a [`PartialCalls`] and checks that each finished call's arguments are what
+/// `serde_json` makes of its deltas joined (the finished call's own, for a call without deltas).
+pub fn check_partial_calls(told: &[StreamEvent]) {
+    let mut calls = PartialCalls::new();
+    let mut joined: Vec<(usize, String)> = Vec::new();
+    for event in told {
+        if let StreamEvent::ToolCallDelta { index, arguments } = event {
+            match joined.iter_mut().find(|(known, _)| known == index) {
+                Some((_, text)) => text.push_str(arguments),
+                None => joined.push((*index, arguments.clone())),
+            }
+        }
+        let partial = calls.read(event);
+        let StreamEvent::ToolCallFinished { index, call } = event else {
+            continue;
+        };
+        let partial = partial.expect("a finished call was started");
+        assert!(partial.is_finished());
+        let arguments = partial.arguments();
+        let text = joined
+            .iter()
+            .find(|(known, _)| known == index)
+            .map_or("", |(_, text)| text.as_str());
+        if text.trim().is_empty() {
+            assert_eq!(arguments.value(), Some(&call.arguments));
+            continue;
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(whole) => assert_eq!(arguments.value(), Some(&whole), "{text:?}"),
+            Err(_) => assert!(arguments.error().is_some(), "{text:?} read as JSON"),
+        }
+    }
+}
+
+/// The `partial_arguments` target: the first byte chooses how the rest, taken as the text of a
+/// call's arguments, is cut into deltas.
+pub fn partial_arguments(data: &[u8]) {
+    let Some((&seed, text)) = data.split_first() else {
+        return;
+    };
+    let longest = usize::from(seed % 16) + 1;
+    let mut state = u32::from(seed) | 1;
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        at += 1 + (state >> 16) as usize % longest;
+        cuts.push(at.min(text.len()));
+    }
+    check_partial_arguments(text, &cuts);
+}
+
+/// Feeds `text` to a [`PartialArguments`] in pieces cut at `cuts` (byte offsets, ascending), as
+/// bytes and, where the text is UTF-8, as text cut at character boundaries, and checks that
+/// every view on the way is part of what `serde_json::from_slice` reads of the whole, that the
+/// text breaks only if serde_json refuses it, and that the end is serde_json's value.
+pub fn check_partial_arguments(text: &[u8], cuts: &[usize]) {
+    let expected = serde_json::from_slice::<Value>(text);
+    // A repeated key replaces a member already complete: the views before it showed the first.
+    let unique = serde_json::from_slice::<UniqueKeys>(text).is_ok_and(|unique| unique.0);
+    let mut arguments = PartialArguments::new();
+    let mut start = 0;
+    for cut in cuts.iter().copied().chain([text.len()]) {
+        let cut = cut.clamp(start, text.len());
+        arguments.push_bytes(&text[start..cut]);
+        start = cut;
+        if let Ok(whole) = &expected {
+            assert_eq!(arguments.error(), None, "JSON broke at byte {cut}");
+            if unique {
+                check_view(arguments.partial(), whole);
+            }
+        }
+        drop(arguments.to_value());
+    }
+    let result = arguments.finish();
+    match (&result, &expected) {
+        (Ok(value), Ok(whole)) => assert_eq!(value, whole),
+        (Err(_), Err(_)) => {}
+        _ => panic!("the partial parse and serde_json disagree: {result:?}, {expected:?}"),
+    }
+    if let Ok(text) = std::str::from_utf8(text) {
+        let mut arguments = PartialArguments::new();
+        let mut start = 0;
+        for cut in cuts.iter().copied().chain([text.len()]) {
+            let mut cut = cut.clamp(start, text.len());
+            while !text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            arguments.push(&text[start..cut]);
+            start = cut;
+        }
+        assert_eq!(arguments.finish(), result, "text and bytes disagree");
+    }
+}
+
+/// Checks that what `partial` shows is part of `whole`: complete members and items equal to
+/// its own and in its order, strings so far its strings' beginnings.
+fn check_view(partial: Partial<'_>, whole: &Value) {
+    match partial {
+        Partial::Nothing => {}
+        Partial::Complete(value) => assert_eq!(value, whole),
+        Partial::String(text) => assert!(
+            whole.as_str().is_some_and(|whole| whole.starts_with(text)),
+            "{text:?} does not begin {whole}"
+        ),
+        Partial::Number(_) => assert!(whole.is_number(), "{whole} is no number"),
+        Partial::Literal(start) => {
+            let word = match whole {
+                Value::Bool(true) => "true",
+                Value::Bool(false) => "false",
+                Value::Null => "null",
+                other => panic!("{start:?} begins {other}"),
+            };
+            assert!(word.starts_with(start));
+        }
+        Partial::Object(object) => {
+            let Value::Object(members) = whole else {
+                panic!("an object where the whole has {whole}");
+            };
+            assert!(
+                object
+                    .members()
+                    .iter()
+                    .eq(members.iter().take(object.members().len())),
+                "{:?} do not begin {whole}",
+                object.members()
+            );
+            if let Some(open) = object.open() {
+                assert!(!object.members().contains_key(open.key));
+                check_view(open.value, &members[open.key]);
+            }
+        }
+        Partial::Array(array) => {
+            let Value::Array(items) = whole else {
+                panic!("an array where the whole has {whole}");
+            };
+            let done = array.items().len();
+            assert_eq!(array.items(), &items[..done]);
+            if let Some(open) = array.open() {
+                check_view(open, &items[done]);
+            }
+        }
+    }
+}
+
+/// Whether no object of a JSON text repeats a key.
+struct UniqueKeys(bool);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeysVisitor)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys(true))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<UniqueKeys, A::Error> {
+        let mut unique = true;
+        while let Some(UniqueKeys(item)) = items.next_element()? {
+            unique &= item;
+        }
+        Ok(UniqueKeys(unique))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        let mut unique = true;
+        while let Some(key) = map.next_key::<String>()? {
+            unique &= keys.insert(key);
+            unique &= map.next_value::<UniqueKeys>()?.0;
+        }
+        Ok(UniqueKeys(unique))
     }
 }
