@@ -165,17 +165,22 @@ impl PartialArguments {
             return self.push_bytes(delta.as_bytes());
         }
         let bytes = delta.as_bytes();
-        // `plain` stops before an ASCII byte: a character boundary.
-        self.text.push_str(&delta[..plain]);
-        let mut i = plain;
+        let mut i = 0;
+        if plain > 0 {
+            // `plain` stops before an ASCII byte: a character boundary.
+            self.text.push_str(&delta[..plain]);
+            i = plain;
+        }
         while i < bytes.len() {
             if matches!(self.state, State::String) {
                 // A string's plain runs and its short escapes, read here without a state change.
                 loop {
                     let plain = plain_len(&bytes[i..]);
-                    // `plain` stops before an ASCII byte or at the end: a character boundary.
-                    self.text.push_str(&delta[i..i + plain]);
-                    i += plain;
+                    if plain > 0 {
+                        // `plain` stops before an ASCII byte or at the end: a character boundary.
+                        self.text.push_str(&delta[i..i + plain]);
+                        i += plain;
+                    }
                     let Some(&byte) = bytes.get(i) else { break };
                     if byte == b'"' {
                         self.end_string();
@@ -671,13 +676,26 @@ fn plain_len(bytes: &[u8]) -> usize {
         }
         start += 8;
     }
+    let rest = chunks.remainder();
     start
-        + chunks
-            .remainder()
+        + rest
             .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-            .unwrap_or(chunks.remainder().len())
+            .position(|&byte| SPECIAL[usize::from(byte)])
+            .unwrap_or(rest.len())
 }
+
+/// The bytes that end a string's plain run: the quote, the backslash and the control characters.
+static SPECIAL: [bool; 256] = {
+    let mut special = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        special[byte] = true;
+        byte += 1;
+    }
+    special[b'"' as usize] = true;
+    special[b'\\' as usize] = true;
+    special
+};
 
 #[cfg(test)]
 mod tests {
