@@ -1,0 +1,229 @@
+//! Streamed tool arguments read after every delta: skyl's incremental parser against one
+//! `serde_json::from_str` of the final text, and against the prefix re-parse the peers do.
+//!
+//! Run with `cargo bench --manifest-path benches/Cargo.toml --bench partial`. Each row takes the
+//! arguments of a call that writes a file (one long string of source text, with the escaped
+//! newlines, tabs and quotes source text has, among three short members) at about 1 KB, 10 KB
+//! and 100 KB of JSON text, delivered in 10-byte deltas.
+//!
+//! - `from_str`: the floor, `serde_json::from_str::<Value>` of the whole final text, once.
+//! - `incremental`: a `PartialArguments` fed every delta, the partial view read after each one
+//!   (the path as soon as it is complete, the content so far), then `finish`. Goal: at most 2×
+//!   the floor at 100 KB, and growing linearly.
+//! - `prefix_closed`: what Vercel AI's `parsePartialJson` and rig's `parse_partial_arguments` do
+//!   at every delta: append the delta to the text so far, close what is open (the string, the
+//!   brackets) and `serde_json::from_str` the whole prefix. Quadratic.
+//! - `incremental_unread`: the same parse with nothing read before the end, the cost of the
+//!   parse alone.
+//! - `prefix_jiter`: the same re-parse with a real partial-JSON parser, jiter's partial mode
+//!   (`PartialMode::TrailingStrings`), to a `JsonValue`. Quadratic too.
+
+use std::hint::black_box;
+
+use divan::counter::BytesCount;
+use jiter::{JsonValue, PartialMode};
+use serde_json::Value;
+use skyl::provider::PartialArguments;
+
+fn main() {
+    // `SKYL_PARTIAL_CALLS="<row> <size> <calls>"`: that row alone, for callgrind
+    // (count-partial-instructions.sh).
+    if let Ok(spec) = std::env::var("SKYL_PARTIAL_CALLS") {
+        let [row, size, calls] = spec.split(' ').collect::<Vec<_>>()[..] else {
+            panic!("SKYL_PARTIAL_CALLS is \"<row> <size> <calls>\", not {spec:?}");
+        };
+        let text = arguments(size.parse().expect("a size"));
+        let deltas = deltas(&text);
+        for _ in 0..calls.parse::<usize>().expect("a number of calls") {
+            match row {
+                "from_str" => drop(black_box(parse_whole(&text))),
+                "incremental" => drop(black_box(read_each_delta(&deltas))),
+                "incremental_unread" => drop(black_box(read_at_the_end(&deltas))),
+                other => panic!("no row {other:?}: from_str, incremental or incremental_unread"),
+            }
+        }
+        return;
+    }
+    divan::Divan::from_args().main();
+}
+
+const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+
+/// The size of a delta, about what providers stream for a long string.
+const DELTA: usize = 10;
+
+/// The JSON text of the arguments of a file write whose text is about `size` bytes.
+fn arguments(size: usize) -> String {
+    const LINE: &str = "    let total = values.iter().map(|value| value.len()).sum::<usize>(); // \"sum\"\n\tnext(total);\n";
+    let mut content = String::with_capacity(size + LINE.len());
+    while content.len() + 80 < size {
+        content.push_str(LINE);
+    }
+    serde_json::json!({
+        "path": "src/generated.rs",
+        "mode": "overwrite",
+        "content": content,
+        "create_dirs": true,
+    })
+    .to_string()
+}
+
+/// The text cut into deltas of `DELTA` bytes (the text is ASCII, so every cut is a character
+/// boundary).
+fn deltas(text: &str) -> Vec<&str> {
+    (0..text.len())
+        .step_by(DELTA)
+        .map(|start| &text[start..(start + DELTA).min(text.len())])
+        .collect()
+}
+
+#[divan::bench(args = SIZES)]
+fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let text = arguments(size);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| parse_whole(&text));
+}
+
+fn parse_whole(text: &str) -> Value {
+    serde_json::from_str::<Value>(black_box(text)).unwrap()
+}
+
+#[divan::bench(args = SIZES)]
+fn incremental(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let text = arguments(size);
+    let deltas = deltas(&text);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| read_each_delta(&deltas));
+}
+
+/// The parse with the view read after every delta: the path once it is complete, the content so
+/// far.
+fn read_each_delta(deltas: &[&str]) -> Value {
+    let mut arguments = PartialArguments::new();
+    for delta in black_box(deltas) {
+        arguments.push(delta);
+        black_box(arguments.member("path"));
+        black_box(arguments.str_so_far("content"));
+    }
+    arguments.finish().unwrap()
+}
+
+#[divan::bench(args = SIZES)]
+fn incremental_unread(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let text = arguments(size);
+    let deltas = deltas(&text);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| read_at_the_end(&deltas));
+}
+
+fn read_at_the_end(deltas: &[&str]) -> Value {
+    let mut arguments = PartialArguments::new();
+    for delta in black_box(deltas) {
+        arguments.push(delta);
+    }
+    arguments.finish().unwrap()
+}
+
+// The re-parses take a second a sample at 100 KB: a few samples of one run each are plenty.
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn prefix_closed(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let text = arguments(size);
+    let deltas = deltas(&text);
+    bencher.counter(BytesCount::new(text.len())).bench(|| {
+        let mut so_far = String::new();
+        for delta in black_box(&deltas) {
+            so_far.push_str(delta);
+            black_box(closed_and_parsed(&so_far));
+        }
+    });
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn prefix_jiter(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let text = arguments(size);
+    let deltas = deltas(&text);
+    bencher.counter(BytesCount::new(text.len())).bench(|| {
+        let mut so_far = String::new();
+        for delta in black_box(&deltas) {
+            so_far.push_str(delta);
+            black_box(
+                JsonValue::parse_with_config(
+                    so_far.as_bytes(),
+                    false,
+                    PartialMode::TrailingStrings,
+                )
+                .ok(),
+            );
+        }
+    });
+}
+
+/// The peers' partial parse of a prefix: one pass to learn what is open, the closers appended,
+/// then a whole parse. What is cut where no closer helps (a key without its value, half a
+/// literal or escape) is dropped back to the last comma or opening bracket.
+fn closed_and_parsed(prefix: &str) -> Option<Value> {
+    let mut open = Vec::new();
+    let mut in_string = false;
+    let mut in_key = false;
+    let mut escaped = false;
+    // The last byte outside strings that was not whitespace.
+    let mut last = 0;
+    // Where the text can be cut so that closing it gives JSON: after a complete value.
+    let mut safe = 0;
+    for (at, byte) in prefix.bytes().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    last = b'"';
+                    if !in_key {
+                        safe = at + 1;
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                in_key = open.last() == Some(&b'{') && matches!(last, b'{' | b',');
+            }
+            b'{' | b'[' => {
+                open.push(byte);
+                safe = at + 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                safe = at + 1;
+            }
+            b',' => safe = at,
+            _ => {}
+        }
+        if !byte.is_ascii_whitespace() {
+            last = byte;
+        }
+    }
+    let close = |mut text: String| {
+        for bracket in open.iter().rev() {
+            text.push(if *bracket == b'{' { '}' } else { ']' });
+        }
+        serde_json::from_str(&text).ok()
+    };
+    if in_string && !in_key && !escaped {
+        let mut text = String::with_capacity(prefix.len() + open.len() + 1);
+        text.push_str(prefix);
+        text.push('"');
+        if let Some(value) = close(text) {
+            return Some(value);
+        }
+    }
+    let mut text = String::with_capacity(safe + open.len());
+    text.push_str(&prefix[..safe]);
+    close(text)
+}
