@@ -143,7 +143,7 @@ impl PartialArguments {
         // Most deltas of a long call fall inside one string and hold no quote or backslash: they
         // are its next characters, and nothing else changes.
         let mut plain = 0;
-        if matches!(self.state, State::String) && self.cut_len == 0 {
+        if matches!(self.state, State::String) && self.cut_len == 0 && self.broken.is_none() {
             plain = plain_len(delta.as_bytes());
             if plain == delta.len() {
                 self.text.push_str(delta);
@@ -840,6 +840,14 @@ mod tests {
         arguments.push(r#"{"ignored": true}"#);
         assert_eq!(arguments.to_value(), Some(json!({"path": "a.txt"})));
         assert_eq!(arguments.finish(), Err(broken));
+
+        // A break inside a string keeps the string so far, and plain text after it is not read.
+        let mut control = PartialArguments::new();
+        control.push("{\"note\": \"one\u{1}");
+        control.push("two");
+        assert_eq!(control.error().map(BrokenArguments::at), Some(13));
+        assert_eq!(control.str_so_far("note"), Some("one"));
+        assert_eq!(control.bytes_read(), 0);
 
         let mut cut = PartialArguments::new();
         cut.push(r#"{"path": "a."#);
