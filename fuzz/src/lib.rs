@@ -508,7 +508,7 @@ fn check_view(partial: Partial<'_>, whole: &Value) {
     match partial {
         Partial::Nothing => {}
         Partial::Complete(value) => assert_eq!(value, whole),
-        Partial::String(text) => assert!(
+        Partial::Text(text) => assert!(
             whole.as_str().is_some_and(|whole| whole.starts_with(text)),
             "{text:?} does not begin {whole}"
         ),

@@ -19,7 +19,7 @@ pub enum Partial<'a> {
     Complete(&'a Value),
     /// A string, decoded so far (escapes read; a `\u` escape cut by the delta's end is not part
     /// of it yet).
-    String(&'a str),
+    Text(&'a str),
     /// The characters of a number so far, which more digits may follow (`"-"`, `"3."` and
     /// `"1e"` are the start of one).
     Number(&'a str),
@@ -101,7 +101,7 @@ impl Partial<'_> {
         match self {
             Partial::Nothing | Partial::Literal(_) => None,
             Partial::Complete(value) => Some((*value).clone()),
-            Partial::String(text) => Some(Value::String((*text).to_owned())),
+            Partial::Text(text) => Some(Value::String((*text).to_owned())),
             Partial::Number(text) => match serde_json::from_str::<Value>(text) {
                 Ok(number @ Value::Number(_)) => Some(number),
                 _ => None,
@@ -141,7 +141,7 @@ impl PartialArguments {
     /// assert_eq!(edits.items().len(), 1);
     /// let Some(Partial::Object(second)) = edits.open() else { panic!() };
     /// assert!(second.members().is_empty());
-    /// assert!(matches!(second.open().unwrap().value, Partial::String("c")));
+    /// assert!(matches!(second.open().unwrap().value, Partial::Text("c")));
     /// ```
     #[inline]
     pub fn partial(&self) -> Partial<'_> {
@@ -229,7 +229,7 @@ impl PartialArguments {
         match self.open_member() {
             Some(OpenMember {
                 key: open,
-                value: Partial::String(text),
+                value: Partial::Text(text),
             }) if open == key => Some(text),
             _ => self.member(key)?.as_str(),
         }
@@ -262,7 +262,7 @@ impl PartialArguments {
             | State::TrailingU
                 if !self.in_key =>
             {
-                Partial::String(&self.text)
+                Partial::Text(&self.text)
             }
             State::Number => Partial::Number(&self.number),
             State::Literal(word, matched) => Partial::Literal(&word[..usize::from(matched)]),
