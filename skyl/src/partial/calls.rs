@@ -14,7 +14,7 @@ use crate::provider::StreamEvent;
 /// ```
 /// use skyl::provider::{Anthropic, PartialCalls, Streaming};
 ///
-/// let mut decoder = Anthropic::default().stream_decoder();
+/// let mut decoder = Anthropic.stream_decoder();
 /// let mut calls = PartialCalls::new();
 /// let mut shown = Vec::new();
 /// let mut sink = |event| {
