@@ -252,7 +252,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     };
     let run = if let Some(asyncness) = &tool.sig.asyncness {
         // A future that is not `Send` is reported at the `async` keyword.
-        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new(async move { #run }))
+        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new_output(async move { #run }))
     } else if let Some(blocking) = options.blocking {
         // Arguments and output that cannot cross threads are reported at `blocking`.
         let this = matches!(
@@ -268,7 +268,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             ::skyl::__private::run_blocking(move || { #run })
         }
     } else {
-        quote!(::skyl::ToolFuture::ready({ #run }))
+        quote!(::skyl::ToolFuture::ready_output({ #run }))
     };
 
     let annotations = annotations(options);

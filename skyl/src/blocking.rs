@@ -17,7 +17,7 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
-use crate::tool::ToolOutcome;
+use crate::tool::RichOutcome as ToolOutcome;
 
 /// The most threads the pool runs at once.
 const MAX_THREADS: usize = 64;
@@ -213,9 +213,9 @@ mod tests {
     fn a_job_runs_on_another_thread_and_wakes_its_poller() {
         let caller = thread::current().id();
         let outcome = block_on(run(move || {
-            Ok(format!("{}", thread::current().id() != caller))
+            Ok(format!("{}", thread::current().id() != caller).into())
         }));
-        assert_eq!(outcome, Ok("true".to_owned()));
+        assert_eq!(outcome, Ok("true".into()));
     }
 
     /// Counts the jobs that arrived, and lets each wait (at most `patience`) for all of them.
@@ -252,12 +252,13 @@ mod tests {
                 run(move || {
                     Ok(gathering
                         .arrive_and_wait(jobs, Duration::from_secs(10))
-                        .to_string())
+                        .to_string()
+                        .into())
                 })
             })
             .collect();
         let outcomes: Vec<ToolOutcome> = completions.into_iter().map(block_on).collect();
-        assert_eq!(outcomes, vec![Ok("true".to_owned()); jobs]);
+        assert_eq!(outcomes, vec![Ok("true".into()); jobs]);
     }
 
     #[test]
@@ -272,7 +273,7 @@ mod tests {
         let (sender, receiver) = std::sync::mpsc::channel();
         drop(run(move || {
             sender.send(()).expect("the test is waiting");
-            Ok(String::new())
+            Ok(String::new().into())
         }));
         receiver
             .recv_timeout(Duration::from_secs(30))

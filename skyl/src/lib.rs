@@ -579,7 +579,9 @@ pub mod testing;
 pub mod transcript;
 
 mod arguments;
+mod base64;
 mod blocking;
+mod content;
 mod executor;
 mod macro_support;
 mod message;
@@ -590,6 +592,9 @@ mod registration;
 mod tool;
 mod toolbox;
 
+pub use content::{
+    Audio, Content, Document, Image, Resource, ResourceBody, ResourceLink, ResultContent, Source,
+};
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
     tool_result_message,
@@ -597,7 +602,8 @@ pub use message::{
 pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
     DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
-    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolSet, ToolVisitor,
+    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput, ToolSet,
+    ToolVisitor,
 };
 pub use toolbox::{Dispatch, Limits, Toolbox};
 

@@ -7,7 +7,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::tool::{IntoToolOutput, Json, ToolAnnotations, ToolDefinition, ToolFuture, ToolOutcome};
+use crate::tool::{
+    IntoToolOutput, Json, ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutput,
+};
 
 /// `<T as Defer<S>>::This` is `T`, but a bound written on it mentions `S`.
 ///
@@ -123,16 +125,16 @@ pub fn cached_definition(
 /// Converts what a tool function returned; a return type that is not [`IntoToolOutput`] is
 /// reported here, at the return type.
 #[inline]
-pub fn tool_output<T: IntoToolOutput>(output: T) -> ToolOutcome {
-    output.into_tool_output()
+pub fn tool_output<T: IntoToolOutput>(output: T) -> Result<ToolOutput, ToolFailure> {
+    output.into_output()
 }
 
 /// Runs the body of a `#[tool(blocking)]` call on the blocking pool.
 pub fn run_blocking<F>(job: F) -> ToolFuture<'static>
 where
-    F: FnOnce() -> ToolOutcome + Send + 'static,
+    F: FnOnce() -> Result<ToolOutput, ToolFailure> + Send + 'static,
 {
-    ToolFuture::new(crate::blocking::run(job))
+    ToolFuture::new_output(crate::blocking::run(job))
 }
 
 /// Implemented when skyl is built with its `timeout` feature, which `#[tool(timeout = "...")]`

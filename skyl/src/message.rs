@@ -10,6 +10,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::content::ResultContent;
+
 /// Who a [`Message`] comes from.
 ///
 /// Serialized in lower case (`"system"`, `"user"`, `"assistant"`, `"tool"`).
@@ -132,6 +134,15 @@ impl Message {
         })
     }
 
+    /// The rich content beside the result of `call_id` ([`Part::ResultContent`]), if the
+    /// message has any.
+    pub fn result_content(&self, call_id: &str) -> Option<&ResultContent> {
+        self.parts.iter().find_map(|part| match part {
+            Part::ResultContent(content) if content.call_id == call_id => Some(content),
+            _ => None,
+        })
+    }
+
     /// All text parts ([`Part::text`]) joined with no separator (most messages have one text
     /// part).
     pub fn text_content(&self) -> String {
@@ -142,7 +153,7 @@ impl Message {
 /// One piece of a [`Message`].
 ///
 /// Serialized externally tagged: `{"text": "hi"}`, `{"tool_call": {...}}`, `{"tool_result": {...}}`,
-/// `{"provider_text": {...}}`, `{"provider": {...}}`.
+/// `{"provider_text": {...}}`, `{"provider": {...}}`, `{"result_content": {...}}`.
 ///
 /// Provider data that belongs to one part travels inside that part: a call's in
 /// [`ToolCall::provider_data`], a text's in [`Part::ProviderText`]. Only what stands on its own in
@@ -176,6 +187,10 @@ pub enum Part {
     /// the same provider as it came: an Anthropic thinking block, an OpenAI Responses reasoning
     /// item. Adapters for other providers skip it.
     Provider(ProviderData),
+    /// What a tool answered beside its prose (images, audio, documents, resources, structured
+    /// JSON), in a tool message right after the [`ToolResult`] of the same call id. See
+    /// [`Content`](crate::Content) for how each adapter puts it on its wire.
+    ResultContent(ResultContent),
 }
 
 impl Part {
@@ -198,6 +213,12 @@ impl Part {
 impl From<ToolCall> for Part {
     fn from(call: ToolCall) -> Self {
         Part::ToolCall(call)
+    }
+}
+
+impl From<ResultContent> for Part {
+    fn from(content: ResultContent) -> Self {
+        Part::ResultContent(content)
     }
 }
 

@@ -9,6 +9,9 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::base64;
+use crate::content::{Content, Mismatch, Resource, ResourceBody, Source};
+use crate::message::Provider;
 use crate::tool::{FailureKind, Guidance, ToolFailure};
 
 /// How many tool names an unknown-tool message lists before it summarises the rest.
@@ -305,6 +308,114 @@ pub(crate) fn json_output_cut(tool: &str, kept: usize, total: usize, left_out: L
     };
     format!(
         "[The output of {tool} was cut from {total} to {kept} bytes where a value ends, so it is still valid JSON; left out at the end: {list}. If you need the rest, call {tool} again with arguments that select less.]"
+    )
+}
+
+/// The line a reader of text gets for a part of a tool's content: the text itself, a text
+/// resource under its URI, JSON as JSON, and a bracketed line saying what any other part is.
+pub(crate) fn content_line(part: &Content) -> String {
+    match part {
+        Content::Text(text) => text.clone(),
+        Content::Json(value) => value.to_string(),
+        Content::Resource(Resource {
+            uri,
+            body: ResourceBody::Text(text),
+            ..
+        }) => format!("[resource {uri}]\n{text}"),
+        other => format!("[{}]", what(other)),
+    }
+}
+
+/// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
+/// file:///notes.md: notes.md (the notes)".
+pub(crate) fn what(part: &Content) -> String {
+    let source = |source: &Source, media_type: &str| match source {
+        Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
+        Source::Url(url) => format!("at {url}"),
+    };
+    match part {
+        Content::Text(text) => format!("text ({} bytes)", text.len()),
+        Content::Json(_) => "structured JSON".to_owned(),
+        Content::Image(image) => format!("an image {}", source(&image.source, &image.media_type)),
+        Content::Audio(audio) => format!(
+            "audio ({}, {} bytes)",
+            audio.media_type,
+            base64::decoded_len(&audio.data)
+        ),
+        Content::Document(document) => {
+            let title = document
+                .title
+                .as_deref()
+                .map(|title| format!(" \"{title}\""))
+                .unwrap_or_default();
+            format!(
+                "a document{title} {}",
+                source(&document.source, &document.media_type)
+            )
+        }
+        Content::ResourceLink(link) => {
+            let mut text = format!("a resource link {}: {}", link.uri, link.name);
+            if let Some(description) = &link.description {
+                let _ = write!(text, " ({description})");
+            }
+            text
+        }
+        Content::Resource(resource) => match &resource.body {
+            ResourceBody::Text(text) => format!(
+                "the resource {} ({} bytes of text)",
+                resource.uri,
+                text.len()
+            ),
+            ResourceBody::Blob(blob) => format!(
+                "the resource {} ({}, {} bytes)",
+                resource.uri,
+                resource.media_type.as_deref().unwrap_or("binary"),
+                base64::decoded_len(blob)
+            ),
+        },
+    }
+}
+
+/// The line that stands for a part a provider cannot take in a tool's answer, so that the model
+/// knows it was there.
+pub(crate) fn not_taken(part: &Content, provider: Provider, why: &str) -> String {
+    format!(
+        "[The tool also returned {}, which was not sent: {provider} {why}. If it matters, tell the user it could not be shown.]",
+        what(part)
+    )
+}
+
+/// The line that stands for a part of a tool's content over the toolbox's size limit.
+pub(crate) fn media_too_large(tool: &str, part: &Content, max_bytes: usize) -> String {
+    format!(
+        "[{tool} also returned {}, which was left out: it is larger than {max_bytes} bytes, the most this application sends of one part. If you need it, call {tool} again with arguments that make it smaller.]",
+        what(part)
+    )
+}
+
+/// The failure of a tool whose media bytes are not what their media type says.
+pub(crate) fn malformed_media(part: &Content, mismatch: Mismatch) -> ToolFailure {
+    let (kind, media_type) = match part {
+        Content::Image(image) => ("an image", image.media_type.as_str()),
+        Content::Audio(audio) => ("audio", audio.media_type.as_str()),
+        Content::Document(document) => ("a document", document.media_type.as_str()),
+        other => (other.kind(), ""),
+    };
+    ToolFailure::do_not_retry(match mismatch {
+        Mismatch::Bytes => format!(
+            "it returned {kind} labelled {media_type} whose bytes are not {media_type}, so it was not sent"
+        ),
+        Mismatch::Unsupported => format!(
+            "it returned {kind} of type \"{media_type}\", which models do not take (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf), so it was not sent"
+        ),
+    })
+}
+
+/// The text that introduces, in a user message, the media of a tool's answer that a provider
+/// takes only from the user (OpenAI Chat's tool messages are text).
+pub(crate) fn media_of_call(call_id: &str) -> String {
+    format!(
+        "The result of the tool call {call_id} came with this content, which the tool message could not hold:"
     )
 }
 

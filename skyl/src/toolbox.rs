@@ -1,7 +1,6 @@
 //! The registry of tools, and the dispatcher that turns every call into exactly one result.
 
 use std::any::Any;
-use std::convert;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -12,6 +11,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::agent::journal::EffectKeyGuard;
+use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
@@ -19,7 +19,7 @@ use crate::prose;
 use crate::provider::PORTABLE_NAMES;
 use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::set::Prefixed;
-use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
+use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture, ToolSet, ToolVisitor};
 
 mod batch;
 mod cut;
@@ -615,9 +615,13 @@ impl<S: 'static> Toolbox<S> {
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
         let results = self.run_turn(&calls, &[], Vec::new(), ()).await;
+        let mut parts = Vec::with_capacity(results.len());
+        for answered in results {
+            answered.into_parts(&mut parts);
+        }
         Message {
             role: Role::Tool,
-            parts: results.into_iter().map(Part::ToolResult).collect(),
+            parts,
         }
     }
 
@@ -644,7 +648,12 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, None, convert::identity, block_on)
+        self.start(
+            call,
+            None,
+            |answered| answered.result,
+            |running| block_on(running).result,
+        )
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -663,16 +672,16 @@ impl<S: 'static> Toolbox<S> {
         &'a self,
         call: &'a ToolCall,
         effect_key: Option<&'a str>,
-        done: impl FnOnce(ToolResult) -> R,
+        done: impl FnOnce(Answered) -> R,
         running: impl FnOnce(Running<'a>) -> R,
     ) -> R {
         let Some(position) = self.index.get(&call.name) else {
-            return done(unknown(call, self.names()));
+            return done(unknown(call, self.names()).into());
         };
         // The name the index found is the call's: the call's copy costs no load from the index.
         let name = call.name.as_str();
         if let Some(refusal) = self.limits.refuse(name, &call.id, &call.arguments) {
-            return done(refusal);
+            return done(refusal.into());
         }
         let tool = &self.tools[position];
         let max_output = self.limits.max_output_bytes();
@@ -682,16 +691,16 @@ impl<S: 'static> Toolbox<S> {
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
-                return done(panicked(name, &call.id, payload, max_output));
+                return done(panicked(name, &call.id, payload, max_output).into());
             }
         };
         match future.into_ready() {
-            Ok(outcome) => done(finish(name, &call.id, outcome, max_output)),
+            Ok(outcome) => done(finish(name, &call.id, outcome, &self.limits)),
             Err(future) => running(Running {
                 name,
                 call_id: &call.id,
                 effect_key,
-                max_output,
+                limits: &self.limits,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
                 deadline: tool
@@ -722,7 +731,7 @@ impl<S: 'static> Toolbox<S> {
         effect_keys: &'a [String],
         gates: Vec<Option<Gate<'a>>>,
         watch: W,
-    ) -> Vec<ToolResult> {
+    ) -> Vec<Answered> {
         let mut slots = Vec::with_capacity(calls.len());
         let mut repeats = Repeats::default();
         for (slot, call) in calls.iter().copied().enumerate() {
@@ -733,10 +742,9 @@ impl<S: 'static> Toolbox<S> {
                 && repeats.is_repeat(slot, call, &self.definitions[position])
             {
                 // Written once the call it repeats has its result.
-                slots.push(Slot::Done(ToolResult::error(
-                    call.id.as_str(),
-                    String::new(),
-                )));
+                slots.push(Slot::Done(
+                    ToolResult::error(call.id.as_str(), String::new()).into(),
+                ));
                 continue;
             }
             slots.push(Slot::Queued(call));
@@ -747,7 +755,7 @@ impl<S: 'static> Toolbox<S> {
         repeats.answer(&mut results, calls);
         for slot in repeats.refused() {
             let mark = watch.started();
-            watch.finished(slot, &results[slot], mark);
+            watch.finished(slot, &results[slot].result, mark);
         }
         results
     }
@@ -816,8 +824,8 @@ struct Running<'a> {
     call_id: &'a str,
     /// The call's effect key, in a journaled run: set for the tool while it is polled.
     effect_key: Option<&'a str>,
-    /// The toolbox's bound on the result's content.
-    max_output: usize,
+    /// The toolbox's bounds on the result's content.
+    limits: &'a Limits,
     /// `None` once the call has its result.
     future: Option<ToolFuture<'a>>,
     #[cfg(feature = "timeout")]
@@ -825,22 +833,28 @@ struct Running<'a> {
 }
 
 impl Future for Running<'_> {
-    type Output = ToolResult;
+    type Output = Answered;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answered> {
         let this = &mut *self;
         let future = this
             .future
             .as_mut()
             .expect("a tool call polled after it completed");
         let keyed = EffectKeyGuard::set(this.effect_key);
-        let polled = catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx)));
+        let polled = catch_unwind(AssertUnwindSafe(|| future.poll_output(cx)));
         drop(keyed);
         let result = match polled {
-            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.max_output),
-            Err(payload) => panicked(this.name, this.call_id, payload, this.max_output),
+            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.limits),
+            Err(payload) => panicked(
+                this.name,
+                this.call_id,
+                payload,
+                this.limits.max_output_bytes(),
+            )
+            .into(),
             Ok(Poll::Pending) => match this.timed_out(cx) {
-                Some(result) => result,
+                Some(result) => result.into(),
                 None => return Poll::Pending,
             },
         };
@@ -894,24 +908,90 @@ fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> Too
     ToolResult::error(call.id.as_str(), prose::unknown_tool(&call.name, available))
 }
 
-/// The result of a call that ran, its content cut to `max_output` bytes.
-#[inline(always)]
-fn finish(name: &str, call_id: &str, outcome: ToolOutcome, max_output: usize) -> ToolResult {
-    match outcome {
-        Ok(content) if content.len() <= max_output => ToolResult {
-            call_id: call_id.to_owned(),
-            content,
-            is_error: false,
-        },
-        Ok(content) => ToolResult {
-            call_id: call_id.to_owned(),
-            content: cut::cut_output(name, content, max_output),
-            is_error: false,
-        },
-        Err(failure) => {
-            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output)))
+/// A call's result and the content beside it: what the turn runner hands on.
+pub(crate) struct Answered {
+    pub(crate) result: ToolResult,
+    /// Empty for a result of text alone, as every failure is.
+    pub(crate) content: Vec<Content>,
+}
+
+impl Answered {
+    /// The parts of a tool message for this call: its result, then its content if it has any.
+    pub(crate) fn into_parts(self, parts: &mut Vec<Part>) {
+        let call_id = (!self.content.is_empty()).then(|| self.result.call_id.clone());
+        parts.push(Part::ToolResult(self.result));
+        if let Some(call_id) = call_id {
+            parts.push(Part::ResultContent(ResultContent::new(
+                call_id,
+                self.content,
+            )));
         }
     }
+}
+
+impl From<ToolResult> for Answered {
+    #[inline]
+    fn from(result: ToolResult) -> Self {
+        Answered {
+            result,
+            content: Vec::new(),
+        }
+    }
+}
+
+/// The result of a call that ran: its text cut to the output limit, each part of its content
+/// checked (media whose bytes are not their type fail the call) and left out with a note when
+/// it is over the media limit.
+#[inline(always)]
+fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> Answered {
+    let max_output = limits.max_output_bytes();
+    match outcome {
+        Ok(output) => {
+            let mut content = output.text;
+            if content.len() > max_output {
+                content = cut::cut_output(name, content, max_output);
+            }
+            let result = ToolResult {
+                call_id: call_id.to_owned(),
+                content,
+                is_error: false,
+            };
+            if output.content.is_empty() {
+                return result.into();
+            }
+            with_content(name, result, output.content, limits)
+        }
+        Err(failure) => {
+            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output))).into()
+        }
+    }
+}
+
+#[cold]
+fn with_content(
+    name: &str,
+    mut result: ToolResult,
+    parts: Vec<Content>,
+    limits: &Limits,
+) -> Answered {
+    let max_media = limits.max_media_bytes();
+    let mut content = Vec::with_capacity(parts.len());
+    for part in parts {
+        if let Err(mismatch) = part.check_media() {
+            let failure = prose::malformed_media(&part, mismatch);
+            return ToolResult::error(result.call_id, prose::failed(name, &failure)).into();
+        }
+        if part.byte_len().is_some_and(|len| len > max_media) {
+            let note = prose::media_too_large(name, &part, max_media);
+            if !result.content.is_empty() {
+                result.content.push('\n');
+            }
+            result.content.push_str(&note);
+            continue;
+        }
+        content.push(part);
+    }
+    Answered { result, content }
 }
 
 #[cold]

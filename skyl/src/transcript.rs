@@ -113,6 +113,14 @@ pub enum TranscriptError {
         /// The id it answers.
         call_id: String,
     },
+    /// A [`Part::ResultContent`] is in a message that holds no result of its call id: content
+    /// goes beside the result it belongs to, in the same tool message.
+    ContentWithoutResult {
+        /// The message holding the content.
+        index: usize,
+        /// The call id the content names.
+        call_id: String,
+    },
 }
 
 impl TranscriptError {
@@ -126,7 +134,8 @@ impl TranscriptError {
             | TranscriptError::MissingResult { index, .. }
             | TranscriptError::DuplicateResult { index, .. }
             | TranscriptError::ResultNotAfterCall { index, .. }
-            | TranscriptError::UnknownCall { index, .. } => *index,
+            | TranscriptError::UnknownCall { index, .. }
+            | TranscriptError::ContentWithoutResult { index, .. } => *index,
         }
     }
 
@@ -140,7 +149,8 @@ impl TranscriptError {
             | TranscriptError::MissingResult { call_id, .. }
             | TranscriptError::DuplicateResult { call_id, .. }
             | TranscriptError::ResultNotAfterCall { call_id, .. }
-            | TranscriptError::UnknownCall { call_id, .. } => Some(call_id),
+            | TranscriptError::UnknownCall { call_id, .. }
+            | TranscriptError::ContentWithoutResult { call_id, .. } => Some(call_id),
         }
     }
 }
@@ -227,6 +237,10 @@ impl fmt::Display for TranscriptError {
             TranscriptError::UnknownCall { index, call_id } => write!(
                 f,
                 "message {index}: the result for call \"{call_id}\" answers no call in the transcript; copy the call_id from the assistant's tool call"
+            ),
+            TranscriptError::ContentWithoutResult { index, call_id } => write!(
+                f,
+                "message {index}: content for call \"{call_id}\" is in a message without that call's result; put the Part::ResultContent in the tool message that holds the result, right after it"
             ),
         }
     }
@@ -361,6 +375,16 @@ fn check_parts(index: usize, message: &Message) -> Result<(), TranscriptError> {
                     index,
                     call_id: result.call_id.clone(),
                     role: message.role,
+                });
+            }
+            Part::ResultContent(content)
+                if !message
+                    .tool_results()
+                    .any(|result| result.call_id == content.call_id) =>
+            {
+                return Err(TranscriptError::ContentWithoutResult {
+                    index,
+                    call_id: content.call_id.clone(),
                 });
             }
             _ => {}
@@ -680,6 +704,31 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "message 1: the result for call \"a\" is in a user message; put tool results in a tool message (skyl::tool_result_message builds one)"
+        );
+    }
+
+    #[test]
+    fn content_must_sit_beside_its_result() {
+        use crate::content::{Content, ResultContent};
+        let content =
+            |id: &str| Part::ResultContent(ResultContent::new(id, vec![Content::text("x")]));
+        let mut beside = results(&["a"]);
+        beside.parts.push(content("a"));
+        assert_eq!(validate(&[calls(&["a"]), beside]), Ok(()));
+
+        let mut astray = results(&["a"]);
+        astray.parts.push(content("b"));
+        let err = validate(&[calls(&["a"]), astray]).unwrap_err();
+        assert_eq!(
+            err,
+            TranscriptError::ContentWithoutResult {
+                index: 1,
+                call_id: "b".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "message 1: content for call \"b\" is in a message without that call's result; put the Part::ResultContent in the tool message that holds the result, right after it"
         );
     }
 

@@ -7,6 +7,7 @@
 //! providers` and review the diff.
 
 mod compatible;
+mod content;
 mod decode;
 mod errors;
 mod generated;

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::arguments::canonical::{canonical, fingerprint};
+use crate::content::ResultContent;
 use crate::message::{ToolCall, ToolResult};
 
 use super::Run;
@@ -19,6 +20,10 @@ use super::step::Answer;
 pub(crate) struct Turn {
     pub(crate) answer: Answer,
     pub(crate) slots: Vec<Slot>,
+    /// The content beside the results that have any (images, resources), kept until the turn's
+    /// tool message is written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) content: Vec<ResultContent>,
 }
 
 /// Where one call of the turn stands.

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
 
+use crate::content::ResultContent;
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
@@ -432,6 +433,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             run.turn = Some(Turn {
                 answer,
                 slots: vec![Slot::New; calls],
+                content: Vec::new(),
             });
             if let Some(stop) = self.answer_turn(run).await? {
                 return Ok(stop);
@@ -711,8 +713,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             if let Some(error) = lock(&refused).take() {
                 return Err(Halt::Journal(error));
             }
-            for ((position, result), took) in to_run.iter().zip(results).zip(durations) {
-                turn.slots[*position] = Slot::Answered(result);
+            for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
+                if !answered_call.content.is_empty() {
+                    turn.content.push(ResultContent::new(
+                        answered_call.result.call_id.as_str(),
+                        answered_call.content,
+                    ));
+                }
+                turn.slots[*position] = Slot::Answered(answered_call.result);
                 answered.push((*position, took));
             }
             answered.sort_unstable_by_key(|&(position, _)| position);
@@ -730,16 +738,26 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
 
         // Every call has its result: the turn is complete.
-        let Some(Turn { answer, slots }) = run.turn.take() else {
+        let Some(Turn {
+            answer,
+            slots,
+            mut content,
+        }) = run.turn.take()
+        else {
             return Ok(None);
         };
-        let parts = slots
-            .into_iter()
-            .map(|slot| match slot {
-                Slot::Answered(result) => Part::ToolResult(result),
-                _ => unreachable!("a complete turn has a result in every slot"),
-            })
-            .collect();
+        let mut parts = Vec::with_capacity(slots.len() + content.len());
+        for slot in slots {
+            let Slot::Answered(result) = slot else {
+                unreachable!("a complete turn has a result in every slot")
+            };
+            let beside = content
+                .iter()
+                .position(|beside| beside.call_id == result.call_id)
+                .map(|at| content.swap_remove(at));
+            parts.push(Part::ToolResult(result));
+            parts.extend(beside.map(Part::ResultContent));
+        }
         run.transcript.push(Message {
             role: Role::Tool,
             parts,

@@ -5,11 +5,13 @@ use serde_json::{Map, Value};
 use super::call_ids::AnthropicIds;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
+use super::lowering;
 use super::names::{self, NameRule};
 use super::read::Node;
 use super::{Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
 use crate::arguments;
-use crate::message::{Part, ProviderData, Role, ToolCall, ToolResult};
+use crate::content::{Content, ResultContent, Source};
+use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::tool::ToolDefinition;
 
 const PROVIDER: Provider = Provider::Anthropic;
@@ -32,6 +34,10 @@ const OPENING_TEXT: &str = "(continued)";
 /// - A [`ToolResult`] is a `tool_result` block with a real `is_error` boolean, sent as `true` or
 ///   `false` on every result, as in recorded traffic the API accepted. An empty content is left
 ///   out (the documented shape of an empty result) rather than sent as `""`.
+/// - A result with [content](crate::Content) beside it has a list of blocks as its `content`:
+///   its prose as a `text` block, then an `image` block (base64 or URL source) per image, a
+///   `document` block per PDF, and a `text` block for each other part. Audio, which Anthropic
+///   does not take, and an image over its 5 MB, are a line of text saying what was left out.
 /// - Empty text is dropped (the API rejects empty text blocks), and so is a message left empty.
 ///   Should the transcript then open with the assistant, a user message holding the text
 ///   `(continued)` is put first (the API answers "first message must use the \"user\" role").
@@ -131,7 +137,7 @@ impl Encoder for Anthropic {
             // Consecutive messages of one role are one turn; a message with nothing to send
             // neither opens a turn nor separates two.
             for part in &message.parts {
-                let Some((block, is_result)) = block(part, &ids) else {
+                let Some((block, is_result)) = block(part, message, &ids) else {
                     continue;
                 };
                 let current = match &mut turn {
@@ -218,7 +224,7 @@ impl Turn {
 
 /// The block for one part and whether it is a `tool_result`, or `None` for a part Anthropic does
 /// not get. `ids` maps the call ids of the latest assistant turn to the ids sent.
-fn block(part: &Part, ids: &AnthropicIds<'_>) -> Option<(Value, bool)> {
+fn block(part: &Part, message: &Message, ids: &AnthropicIds<'_>) -> Option<(Value, bool)> {
     match part {
         Part::Text(text) | Part::ProviderText { text, .. } => {
             (!text.is_empty()).then(|| (text_block(text), false))
@@ -235,8 +241,13 @@ fn block(part: &Part, ids: &AnthropicIds<'_>) -> Option<(Value, bool)> {
             ]),
             false,
         )),
-        Part::ToolResult(result) => Some((result_block(result, ids), true)),
+        Part::ToolResult(result) => Some((
+            result_block(result, lowering::content_of(message, result), ids),
+            true,
+        )),
         Part::Provider(data) => data.of(PROVIDER).map(|block| (block.clone(), false)),
+        // Sent inside the `tool_result` block of its call.
+        Part::ResultContent(_) => None,
     }
 }
 
@@ -246,15 +257,71 @@ fn text_block(text: &str) -> Value {
 
 /// A `tool_result` block with a real `is_error`, sent on every result as in recorded traffic the
 /// API accepted. An empty content is left out, the documented shape of an empty result.
-fn result_block(result: &ToolResult, ids: &AnthropicIds<'_>) -> Value {
+fn result_block(
+    result: &ToolResult,
+    content: Option<&ResultContent>,
+    ids: &AnthropicIds<'_>,
+) -> Value {
     let mut block = Map::with_capacity(4);
     block.insert("type".into(), "tool_result".into());
     block.insert("tool_use_id".into(), ids.get(&result.call_id).into());
     block.insert("is_error".into(), result.is_error.into());
-    if !result.content.is_empty() {
+    if let Some(content) = content {
+        let mut blocks = Vec::with_capacity(content.content.len() + 1);
+        if !result.content.is_empty() {
+            blocks.push(text_block(&result.content));
+        }
+        blocks.extend(lowering::parts(&result.content, content).map(content_block));
+        block.insert("content".into(), Value::Array(blocks));
+    } else if !result.content.is_empty() {
         block.insert("content".into(), Value::from(&*result.content));
     }
     Value::Object(block)
+}
+
+/// A part of a result's content as a block of a `tool_result`'s `content`: text, image and
+/// document blocks as the SDK's `ToolResultBlockParam` types them; audio, which Anthropic does
+/// not take, and an image over its 5 MB, as a line of text.
+fn content_block(part: &Content) -> Value {
+    let source = |source: &Source, media_type: &str| match source {
+        Source::Base64(data) => object([
+            ("type", "base64".into()),
+            ("media_type", media_type.into()),
+            ("data", Value::from(&**data)),
+        ]),
+        Source::Url(url) => object([("type", "url".into()), ("url", Value::from(&**url))]),
+    };
+    match part {
+        Content::Image(image) if matches!(&image.source, Source::Base64(data) if data.len() > lowering::ANTHROPIC_MAX_IMAGE_BASE64) => {
+            text_block(&lowering::not_taken(
+                part,
+                PROVIDER,
+                "takes images of at most 5 MB",
+            ))
+        }
+        Content::Image(image) => object([
+            ("type", "image".into()),
+            ("source", source(&image.source, &image.media_type)),
+        ]),
+        Content::Document(document) => {
+            let mut block = Map::with_capacity(3);
+            block.insert("type".into(), "document".into());
+            block.insert(
+                "source".into(),
+                source(&document.source, &document.media_type),
+            );
+            if let Some(title) = &document.title {
+                block.insert("title".into(), Value::from(&**title));
+            }
+            Value::Object(block)
+        }
+        Content::Audio(_) => text_block(&lowering::not_taken(
+            part,
+            PROVIDER,
+            "takes no audio in a tool result",
+        )),
+        other => text_block(&lowering::line(other)),
+    }
 }
 
 impl Decoder for Anthropic {

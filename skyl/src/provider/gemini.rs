@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::api::path_segment;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
+use super::lowering;
 use super::names::NameRule;
 use super::read::Node;
 use super::{
@@ -13,7 +14,9 @@ use super::{
     dialect,
 };
 use crate::arguments;
+use crate::content::{Content as ResultPart, ResultContent, Source};
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
+use crate::prose;
 use crate::tool::ToolDefinition;
 
 const PROVIDER: Provider = Provider::Gemini;
@@ -54,6 +57,12 @@ pub(super) const NAMES: NameRule = NameRule {
 ///   [`with_error_key(true)`](Self::with_error_key) sends a failure as `response: {"error":
 ///   content}`, the key Google documents for errors ("Use 'output' key to specify function
 ///   output and 'error' key to specify error details", `FunctionResponse.response`).
+/// - A result's [content](crate::Content): images (PNG, JPEG, WebP) and PDFs, the media a
+///   function response takes (Gemini 3's multimodal function responses), are its `parts`, as
+///   `inlineData` or, at a URL, `fileData`; text, links, resources and JSON are lines after the
+///   prose in `output`. Audio, which a function response cannot hold, is an `inlineData` part
+///   of the same `user` content, after the responses and a line naming its call. Any other
+///   media (a GIF, an image at a URL of no known type) is a line saying it was left out.
 /// - Ids: a call's id is sent on the call and its response, except ids skyl minted for calls
 ///   Gemini sent without one (Gemini matches those by order and name); Vertex rejects ids, so
 ///   [`with_call_ids(false)`](Self::with_call_ids) sends none.
@@ -176,23 +185,108 @@ impl Gemini {
         }
     }
 
-    fn response_part(&self, call: &ToolCall, result: &ToolResult) -> Value {
+    /// The `functionResponse` part of a result; audio in its content, which a function response
+    /// cannot hold, goes onto `after`, for the same content after the responses.
+    fn response_part(
+        &self,
+        call: &ToolCall,
+        result: &ToolResult,
+        content: Option<&ResultContent>,
+        after: &mut Vec<Value>,
+    ) -> Value {
         let key = if self.error_key && result.is_error {
             "error"
         } else {
             "output"
         };
-        let mut response = Map::with_capacity(3);
+        let mut response = Map::with_capacity(4);
         response.insert("name".into(), Value::from(&*call.name));
-        response.insert(
-            "response".into(),
-            object([(key, Value::from(&*result.content))]),
-        );
+        let Some(content) = content else {
+            response.insert(
+                "response".into(),
+                object([(key, Value::from(&*result.content))]),
+            );
+            if let Some(id) = self.wire_id(call) {
+                response.insert("id".into(), id.into());
+            }
+            return object([("functionResponse", Value::Object(response))]);
+        };
+        let mut output = result.content.clone();
+        let mut parts = Vec::new();
+        let mut audio = Vec::new();
+        for part in lowering::parts(&result.content, content) {
+            match response_media(part) {
+                Media::Part(value) => parts.push(value),
+                Media::After(value) => audio.push(value),
+                Media::Line(line) => {
+                    if !output.is_empty() {
+                        output.push('\n');
+                    }
+                    output.push_str(&line);
+                }
+            }
+        }
+        response.insert("response".into(), object([(key, output.into())]));
         if let Some(id) = self.wire_id(call) {
             response.insert("id".into(), id.into());
         }
+        if !parts.is_empty() {
+            response.insert("parts".into(), Value::Array(parts));
+        }
+        if !audio.is_empty() {
+            after.push(text_part(&prose::media_of_call(&call.id)));
+            after.extend(audio);
+        }
         object([("functionResponse", Value::Object(response))])
     }
+}
+
+/// Where a part of a result's content goes on this wire.
+enum Media {
+    /// In the function response's `parts`.
+    Part(Value),
+    /// In the `user` content, after the function responses.
+    After(Value),
+    /// A line of the response's `output`.
+    Line(String),
+}
+
+/// The media types a function response's `parts` take.
+const RESPONSE_MEDIA: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "application/pdf"];
+
+fn response_media(part: &ResultPart) -> Media {
+    let (media_type, source) = match part {
+        ResultPart::Image(image) => (&image.media_type, &image.source),
+        ResultPart::Document(document) => (&document.media_type, &document.source),
+        ResultPart::Audio(audio) => {
+            return Media::After(inline_data(&audio.media_type, &audio.data));
+        }
+        other => return Media::Line(lowering::line(other)),
+    };
+    if !RESPONSE_MEDIA.contains(&media_type.as_str()) {
+        return Media::Line(lowering::not_taken(
+            part,
+            PROVIDER,
+            "takes only PNG, JPEG and WebP images and PDFs in a function response",
+        ));
+    }
+    Media::Part(match source {
+        Source::Base64(data) => inline_data(media_type, data),
+        Source::Url(url) => object([(
+            "fileData",
+            object([
+                ("mimeType", Value::from(&**media_type)),
+                ("fileUri", Value::from(&**url)),
+            ]),
+        )]),
+    })
+}
+
+fn inline_data(media_type: &str, data: &str) -> Value {
+    object([(
+        "inlineData",
+        object([("mimeType", media_type.into()), ("data", data.into())]),
+    )])
 }
 
 /// The data, when it is Gemini's.
@@ -338,20 +432,28 @@ impl Encoder for Gemini {
                     // The tool messages answering this turn: one user content, in call order.
                     // A turn has few calls: finding each one's result by scanning costs less than
                     // hashing the ids.
-                    let mut results: Vec<&ToolResult> = Vec::new();
+                    let mut results: Vec<(&ToolResult, Option<&ResultContent>)> = Vec::new();
                     let mut texts = Vec::new();
                     while index < messages.len() && messages[index].role == Role::Tool {
-                        results.extend(messages[index].tool_results());
-                        texts.extend(text_parts(&messages[index]));
+                        let tool = &messages[index];
+                        results.extend(
+                            tool.tool_results()
+                                .map(|result| (result, lowering::content_of(tool, result))),
+                        );
+                        texts.extend(text_parts(tool));
                         index += 1;
                     }
                     let mut parts = Vec::with_capacity(results.len() + texts.len());
+                    let mut after = Vec::new();
                     parts.extend(message.tool_calls().filter_map(|call| {
                         results
                             .iter()
-                            .find(|result| result.call_id == call.id)
-                            .map(|result| self.response_part(call, result))
+                            .find(|(result, _)| result.call_id == call.id)
+                            .map(|(result, content)| {
+                                self.response_part(call, result, *content, &mut after)
+                            })
                     }));
+                    parts.extend(after);
                     parts.extend(texts);
                     if !parts.is_empty() {
                         contents.push(Content {

@@ -135,6 +135,7 @@ pub mod dialect;
 mod encode;
 mod error;
 mod gemini;
+mod lowering;
 mod names;
 mod openai;
 mod read;

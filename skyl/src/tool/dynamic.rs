@@ -116,7 +116,7 @@ impl DynamicTool {
             definition,
             Box::new(move |arguments: &Value, schema: &Value| {
                 match parse_declared::<A>(arguments, schema) {
-                    Ok(arguments) => ToolFuture::ready(run(arguments).into_tool_output()),
+                    Ok(arguments) => ToolFuture::ready_output(run(arguments).into_output()),
                     Err(failure) => ToolFuture::ready(Err(failure)),
                 }
             }),
@@ -164,7 +164,7 @@ impl DynamicTool {
                 match parse_declared::<A>(arguments, schema) {
                     Ok(arguments) => {
                         let future = run(arguments);
-                        ToolFuture::new(async move { future.await.into_tool_output() })
+                        ToolFuture::new_output(async move { future.await.into_output() })
                     }
                     Err(failure) => ToolFuture::ready(Err(failure)),
                 }

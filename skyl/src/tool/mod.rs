@@ -21,9 +21,10 @@ mod state;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use dynamic::DynamicTool;
 pub use failure::{FailureKind, Guidance, ToolFailure};
+pub(crate) use future::RichOutcome;
 pub use future::{ToolFuture, ToolOutcome};
 pub use guided::{Guide, GuidedError};
-pub use output::{IntoToolOutput, Json};
+pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use set::{ToolSet, ToolVisitor};
 pub use state::FromRef;
 

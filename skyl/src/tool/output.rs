@@ -8,6 +8,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{ToolFailure, ToolOutcome};
+use crate::content::{Audio, Content, Document, Image, Resource, ResourceLink};
+use crate::prose;
 
 /// A value a tool can return: it becomes the text of the [`ToolResult`](crate::ToolResult).
 ///
@@ -24,6 +26,9 @@ use super::{ToolFailure, ToolOutcome};
 /// | [`Json<T>`] for any `T: Serialize` | the JSON of `T` (for your own structs) |
 /// | `Option<T>` for any `T` above | `T`'s text, or `null` for `None` |
 /// | `Result<T, E>` with `E` converting into a [`ToolFailure`] | `T`'s text, or the failure |
+/// | [`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`], [`Content`] | that part (an image the model sees, where its provider takes images) |
+/// | a tuple such as `(String, Image)` | each element in order: text plus media |
+/// | [`ToolOutput`], `[Content; N]` | text and a list of content |
 ///
 /// Every `Display` error converts into a [`ToolFailure`] that tells the model not to retry, so
 /// `Result<T, std::io::Error>` and `anyhow::Result<T>` work as they are; return a `ToolFailure` to
@@ -55,11 +60,25 @@ use super::{ToolFailure, ToolOutcome};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "a #[tool] must return a type that implements `skyl::IntoToolOutput`",
-    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of `Serialize` values, `skyl::Json<T>` for a `T: Serialize`, or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
+    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of `Serialize` values, `skyl::Json<T>` for a `T: Serialize`, content (`skyl::Image`, `skyl::ToolOutput`, a tuple such as `(String, skyl::Image)`), or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
 )]
 pub trait IntoToolOutput {
     /// The text given to the model, or the failure.
+    ///
+    /// For a value with content beyond text (an image), this is what a reader of text gets: the
+    /// text, then a line saying what each part is.
     fn into_tool_output(self) -> ToolOutcome;
+
+    /// The whole output, content included, or the failure: what the toolbox sends.
+    ///
+    /// The default is the text of [`into_tool_output`](Self::into_tool_output); a type with
+    /// content beyond text implements this too.
+    fn into_output(self) -> Result<ToolOutput, ToolFailure>
+    where
+        Self: Sized,
+    {
+        self.into_tool_output().map(ToolOutput::from)
+    }
 }
 
 impl IntoToolOutput for String {
@@ -138,13 +157,196 @@ impl<T: IntoToolOutput> IntoToolOutput for Option<T> {
             None => Ok("null".to_owned()),
         }
     }
+
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        match self {
+            Some(value) => value.into_output(),
+            None => Ok("null".into()),
+        }
+    }
 }
 
 impl<T: IntoToolOutput, E: Into<ToolFailure>> IntoToolOutput for Result<T, E> {
     fn into_tool_output(self) -> ToolOutcome {
         self.map_err(Into::into)?.into_tool_output()
     }
+
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        self.map_err(Into::into)?.into_output()
+    }
 }
+
+/// What a tool answers: text (the prose every provider carries) and, beside it, content such as
+/// images, audio, documents, resources and structured JSON.
+///
+/// Build one from text and add parts; a tool returns it as it is. The text comes first on every
+/// wire, then the parts in order (see [`Content`] for each provider's form).
+///
+/// ```
+/// use skyl::{Content, Image, IntoToolOutput, ToolOutput};
+///
+/// # let png = b"\x89PNG\r\n\x1a\n".to_vec();
+/// /// Renders the page at `url`.
+/// #[skyl::tool]
+/// fn screenshot(url: String) -> ToolOutput {
+///     ToolOutput::from(format!("The page at {url}:"))
+///         .with(Image::png(png.clone()))
+///         .with(Content::json(serde_json::json!({"width": 1280, "height": 800})))
+/// }
+///
+/// let output = screenshot("https://example.com".into()).into_output().unwrap();
+/// assert_eq!(output.text, "The page at https://example.com:");
+/// assert_eq!(output.content.len(), 2);
+/// # let _ = Screenshot;
+/// ```
+///
+/// A list of [`Content`] collects into one: its leading text parts become the text, the rest
+/// stays in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutput {
+    /// The prose: the [`ToolResult::content`](crate::ToolResult::content) of the result.
+    pub text: String,
+    /// The content beside it, in order.
+    pub content: Vec<Content>,
+}
+
+impl ToolOutput {
+    /// The output with `part` added after its other parts.
+    pub fn with(mut self, part: impl Into<Content>) -> Self {
+        self.push(part.into());
+        self
+    }
+
+    /// Adds `part` after the other parts; text with no part before it joins the text.
+    pub fn push(&mut self, part: Content) {
+        match part {
+            Content::Text(text) if self.content.is_empty() => join(&mut self.text, &text),
+            part => self.content.push(part),
+        }
+    }
+
+    /// The text a reader of text gets: the text, then a line for each part.
+    pub fn into_text(self) -> String {
+        let mut text = self.text;
+        for part in &self.content {
+            join(&mut text, &prose::content_line(part));
+        }
+        text
+    }
+
+    /// `other` after this output.
+    fn append(mut self, other: ToolOutput) -> Self {
+        if !other.text.is_empty() {
+            self.push(Content::Text(other.text));
+        }
+        self.content.extend(other.content);
+        self
+    }
+}
+
+/// `text` after `into`, on a line of its own.
+fn join(into: &mut String, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if !into.is_empty() {
+        into.push('\n');
+    }
+    into.push_str(text);
+}
+
+impl From<String> for ToolOutput {
+    #[inline]
+    fn from(text: String) -> Self {
+        ToolOutput {
+            text,
+            content: Vec::new(),
+        }
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
+        ToolOutput::from(text.to_owned())
+    }
+}
+
+impl From<Vec<Content>> for ToolOutput {
+    fn from(parts: Vec<Content>) -> Self {
+        parts.into_iter().collect()
+    }
+}
+
+impl FromIterator<Content> for ToolOutput {
+    fn from_iter<I: IntoIterator<Item = Content>>(parts: I) -> Self {
+        let mut output = ToolOutput::default();
+        for part in parts {
+            output.push(part);
+        }
+        output
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> ToolOutcome {
+        Ok(self.into_text())
+    }
+
+    #[inline]
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(self)
+    }
+}
+
+impl<const N: usize> IntoToolOutput for [Content; N] {
+    fn into_tool_output(self) -> ToolOutcome {
+        ToolOutput::from_iter(self).into_tool_output()
+    }
+
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::from_iter(self))
+    }
+}
+
+macro_rules! content_output {
+    ($($ty:ty)*) => {$(
+        impl IntoToolOutput for $ty {
+            fn into_tool_output(self) -> ToolOutcome {
+                self.into_output().map(ToolOutput::into_text)
+            }
+
+            fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+                Ok(ToolOutput::default().with(self))
+            }
+        }
+    )*};
+}
+
+content_output!(Content Image Audio Document ResourceLink Resource);
+
+macro_rules! tuple_output {
+    ($($name:ident)+) => {
+        /// Each element's output in order: text and media side by side, such as
+        /// `(String, Image)`.
+        impl<$($name: IntoToolOutput),+> IntoToolOutput for ($($name,)+) {
+            fn into_tool_output(self) -> ToolOutcome {
+                self.into_output().map(ToolOutput::into_text)
+            }
+
+            #[allow(non_snake_case)]
+            fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+                let ($($name,)+) = self;
+                let output = ToolOutput::default();
+                $(let output = output.append($name.into_output()?);)+
+                Ok(output)
+            }
+        }
+    };
+}
+
+tuple_output!(A B);
+tuple_output!(A B C);
+tuple_output!(A B C D);
 
 /// Returns any `Serialize` value from a tool as compact JSON text.
 ///
@@ -275,7 +477,7 @@ mod tests {
     #[test]
     fn a_ready_future_is_taken_without_polling() {
         let ready = ToolFuture::ready(Ok("done".into()));
-        assert_eq!(ready.into_ready().unwrap(), Ok("done".to_owned()));
+        assert_eq!(ready.into_ready().unwrap(), Ok("done".into()));
         let pending = ToolFuture::new(async { Ok("later".to_owned()) });
         assert!(pending.into_ready().is_err());
     }

@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use super::{Running, Toolbox};
+use super::{Answered, Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 
 /// What the owner of a batch hears about each call.
@@ -58,14 +58,14 @@ pub(super) enum Slot<'a, M> {
     /// Not started yet.
     Queued(&'a ToolCall),
     Running(Running<'a>, M),
-    Done(ToolResult),
+    Done(Answered),
     /// Handed to the caller.
     Taken,
 }
 
 /// What [`Toolbox::start`] made of a call: its result, or the call still running.
 enum Started<'a> {
-    Done(ToolResult),
+    Done(Answered),
     Running(Running<'a>),
 }
 
@@ -106,12 +106,12 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
 
     /// The results, in slot order, once every call has one; and the watch, to hear of the
     /// results its owner writes.
-    pub(super) async fn run(mut self) -> (Vec<ToolResult>, W) {
+    pub(super) async fn run(mut self) -> (Vec<Answered>, W) {
         let results = std::future::poll_fn(|cx| self.poll_all(cx)).await;
         (results, self.watch)
     }
 
-    fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ToolResult>> {
+    fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<Answered>> {
         loop {
             self.start_waiting(cx);
             let freed = self.poll_running(cx);
@@ -153,7 +153,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
                     .start(call, key, Started::Done, Started::Running)
                 {
                     Started::Done(result) => {
-                        self.watch.finished(position, &result, mark);
+                        self.watch.finished(position, &result.result, mark);
                         Slot::Done(result)
                     }
                     Started::Running(running) => {
@@ -169,7 +169,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
     fn halt(&mut self) {
         for slot in &mut self.slots[self.next..] {
             if let Slot::Queued(call) = slot {
-                *slot = Slot::Done(ToolResult::error(call.id.as_str(), String::new()));
+                *slot = Slot::Done(ToolResult::error(call.id.as_str(), String::new()).into());
             }
         }
         self.next = self.slots.len();
@@ -188,7 +188,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
             let Slot::Running(_, mark) = mem::replace(slot, Slot::Taken) else {
                 unreachable!("the slot was running")
             };
-            self.watch.finished(position, &result, mark);
+            self.watch.finished(position, &result.result, mark);
             *slot = Slot::Done(result);
             self.running -= 1;
             freed = true;
@@ -196,7 +196,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         freed
     }
 
-    fn take_results(&mut self) -> Vec<ToolResult> {
+    fn take_results(&mut self) -> Vec<Answered> {
         self.slots
             .iter_mut()
             .map(|slot| match mem::replace(slot, Slot::Taken) {

@@ -66,15 +66,20 @@ impl<S: 'static> Future for Dispatch<'_, S> {
                 // returned `Poll`; only a call that has to wait puts itself back.
                 this.state = State::Done;
                 let state = &mut this.state;
-                return toolbox.start(call, None, Poll::Ready, |mut running| {
-                    let poll = Pin::new(&mut running).poll(cx);
-                    if poll.is_pending() {
-                        *state = State::Running(running);
-                    }
-                    poll
-                });
+                return toolbox.start(
+                    call,
+                    None,
+                    |answered| Poll::Ready(answered.result),
+                    |mut running| {
+                        let poll = Pin::new(&mut running).poll(cx);
+                        if poll.is_pending() {
+                            *state = State::Running(running);
+                        }
+                        poll.map(|answered| answered.result)
+                    },
+                );
             }
-            State::Running(running) => ready!(Pin::new(running).poll(cx)),
+            State::Running(running) => ready!(Pin::new(running).poll(cx)).result,
             State::Done => panic!("skyl::Dispatch polled again after it returned its result"),
         };
         this.state = State::Done;

@@ -18,6 +18,7 @@ use crate::prose;
 /// | [argument size](Self::with_max_argument_bytes) | 1 MiB (1,048,576 bytes) of compact JSON | the call is refused before its arguments are read |
 /// | [argument depth](Self::with_max_argument_depth) | 64 levels of arrays and objects | the call is refused before its arguments are read |
 /// | [concurrent calls](Self::with_max_concurrent_calls) | unbounded | the next call of the turn waits for one to finish |
+/// | [media](Self::with_max_media_bytes) | 3.75 MiB (3,932,160 bytes) per image, clip or document | the part is left out, and a note says so |
 ///
 /// Why these:
 ///
@@ -35,6 +36,11 @@ use crate::prose;
 ///   has: a turn holds a handful of calls, synchronous tools run one after another anyway, and a
 ///   bound would make calls that wait on each other (two sides of a handshake) wait forever. Set
 ///   one when the tools share a scarce resource, such as a connection pool or a rate limit.
+/// - **3.75 MiB of media per part** is 5 MiB once base64-encoded, the most Anthropic's API takes
+///   of one image (the strictest of the four providers; OpenAI and Gemini take more per request),
+///   so a part the toolbox lets through is not refused by any of them for its size. A 20 MB
+///   screenshot never goes out whole: it is left out with a note that tells the model to ask for
+///   less. Raise the limit for a provider that takes more.
 ///
 /// ```
 /// use skyl::{Limits, Toolbox};
@@ -53,6 +59,7 @@ pub struct Limits {
     argument_bytes: usize,
     argument_depth: usize,
     concurrent_calls: Option<NonZeroUsize>,
+    media_bytes: usize,
 }
 
 impl Limits {
@@ -62,6 +69,9 @@ impl Limits {
     pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
     /// The default bound on how deep a call's arguments nest arrays and objects: 64.
     pub const DEFAULT_MAX_ARGUMENT_DEPTH: usize = 64;
+    /// The default bound on one part of a result's content that carries bytes (an image, a clip,
+    /// a document), in bytes: 3.75 MiB, which is 5 MiB in base64.
+    pub const DEFAULT_MAX_MEDIA_BYTES: usize = 5 * 1024 * 1024 / 4 * 3;
 
     /// The defaults (see the type's documentation).
     pub const fn new() -> Self {
@@ -70,6 +80,7 @@ impl Limits {
             argument_bytes: Self::DEFAULT_MAX_ARGUMENT_BYTES,
             argument_depth: Self::DEFAULT_MAX_ARGUMENT_DEPTH,
             concurrent_calls: None,
+            media_bytes: Self::DEFAULT_MAX_MEDIA_BYTES,
         }
     }
 
@@ -82,6 +93,7 @@ impl Limits {
             argument_bytes: usize::MAX,
             argument_depth: usize::MAX,
             concurrent_calls: None,
+            media_bytes: usize::MAX,
         }
     }
 
@@ -160,6 +172,47 @@ impl Limits {
     pub const fn with_unbounded_concurrency(mut self) -> Self {
         self.concurrent_calls = None;
         self
+    }
+
+    /// Leaves a part of a result's content that carries more than `bytes` bytes (an image, an
+    /// audio clip, a document, a binary resource) out of the result, and appends a note to its
+    /// text that says what was left out and how to get less.
+    ///
+    /// ```
+    /// use skyl::{Image, Limits, ToolCall, Toolbox};
+    ///
+    /// /// Takes a screenshot.
+    /// #[skyl::tool]
+    /// fn screenshot() -> (&'static str, Image) {
+    ///     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    ///     png.resize(2_000, 0);
+    ///     ("The screen:", Image::png(png))
+    /// }
+    ///
+    /// let toolbox = Toolbox::new()
+    ///     .with(Screenshot)
+    ///     .with_limits(Limits::default().with_max_media_bytes(1_000));
+    /// let turn = skyl::Message {
+    ///     role: skyl::Role::Assistant,
+    ///     parts: vec![ToolCall::new("c1", "screenshot", serde_json::json!({})).into()],
+    /// };
+    /// let answer = toolbox.answer_blocking(&turn);
+    /// assert_eq!(answer.result_content("c1"), None);
+    /// assert_eq!(
+    ///     answer.tool_results().next().unwrap().content,
+    ///     "The screen:\n[screenshot also returned an image (image/png, 2000 bytes), which was left \
+    ///      out: it is larger than 1000 bytes, the most this application sends of one part. If you \
+    ///      need it, call screenshot again with arguments that make it smaller.]"
+    /// );
+    /// ```
+    pub const fn with_max_media_bytes(mut self, bytes: usize) -> Self {
+        self.media_bytes = bytes;
+        self
+    }
+
+    /// The bound on one part of a result's content that carries bytes.
+    pub const fn max_media_bytes(&self) -> usize {
+        self.media_bytes
     }
 
     /// The bound on a result's content, in bytes.

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::Answered;
 use crate::arguments::canonical::{canonical, same_arguments};
 use crate::message::{ToolCall, ToolResult};
 use crate::prose;
@@ -80,12 +81,12 @@ impl<'a> Repeats<'a> {
     }
 
     /// Writes the refusals into the turn's results, once the first calls have theirs.
-    pub(crate) fn answer(&self, results: &mut [ToolResult], calls: &[&ToolCall]) {
+    pub(crate) fn answer(&self, results: &mut [Answered], calls: &[&ToolCall]) {
         for &(slot, first) in &self.refused {
             let call = calls[slot];
             let content =
-                prose::repeated_call(&call.name, &calls[first].id, &results[first].content);
-            results[slot] = ToolResult::error(call.id.as_str(), content);
+                prose::repeated_call(&call.name, &calls[first].id, &results[first].result.content);
+            results[slot] = ToolResult::error(call.id.as_str(), content).into();
         }
     }
 }

@@ -5,10 +5,13 @@ use serde_json::{Map, Value};
 
 use super::UsageKeys;
 use crate::arguments;
-use crate::message::{Message, Part, ProviderData, ToolCall};
+use crate::content::{Content, ResultContent, Source, data_url};
+use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
+use crate::prose;
 use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
+use crate::provider::lowering;
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
@@ -30,6 +33,12 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 ///   unknown keys): a failed result's content is prefixed with `"error: "`, and a failure with
 ///   empty content is sent as `""`, its flag lost. Write failures as sentences.
 /// - Text in a tool message is sent as a `user` message after the tool messages.
+/// - A tool message holds text only, so a result's [content](crate::Content) is lowered: text,
+///   links, resources and JSON are lines after the prose in the tool message; images
+///   (`image_url`), WAV and MP3 audio (`input_audio`) and PDFs given as bytes (`file`) go in
+///   that `user` message after the tool messages, each run introduced by a line naming the call
+///   it belongs to. What Chat cannot take (other audio, a PDF at a URL) is a line saying it was
+///   left out. The model sees the media as the user's, not the tool's: that is the loss.
 /// - With [`with_strict(true)`](Self::with_strict) tools carry `"strict": true` and their schema
 ///   is lowered with [`dialect::openai_strict`](crate::provider::dialect::openai_strict); a schema that cannot be strict is an
 ///   [`EncodeError::Schema`].
@@ -301,12 +310,17 @@ impl Encoder for OpenAiChat {
             &request.messages,
             &mut messages,
             text_message,
+            media_message,
             |message, items| items.extend(assistant_message(self, message)),
-            |result| {
+            |result, content, media| {
+                let content = match content {
+                    None => super::result_content(result),
+                    Some(content) => Value::String(tool_text(result, content, media)),
+                };
                 object([
                     ("role", "tool".into()),
                     ("tool_call_id", Value::from(&*result.call_id)),
-                    ("content", super::result_content(result)),
+                    ("content", content),
                 ])
             },
         );
@@ -354,6 +368,106 @@ impl Encoder for OpenAiChat {
             body.insert(name.into(), max.into());
         }
     }
+}
+
+/// The text of a tool message whose result has content: the prose, then a line for each part
+/// a tool message can hold as text. The media parts (images, WAV and MP3 audio, PDFs given as
+/// bytes) go onto `media`, introduced by a line naming the call, for the user message that
+/// follows the tool messages.
+fn tool_text(result: &ToolResult, content: &ResultContent, media: &mut Vec<Value>) -> String {
+    let mut text = super::result_text(result);
+    let mut carried = Vec::new();
+    for part in lowering::parts(&result.content, content) {
+        match media_part(part) {
+            Ok(value) => carried.push(value),
+            Err(line) => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&line);
+            }
+        }
+    }
+    if !carried.is_empty() {
+        media.push(text_part(&prose::media_of_call(&result.call_id)));
+        media.extend(carried);
+    }
+    text
+}
+
+/// A part as a content part of a user message (`image_url`, `input_audio`, `file`, as the SDK's
+/// `ChatCompletionContentPartParam` types them), or the line that stands for it.
+fn media_part(part: &Content) -> Result<Value, String> {
+    match part {
+        Content::Image(image) => {
+            let url = match &image.source {
+                Source::Base64(data) => data_url(&image.media_type, data),
+                Source::Url(url) => url.clone(),
+            };
+            Ok(object([
+                ("type", "image_url".into()),
+                ("image_url", object([("url", url.into())])),
+            ]))
+        }
+        Content::Audio(audio) => {
+            let format = match audio.media_type.as_str() {
+                "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+                "audio/mpeg" | "audio/mp3" => "mp3",
+                _ => {
+                    return Err(lowering::not_taken(
+                        part,
+                        PROVIDER,
+                        "takes audio only as WAV or MP3",
+                    ));
+                }
+            };
+            Ok(object([
+                ("type", "input_audio".into()),
+                (
+                    "input_audio",
+                    object([
+                        ("data", Value::from(&*audio.data)),
+                        ("format", format.into()),
+                    ]),
+                ),
+            ]))
+        }
+        Content::Document(document) => match &document.source {
+            Source::Base64(data) => Ok(object([
+                ("type", "file".into()),
+                (
+                    "file",
+                    object([
+                        (
+                            "filename",
+                            document.title.as_deref().unwrap_or(DOCUMENT_NAME).into(),
+                        ),
+                        ("file_data", data_url(&document.media_type, data).into()),
+                    ]),
+                ),
+            ])),
+            Source::Url(_) => Err(lowering::not_taken(
+                part,
+                PROVIDER,
+                "takes documents only as bytes, not at a URL",
+            )),
+        },
+        other => Err(lowering::line(other)),
+    }
+}
+
+/// The file name of a document that has no title.
+pub(super) const DOCUMENT_NAME: &str = "document.pdf";
+
+fn text_part(text: &str) -> Value {
+    object([("type", "text".into()), ("text", text.into())])
+}
+
+/// The user message after a run of tool messages that holds their text and their media.
+fn media_message(texts: Vec<&str>, media: Vec<Value>) -> Value {
+    let mut content: Vec<Value> = texts.into_iter().map(text_part).collect();
+    content.extend(media);
+    object([("role", "user".into()), ("content", Value::Array(content))])
 }
 
 /// The non-empty texts of a message.

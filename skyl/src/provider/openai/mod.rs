@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use super::read::Node;
-use super::{DecodeError, EncodeError, Provider, Usage, dialect};
+use super::{DecodeError, EncodeError, Provider, Usage, dialect, lowering};
+use crate::content::ResultContent;
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
 
@@ -38,18 +39,31 @@ fn is_transient(error_type: &str) -> bool {
 /// The transcript walk both OpenAI formats share; each gives its own items for text, for an
 /// assistant turn and for a tool result. System and user text keep their role; text found among
 /// tool results (which neither format can carry there) goes out as a user message once the tool
-/// results end.
+/// results end, and so do the media parts a result item hands back (`pending`: OpenAI Chat's
+/// tool messages carry text only), after that text, in a list of parts `media_message` writes.
 fn transcript<'m>(
     messages: &'m [Message],
     items: &mut Vec<Value>,
     text_item: fn(&str, Vec<&'m str>) -> Value,
+    media_message: fn(Vec<&'m str>, Vec<Value>) -> Value,
     mut assistant: impl FnMut(&'m Message, &mut Vec<Value>),
-    result_item: fn(&ToolResult) -> Value,
+    result_item: impl Fn(&ToolResult, Option<&ResultContent>, &mut Vec<Value>) -> Value,
 ) {
     let mut pending: Vec<&str> = Vec::new();
+    let mut media: Vec<Value> = Vec::new();
+    let flush = |items: &mut Vec<Value>, pending: &mut Vec<&'m str>, media: &mut Vec<Value>| {
+        if !media.is_empty() {
+            items.push(media_message(
+                std::mem::take(pending),
+                std::mem::take(media),
+            ));
+        } else if !pending.is_empty() {
+            items.push(text_item("user", std::mem::take(pending)));
+        }
+    };
     for message in messages {
-        if message.role != Role::Tool && !pending.is_empty() {
-            items.push(text_item("user", std::mem::take(&mut pending)));
+        if message.role != Role::Tool {
+            flush(items, &mut pending, &mut media);
         }
         match message.role {
             Role::System | Role::User => {
@@ -72,7 +86,8 @@ fn transcript<'m>(
             Role::Tool => {
                 for part in &message.parts {
                     if let Part::ToolResult(result) = part {
-                        items.push(result_item(result));
+                        let content = lowering::content_of(message, result);
+                        items.push(result_item(result, content, &mut media));
                     } else if let Some(text) = part.text().filter(|t| !t.is_empty()) {
                         pending.push(text);
                     }
@@ -80,17 +95,19 @@ fn transcript<'m>(
             }
         }
     }
-    if !pending.is_empty() {
-        items.push(text_item("user", pending));
-    }
+    flush(items, &mut pending, &mut media);
 }
 
 fn result_content(result: &ToolResult) -> Value {
-    Value::String(if result.is_error && !result.content.is_empty() {
+    Value::String(result_text(result))
+}
+
+fn result_text(result: &ToolResult) -> String {
+    if result.is_error && !result.content.is_empty() {
         format!("error: {}", result.content)
     } else {
         result.content.clone()
-    })
+    }
 }
 
 /// A tool's parameters: the canonical schema, or in strict mode its lowering to OpenAI's strict

@@ -4,10 +4,12 @@ use serde_json::{Map, Value};
 
 use super::UsageKeys;
 use crate::arguments;
-use crate::message::{Message, Part, ProviderData, ToolCall};
+use crate::content::{Content, ResultContent, Source, data_url};
+use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
 use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
+use crate::provider::lowering;
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
@@ -27,6 +29,10 @@ const PROVIDER: Provider = Provider::OpenAiResponses;
 ///   [`ToolResult`](crate::ToolResult) a `function_call_output` item. The error flag is lossy
 ///   exactly as on [`OpenAiChat`](crate::provider::OpenAiChat): `"error: "` prefixed to the output, the flag
 ///   lost when the content is empty, and never an `is_error` key.
+/// - A result with [content](crate::Content) has a list as its `output`: the prose as
+///   `input_text`, then `input_image` per image (a data URL or the URL), `input_file` per PDF
+///   (`file_data` as a data URL, or `file_url`), and `input_text` for each other part. Audio,
+///   which a function call's output cannot hold, is a line saying it was left out.
 /// - A call decoded from this API keeps its `fc_` item id and is sent back with it, after the
 ///   `reasoning` items that came before it in the same answer, verbatim. Reasoning items of an
 ///   answer without calls are not sent back: the API needs them only with tool calls ("any
@@ -114,12 +120,18 @@ impl Encoder for OpenAiResponses {
             &request.messages,
             &mut input,
             input_message,
+            // Responses takes media in the output itself: nothing is left for a user message.
+            |texts, _| input_message("user", texts),
             assistant_items,
-            |result| {
+            |result, content, _| {
+                let output = match content {
+                    None => super::result_content(result),
+                    Some(content) => output_items(result, content),
+                };
                 object([
                     ("type", "function_call_output".into()),
                     ("call_id", Value::from(&*result.call_id)),
-                    ("output", super::result_content(result)),
+                    ("output", output),
                 ])
             },
         );
@@ -156,6 +168,64 @@ impl Encoder for OpenAiResponses {
         if let Some(max) = request.max_tokens {
             body.insert("max_output_tokens".into(), max.into());
         }
+    }
+}
+
+/// A `function_call_output`'s `output` for a result with content: a list of `input_text`,
+/// `input_image` and `input_file` items, as the SDK's `ResponseFunctionCallOutputItemListParam`
+/// types it; the prose first (prefixed with `"error: "` for a failure, as a string output is).
+fn output_items(result: &ToolResult, content: &ResultContent) -> Value {
+    let mut items = Vec::with_capacity(content.content.len() + 1);
+    let prose = super::result_text(result);
+    if !prose.is_empty() {
+        items.push(input_text(&prose));
+    }
+    for part in lowering::parts(&result.content, content) {
+        items.push(output_item(part));
+    }
+    if items.is_empty() {
+        return Value::String(prose);
+    }
+    Value::Array(items)
+}
+
+fn input_text(text: &str) -> Value {
+    object([("type", "input_text".into()), ("text", text.into())])
+}
+
+fn output_item(part: &Content) -> Value {
+    match part {
+        Content::Image(image) => {
+            let url = match &image.source {
+                Source::Base64(data) => data_url(&image.media_type, data),
+                Source::Url(url) => url.clone(),
+            };
+            object([("type", "input_image".into()), ("image_url", url.into())])
+        }
+        Content::Document(document) => match &document.source {
+            Source::Base64(data) => object([
+                ("type", "input_file".into()),
+                ("file_data", data_url(&document.media_type, data).into()),
+                (
+                    "filename",
+                    document
+                        .title
+                        .as_deref()
+                        .unwrap_or(super::chat::DOCUMENT_NAME)
+                        .into(),
+                ),
+            ]),
+            Source::Url(url) => object([
+                ("type", "input_file".into()),
+                ("file_url", Value::from(&**url)),
+            ]),
+        },
+        Content::Audio(_) => input_text(&lowering::not_taken(
+            part,
+            PROVIDER,
+            "takes no audio in a function call's output",
+        )),
+        other => input_text(&lowering::line(other)),
     }
 }
 
@@ -278,7 +348,7 @@ fn assistant_items(message: &Message, input: &mut Vec<Value>) {
                     _ => input.push(data.clone()),
                 }
             }
-            Part::ToolResult(_) => {}
+            Part::ToolResult(_) | Part::ResultContent(_) => {}
         }
     }
 }

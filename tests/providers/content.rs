@@ -1,0 +1,273 @@
+//! A result's content beyond text (images, audio, documents, resources, structured JSON) on each
+//! wire, as whole request bodies: what each provider takes as it is, and the line of prose that
+//! stands for what it cannot take.
+
+use serde_json::{Value, json};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::{
+    Audio, Content, Document, Image, Message, Part, Resource, ResourceLink, ResultContent, Role,
+    ToolCall, ToolResult,
+};
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
+const PNG_BASE64: &str = "iVBORw0KGgo=";
+const PDF: &[u8] = b"%PDF-1.4";
+const PDF_BASE64: &str = "JVBERi0xLjQ=";
+const WAV: &[u8] = b"RIFF\x24\0\0\0WAVEfmt ";
+const WAV_BASE64: &str = "UklGRiQAAABXQVZFZm10IA==";
+
+/// Every kind of content, in the order a tool returned it.
+fn every_kind() -> Vec<Content> {
+    vec![
+        Image::png(PNG).into(),
+        Image::url("https://example.com/chart.jpg").into(),
+        Document::pdf(PDF).with_title("report.pdf").into(),
+        Document::url("https://example.com/paper.pdf").into(),
+        Audio::wav(WAV).into(),
+        ResourceLink::new("file:///notes.md", "notes.md")
+            .with_description("the notes")
+            .into(),
+        Resource::text("file:///a.txt", "inside a").into(),
+        Content::json(json!({"pages": 2})),
+    ]
+}
+
+/// A user question, a call of `report`, and its result: "The report." and `content`.
+fn request(content: Vec<Content>) -> Request<'static> {
+    Request {
+        model: "m".into(),
+        messages: vec![
+            Message::user("Report?"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![Part::ToolCall(ToolCall::new("c1", "report", json!({})))],
+            },
+            Message {
+                role: Role::Tool,
+                parts: vec![
+                    Part::ToolResult(ToolResult::success("c1", "The report.")),
+                    Part::ResultContent(ResultContent::new("c1", content)),
+                ],
+            },
+        ]
+        .into(),
+        ..Default::default()
+    }
+}
+
+fn encode(adapter: &dyn Adapter, content: Vec<Content>) -> Value {
+    adapter.encode(&request(content)).unwrap()
+}
+
+#[test]
+fn anthropic_puts_images_and_documents_in_the_tool_result_and_says_what_it_cannot_take() {
+    assert_eq!(
+        encode(&Anthropic, every_kind()),
+        json!({
+            "model": "m",
+            "max_tokens": 4096,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "Report?"}]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "c1", "name": "report", "input": {}}
+                ]},
+                {"role": "user", "content": [{
+                    "type": "tool_result",
+                    "tool_use_id": "c1",
+                    "is_error": false,
+                    "content": [
+                        {"type": "text", "text": "The report."},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                        {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.jpg"}},
+                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "report.pdf"},
+                        {"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}},
+                        {"type": "text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: Anthropic takes no audio in a tool result. If it matters, tell the user it could not be shown.]"},
+                        {"type": "text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                        {"type": "text", "text": "[resource file:///a.txt]\ninside a"},
+                        {"type": "text", "text": "{\"pages\":2}"}
+                    ]
+                }]}
+            ]
+        })
+    );
+}
+
+#[test]
+fn anthropic_says_an_image_over_its_five_megabytes_was_left_out() {
+    let mut big = PNG.to_vec();
+    big.resize(4_000_000, 0);
+    let body = encode(&Anthropic, vec![Image::png(&big).into()]);
+    assert_eq!(
+        body["messages"][2]["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "The report."},
+            {"type": "text", "text": "[The tool also returned an image (image/png, 4000000 bytes), which was not sent: Anthropic takes images of at most 5 MB. If it matters, tell the user it could not be shown.]"}
+        ])
+    );
+}
+
+#[test]
+fn openai_responses_puts_input_items_in_the_function_call_output() {
+    assert_eq!(
+        encode(&OpenAiResponses::default(), every_kind()),
+        json!({
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "Report?"},
+                {"type": "function_call", "call_id": "c1", "name": "report", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": [
+                    {"type": "input_text", "text": "The report."},
+                    {"type": "input_image", "image_url": format!("data:image/png;base64,{PNG_BASE64}")},
+                    {"type": "input_image", "image_url": "https://example.com/chart.jpg"},
+                    {"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}"), "filename": "report.pdf"},
+                    {"type": "input_file", "file_url": "https://example.com/paper.pdf"},
+                    {"type": "input_text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Responses takes no audio in a function call's output. If it matters, tell the user it could not be shown.]"},
+                    {"type": "input_text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                    {"type": "input_text", "text": "[resource file:///a.txt]\ninside a"},
+                    {"type": "input_text", "text": "{\"pages\":2}"}
+                ]}
+            ]
+        })
+    );
+}
+
+#[test]
+fn gemini_puts_images_and_pdfs_in_the_function_response_and_audio_after_it() {
+    assert_eq!(
+        encode(&Gemini::default(), every_kind()),
+        json!({
+            "contents": [
+                {"role": "user", "parts": [{"text": "Report?"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "report", "args": {}, "id": "c1"}}]},
+                {"role": "user", "parts": [
+                    {"functionResponse": {
+                        "name": "report",
+                        "response": {"output": "The report.\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
+                        "id": "c1",
+                        "parts": [
+                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
+                            {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/chart.jpg"}},
+                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                            {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.com/paper.pdf"}}
+                        ]
+                    }},
+                    {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
+                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+                ]}
+            ]
+        })
+    );
+}
+
+#[test]
+fn openai_chat_sends_the_media_in_a_user_message_after_the_tool_messages() {
+    assert_eq!(
+        encode(&OpenAiChat::default(), every_kind()),
+        json!({
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "Report?"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "c1", "content": "The report.\n[The tool also returned a document at https://example.com/paper.pdf, which was not sent: OpenAI Chat takes documents only as bytes, not at a URL. If it matters, tell the user it could not be shown.]\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
+                    {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG_BASE64}")}},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/chart.jpg"}},
+                    {"type": "file", "file": {"filename": "report.pdf", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}")}},
+                    {"type": "input_audio", "input_audio": {"data": WAV_BASE64, "format": "wav"}}
+                ]}
+            ]
+        })
+    );
+}
+
+#[test]
+fn json_that_the_prose_already_is_is_sent_once() {
+    let messages = vec![
+        Message::user("Count?"),
+        Message {
+            role: Role::Assistant,
+            parts: vec![Part::ToolCall(ToolCall::new("c1", "count", json!({})))],
+        },
+        Message {
+            role: Role::Tool,
+            parts: vec![
+                Part::ToolResult(ToolResult::success("c1", r#"{"count":3}"#)),
+                Part::ResultContent(ResultContent::new(
+                    "c1",
+                    vec![Content::json(json!({"count": 3}))],
+                )),
+            ],
+        },
+    ];
+    let request = Request {
+        model: "m".into(),
+        messages: messages.into(),
+        ..Default::default()
+    };
+    let results: Vec<Value> = [
+        &Anthropic as &dyn Adapter,
+        &OpenAiResponses::default(),
+        &OpenAiChat::default(),
+        &Gemini::default(),
+    ]
+    .iter()
+    .map(|adapter| {
+        let body = adapter.encode(&request).unwrap();
+        let list = ["messages", "input", "contents"]
+            .iter()
+            .find_map(|key| body.get(*key))
+            .unwrap();
+        list.as_array().unwrap()[2].clone()
+    })
+    .collect();
+    assert_eq!(
+        results,
+        [
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": [
+                {"type": "text", "text": "{\"count\":3}"}
+            ]}]}),
+            json!({"type": "function_call_output", "call_id": "c1", "output": [
+                {"type": "input_text", "text": "{\"count\":3}"}
+            ]}),
+            json!({"role": "tool", "tool_call_id": "c1", "content": "{\"count\":3}"}),
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "count", "response": {"output": "{\"count\":3}"}, "id": "c1"}}]}),
+        ]
+    );
+}
+
+#[test]
+fn audio_chat_cannot_take_and_a_gif_gemini_cannot_take_are_said_in_words() {
+    let ogg = Audio::new("audio/ogg", b"OggS\0\0");
+    let chat = encode(&OpenAiChat::default(), vec![ogg.into()]);
+    assert_eq!(
+        chat["messages"].as_array().unwrap()[2..],
+        [
+            json!({"role": "tool", "tool_call_id": "c1", "content": "The report.\n[The tool also returned audio (audio/ogg, 6 bytes), which was not sent: OpenAI Chat takes audio only as WAV or MP3. If it matters, tell the user it could not be shown.]"})
+        ]
+    );
+    let gif = Image::gif(b"GIF89a");
+    let gemini = encode(&Gemini::default(), vec![gif.into()]);
+    assert_eq!(
+        gemini["contents"][2],
+        json!({"role": "user", "parts": [{"functionResponse": {
+            "name": "report",
+            "response": {"output": "The report.\n[The tool also returned an image (image/gif, 6 bytes), which was not sent: Gemini takes only PNG, JPEG and WebP images and PDFs in a function response. If it matters, tell the user it could not be shown.]"},
+            "id": "c1"
+        }}]})
+    );
+}
+
+#[test]
+fn a_transcript_with_content_round_trips_through_json() {
+    let transcript = request(every_kind()).messages.into_owned();
+    let saved = serde_json::to_string(&transcript).unwrap();
+    let read: Vec<Message> = serde_json::from_str(&saved).unwrap();
+    assert_eq!(read, transcript);
+    assert_eq!(
+        serde_json::to_value(&read[2].parts[1]).unwrap()["result_content"]["content"][0],
+        json!({"image": {"media_type": "image/png", "source": {"base64": PNG_BASE64}}})
+    );
+}
