@@ -234,7 +234,10 @@ fn a_dynamic_tool_closure_returns_content_too() {
 fn dispatch_and_a_text_reader_get_the_prose_and_a_line_per_part() {
     let toolbox = toolbox();
     let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "chart", json!({"city": "Gulu"})));
-    assert_eq!(result, ToolResult::success("c1", "The chart of Gulu."));
+    assert_eq!(
+        result,
+        ToolResult::success("c1", "The chart of Gulu.\n[an image (image/png, 16 bytes)]")
+    );
     assert_eq!(
         (String::from("Look:"), Image::png(PNG)).into_tool_output(),
         Ok("Look:\n[an image (image/png, 16 bytes)]".to_owned())

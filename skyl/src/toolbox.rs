@@ -559,6 +559,10 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// The future is a [`Dispatch`]: it does nothing until it is polled, and it is [`Send`] when
     /// the state is [`Sync`].
+    ///
+    /// A [`ToolResult`] is text: when the tool answers with [content](crate::Content) beyond
+    /// text (an image), the result says each part in a line after the prose.
+    /// [`answer`](Self::answer) keeps the content itself, beside the result.
     pub fn dispatch<'a>(&'a self, call: &'a ToolCall) -> Dispatch<'a, S> {
         Dispatch::new(self, call)
     }
@@ -566,6 +570,10 @@ impl<S: 'static> Toolbox<S> {
     /// Answers every tool call of an assistant message: the calls run concurrently (at most
     /// [`Limits::with_max_concurrent_calls`] at a time, when it is set), and the returned
     /// [`Role::Tool`] message holds one result per call, in call order.
+    ///
+    /// A result whose tool answered with [content](crate::Content) beyond text (an image, a
+    /// resource, structured JSON) is followed by a [`Part::ResultContent`] holding it, which each
+    /// adapter puts on its wire beside the result.
     ///
     /// A message without calls gets a tool message without parts. Calls are answered as they
     /// come, even two with the same id (which the transcript rules forbid, see
@@ -648,12 +656,18 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(
-            call,
-            None,
-            |answered| answered.result,
-            |running| block_on(running).result,
-        )
+        self.start(call, None, Answered::into_text_result, |running| {
+            block_on(running).into_text_result()
+        })
+    }
+
+    /// [`dispatch`](Self::dispatch), with the content beside the result.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) async fn dispatch_answered(&self, call: &ToolCall) -> Answered {
+        match self.start(call, None, Ok, Err) {
+            Ok(answered) => answered,
+            Err(running) => running.await,
+        }
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -926,6 +940,21 @@ impl Answered {
                 self.content,
             )));
         }
+    }
+}
+
+impl Answered {
+    /// The result alone, for a caller that takes no content: a line for each part of the content
+    /// after the prose, so that what the tool returned is still said.
+    pub(crate) fn into_text_result(self) -> ToolResult {
+        let mut result = self.result;
+        for part in &self.content {
+            if !result.content.is_empty() {
+                result.content.push('\n');
+            }
+            result.content.push_str(&prose::content_line(part));
+        }
+        result
     }
 }
 

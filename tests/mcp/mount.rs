@@ -10,7 +10,10 @@ use std::future::IntoFuture;
 use skyl::agent::{Agent, Stop};
 use skyl::mcp::{ConnectError, Remote, Server};
 use skyl::testing::ScriptedModel;
-use skyl::{Message, Part, Role, ToolCall, ToolResult, Toolbox};
+use skyl::{
+    Content, Image, Message, Part, Resource, ResourceLink, ResultContent, Role, ToolCall,
+    ToolResult, Toolbox,
+};
 use tokio::process::Command;
 
 use crate::common::bounded;
@@ -80,7 +83,9 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
             },
             {"name": "files_hang", "description": "Never answers.", "parameters": empty},
             {"name": "files_crash", "description": "Exits in the middle of the call.", "parameters": empty},
-            {"name": "files_swap", "description": "Replaces echo.text with late.tool.", "parameters": empty}
+            {"name": "files_swap", "description": "Replaces echo.text with late.tool.", "parameters": empty},
+            {"name": "files_count", "description": "Counts, as FastMCP answers an int.", "parameters": empty},
+            {"name": "files_list", "description": "Lists, as FastMCP answers a list.", "parameters": empty}
         ])
     );
 
@@ -92,15 +97,27 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
             ok("echo: hi"),
         ),
         (
-            "every kind of content block, as text",
+            "every kind of content block, said as text by dispatch (which carries no content)",
             "files_media",
             json!({}),
             ok("one of each\n\
-                [an image (image/png, 8 bytes) that cannot be shown as text]\n\
+                [an image (image/png, 8 bytes)]\n\
                 [resource file:///notes.txt]\nline one\n\
-                [resource file:///data.bin (application/octet-stream, 4 bytes) that cannot be shown as text]\n\
-                [resource link file:///big.csv: big.csv]\n\
+                [the resource file:///data.bin (application/octet-stream, 4 bytes)]\n\
+                [a resource link file:///big.csv: big.csv]\n\
                 {\"blocks\":5}"),
+        ),
+        (
+            "FastMCP's int: its text and its structured content say it once",
+            "files_count",
+            json!({}),
+            ok("3"),
+        ),
+        (
+            "FastMCP's list: a text block per item, said once",
+            "files_list",
+            json!({}),
+            ok("1\ntwo"),
         ),
         (
             "isError: true",
@@ -161,6 +178,43 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
             ToolResult::success("b", "hello"),
             ToolResult::success("c", "echo: two"),
         ]
+    );
+
+    // A turn keeps a server's content beside the result: the image and the resources as skyl's
+    // content, the structured content as JSON, and the FastMCP-style result once.
+    let turn = Message {
+        role: Role::Assistant,
+        parts: vec![
+            Part::ToolCall(ToolCall::new("m", "files_media", json!({}))),
+            Part::ToolCall(ToolCall::new("n", "files_count", json!({}))),
+        ],
+    };
+    assert_eq!(
+        bounded("a turn with content", toolbox.answer(&turn)).await,
+        Message {
+            role: Role::Tool,
+            parts: vec![
+                Part::ToolResult(ToolResult::success("m", "one of each")),
+                Part::ResultContent(ResultContent::new(
+                    "m",
+                    vec![
+                        Image::from_base64("image/png", "iVBORw0KGgo=").into(),
+                        Resource::text("file:///notes.txt", "line one")
+                            .with_media_type("text/plain")
+                            .into(),
+                        Resource::blob(
+                            "file:///data.bin",
+                            "application/octet-stream",
+                            [0u8, 1, 2, 3]
+                        )
+                        .into(),
+                        ResourceLink::new("file:///big.csv", "big.csv").into(),
+                        Content::json(json!({"blocks": 5})),
+                    ]
+                )),
+                Part::ToolResult(ToolResult::success("n", "3")),
+            ],
+        }
     );
     files.close().await;
 }
@@ -265,7 +319,9 @@ async fn a_changed_tool_list_refreshes_the_mounted_set() {
             "files_refuse",
             "files_hang",
             "files_crash",
-            "files_swap"
+            "files_swap",
+            "files_count",
+            "files_list"
         ]
     );
     // The toolbox built before keeps its tools; the one the server dropped says so.

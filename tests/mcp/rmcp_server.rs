@@ -1,6 +1,8 @@
 //! An MCP server written with rmcp alone, the way a server skyl mounts was written by someone
 //! else: names with dots, every kind of content block, an error result, a protocol error, a call
-//! that never answers, a crash in the middle of a call, and a tool list that changes.
+//! that never answers, a crash in the middle of a call, a tool list that changes, and results
+//! written the way the Python SDK's FastMCP writes a typed function's: the value as text and
+//! again as `structuredContent`.
 //!
 //! It serves one client on stdio, until stdin closes.
 
@@ -45,6 +47,8 @@ impl Server {
             tool("hang", "Never answers.", empty()),
             tool("crash", "Exits in the middle of the call.", empty()),
             tool("swap", "Replaces echo.text with late.tool.", empty()),
+            tool("count", "Counts, as FastMCP answers an int.", empty()),
+            tool("list", "Lists, as FastMCP answers a list.", empty()),
         ];
         let swapped = *self.swapped.lock().unwrap();
         let changing = if swapped {
@@ -120,6 +124,18 @@ impl ServerHandler for Server {
                     ContentBlock::ResourceLink(Resource::new("file:///big.csv", "big.csv")),
                 ]);
                 result.structured_content = Some(json!({"blocks": 5}));
+                result
+            }
+            // FastMCP: `def count() -> int: return 3` is the text "3" and `{"result": 3}`.
+            "count" => {
+                let mut result = CallToolResult::success(vec![text("3")]);
+                result.structured_content = Some(json!({"result": 3}));
+                result
+            }
+            // A list is a text block per item, and the list under "result".
+            "list" => {
+                let mut result = CallToolResult::success(vec![text("1"), text("two")]);
+                result.structured_content = Some(json!({"result": [1, "two"]}));
                 result
             }
             "fail" => CallToolResult::error(vec![text("the disk is full")]),

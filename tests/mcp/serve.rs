@@ -5,11 +5,15 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use skyl::mcp::Remote;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::ServiceExt;
 use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use skyl::mcp::rmcp::service::PeerRequestOptions;
-use skyl::{Tool, ToolAnnotations, ToolDefinition, ToolFuture, Toolbox};
+use skyl::{
+    Audio, Content, Image, Message, Part, Resource, ResourceLink, ResultContent, Role, Tool,
+    ToolAnnotations, ToolCall, ToolDefinition, ToolFuture, ToolOutput, ToolResult, Toolbox,
+};
 use tokio::sync::Notify;
 
 use crate::common::{Client, bounded, call, error, object, start, text};
@@ -410,4 +414,116 @@ async fn a_tool_returning_json_with_output_schema_lists_it_and_answers_structure
             "isError": false
         })
     );
+}
+
+// -------------------------------------------------------------------------------------------
+// Content beyond text, served: each part as its MCP block, structured JSON as
+// `structuredContent`, and the content read back by skyl's own client in a mounted toolbox.
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// Draws the chart of a city.
+#[skyl::tool]
+fn chart(city: String) -> (String, Image) {
+    (format!("The chart of {city}."), Image::png(PNG))
+}
+
+/// Records a short clip.
+#[skyl::tool]
+fn record() -> Audio {
+    Audio::wav(b"RIFF\x24\0\0\0WAVEfmt ")
+}
+
+/// Finds the notes about a city.
+#[skyl::tool]
+fn notes(city: String) -> ToolOutput {
+    ToolOutput::from(format!("Two notes about {city}."))
+        .with(ResourceLink::new("file:///notes/a.md", "a.md").with_description("the first"))
+        .with(Resource::text("file:///notes/b.md", "Dry season.").with_media_type("text/markdown"))
+        .with(Content::json(json!({"count": 2})))
+}
+
+fn content_toolbox() -> Toolbox {
+    Toolbox::new().with(Chart).with(Record).with(Notes)
+}
+
+#[tokio::test]
+async fn images_audio_resources_and_structured_content_are_served_as_their_blocks() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(content_toolbox()).serve(server_end));
+    let client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    assert_eq!(
+        call(&client, "chart", json!({"city": "Gulu"})).await,
+        json!({
+            "content": [
+                {"type": "text", "text": "The chart of Gulu."},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+            ],
+            "isError": false
+        })
+    );
+    assert_eq!(
+        call(&client, "record", json!({})).await,
+        json!({
+            "content": [{"type": "audio", "data": "UklGRiQAAABXQVZFZm10IA==", "mimeType": "audio/wav"}],
+            "isError": false
+        })
+    );
+    assert_eq!(
+        call(&client, "notes", json!({"city": "Gulu"})).await,
+        json!({
+            "content": [
+                {"type": "text", "text": "Two notes about Gulu."},
+                {"type": "resource_link", "uri": "file:///notes/a.md", "name": "a.md", "description": "the first"},
+                {"type": "resource", "resource": {"uri": "file:///notes/b.md", "mimeType": "text/markdown", "text": "Dry season."}},
+                {"type": "text", "text": "{\"count\":2}"}
+            ],
+            "structuredContent": {"count": 2},
+            "isError": false
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_served_toolbox_mounted_again_keeps_its_content() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(content_toolbox()).serve(server_end));
+    let remote = bounded("mounting", Remote::builder("far").connect(client_end))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with_remote(&remote);
+    let turn = Message {
+        role: Role::Assistant,
+        parts: vec![
+            Part::ToolCall(ToolCall::new("c1", "far_chart", json!({"city": "Gulu"}))),
+            Part::ToolCall(ToolCall::new("c2", "far_notes", json!({"city": "Gulu"}))),
+        ],
+    };
+    assert_eq!(
+        bounded("a turn", toolbox.answer(&turn)).await,
+        Message {
+            role: Role::Tool,
+            parts: vec![
+                Part::ToolResult(ToolResult::success("c1", "The chart of Gulu.")),
+                Part::ResultContent(ResultContent::new("c1", vec![Image::png(PNG).into()])),
+                Part::ToolResult(ToolResult::success("c2", "Two notes about Gulu.")),
+                Part::ResultContent(ResultContent::new(
+                    "c2",
+                    vec![
+                        ResourceLink::new("file:///notes/a.md", "a.md")
+                            .with_description("the first")
+                            .into(),
+                        Resource::text("file:///notes/b.md", "Dry season.")
+                            .with_media_type("text/markdown")
+                            .into(),
+                        // MCP's text copy of the structured content, which says it once.
+                        Content::text("{\"count\":2}"),
+                    ]
+                )),
+            ],
+        }
+    );
+    remote.close().await;
 }

@@ -29,6 +29,7 @@
 //! | in a `tools/call` | the MCP client receives |
 //! |---|---|
 //! | a result | `content: [{"type": "text", ...}]`, `isError: false` |
+//! | a result with [content](crate::Content) | the prose as a `text` block, then per part: an `image` block (an image at a URL: a `resource_link`), an `audio` block, a `resource` block (a PDF given as bytes: a blob resource `attachment:///{title}`), a `resource_link` block; structured JSON as `structuredContent`, with its JSON as a `text` block unless the prose is that JSON |
 //! | a tool whose definition has an `output_schema` | the same, plus the output parsed into `structuredContent` |
 //! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
 //! | a tool name the toolbox does not have | JSON-RPC error -32602 (the one case MCP makes a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
@@ -72,10 +73,16 @@
 //!   `a-z A-Z 0-9 _ -`, at most 64 characters): the server's name is put in front as a prefix
 //!   (change it with [`RemoteBuilder::prefix`]), other characters become `_`, and two names
 //!   that come out equal get `_2`, `_3`. The call goes to the server under its own name.
-//! - **Results.** Text content is the result's text; images, audio and binary resources are
-//!   described in a line each (a model reading text cannot see them); text resources keep their
-//!   text; `structuredContent` is added as JSON when no text block already carries it. A result
-//!   with `isError: true` is a failed result carrying the server's own message.
+//! - **Results.** The text blocks before the first other block are the result's prose; every
+//!   other block is a part of its [content](crate::Content), beside the result in the tool
+//!   message ([`Toolbox::answer`](crate::Toolbox::answer) and the agent keep it; each adapter
+//!   puts it on its wire): images, audio, embedded resources, resource links and later text.
+//!   `structuredContent` is a [`Content::Json`](crate::Content::Json) part unless the text
+//!   already says it: a text block that is its JSON, or, as the Python SDK's FastMCP writes a
+//!   typed function's value, the text `3` beside `{"result": 3}` (a list: a block per item). A
+//!   model reads each value once. [`Toolbox::dispatch`](crate::Toolbox::dispatch), whose result
+//!   is text alone, says each part in a line. A result with `isError: true` is a failed result
+//!   carrying the server's own message.
 //! - **Failures.** A server that exited, crashed, closed the connection or did not answer within
 //!   [`RemoteBuilder::call_timeout`] gives a failed result that names the server and says what
 //!   to do; a call never hangs and never panics. Mounted tools need a tokio runtime: dispatch

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 
 use super::error::ConnectError;
 use super::{content, listing, names, prose};
-use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome};
+use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;
 
 /// How long a server gets to answer a call, unless [`RemoteBuilder::call_timeout`] says
@@ -402,7 +402,7 @@ impl ClientHandler for Handler {
 }
 
 impl Connection {
-    async fn call(&self, remote_name: &str, local_name: &str, arguments: &Value) -> ToolOutcome {
+    async fn call(&self, remote_name: &str, local_name: &str, arguments: &Value) -> RichOutcome {
         let catalog = &self.catalog;
         let Value::Object(arguments) = arguments else {
             return Err(prose::arguments_not_an_object(kind(arguments)));
@@ -422,9 +422,9 @@ impl Connection {
         };
         match answer {
             Ok(result) if result.is_error == Some(true) => {
-                Err(prose::tool_reported(local_name, &content::text_of(&result)))
+                Err(prose::tool_reported(local_name, &content::text_of(result)))
             }
-            Ok(result) => Ok(content::text_of(&result)),
+            Ok(result) => Ok(content::from_mcp(result)),
             Err(ServiceError::McpError(error)) => Err(prose::server_refused(
                 &catalog.server,
                 local_name,
@@ -476,10 +476,11 @@ impl<S> Tool<S> for RemoteTool {
     }
 
     fn call<'a>(&'a self, arguments: &'a Value, _state: &'a S) -> ToolFuture<'a> {
-        ToolFuture::new(
-            self.connection
-                .call(&self.remote_name, &self.definition.name, arguments),
-        )
+        ToolFuture::new_output(self.connection.call(
+            &self.remote_name,
+            &self.definition.name,
+            arguments,
+        ))
     }
 }
 

@@ -135,8 +135,8 @@ impl<S: Send + Sync + 'static> Server<S> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
         tokio::select! {
-            result = self.tools.toolbox.dispatch(&call) => {
-                Ok(content::to_mcp(result, structured).into())
+            answered = self.tools.toolbox.dispatch_answered(&call) => {
+                Ok(content::to_mcp(answered, structured).into())
             }
             // Returning drops the dispatch, and the tool's future with it; rmcp sends no response
             // for a request the client cancelled.

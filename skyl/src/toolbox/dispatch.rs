@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use super::{Running, Toolbox};
+use super::{Answered, Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 
 /// One call on its way to its result: the future [`Toolbox::dispatch`] returns.
@@ -69,17 +69,17 @@ impl<S: 'static> Future for Dispatch<'_, S> {
                 return toolbox.start(
                     call,
                     None,
-                    |answered| Poll::Ready(answered.result),
+                    |answered| Poll::Ready(answered.into_text_result()),
                     |mut running| {
                         let poll = Pin::new(&mut running).poll(cx);
                         if poll.is_pending() {
                             *state = State::Running(running);
                         }
-                        poll.map(|answered| answered.result)
+                        poll.map(Answered::into_text_result)
                     },
                 );
             }
-            State::Running(running) => ready!(Pin::new(running).poll(cx)).result,
+            State::Running(running) => ready!(Pin::new(running).poll(cx)).into_text_result(),
             State::Done => panic!("skyl::Dispatch polled again after it returned its result"),
         };
         this.state = State::Done;
