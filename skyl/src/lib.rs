@@ -146,6 +146,52 @@
 //! A panic that is Tokio saying the application called a tool without the runtime it needs is
 //! reported as the application's problem, with the fix, not as a bug in the tool.
 //!
+//! ## Results beyond text
+//!
+//! A tool can answer with an image, audio, a PDF, a link to a resource, an embedded resource or
+//! structured JSON beside its prose: return an [`Image`] (`Image::png(bytes)`), a tuple such as
+//! `(String, Image)`, a [`ToolOutput`] built part by part, a `[Content; N]`, or a `Result` of
+//! these; a [`DynamicTool`] closure may return the same.
+//!
+//! ```
+//! use skyl::{Image, Message, Part, Role, ToolCall, Toolbox};
+//!
+//! # let png_bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+//! /// Draws the chart of a city's week.
+//! #[skyl::tool]
+//! fn chart(city: String) -> (String, Image) {
+//!     (format!("The week in {city}."), Image::png(png_bytes.clone()))
+//! }
+//!
+//! let toolbox = Toolbox::new().with(Chart);
+//! let turn = Message {
+//!     role: Role::Assistant,
+//!     parts: vec![Part::ToolCall(ToolCall::new("c1", "chart", serde_json::json!({"city": "Gulu"})))],
+//! };
+//! let answer = toolbox.answer_blocking(&turn);
+//! assert_eq!(answer.tool_results().next().unwrap().content, "The week in Gulu.");
+//! assert_eq!(answer.result_content("c1").unwrap().content, [Image::png(png_bytes).into()]);
+//! ```
+//!
+//! The [`ToolResult`] keeps its three fields and its prose; the content rides beside it as a
+//! [`Part::ResultContent`] in the same tool message, and the agent keeps it in its transcript.
+//! Errors stay prose. The toolbox refuses media whose bytes are not their media type (a GIF
+//! labelled PNG) with prose, and leaves a part over [`Limits::with_max_media_bytes`] (3.75 MiB
+//! by default) out with a note. Each adapter puts the content where its provider takes it and
+//! says in a line what it cannot take, so nothing is dropped in silence and nothing is sent to
+//! be refused:
+//!
+//! | adapter | images | PDFs | audio | links, resources, JSON | the loss |
+//! |---|---|---|---|---|---|
+//! | `Anthropic` | `image` blocks in the `tool_result` | `document` blocks | a line of prose | `text` blocks | audio; an image over 5 MB |
+//! | `OpenAiResponses` | `input_image` in the `function_call_output` | `input_file` | a line of prose | `input_text` | audio |
+//! | `Gemini` | `inlineData` / `fileData` parts of the `functionResponse` (PNG, JPEG, WebP) | the same | an `inlineData` part after the responses | lines of `response.output` | GIFs; audio is beside the response, not in it |
+//! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | `input_audio` there (WAV, MP3) | lines of the tool message | the media reach the model as the user's, not the tool's |
+//!
+//! [`Toolbox::dispatch`], whose [`ToolResult`] is text alone, says each part in a line instead.
+//! [`Content`] has the details; `cargo run --example beyond_text` shows a chart made in code on
+//! every wire.
+//!
 //! ## Parameter types and schemars
 //!
 //! A parameter's type implements serde's `Deserialize` and the `JsonSchema` of **schemars 1**
