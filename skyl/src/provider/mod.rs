@@ -154,6 +154,7 @@ pub use decode::{Answer, Decoder, decode_with};
 pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
+#[cfg(feature = "mcp")]
 pub(crate) use lowering::is_json_of;
 pub use names::NameRule;
 pub(crate) use names::PORTABLE as PORTABLE_NAMES;
