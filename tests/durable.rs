@@ -580,3 +580,44 @@ fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_ag
     assert_eq!(ran.stop(), &Stop::Answered);
     assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
 }
+
+/// Draws a chart of a word.
+#[skyl::tool(read_only)]
+fn chart(word: String) -> (String, skyl::Image) {
+    (
+        format!("{word}, drawn"),
+        skyl::Image::png(b"\x89PNG\r\n\x1a\n"),
+    )
+}
+
+#[test]
+fn a_replayed_result_keeps_the_image_beside_it() {
+    let dir = TempDir::new("content");
+    let journal = dir.journal();
+    let model = ScriptedModel::new()
+        .reply_calls([call("c1", "chart", json!({"word": "ada"}))])
+        .reply_text("Drawn.");
+    let agent = Agent::new(model, Toolbox::new().with(Chart), "m");
+    let run = agent
+        .run(vec![Message::user("Draw")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.transcript()[2].result_content("c1"),
+        Some(&skyl::ResultContent::new(
+            "c1",
+            vec![skyl::Image::png(b"\x89PNG\r\n\x1a\n").into()]
+        ))
+    );
+
+    // Another process replays the run from its journal, the image included, and draws nothing.
+    let journal = dir.journal();
+    let agent = Agent::new(ScriptedModel::new(), Toolbox::new(), "m");
+    let again = agent
+        .run(vec![Message::user("something else")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(again.transcript(), run.transcript());
+}

@@ -769,7 +769,7 @@ impl<S: 'static> Toolbox<S> {
         repeats.answer(&mut results, calls);
         for slot in repeats.refused() {
             let mark = watch.started();
-            watch.finished(slot, &results[slot].result, mark);
+            watch.finished(slot, &results[slot], mark);
         }
         results
     }

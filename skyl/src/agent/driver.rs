@@ -9,13 +9,13 @@ use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
 
-use crate::content::ResultContent;
+use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::ToolOutcome;
-use crate::toolbox::{Gate, Timed};
+use crate::toolbox::{Answered, Gate, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
@@ -487,8 +487,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// step `step`, before any hook is asked: its result, or a decision.
     fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
         let journaling = self.journal.as_ref()?;
-        if let Some(result) = journaling.replay.results.get(&(step, position)) {
-            return Some(Settled::Replayed(result.clone()));
+        if let Some((result, content)) = journaling.replay.results.get(&(step, position)) {
+            return Some(Settled::Replayed(result.clone(), content.clone()));
         }
         if journaling.replay.intents.contains(&(step, position)) {
             let rerun = self
@@ -543,12 +543,16 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let mut slot = turn.slots[position].clone();
             if matches!(slot, Slot::New | Slot::Awaiting | Slot::Paused { .. }) {
                 match self.settled(step, position, call) {
-                    Some(Settled::Replayed(result)) => {
+                    Some(Settled::Replayed(result, content)) => {
                         self.event(|| Event::ToolAnswered {
                             name: call.name.clone(),
                             result: result.clone(),
                             by: AnsweredBy::Journal,
                         });
+                        if !content.is_empty() {
+                            turn.content
+                                .push(ResultContent::new(result.call_id.as_str(), content));
+                        }
                         turn.slots[position] = Slot::Answered(result);
                         continue;
                     }
@@ -566,6 +570,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                             step,
                             call: position,
                             result: result.clone(),
+                            content: Vec::new(),
                         });
                         turn.slots[position] = Slot::Answered(result);
                         answered.push((position, Duration::ZERO));
@@ -629,6 +634,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 step,
                 call: position,
                 result: result.clone(),
+                content: Vec::new(),
             });
             turn.slots[position] = Slot::Answered(result);
             answered.push((position, Duration::ZERO));
@@ -676,7 +682,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
             // The journal's error, when it could not record an intent: no call starts after it.
             let refused: Mutex<Option<JournalError>> = Mutex::new(None);
-            let watch = Timed(|k: usize, result: &ToolResult, took| {
+            let watch = Timed(|k: usize, answered: &Answered, took| {
+                let result = &answered.result;
                 durations[k] = took;
                 spans.finish(k, result);
                 if journaled {
@@ -684,6 +691,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         step,
                         call: to_run[k],
                         result: result.clone(),
+                        content: answered.content.clone(),
                     };
                     lock(&finished).push(record.entry());
                 }
@@ -771,8 +779,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
 
 /// What the journal, or the decisions of a saved run, settle about a call.
 enum Settled {
-    /// Its recorded result.
-    Replayed(ToolResult),
+    /// Its recorded result, and the content beside it.
+    Replayed(ToolResult, Vec<Content>),
     /// It was started and never finished, and its tool is read-only or idempotent: it runs again.
     Rerun,
     /// It was started and never finished, and running it again could repeat its effect.

@@ -60,6 +60,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
 use super::Run;
@@ -136,6 +137,9 @@ pub(crate) enum Record {
         step: u32,
         call: usize,
         result: ToolResult,
+        /// The content beside the result (an image), which a replay puts back beside it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        content: Vec<Content>,
     },
 }
 

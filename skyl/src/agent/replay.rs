@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
 use super::Run;
@@ -15,7 +16,8 @@ pub(crate) struct Replay {
     /// The run as it was when its journal began.
     pub(crate) began: Option<Run>,
     pub(crate) answers: HashMap<u32, (Message, Answer)>,
-    pub(crate) results: HashMap<(u32, usize), ToolResult>,
+    /// Each recorded result, with the content beside it.
+    pub(crate) results: HashMap<(u32, usize), (ToolResult, Vec<Content>)>,
     /// The calls that were started, whether or not they finished.
     pub(crate) intents: HashSet<(u32, usize)>,
 }
@@ -38,8 +40,13 @@ impl Replay {
                 Record::Intent { step, call, .. } => {
                     replay.intents.insert((step, call));
                 }
-                Record::Result { step, call, result } => {
-                    replay.results.insert((step, call), result);
+                Record::Result {
+                    step,
+                    call,
+                    result,
+                    content,
+                } => {
+                    replay.results.insert((step, call), (result, content));
                 }
             }
         }

@@ -21,7 +21,7 @@ pub(crate) trait Watch {
 
     fn started(&mut self) -> Self::Mark;
 
-    fn finished(&mut self, position: usize, result: &ToolResult, mark: Self::Mark);
+    fn finished(&mut self, position: usize, answered: &Answered, mark: Self::Mark);
 }
 
 /// Hears nothing, and costs nothing.
@@ -32,21 +32,21 @@ impl Watch for () {
     fn started(&mut self) {}
 
     #[inline]
-    fn finished(&mut self, _: usize, _: &ToolResult, (): ()) {}
+    fn finished(&mut self, _: usize, _: &Answered, (): ()) {}
 }
 
 /// Hears of each result as soon as it is known, with how long its call ran.
 pub(crate) struct Timed<F>(pub(crate) F);
 
-impl<F: FnMut(usize, &ToolResult, Duration)> Watch for Timed<F> {
+impl<F: FnMut(usize, &Answered, Duration)> Watch for Timed<F> {
     type Mark = Instant;
 
     fn started(&mut self) -> Instant {
         Instant::now()
     }
 
-    fn finished(&mut self, position: usize, result: &ToolResult, begun: Instant) {
-        (self.0)(position, result, begun.elapsed())
+    fn finished(&mut self, position: usize, answered: &Answered, begun: Instant) {
+        (self.0)(position, answered, begun.elapsed())
     }
 }
 
@@ -153,7 +153,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
                     .start(call, key, Started::Done, Started::Running)
                 {
                     Started::Done(result) => {
-                        self.watch.finished(position, &result.result, mark);
+                        self.watch.finished(position, &result, mark);
                         Slot::Done(result)
                     }
                     Started::Running(running) => {
@@ -188,7 +188,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
             let Slot::Running(_, mark) = mem::replace(slot, Slot::Taken) else {
                 unreachable!("the slot was running")
             };
-            self.watch.finished(position, &result.result, mark);
+            self.watch.finished(position, &result, mark);
             *slot = Slot::Done(result);
             self.running -= 1;
             freed = true;
