@@ -1,30 +1,8 @@
 //! What a tool result holds beside its prose: images, audio, documents, resources and structured
 //! JSON.
 //!
-//! # The design
-//!
-//! [`ToolResult`](crate::ToolResult) keeps its three fields: its `content` is the prose (the
-//! text every provider carries, and the only thing a failure ever has). Richer content rides
-//! beside it, in a part of its own, [`Part::ResultContent`](crate::Part::ResultContent), which
-//! holds a [`ResultContent`]: the id of the call it belongs to and a list of [`Content`]. The
-//! toolbox puts it in the tool message right after the result it belongs to; an adapter reads
-//! the pair together and puts both on its wire, the prose first, then each part in order:
-//!
-//! | [`Content`] | Anthropic `tool_result` | OpenAI Responses `function_call_output` | Gemini `functionResponse` | OpenAI Chat (tool messages are text) |
-//! |---|---|---|---|---|
-//! | [`Text`](Content::Text) | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
-//! | [`Image`] | `image` block, base64 or URL source | `input_image` (data URL or URL) | `parts[].inlineData` (URL: `fileData`) | `image_url` part of a `user` message after the tool messages |
-//! | [`Audio`] | prose (Anthropic takes no audio) | prose (no audio in a function output) | `inlineData` part after the responses | `input_audio` part of that `user` message (WAV and MP3; others prose) |
-//! | [`Document`] (PDF) | `document` block, base64 or URL source | `input_file` (`file_data` or `file_url`) | `parts[].inlineData` (URL: `fileData`) | `file` part of that `user` message (a URL: prose) |
-//! | [`ResourceLink`], [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
-//! | [`Json`](Content::Json) | `text` block, unless the prose is that JSON | `input_text`, unless the prose is that JSON | appended to `response.output`, unless the prose is that JSON | appended, unless the prose is that JSON |
-//!
-//! "Prose" is a line saying what the part was and that this provider cannot take it (in
-//! `prose.rs`), so a model is never silently missing part of an answer. Served over MCP, each
-//! part is the MCP content block of its kind and [`Json`](Content::Json) is `structuredContent`.
-//!
-//! Bytes are held in base64, the form every wire and MCP want, encoded once when the part is
-//! made.
+//! The design is on [`Content`], which users see: where content rides, and what each provider's
+//! wire makes of each kind.
 
 use std::fmt;
 
@@ -37,8 +15,32 @@ mod signature;
 
 pub(crate) use signature::Mismatch;
 
-/// One piece of a tool's answer beside its prose. See the [module](self) for how each kind goes
-/// on each provider's wire.
+/// One piece of a tool's answer beside its prose.
+///
+/// # The design
+///
+/// [`ToolResult`](crate::ToolResult) keeps its three fields: its `content` is the prose (the
+/// text every provider carries, and the only thing a failure ever has). Richer content rides
+/// beside it, in a part of its own, [`Part::ResultContent`](crate::Part::ResultContent), which
+/// holds a [`ResultContent`]: the id of the call it belongs to and a list of [`Content`]. The
+/// toolbox puts it in the tool message right after the result it belongs to; an adapter reads
+/// the pair together and puts both on its wire, the prose first, then each part in order:
+///
+/// | `Content` | Anthropic `tool_result` | OpenAI Responses `function_call_output` | Gemini `functionResponse` | OpenAI Chat (tool messages are text) |
+/// |---|---|---|---|---|
+/// | [`Text`](Content::Text) | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | [`Image`] | `image` block, base64 or URL source | `input_image` (data URL or URL) | `parts[].inlineData` (URL: `fileData`); before Gemini 3 (`Gemini::with_response_parts(false)`), a part after the responses | `image_url` part of a `user` message after the tool messages |
+/// | [`Audio`] | prose (Anthropic takes no audio) | prose (no audio in a function output) | `inlineData` part after the responses | prose; with `OpenAiChat::with_audio_input`, an `input_audio` part of that `user` message (WAV and MP3) |
+/// | [`Document`] (PDF) | `document` block, base64 or URL source | `input_file` (`file_data` or `file_url`) | `parts[].inlineData` (URL: `fileData`) | `file` part of that `user` message (a URL: prose) |
+/// | [`ResourceLink`], [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | [`Json`](Content::Json) | `text` block, unless the prose is that JSON | `input_text`, unless the prose is that JSON | appended to `response.output`, unless the prose is that JSON | appended, unless the prose is that JSON |
+///
+/// "Prose" is a line saying what the part was and that this provider cannot take it (in
+/// `prose.rs`), so a model is never silently missing part of an answer. Served over MCP, each
+/// part is the MCP content block of its kind and [`Json`](Content::Json) is `structuredContent`.
+///
+/// Bytes are held in base64, the form every wire and MCP want, encoded once when the part is
+/// made.
 ///
 /// Non-exhaustive: kinds may be added; match it with a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -186,7 +186,7 @@
 //! | `Anthropic` | `image` blocks in the `tool_result` | `document` blocks | a line of prose | `text` blocks | audio; an image over 5 MB |
 //! | `OpenAiResponses` | `input_image` in the `function_call_output` | `input_file` | a line of prose | `input_text` | audio |
 //! | `Gemini` | `inlineData` / `fileData` parts of the `functionResponse` (PNG, JPEG, WebP) | the same | an `inlineData` part after the responses | lines of `response.output` | GIFs; audio is beside the response, not in it |
-//! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | `input_audio` there (WAV, MP3) | lines of the tool message | the media reach the model as the user's, not the tool's |
+//! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | a line (`with_audio_input(true)`: `input_audio` there, WAV and MP3) | lines of the tool message | the media reach the model as the user's, not the tool's; audio by default |
 //!
 //! [`Toolbox::dispatch`], whose [`ToolResult`] is text alone, says each part in a line instead.
 //! [`Content`] has the details; `cargo run --example beyond_text` shows a chart made in code on

@@ -161,25 +161,56 @@ fn gemini_puts_images_and_pdfs_in_the_function_response_and_audio_after_it() {
 
 #[test]
 fn openai_chat_sends_the_media_in_a_user_message_after_the_tool_messages() {
+    let sent = |adapter: OpenAiChat, audio_line: &str, audio: Option<Value>| {
+        let mut media = vec![
+            json!({"type": "text", "text": "The result of the tool call c1 came with this content, which the tool message could not hold:"}),
+            json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG_BASE64}")}}),
+            json!({"type": "image_url", "image_url": {"url": "https://example.com/chart.jpg"}}),
+            json!({"type": "file", "file": {"filename": "report.pdf", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}")}}),
+        ];
+        media.extend(audio);
+        assert_eq!(
+            encode(&adapter, every_kind()),
+            json!({
+                "model": "m",
+                "messages": [
+                    {"role": "user", "content": "Report?"},
+                    {"role": "assistant", "content": "", "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": format!("The report.\n[The tool also returned a document at https://example.com/paper.pdf, which was not sent: OpenAI Chat takes documents only as bytes, not at a URL. If it matters, tell the user it could not be shown.]\n{audio_line}[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{{\"pages\":2}}")},
+                    {"role": "user", "content": media}
+                ]
+            })
+        );
+    };
+    // By default audio is a line: most Chat models take none, and would answer with a 400.
+    sent(
+        OpenAiChat::default(),
+        "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Chat takes audio only on audio models. If it matters, tell the user it could not be shown.]\n",
+        None,
+    );
+    sent(
+        OpenAiChat::default().with_audio_input(true),
+        "",
+        Some(json!({"type": "input_audio", "input_audio": {"data": WAV_BASE64, "format": "wav"}})),
+    );
+}
+
+#[test]
+fn gemini_before_3_gets_the_media_beside_the_response() {
+    let body = encode(
+        &Gemini::default().with_response_parts(false),
+        vec![Image::png(PNG).into(), Document::pdf(PDF).into()],
+    );
     assert_eq!(
-        encode(&OpenAiChat::default(), every_kind()),
-        json!({
-            "model": "m",
-            "messages": [
-                {"role": "user", "content": "Report?"},
-                {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
-                ]},
-                {"role": "tool", "tool_call_id": "c1", "content": "The report.\n[The tool also returned a document at https://example.com/paper.pdf, which was not sent: OpenAI Chat takes documents only as bytes, not at a URL. If it matters, tell the user it could not be shown.]\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
-                {"role": "user", "content": [
-                    {"type": "text", "text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
-                    {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG_BASE64}")}},
-                    {"type": "image_url", "image_url": {"url": "https://example.com/chart.jpg"}},
-                    {"type": "file", "file": {"filename": "report.pdf", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}")}},
-                    {"type": "input_audio", "input_audio": {"data": WAV_BASE64, "format": "wav"}}
-                ]}
-            ]
-        })
+        body["contents"][2],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "report", "response": {"output": "The report."}, "id": "c1"}},
+            {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
+            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
+            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}}
+        ]})
     );
 }
 
@@ -241,7 +272,10 @@ fn json_that_the_prose_already_is_is_sent_once() {
 #[test]
 fn audio_chat_cannot_take_and_a_gif_gemini_cannot_take_are_said_in_words() {
     let ogg = Audio::new("audio/ogg", b"OggS\0\0");
-    let chat = encode(&OpenAiChat::default(), vec![ogg.into()]);
+    let chat = encode(
+        &OpenAiChat::default().with_audio_input(true),
+        vec![ogg.into()],
+    );
     assert_eq!(
         chat["messages"].as_array().unwrap()[2..],
         [

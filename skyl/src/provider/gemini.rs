@@ -61,8 +61,10 @@ pub(super) const NAMES: NameRule = NameRule {
 ///   function response takes (Gemini 3's multimodal function responses), are its `parts`, as
 ///   `inlineData` or, at a URL, `fileData`; text, links, resources and JSON are lines after the
 ///   prose in `output`. Audio, which a function response cannot hold, is an `inlineData` part
-///   of the same `user` content, after the responses and a line naming its call. Any other
-///   media (a GIF, an image at a URL of no known type) is a line saying it was left out.
+///   of the same `user` content, after the responses and a line naming its call (and so are
+///   images and PDFs with [`with_response_parts(false)`](Self::with_response_parts), for
+///   models before Gemini 3). Any other media (a GIF, an image at a URL of no known type) is a
+///   line saying it was left out.
 /// - Ids: a call's id is sent on the call and its response, except ids skyl minted for calls
 ///   Gemini sent without one (Gemini matches those by order and name); Vertex rejects ids, so
 ///   [`with_call_ids(false)`](Self::with_call_ids) sends none.
@@ -94,6 +96,7 @@ pub struct Gemini {
     error_key: bool,
     call_ids: bool,
     legacy_parameters: bool,
+    response_parts: bool,
 }
 
 impl Default for Gemini {
@@ -102,6 +105,7 @@ impl Default for Gemini {
             error_key: false,
             call_ids: true,
             legacy_parameters: false,
+            response_parts: true,
         }
     }
 }
@@ -124,6 +128,25 @@ impl Gemini {
     pub fn with_legacy_parameters(self, legacy_parameters: bool) -> Self {
         Gemini {
             legacy_parameters,
+            ..self
+        }
+    }
+
+    /// Sends the images and PDFs of a result in its `functionResponse`'s `parts` (on by
+    /// default: Gemini 3's multimodal function responses). Turn off for a model older than
+    /// Gemini 3, which takes no `parts` there: the media then go as `inlineData` (or `fileData`)
+    /// parts of the same `user` turn, after the responses and a line naming their call, as
+    /// audio always does.
+    ///
+    /// ```
+    /// use skyl::provider::Gemini;
+    ///
+    /// let gemini_2_5 = Gemini::default().with_response_parts(false);
+    /// # let _ = gemini_2_5;
+    /// ```
+    pub fn with_response_parts(self, response_parts: bool) -> Self {
+        Gemini {
+            response_parts,
             ..self
         }
     }
@@ -213,10 +236,12 @@ impl Gemini {
         };
         let mut output = result.content.clone();
         let mut parts = Vec::new();
+        // Audio, and the media a model before Gemini 3 takes only beside the response.
         let mut audio = Vec::new();
         for part in lowering::parts(&result.content, content) {
             match response_media(part) {
-                Media::Part(value) => parts.push(value),
+                Media::Part(value) if self.response_parts => parts.push(value),
+                Media::Part(value) => audio.push(value),
                 Media::After(value) => audio.push(value),
                 Media::Line(line) => {
                     if !output.is_empty() {

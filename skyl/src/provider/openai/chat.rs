@@ -35,10 +35,12 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 /// - Text in a tool message is sent as a `user` message after the tool messages.
 /// - A tool message holds text only, so a result's [content](crate::Content) is lowered: text,
 ///   links, resources and JSON are lines after the prose in the tool message; images
-///   (`image_url`), WAV and MP3 audio (`input_audio`) and PDFs given as bytes (`file`) go in
-///   that `user` message after the tool messages, each run introduced by a line naming the call
-///   it belongs to. What Chat cannot take (other audio, a PDF at a URL) is a line saying it was
-///   left out. The model sees the media as the user's, not the tool's: that is the loss.
+///   (`image_url`), PDFs given as bytes (`file`) and, with
+///   [`with_audio_input(true)`](Self::with_audio_input), WAV and MP3 audio (`input_audio`) go
+///   in that `user` message after the tool messages, each run introduced by a line naming the
+///   call it belongs to. What Chat cannot take (audio by default, a PDF at a URL) is a line
+///   saying it was left out. The model sees the media as the user's, not the tool's: that is
+///   the loss.
 /// - With [`with_strict(true)`](Self::with_strict) tools carry `"strict": true` and their schema
 ///   is lowered with [`dialect::openai_strict`](crate::provider::dialect::openai_strict); a schema that cannot be strict is an
 ///   [`EncodeError::Schema`].
@@ -107,6 +109,7 @@ pub struct OpenAiChat {
     strict: bool,
     server: Option<&'static str>,
     compatible: bool,
+    audio_input: bool,
 }
 
 impl OpenAiChat {
@@ -169,6 +172,31 @@ impl OpenAiChat {
     /// ```
     pub fn with_compatible(self, compatible: bool) -> Self {
         OpenAiChat { compatible, ..self }
+    }
+
+    /// Sends audio a tool returned (WAV and MP3) to the model as `input_audio`, in the `user`
+    /// message after the tool messages (off by default). Only OpenAI's audio models take audio
+    /// input, and any other answers the request with a 400; so by default a clip is a line
+    /// saying it was left out. Turn it on when the model takes audio.
+    ///
+    /// ```
+    /// use skyl::provider::OpenAiChat;
+    ///
+    /// let audio = OpenAiChat::default().with_audio_input(true);
+    /// assert!(audio.takes_audio());
+    /// assert!(!OpenAiChat::default().takes_audio());
+    /// ```
+    pub fn with_audio_input(self, audio_input: bool) -> Self {
+        OpenAiChat {
+            audio_input,
+            ..self
+        }
+    }
+
+    /// Whether audio a tool returned is sent to the model (see
+    /// [`with_audio_input`](Self::with_audio_input)).
+    pub fn takes_audio(&self) -> bool {
+        self.audio_input
     }
 
     /// Whether this adapter talks to an OpenAI-compatible server (see
@@ -315,7 +343,9 @@ impl Encoder for OpenAiChat {
             |result, content, media| {
                 let content = match content {
                     None => super::result_content(result),
-                    Some(content) => Value::String(tool_text(result, content, media)),
+                    Some(content) => {
+                        Value::String(tool_text(result, content, self.audio_input, media))
+                    }
                 };
                 object([
                     ("role", "tool".into()),
@@ -374,11 +404,16 @@ impl Encoder for OpenAiChat {
 /// a tool message can hold as text. The media parts (images, WAV and MP3 audio, PDFs given as
 /// bytes) go onto `media`, introduced by a line naming the call, for the user message that
 /// follows the tool messages.
-fn tool_text(result: &ToolResult, content: &ResultContent, media: &mut Vec<Value>) -> String {
+fn tool_text(
+    result: &ToolResult,
+    content: &ResultContent,
+    audio_input: bool,
+    media: &mut Vec<Value>,
+) -> String {
     let mut text = super::result_text(result);
     let mut carried = Vec::new();
     for part in lowering::parts(&result.content, content) {
-        match media_part(part) {
+        match media_part(part, audio_input) {
             Ok(value) => carried.push(value),
             Err(line) => {
                 if !text.is_empty() {
@@ -397,7 +432,7 @@ fn tool_text(result: &ToolResult, content: &ResultContent, media: &mut Vec<Value
 
 /// A part as a content part of a user message (`image_url`, `input_audio`, `file`, as the SDK's
 /// `ChatCompletionContentPartParam` types them), or the line that stands for it.
-fn media_part(part: &Content) -> Result<Value, String> {
+fn media_part(part: &Content, audio_input: bool) -> Result<Value, String> {
     match part {
         Content::Image(image) => {
             let url = match &image.source {
@@ -409,6 +444,11 @@ fn media_part(part: &Content) -> Result<Value, String> {
                 ("image_url", object([("url", url.into())])),
             ]))
         }
+        Content::Audio(_) if !audio_input => Err(lowering::not_taken(
+            part,
+            PROVIDER,
+            "takes audio only on audio models",
+        )),
         Content::Audio(audio) => {
             let format = match audio.media_type.as_str() {
                 "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
