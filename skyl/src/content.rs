@@ -150,11 +150,11 @@ pub enum Source {
 /// ```
 /// use skyl::{Image, IntoToolOutput};
 ///
-/// # let png_bytes = b"\x89PNG\r\n\x1a\n...".to_vec();
+/// # const PNG_BYTES: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// /// Draws the chart of a city's week.
 /// #[skyl::tool]
 /// fn chart(city: String) -> (String, Image) {
-///     (format!("The week in {city}."), Image::png(png_bytes.clone()))
+///     (format!("The week in {city}."), Image::png(PNG_BYTES))
 /// }
 /// # let _ = Chart;
 /// ```

@@ -156,11 +156,11 @@
 //! ```
 //! use skyl::{Image, Message, Part, Role, ToolCall, Toolbox};
 //!
-//! # let png_bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+//! # const PNG_BYTES: &[u8] = b"\x89PNG\r\n\x1a\n";
 //! /// Draws the chart of a city's week.
 //! #[skyl::tool]
 //! fn chart(city: String) -> (String, Image) {
-//!     (format!("The week in {city}."), Image::png(png_bytes.clone()))
+//!     (format!("The week in {city}."), Image::png(PNG_BYTES))
 //! }
 //!
 //! let toolbox = Toolbox::new().with(Chart);
@@ -170,7 +170,7 @@
 //! };
 //! let answer = toolbox.answer_blocking(&turn);
 //! assert_eq!(answer.tool_results().next().unwrap().content, "The week in Gulu.");
-//! assert_eq!(answer.result_content("c1").unwrap().content, [Image::png(png_bytes).into()]);
+//! assert_eq!(answer.result_content("c1").unwrap().content, [Image::png(PNG_BYTES).into()]);
 //! ```
 //!
 //! The [`ToolResult`] keeps its three fields and its prose; the content rides beside it as a

@@ -185,12 +185,12 @@ impl<T: IntoToolOutput, E: Into<ToolFailure>> IntoToolOutput for Result<T, E> {
 /// ```
 /// use skyl::{Content, Image, IntoToolOutput, ToolOutput};
 ///
-/// # let png = b"\x89PNG\r\n\x1a\n".to_vec();
+/// # const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// /// Renders the page at `url`.
 /// #[skyl::tool]
 /// fn screenshot(url: String) -> ToolOutput {
 ///     ToolOutput::from(format!("The page at {url}:"))
-///         .with(Image::png(png.clone()))
+///         .with(Image::png(PNG))
 ///         .with(Content::json(serde_json::json!({"width": 1280, "height": 800})))
 /// }
 ///
