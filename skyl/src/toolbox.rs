@@ -19,7 +19,10 @@ use crate::prose;
 use crate::provider::PORTABLE_NAMES;
 use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::set::Prefixed;
-use crate::tool::{Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet, ToolVisitor};
+use crate::tool::{
+    CallContext, CallObserver, Invocation, Tool, ToolDefinition, ToolFuture, ToolOutcome, ToolSet,
+    ToolVisitor,
+};
 
 mod batch;
 mod cut;
@@ -560,7 +563,52 @@ impl<S: 'static> Toolbox<S> {
     /// The future is a [`Dispatch`]: it does nothing until it is polled, and it is [`Send`] when
     /// the state is [`Sync`].
     pub fn dispatch<'a>(&'a self, call: &'a ToolCall) -> Dispatch<'a, S> {
-        Dispatch::new(self, call)
+        Dispatch::new(self, call, None)
+    }
+
+    /// [`dispatch`](Self::dispatch), with the progress and log lines the tool reports through its
+    /// [`CallContext`] sent to `observer` as they come.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use skyl::{CallContext, CallObserver, Progress, Report, ToolCall, Toolbox};
+    ///
+    /// /// Copies the files.
+    /// #[skyl::tool]
+    /// fn copy(#[context] call: CallContext) -> &'static str {
+    ///     call.progress(Progress::new(1.0).with_total(2.0));
+    ///     call.progress(Progress::new(2.0).with_total(2.0));
+    ///     "copied"
+    /// }
+    ///
+    /// #[derive(Default)]
+    /// struct Heard(Mutex<Vec<Report>>);
+    /// impl CallObserver for Heard {
+    ///     fn report(&self, _: &CallContext, report: Report) {
+    ///         self.0.lock().unwrap().push(report);
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::new().with(Copy);
+    /// let heard = Arc::new(Heard::default());
+    /// let call = ToolCall::new("c1", "copy", serde_json::json!({}));
+    /// let result = futures_executor_free(toolbox.dispatch_observed(&call, heard.clone()));
+    /// assert_eq!(result.content, "copied");
+    /// assert_eq!(heard.0.lock().unwrap().len(), 2);
+    /// # fn futures_executor_free<F: std::future::Future>(future: F) -> F::Output {
+    /// #     let mut future = std::pin::pin!(future);
+    /// #     match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    /// #         std::task::Poll::Ready(output) => output,
+    /// #         std::task::Poll::Pending => unreachable!("a synchronous tool"),
+    /// #     }
+    /// # }
+    /// ```
+    pub fn dispatch_observed<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        observer: Arc<dyn CallObserver>,
+    ) -> Dispatch<'a, S> {
+        Dispatch::new(self, call, Some(observer))
     }
 
     /// Answers every tool call of an assistant message: the calls run concurrently (at most
@@ -614,7 +662,7 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let results = self.run_turn(&calls, &[], Vec::new(), ()).await;
+        let results = self.run_turn(&calls, &[], Vec::new(), None, ()).await;
         Message {
             role: Role::Tool,
             parts: results.into_iter().map(Part::ToolResult).collect(),
@@ -644,7 +692,7 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, None, convert::identity, block_on)
+        self.start(call, None, None, convert::identity, block_on)
     }
 
     /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
@@ -663,6 +711,7 @@ impl<S: 'static> Toolbox<S> {
         &'a self,
         call: &'a ToolCall,
         effect_key: Option<&'a str>,
+        observer: Option<&Arc<dyn CallObserver>>,
         done: impl FnOnce(ToolResult) -> R,
         running: impl FnOnce(Running<'a>) -> R,
     ) -> R {
@@ -676,9 +725,13 @@ impl<S: 'static> Toolbox<S> {
         }
         let tool = &self.tools[position];
         let max_output = self.limits.max_output_bytes();
+        let invocation = Invocation::observed(name, &call.id, effect_key, observer);
         let keyed = EffectKeyGuard::set(effect_key);
-        let called = catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state)));
+        let called = catch_unwind(AssertUnwindSafe(|| {
+            tool.invoke(&call.arguments, &self.state, &invocation)
+        }));
         drop(keyed);
+        let context = invocation.into_context();
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
@@ -691,6 +744,7 @@ impl<S: 'static> Toolbox<S> {
                 name,
                 call_id: &call.id,
                 effect_key,
+                context,
                 max_output,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
@@ -721,6 +775,7 @@ impl<S: 'static> Toolbox<S> {
         calls: &[&'a ToolCall],
         effect_keys: &'a [String],
         gates: Vec<Option<Gate<'a>>>,
+        observer: Option<Arc<dyn CallObserver>>,
         watch: W,
     ) -> Vec<ToolResult> {
         let mut slots = Vec::with_capacity(calls.len());
@@ -741,7 +796,7 @@ impl<S: 'static> Toolbox<S> {
             }
             slots.push(Slot::Queued(call));
         }
-        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, watch)
+        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, observer, watch)
             .run()
             .await;
         repeats.answer(&mut results, calls);
@@ -816,6 +871,9 @@ struct Running<'a> {
     call_id: &'a str,
     /// The call's effect key, in a journaled run: set for the tool while it is polled.
     effect_key: Option<&'a str>,
+    /// The call's context, if the tool asked for one: cancelled when the call times out or is
+    /// dropped unfinished.
+    context: Option<CallContext>,
     /// The toolbox's bound on the result's content.
     max_output: usize,
     /// `None` once the call has its result.
@@ -854,10 +912,16 @@ impl Running<'_> {
     #[cfg(feature = "timeout")]
     fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
         let (delay, limit) = self.deadline.as_mut()?;
-        Pin::new(delay)
-            .poll(cx)
-            .is_ready()
-            .then(|| ToolResult::error(self.call_id, prose::timed_out(self.name, *limit)))
+        if Pin::new(delay).poll(cx).is_pending() {
+            return None;
+        }
+        if let Some(context) = &self.context {
+            context.cancel();
+        }
+        Some(ToolResult::error(
+            self.call_id,
+            prose::timed_out(self.name, *limit),
+        ))
     }
 
     #[cfg(not(feature = "timeout"))]
@@ -870,6 +934,9 @@ impl Running<'_> {
 impl Drop for Running<'_> {
     /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
     fn drop(&mut self) {
+        if let (Some(_), Some(context)) = (&self.future, &self.context) {
+            context.cancel();
+        }
         drop_quietly(self.future.take());
     }
 }
