@@ -63,6 +63,8 @@ pub(crate) struct Param<'a> {
     pub(crate) ty: &'a Type,
     /// The `#[state]` attribute, when the parameter has one.
     pub(crate) state: Option<&'a Attribute>,
+    /// The `#[context]` attribute, when the parameter has one.
+    pub(crate) context: Option<&'a Attribute>,
     pub(crate) description: Option<String>,
     /// `#[serde(...)]` and `#[schemars(...)]`, carried over to the arguments struct's field.
     pub(crate) field_attrs: Vec<&'a Attribute>,
@@ -147,6 +149,8 @@ pub(crate) enum ParamKind<'a> {
     Str,
     /// `#[state] name: &T`: borrowed from the toolbox state through `FromRef`.
     State(&'a Type),
+    /// `#[context] name: T`: taken from the call through `FromInvocation`.
+    Context(&'a Type),
 }
 
 impl<'a> Tool<'a> {
@@ -250,6 +254,7 @@ impl<'a> Param<'a> {
             ident,
             ty,
             state: attrs.iter().find(|attr| is_state(attr)),
+            context: attrs.iter().find(|attr| is_context(attr)),
             description: docs::collect(attrs)?,
             field_attrs: attrs.iter().filter(|attr| is_field_attr(attr)).collect(),
         })
@@ -257,6 +262,9 @@ impl<'a> Param<'a> {
 
     /// Classifies a parameter that `valid.rs` accepted.
     pub(crate) fn kind(&self) -> ParamKind<'a> {
+        if self.context.is_some() {
+            return ParamKind::Context(self.ty);
+        }
         match (self.state, self.ty) {
             (Some(_), Type::Reference(reference)) => ParamKind::State(&reference.elem),
             (None, ty) if is_str_ref(ty) => ParamKind::Str,
@@ -268,6 +276,11 @@ impl<'a> Param<'a> {
 /// `#[state]`.
 pub(crate) fn is_state(attr: &Attribute) -> bool {
     attr.path().is_ident("state")
+}
+
+/// `#[context]`.
+pub(crate) fn is_context(attr: &Attribute) -> bool {
+    attr.path().is_ident("context")
 }
 
 /// `#[serde(...)]` or `#[schemars(...)]`: attributes for the arguments struct's field.

@@ -96,7 +96,10 @@ pub(crate) fn strip_tool_attributes(attrs: &mut Vec<Attribute>, sig: &mut Signat
     for input in &mut sig.inputs {
         if let FnArg::Typed(typed) = input {
             typed.attrs.retain(|attr| {
-                !(docs::is_doc(attr) || ast::is_state(attr) || ast::is_field_attr(attr))
+                !(docs::is_doc(attr)
+                    || ast::is_state(attr)
+                    || ast::is_context(attr)
+                    || ast::is_field_attr(attr))
             });
         }
     }
@@ -145,6 +148,9 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     let mut assertions = Vec::new();
     let mut call_args = Vec::new();
     let mut state_bounds = Vec::new();
+    // Values taken from the invocation before the call runs: the future or the thread the call
+    // runs on cannot borrow it.
+    let mut taken = Vec::new();
     // How the failure path names the argument at fault: each parameter read alone (by a reader
     // instantiated per type, shared by all tools), unless one of them cannot be read alone.
     let mut probes = Some(Vec::new());
@@ -171,6 +177,16 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             .as_ref()
             .map(|text| quote!(#[schemars(description = #text)]));
         match param.kind() {
+            ParamKind::Context(ty) => {
+                let span = ty.span();
+                let ty = written(ty);
+                let local = format_ident!("__skyl_context_{}", taken.len());
+                // A type that cannot be taken from the call is reported at the type.
+                taken.push(quote_spanned! {span=>
+                    let #local = <#ty as ::skyl::FromInvocation>::from_invocation(__invocation);
+                });
+                call_args.push(quote!(#local));
+            }
             ParamKind::State(ty) => {
                 let ty = written(ty);
                 state_bounds.push(quote!(#ty: ::skyl::FromRef<__S>));
@@ -265,7 +281,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         .then(|| quote!(let __this = ::std::sync::Arc::clone(&self.0);));
         quote_spanned! {blocking=>
             #this
-            ::skyl::__private::run_blocking(move || { #run })
+            ::skyl::__private::run_blocking(__invocation, move || { #run })
         }
     } else {
         quote!(::skyl::ToolFuture::ready_output({ #run }))
@@ -315,6 +331,32 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         }
     });
 
+    // A tool that sees its call (a `#[context]` parameter; a blocking tool, which passes the
+    // effect key to its thread) implements `invoke`, and `call` as `invoke` outside any run; any
+    // other implements `call` alone, and the toolbox's `invoke` is `call`.
+    let (entry, invocation_param, call) = if !taken.is_empty() || blocking {
+        (
+            quote!(invoke),
+            quote!(__invocation: &::skyl::Invocation<'_>,),
+            quote! {
+                fn call<'__a>(
+                    &'__a self,
+                    __json: &'__a ::skyl::__private::serde_json::Value,
+                    __state: &'__a __S,
+                ) -> ::skyl::ToolFuture<'__a> {
+                    <Self as ::skyl::Tool<__S>>::invoke(
+                        self,
+                        __json,
+                        __state,
+                        &::skyl::Invocation::new(#name, ""),
+                    )
+                }
+            },
+        )
+    } else {
+        (quote!(call), quote!(), quote!())
+    };
+
     quote! {
         #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
         #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
@@ -349,10 +391,13 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 })
             }
 
-            fn call<'__a>(
+            #call
+
+            fn #entry<'__a>(
                 &'__a self,
                 __json: &'__a ::skyl::__private::serde_json::Value,
                 __state: &'__a __S,
+                #invocation_param
             ) -> ::skyl::ToolFuture<'__a> {
                 let _ = __state;
                 // The schema is read only when the arguments do not parse as they are.
@@ -364,6 +409,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                         return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
                     }
                 };
+                #(#taken)*
                 #run
             }
 

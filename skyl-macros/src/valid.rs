@@ -20,6 +20,14 @@ impl Tool<'_> {
         for param in &self.params {
             param.check(&mut errors);
         }
+        let mut contexts = self.params.iter().filter_map(|param| param.context);
+        if let (Some(_), Some(again)) = (contexts.next(), contexts.next()) {
+            errors.push(syn::Error::new_spanned(
+                again,
+                "a tool takes one `#[context]` parameter; remove this one and use the first (a \
+                 `CallContext` is a cheap handle: clone it where a second one is needed)",
+            ));
+        }
         self.check_name(&mut errors);
         self.check_description(&mut errors);
         self.check_settings(&mut errors);
@@ -279,6 +287,20 @@ impl Param<'_> {
             ));
             return;
         }
+        if let Some(context) = self.context {
+            self.check_context(context, &name, errors);
+            return;
+        }
+        if let Some(named) = names_call_context(self.ty) {
+            errors.push(syn::Error::new_spanned(
+                self.ty,
+                format!(
+                    "parameter `{name}` is the call's `{named}`, which the toolbox gives and the \
+                     model does not send; mark it `#[context]`"
+                ),
+            ));
+            return;
+        }
         match (self.state, self.ty) {
             (Some(state), _) if !matches!(state.meta, Meta::Path(_)) => {
                 errors.push(syn::Error::new_spanned(
@@ -360,6 +382,61 @@ impl Param<'_> {
             _ => {}
         }
     }
+}
+
+impl Param<'_> {
+    /// `#[context] name: T`: no arguments, not also `#[state]`, owned, not an argument of the
+    /// model. Whether `T` can be taken from the call is the compiler's to say, at the type.
+    fn check_context(&self, context: &syn::Attribute, name: &str, errors: &mut Errors) {
+        if !matches!(context.meta, Meta::Path(_)) {
+            errors.push(syn::Error::new_spanned(
+                context,
+                "`#[context]` takes no arguments; write `#[context]` and choose what is taken \
+                 from the call by the parameter's type (`skyl::CallContext`)",
+            ));
+        } else if let Some(state) = self.state {
+            errors.push(syn::Error::new_spanned(
+                state,
+                format!(
+                    "parameter `{name}` cannot be both `#[context]` and `#[state]`: the context \
+                     comes from the call, the state from the toolbox; keep one, and make the \
+                     other a parameter of its own"
+                ),
+            ));
+        } else if let Type::Reference(reference) = self.ty {
+            errors.push(syn::Error::new_spanned(
+                self.ty,
+                format!(
+                    "`#[context]` parameter `{name}` is taken by value: the context is a handle \
+                     the tool owns (cheap to clone, and it can go to another thread or into a \
+                     future); write `{}`",
+                    reference.elem.to_token_stream()
+                ),
+            ));
+        } else if let Some(attr) = self.field_attrs.first() {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "`#[context]` parameter `{name}` is not an argument of the model, so \
+                     `#[serde]` and `#[schemars]` have no effect on it; remove them"
+                ),
+            ));
+        }
+    }
+}
+
+/// The name of skyl's call types (`CallContext`, `Invocation`) when `ty` names one, by the last
+/// segment of its path.
+fn names_call_context(ty: &Type) -> Option<&'static str> {
+    let path = match ty {
+        Type::Path(path) => path,
+        Type::Reference(reference) => return names_call_context(&reference.elem),
+        _ => return None,
+    };
+    let last = path.path.segments.last()?;
+    ["CallContext", "Invocation"]
+        .into_iter()
+        .find(|name| last.ident == name)
 }
 
 /// A tool method takes `&self`: the toolbox keeps the instance and lends it to every call.

@@ -647,9 +647,10 @@ pub use message::{
 };
 pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
-    DynamicTool, FailureKind, FromRef, Guidance, Guide, GuidedError, IntoToolOutput, Json, Tool,
-    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput, ToolSet,
-    ToolVisitor,
+    CallContext, CallObserver, Cancelled, DynamicTool, FailureKind, FromInvocation, FromRef,
+    Guidance, Guide, GuidedError, IntoToolOutput, Invocation, Json, LogLevel, Progress, Report,
+    Tool, ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput,
+    ToolSet, ToolVisitor,
 };
 pub use toolbox::{Dispatch, Limits, Toolbox};
 

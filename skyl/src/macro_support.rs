@@ -8,7 +8,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::tool::{
-    IntoToolOutput, Json, ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutput,
+    IntoToolOutput, Invocation, Json, ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture,
+    ToolOutput,
 };
 
 /// `<T as Defer<S>>::This` is `T`, but a bound written on it mentions `S`.
@@ -130,11 +131,19 @@ pub fn tool_output<T: IntoToolOutput>(output: T) -> Result<ToolOutput, ToolFailu
 }
 
 /// Runs the body of a `#[tool(blocking)]` call on the blocking pool.
-pub fn run_blocking<F>(job: F) -> ToolFuture<'static>
+pub fn run_blocking<F>(invocation: &Invocation<'_>, job: F) -> ToolFuture<'static>
 where
     F: FnOnce() -> Result<ToolOutput, ToolFailure> + Send + 'static,
 {
-    ToolFuture::new_output(crate::blocking::run(job))
+    // The worker is another thread: the effect key goes with the job, for
+    // `skyl::agent::effect_key` to read there as on the caller's thread.
+    match invocation.effect_key().map(str::to_owned) {
+        None => ToolFuture::new_output(crate::blocking::run(job)),
+        Some(key) => ToolFuture::new_output(crate::blocking::run(move || {
+            let _keyed = crate::agent::journal::EffectKeyGuard::set(Some(&key));
+            job()
+        })),
+    }
 }
 
 /// Implemented when skyl is built with its `timeout` feature, which `#[tool(timeout = "...")]`

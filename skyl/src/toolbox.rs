@@ -19,7 +19,10 @@ use crate::prose;
 use crate::provider::PORTABLE_NAMES;
 use crate::registration::{self, RegistrationError, UnknownTool};
 use crate::tool::set::Prefixed;
-use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture, ToolSet, ToolVisitor};
+use crate::tool::{
+    CallContext, CallObserver, Invocation, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolSet,
+    ToolVisitor,
+};
 
 mod batch;
 mod cut;
@@ -564,7 +567,52 @@ impl<S: 'static> Toolbox<S> {
     /// text (an image), the result says each part in a line after the prose.
     /// [`answer`](Self::answer) keeps the content itself, beside the result.
     pub fn dispatch<'a>(&'a self, call: &'a ToolCall) -> Dispatch<'a, S> {
-        Dispatch::new(self, call)
+        Dispatch::new(self, call, None)
+    }
+
+    /// [`dispatch`](Self::dispatch), with the progress and log lines the tool reports through its
+    /// [`CallContext`] sent to `observer` as they come.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use skyl::{CallContext, CallObserver, Progress, Report, ToolCall, Toolbox};
+    ///
+    /// /// Copies the files.
+    /// #[skyl::tool]
+    /// fn copy(#[context] call: CallContext) -> &'static str {
+    ///     call.progress(Progress::new(1.0).with_total(2.0));
+    ///     call.progress(Progress::new(2.0).with_total(2.0));
+    ///     "copied"
+    /// }
+    ///
+    /// #[derive(Default)]
+    /// struct Heard(Mutex<Vec<Report>>);
+    /// impl CallObserver for Heard {
+    ///     fn report(&self, _: &CallContext, report: Report) {
+    ///         self.0.lock().unwrap().push(report);
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::new().with(Copy);
+    /// let heard = Arc::new(Heard::default());
+    /// let call = ToolCall::new("c1", "copy", serde_json::json!({}));
+    /// let result = futures_executor_free(toolbox.dispatch_observed(&call, heard.clone()));
+    /// assert_eq!(result.content, "copied");
+    /// assert_eq!(heard.0.lock().unwrap().len(), 2);
+    /// # fn futures_executor_free<F: std::future::Future>(future: F) -> F::Output {
+    /// #     let mut future = std::pin::pin!(future);
+    /// #     match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    /// #         std::task::Poll::Ready(output) => output,
+    /// #         std::task::Poll::Pending => unreachable!("a synchronous tool"),
+    /// #     }
+    /// # }
+    /// ```
+    pub fn dispatch_observed<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        observer: Arc<dyn CallObserver>,
+    ) -> Dispatch<'a, S> {
+        Dispatch::new(self, call, Some(observer))
     }
 
     /// Answers every tool call of an assistant message: the calls run concurrently (at most
@@ -622,7 +670,7 @@ impl<S: 'static> Toolbox<S> {
     /// ```
     pub async fn answer(&self, message: &Message) -> Message {
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let results = self.run_turn(&calls, &[], Vec::new(), ()).await;
+        let results = self.run_turn(&calls, &[], Vec::new(), None, ()).await;
         let mut parts = Vec::with_capacity(results.len());
         for answered in results {
             answered.into_parts(&mut parts);
@@ -656,15 +704,19 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, None, Answered::into_text_result, |running| {
+        self.start(call, None, None, Answered::into_text_result, |running| {
             block_on(running).into_text_result()
         })
     }
 
-    /// [`dispatch`](Self::dispatch), with the content beside the result.
+    /// [`dispatch_observed`](Self::dispatch_observed), with the content beside the result.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) async fn dispatch_answered(&self, call: &ToolCall) -> Answered {
-        match self.start(call, None, Ok, Err) {
+    pub(crate) async fn dispatch_answered(
+        &self,
+        call: &ToolCall,
+        observer: Option<Arc<dyn CallObserver>>,
+    ) -> Answered {
+        match self.start(call, None, observer.as_ref(), Ok, Err) {
             Ok(answered) => answered,
             Err(running) => running.await,
         }
@@ -686,6 +738,7 @@ impl<S: 'static> Toolbox<S> {
         &'a self,
         call: &'a ToolCall,
         effect_key: Option<&'a str>,
+        observer: Option<&Arc<dyn CallObserver>>,
         done: impl FnOnce(Answered) -> R,
         running: impl FnOnce(Running<'a>) -> R,
     ) -> R {
@@ -699,9 +752,13 @@ impl<S: 'static> Toolbox<S> {
         }
         let tool = &self.tools[position];
         let max_output = self.limits.max_output_bytes();
+        let invocation = Invocation::observed(name, &call.id, effect_key, observer);
         let keyed = EffectKeyGuard::set(effect_key);
-        let called = catch_unwind(AssertUnwindSafe(|| tool.call(&call.arguments, &self.state)));
+        let called = catch_unwind(AssertUnwindSafe(|| {
+            tool.invoke(&call.arguments, &self.state, &invocation)
+        }));
         drop(keyed);
+        let context = invocation.into_context();
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
@@ -714,6 +771,7 @@ impl<S: 'static> Toolbox<S> {
                 name,
                 call_id: &call.id,
                 effect_key,
+                context,
                 limits: &self.limits,
                 future: Some(future),
                 #[cfg(feature = "timeout")]
@@ -744,6 +802,7 @@ impl<S: 'static> Toolbox<S> {
         calls: &[&'a ToolCall],
         effect_keys: &'a [String],
         gates: Vec<Option<Gate<'a>>>,
+        observer: Option<Arc<dyn CallObserver>>,
         watch: W,
     ) -> Vec<Answered> {
         let mut slots = Vec::with_capacity(calls.len());
@@ -763,7 +822,7 @@ impl<S: 'static> Toolbox<S> {
             }
             slots.push(Slot::Queued(call));
         }
-        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, watch)
+        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, observer, watch)
             .run()
             .await;
         repeats.answer(&mut results, calls);
@@ -838,6 +897,9 @@ struct Running<'a> {
     call_id: &'a str,
     /// The call's effect key, in a journaled run: set for the tool while it is polled.
     effect_key: Option<&'a str>,
+    /// The call's context, if the tool asked for one: cancelled when the call times out or is
+    /// dropped unfinished.
+    context: Option<CallContext>,
     /// The toolbox's bounds on the result's content.
     limits: &'a Limits,
     /// `None` once the call has its result.
@@ -882,10 +944,16 @@ impl Running<'_> {
     #[cfg(feature = "timeout")]
     fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
         let (delay, limit) = self.deadline.as_mut()?;
-        Pin::new(delay)
-            .poll(cx)
-            .is_ready()
-            .then(|| ToolResult::error(self.call_id, prose::timed_out(self.name, *limit)))
+        if Pin::new(delay).poll(cx).is_pending() {
+            return None;
+        }
+        if let Some(context) = &self.context {
+            context.cancel();
+        }
+        Some(ToolResult::error(
+            self.call_id,
+            prose::timed_out(self.name, *limit),
+        ))
     }
 
     #[cfg(not(feature = "timeout"))]
@@ -898,6 +966,9 @@ impl Running<'_> {
 impl Drop for Running<'_> {
     /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
     fn drop(&mut self) {
+        if let (Some(_), Some(context)) = (&self.future, &self.context) {
+            context.cancel();
+        }
         drop_quietly(self.future.take());
     }
 }

@@ -6,6 +6,7 @@ mod common;
 mod fuzz_inputs;
 mod mount;
 mod serve;
+mod served_context;
 
 /// The weather example's tools: the same source the `mcp_server` example serves.
 #[path = "../../examples/weather_tools.rs"]

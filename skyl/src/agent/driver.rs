@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture, poll_fn};
 use std::pin::Pin;
-use std::sync::Mutex;
-use std::task::Poll;
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 use crate::content::{Content, ResultContent};
@@ -14,7 +14,7 @@ use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
-use crate::tool::ToolOutcome;
+use crate::tool::{CallContext, CallObserver, Report, ToolOutcome};
 use crate::toolbox::{Answered, Gate, Timed};
 
 use crate::arguments::canonical::fingerprint;
@@ -678,6 +678,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     });
                 }
             }
+            // With an event callback, what the calls report and their results go through one
+            // queue, emptied into the callback each time the turn is polled: the tools report
+            // from any thread, and a call's reports come before its result.
+            let reports = events.is_some().then(|| Arc::new(Reports::default()));
             let journaled = self.journal.is_some();
             let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
             // The journal's error, when it could not record an intent: no call starts after it.
@@ -695,14 +699,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     };
                     lock(&finished).push(record.entry());
                 }
-                if let Some(events) = events {
-                    events(Event::ToolFinished {
+                if let Some(reports) = &reports {
+                    reports.push(Event::ToolFinished {
                         name: running[k].name.clone(),
                         result: result.clone(),
                         duration: took,
                     });
                 }
             });
+            let observer = reports
+                .clone()
+                .map(|reports| reports as Arc<dyn CallObserver>);
             let results = {
                 // Boxed: the turn's calls in flight are the largest part of the run's state, and
                 // the run's future is smaller without them (one allocation per turn with calls).
@@ -714,8 +721,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     .into_iter()
                     .map(|intent| Some(intent_gate(journal?, intent?, &refused)))
                     .collect();
-                let mut turn_run =
-                    Box::pin(agent.toolbox.run_turn(&running, &effect_keys, gates, watch));
+                let turn_run =
+                    agent
+                        .toolbox
+                        .run_turn(&running, &effect_keys, gates, observer, watch);
+                let mut turn_run = std::pin::pin!(Reporting {
+                    work: Box::pin(turn_run),
+                    reports: reports.as_deref(),
+                    events: events.as_deref_mut(),
+                });
                 record_while(turn_run.as_mut(), &finished, journal).await?
             };
             if let Some(error) = lock(&refused).take() {
@@ -805,6 +819,63 @@ fn intent_gate<'a>(
             }
         }
     })
+}
+
+/// The reports of a turn's calls and their results, in the order they came, waiting to be
+/// handed to the run's event callback.
+#[derive(Default)]
+struct Reports {
+    queue: Mutex<(Vec<Event>, Option<Waker>)>,
+}
+
+impl Reports {
+    /// Queues `event` and wakes the turn, which hands it to the callback.
+    fn push(&self, event: Event) {
+        let waker = {
+            let mut queue = lock(&self.queue);
+            queue.0.push(event);
+            queue.1.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl CallObserver for Reports {
+    fn report(&self, call: &CallContext, report: Report) {
+        self.push(Event::ToolReport {
+            call_id: call.call_id().to_owned(),
+            name: call.tool().to_owned(),
+            report,
+        });
+    }
+}
+
+/// A turn being run, whose queued events are handed to the callback each time it is polled.
+struct Reporting<'e, 'c, F> {
+    work: F,
+    reports: Option<&'e Reports>,
+    events: Option<&'e mut (dyn FnMut(Event) + Send + 'c)>,
+}
+
+impl<F: Future + Unpin> Future for Reporting<'_, '_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        if let Some(reports) = this.reports {
+            lock(&reports.queue).1 = Some(cx.waker().clone());
+        }
+        let polled = Pin::new(&mut this.work).poll(cx);
+        if let (Some(reports), Some(events)) = (this.reports, this.events.as_mut()) {
+            let queued = std::mem::take(&mut lock(&reports.queue).0);
+            for event in queued {
+                events(event);
+            }
+        }
+        polled
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::message::{ToolCall, ToolResult};
 use crate::provider::StreamEvent;
+use crate::tool::Report;
 
 /// Something that happened in a run, reported as it happens to the callback given to
 /// [`RunBuilder::on_event`](super::RunBuilder::on_event).
@@ -38,6 +39,18 @@ pub enum Event {
         result: ToolResult,
         /// How long the call ran.
         duration: Duration,
+    },
+    /// A running call reported progress or wrote a log line through its
+    /// [`CallContext`](crate::CallContext). Reports come between the call's
+    /// [`ToolStarted`](Event::ToolStarted) and [`ToolFinished`](Event::ToolFinished), in the order
+    /// the tool made them.
+    ToolReport {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// What the tool said.
+        report: Report,
     },
     /// A call got its result without running now: a hook or a person decided it, or a journal
     /// had it already. Every call of a run is reported once, by this or by

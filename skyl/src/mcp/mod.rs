@@ -33,7 +33,9 @@
 //! | a tool whose definition has an `output_schema` | the same, plus the output parsed into `structuredContent` |
 //! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
 //! | a tool name the toolbox does not have | JSON-RPC error -32602 (the one case MCP makes a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
-//! | `notifications/cancelled` | the tool's future is dropped, and no response is sent |
+//! | `notifications/cancelled` | the tool's future is dropped and its [`CallContext`](crate::CallContext) cancelled, and no response is sent |
+//! | a tool's [`CallContext::progress`](crate::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
+//! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result |
 //!
 //! `tools/list` carries each tool's name, description and `inputSchema` (skyl's canonical
 //! schema), and, where the definition has them, its title and annotations
@@ -105,6 +107,7 @@ mod http;
 mod listing;
 mod mount;
 mod names;
+mod notify;
 mod prose;
 mod serve;
 

@@ -14,6 +14,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::error::ServeError;
+use super::notify::{self, LevelFilter};
 use super::{content, listing};
 use crate::message::ToolCall;
 use crate::toolbox::Toolbox;
@@ -44,6 +45,8 @@ use crate::toolbox::Toolbox;
 pub struct Server<S = ()> {
     tools: Arc<Tools<S>>,
     config: ServerConfig,
+    /// The least level of the log lines this connection's client wants.
+    log_level: LevelFilter,
 }
 
 /// What every connection of a server shares.
@@ -68,12 +71,19 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .collect(),
             toolbox,
         };
-        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let config = ServerConfig::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new("skyl", env!("CARGO_PKG_VERSION")));
         Server {
             tools: Arc::new(tools),
             config,
+            log_level: LevelFilter::default(),
         }
     }
 
@@ -134,17 +144,34 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
-        tokio::select! {
-            answered = self.tools.toolbox.dispatch_answered(&call) => {
-                Ok(content::to_mcp(answered, structured).into())
+        // What the tool reports through its context goes to the client as notifications, sent
+        // here in the order it was made, and all of it before the result.
+        let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
+        let mut dispatch = std::pin::pin!(
+            self.tools
+                .toolbox
+                .dispatch_answered(&call, Some(Arc::new(notifier)))
+        );
+        loop {
+            tokio::select! {
+                biased;
+                Some(report) = notices.next() => {
+                    notices.send(&context.peer, &self.log_level, report).await;
+                }
+                answered = &mut dispatch => {
+                    for report in notices.pending() {
+                        notices.send(&context.peer, &self.log_level, report).await;
+                    }
+                    return Ok(content::to_mcp(answered, structured).into());
+                }
+                // Returning drops the dispatch, and the tool's future with it, which cancels the
+                // call's context; rmcp sends no response for a request the client cancelled.
+                () = context.ct.cancelled() => return Err(ErrorData::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the client cancelled the call",
+                    None,
+                )),
             }
-            // Returning drops the dispatch, and the tool's future with it; rmcp sends no response
-            // for a request the client cancelled.
-            () = context.ct.cancelled() => Err(ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                "the client cancelled the call",
-                None,
-            )),
         }
     }
 }
@@ -154,6 +181,7 @@ impl<S> Clone for Server<S> {
         Server {
             tools: Arc::clone(&self.tools),
             config: self.config.clone(),
+            log_level: self.log_level.clone(),
         }
     }
 }
@@ -186,6 +214,17 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
             .iter()
             .find(|tool| tool.name == name)
             .cloned()
+    }
+
+    // MCP logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn call_tool(

@@ -6,7 +6,7 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{IntoToolOutput, Tool, ToolDefinition, ToolFuture};
+use super::{CallContext, IntoToolOutput, Invocation, Tool, ToolDefinition, ToolFuture};
 use crate::arguments::parse_declared;
 use crate::schema;
 
@@ -72,7 +72,7 @@ pub struct DynamicTool {
 
 /// The closure with its argument type erased: it reads the arguments against the schema it is
 /// given, then runs.
-type Run = dyn Fn(&Value, &Value) -> ToolFuture<'static> + Send + Sync;
+type Run = dyn Fn(&Value, &Value, &Invocation<'_>) -> ToolFuture<'static> + Send + Sync;
 
 impl DynamicTool {
     /// A tool that runs `run` on this thread.
@@ -114,12 +114,14 @@ impl DynamicTool {
     {
         DynamicTool::erased(
             definition,
-            Box::new(move |arguments: &Value, schema: &Value| {
-                match parse_declared::<A>(arguments, schema) {
+            Box::new(
+                move |arguments: &Value, schema: &Value, _: &Invocation<'_>| match parse_declared::<A>(
+                    arguments, schema,
+                ) {
                     Ok(arguments) => ToolFuture::ready_output(run(arguments).into_output()),
                     Err(failure) => ToolFuture::ready(Err(failure)),
-                }
-            }),
+                },
+            ),
         )
     }
 
@@ -160,15 +162,83 @@ impl DynamicTool {
     {
         DynamicTool::erased(
             definition,
-            Box::new(move |arguments: &Value, schema: &Value| {
-                match parse_declared::<A>(arguments, schema) {
+            Box::new(
+                move |arguments: &Value, schema: &Value, _: &Invocation<'_>| match parse_declared::<A>(
+                    arguments, schema,
+                ) {
                     Ok(arguments) => {
                         let future = run(arguments);
                         ToolFuture::new_output(async move { future.await.into_output() })
                     }
                     Err(failure) => ToolFuture::ready(Err(failure)),
-                }
-            }),
+                },
+            ),
+        )
+    }
+
+    /// [`from_fn`](Self::from_fn) for a closure that also takes the call's [`CallContext`]: its
+    /// id, its effect key, a progress reporter, a logger and its cancellation.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use skyl::{CallContext, DynamicTool, ToolCall, ToolDefinition, Toolbox};
+    ///
+    /// let charge = DynamicTool::from_fn_with_context(
+    ///     ToolDefinition {
+    ///         name: "charge".into(),
+    ///         description: "Charges a card.".into(),
+    ///         parameters: json!({"type": "object", "properties": {}}),
+    ///         ..Default::default()
+    ///     },
+    ///     |_: Value, call: CallContext| format!("charged, idempotency key {:?}", call.effect_key()),
+    /// );
+    /// let toolbox = Toolbox::new().with(charge);
+    /// let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "charge", json!({})));
+    /// assert_eq!(result.content, "charged, idempotency key None");
+    /// ```
+    pub fn from_fn_with_context<A, R, F>(definition: ToolDefinition, run: F) -> Self
+    where
+        A: DeserializeOwned,
+        R: IntoToolOutput,
+        F: Fn(A, CallContext) -> R + Send + Sync + 'static,
+    {
+        DynamicTool::erased(
+            definition,
+            Box::new(
+                move |arguments: &Value, schema: &Value, invocation: &Invocation<'_>| {
+                    match parse_declared::<A>(arguments, schema) {
+                        Ok(arguments) => ToolFuture::ready_output(
+                            run(arguments, invocation.context()).into_output(),
+                        ),
+                        Err(failure) => ToolFuture::ready(Err(failure)),
+                    }
+                },
+            ),
+        )
+    }
+
+    /// [`from_async_fn`](Self::from_async_fn) for a closure that also takes the call's
+    /// [`CallContext`]; its future can await [`CallContext::cancelled`].
+    pub fn from_async_fn_with_context<A, Fut, F>(definition: ToolDefinition, run: F) -> Self
+    where
+        A: DeserializeOwned,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoToolOutput,
+        F: Fn(A, CallContext) -> Fut + Send + Sync + 'static,
+    {
+        DynamicTool::erased(
+            definition,
+            Box::new(
+                move |arguments: &Value, schema: &Value, invocation: &Invocation<'_>| {
+                    match parse_declared::<A>(arguments, schema) {
+                        Ok(arguments) => {
+                            let future = run(arguments, invocation.context());
+                            ToolFuture::new_output(async move { future.await.into_output() })
+                        }
+                        Err(failure) => ToolFuture::ready(Err(failure)),
+                    }
+                },
+            ),
         )
     }
 
@@ -186,7 +256,18 @@ impl<S> Tool<S> for DynamicTool {
     }
 
     fn call<'a>(&'a self, arguments: &'a Value, _state: &'a S) -> ToolFuture<'a> {
-        (self.run)(arguments, &self.definition.parameters)
+        let invocation = Invocation::new(&self.definition.name, "");
+        (self.run)(arguments, &self.definition.parameters, &invocation)
+    }
+
+    #[inline]
+    fn invoke<'a>(
+        &'a self,
+        arguments: &'a Value,
+        _state: &'a S,
+        invocation: &Invocation<'_>,
+    ) -> ToolFuture<'a> {
+        (self.run)(arguments, &self.definition.parameters, invocation)
     }
 }
 

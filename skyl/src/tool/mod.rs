@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod context;
 mod definition;
 mod dynamic;
 mod failure;
@@ -18,6 +19,9 @@ mod output;
 pub(crate) mod set;
 mod state;
 
+pub use context::{
+    CallContext, CallObserver, Cancelled, FromInvocation, Invocation, LogLevel, Progress, Report,
+};
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use dynamic::DynamicTool;
 pub use failure::{FailureKind, Guidance, ToolFailure};
@@ -72,6 +76,61 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     /// answer is known and [`ToolFuture::new`] for asynchronous work. The toolbox catches panics
     /// from this method and from the future it returns, whether it is being polled or dropped.
     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a>;
+
+    /// Runs the tool on a model's arguments, seeing its own call: the toolbox calls this, and by
+    /// default it is [`call`](Self::call).
+    ///
+    /// Implement it (and [`call`](Self::call) as a call of it with [`Invocation::new`]) for a
+    /// tool that reads its call id or effect key, reports progress, logs, or stops when
+    /// cancelled; a `#[tool]` function does this when it has a `#[context]` parameter. Take the
+    /// [`CallContext`] with [`Invocation::context`] before the future starts: the future cannot
+    /// borrow the invocation.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use skyl::Invocation;
+    /// use skyl::{Progress, Tool, ToolCall, ToolDefinition, ToolFuture, Toolbox};
+    ///
+    /// struct Slow(ToolDefinition);
+    ///
+    /// impl<S> Tool<S> for Slow {
+    ///     fn definition(&self) -> &ToolDefinition {
+    ///         &self.0
+    ///     }
+    ///
+    ///     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a> {
+    ///         self.invoke(arguments, state, &Invocation::new(&self.0.name, ""))
+    ///     }
+    ///
+    ///     fn invoke<'a>(&'a self, _: &'a Value, _: &'a S, call: &Invocation<'_>) -> ToolFuture<'a> {
+    ///         let context = call.context();
+    ///         ToolFuture::new(async move {
+    ///             context.progress(Progress::new(1.0).with_total(1.0));
+    ///             Ok(format!("done with {}", context.call_id()))
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// let slow = Slow(ToolDefinition {
+    ///     name: "slow".into(),
+    ///     description: "Is slow.".into(),
+    ///     parameters: json!({"type": "object", "properties": {}}),
+    ///     ..Default::default()
+    /// });
+    /// let toolbox = Toolbox::new().with(slow);
+    /// let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "slow", json!({})));
+    /// assert_eq!(result.content, "done with c1");
+    /// ```
+    #[inline]
+    fn invoke<'a>(
+        &'a self,
+        arguments: &'a Value,
+        state: &'a S,
+        invocation: &Invocation<'_>,
+    ) -> ToolFuture<'a> {
+        let _ = invocation;
+        self.call(arguments, state)
+    }
 
     /// How long a call may run before the toolbox stops it, overriding
     /// [`Toolbox::with_timeout`](crate::Toolbox) for this tool; `None` (the default) keeps the

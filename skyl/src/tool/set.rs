@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Tool, ToolDefinition, ToolFuture};
+use super::{Invocation, Tool, ToolDefinition, ToolFuture};
 
 /// A group of tools that share one instance, registered together with
 /// [`Toolbox::with_set`](crate::Toolbox::with_set).
@@ -118,6 +118,16 @@ impl<S, T: Tool<S>> Tool<S> for Prefixed<T> {
     #[inline]
     fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a> {
         self.tool.call(arguments, state)
+    }
+
+    #[inline]
+    fn invoke<'a>(
+        &'a self,
+        arguments: &'a Value,
+        state: &'a S,
+        invocation: &Invocation<'_>,
+    ) -> ToolFuture<'a> {
+        self.tool.invoke(arguments, state, invocation)
     }
 
     fn timeout(&self) -> Option<Duration> {

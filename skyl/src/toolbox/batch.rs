@@ -8,11 +8,13 @@
 use std::future::Future;
 use std::mem;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use super::{Answered, Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
+use crate::tool::CallObserver;
 
 /// What the owner of a batch hears about each call.
 pub(crate) trait Watch {
@@ -76,6 +78,8 @@ pub(super) struct Batch<'a, S, W: Watch> {
     effect_keys: &'a [String],
     /// Each slot's gate, or none at all.
     gates: Vec<Option<Gate<'a>>>,
+    /// Where the calls' progress and log lines go.
+    observer: Option<Arc<dyn CallObserver>>,
     /// The first slot not yet considered for starting.
     next: usize,
     /// How many calls are in flight.
@@ -90,6 +94,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         slots: Vec<Slot<'a, W::Mark>>,
         effect_keys: &'a [String],
         gates: Vec<Option<Gate<'a>>>,
+        observer: Option<Arc<dyn CallObserver>>,
         watch: W,
     ) -> Self {
         Batch {
@@ -97,6 +102,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
             slots,
             effect_keys,
             gates,
+            observer,
             next: 0,
             running: 0,
             limit: toolbox.limits.max_concurrent_calls().unwrap_or(usize::MAX),
@@ -147,20 +153,22 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
             self.next += 1;
             let mark = self.watch.started();
             let key = self.effect_keys.get(position).map(String::as_str);
-            self.slots[position] =
-                match self
-                    .toolbox
-                    .start(call, key, Started::Done, Started::Running)
-                {
-                    Started::Done(result) => {
-                        self.watch.finished(position, &result, mark);
-                        Slot::Done(result)
-                    }
-                    Started::Running(running) => {
-                        self.running += 1;
-                        Slot::Running(running, mark)
-                    }
-                };
+            self.slots[position] = match self.toolbox.start(
+                call,
+                key,
+                self.observer.as_ref(),
+                Started::Done,
+                Started::Running,
+            ) {
+                Started::Done(result) => {
+                    self.watch.finished(position, &result, mark);
+                    Slot::Done(result)
+                }
+                Started::Running(running) => {
+                    self.running += 1;
+                    Slot::Running(running, mark)
+                }
+            };
         }
     }
 

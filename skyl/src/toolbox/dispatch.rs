@@ -5,10 +5,12 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use super::{Answered, Running, Toolbox};
 use crate::message::{ToolCall, ToolResult};
+use crate::tool::CallObserver;
 
 /// One call on its way to its result: the future [`Toolbox::dispatch`] returns.
 ///
@@ -40,15 +42,19 @@ pub struct Dispatch<'a, S = ()> {
 
 enum State<'a, S> {
     /// Not polled yet: the tool has not been called.
-    Start(&'a Toolbox<S>, &'a ToolCall),
+    Start(&'a Toolbox<S>, &'a ToolCall, Option<Arc<dyn CallObserver>>),
     Running(Running<'a>),
     Done,
 }
 
 impl<'a, S> Dispatch<'a, S> {
-    pub(super) fn new(toolbox: &'a Toolbox<S>, call: &'a ToolCall) -> Self {
+    pub(super) fn new(
+        toolbox: &'a Toolbox<S>,
+        call: &'a ToolCall,
+        observer: Option<Arc<dyn CallObserver>>,
+    ) -> Self {
         Dispatch {
-            state: State::Start(toolbox, call),
+            state: State::Start(toolbox, call, observer),
         }
     }
 }
@@ -60,8 +66,8 @@ impl<S: 'static> Future for Dispatch<'_, S> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let this = self.get_mut();
         let result = match &mut this.state {
-            State::Start(toolbox, call) => {
-                let (toolbox, call) = (*toolbox, *call);
+            State::Start(toolbox, call, observer) => {
+                let (toolbox, call, observer) = (*toolbox, *call, observer.take());
                 // Done before the call, so that a result made on the spot goes straight into the
                 // returned `Poll`; only a call that has to wait puts itself back.
                 this.state = State::Done;
@@ -69,6 +75,7 @@ impl<S: 'static> Future for Dispatch<'_, S> {
                 return toolbox.start(
                     call,
                     None,
+                    observer.as_ref(),
                     |answered| Poll::Ready(answered.into_text_result()),
                     |mut running| {
                         let poll = Pin::new(&mut running).poll(cx);
@@ -90,7 +97,7 @@ impl<S: 'static> Future for Dispatch<'_, S> {
 impl<S> fmt::Debug for Dispatch<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
-            State::Start(_, call) => format!("not started: {} ({})", call.name, call.id),
+            State::Start(_, call, _) => format!("not started: {} ({})", call.name, call.id),
             State::Running(running) => format!("running: {} ({})", running.name, running.call_id),
             State::Done => "done".to_owned(),
         };

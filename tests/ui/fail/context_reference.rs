@@ -1,0 +1,11 @@
+use skyl::CallContext;
+
+/// Says its call id.
+#[skyl::tool]
+fn whoami(#[context] call: &CallContext) -> String {
+    call.call_id().to_owned()
+}
+
+fn main() {
+    let _ = Whoami;
+}
