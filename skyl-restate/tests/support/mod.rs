@@ -136,6 +136,12 @@ impl Service {
             .join("--- killed, started again ---\n")
     }
 
+    /// What the running start of the service printed so far.
+    pub fn current_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join(format!("service-{}.log", self.starts)))
+            .unwrap_or_default()
+    }
+
     /// The outbox's lines: one per effect done.
     pub fn outbox(&self) -> Vec<String> {
         std::fs::read_to_string(&self.outbox)
