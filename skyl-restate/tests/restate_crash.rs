@@ -46,6 +46,15 @@ fn landed(log: &str) -> String {
     }
 }
 
+/// Whether `log` says that call `call` of run `id` started (its effect key is
+/// `{id}/{step}/{call}`).
+fn started(log: &str, id: &str, call: &str) -> bool {
+    let run = format!(" {id}/");
+    let call = format!("/{call}");
+    log.lines()
+        .any(|line| line.starts_with("in ") && line.contains(&run) && line.ends_with(&call))
+}
+
 /// How the wait for a target call ended.
 enum Reached {
     Target,
@@ -53,9 +62,22 @@ enum Reached {
     End,
 }
 
-/// Approves c5 of run `id` once it waits.
-fn approve_when_asked(restate: &skyl_restate::local::LocalRestate, id: &str, approved: &mut bool) {
+/// Approves c5 of run `id` once it waits; first kills the service while the run waits, when
+/// `kill_first` says so.
+fn approve_when_asked(
+    restate: &skyl_restate::local::LocalRestate,
+    id: &str,
+    approved: &mut bool,
+    kill_first: &mut bool,
+    service: &mut Service,
+    kills: &mut Vec<String>,
+) {
     if !*approved && status(restate, id)["waiting"] != json!([]) {
+        if std::mem::take(kill_first) {
+            service.kill();
+            kills.push("waiting for the approval of c5".to_owned());
+            service.start("first");
+        }
         let decision = post(
             restate,
             &format!("/AgentRun/{id}/decide"),
@@ -98,24 +120,32 @@ fn runs_killed_in_seeded_calls_finish_with_one_result_per_call_and_no_effect_twi
         start_run(&restate, &id);
         let mut kills = Vec::new();
         let mut approved = false;
+        // The first run is also killed while it waits for a person's decision.
+        let mut kill_waiting = round == 0;
         for target in &targets {
             // The target shows in what this start of the service prints; unless the run went
             // past it (a call answered from the journal or as outcome-unknown does not run, and a
             // later call shows instead), or to its end.
-            let later: Vec<String> = CALLS
-                .iter()
-                .skip_while(|call| *call != target)
-                .map(|call| format!("/{call}\n"))
+            let later: Vec<&str> = CALLS
+                .into_iter()
+                .skip_while(|call| call != target)
                 .collect();
             let reached = wait_for("the run reaching its next target", || {
                 let log = service.current_log();
-                if log.contains(&later[0]) {
+                if started(&log, &id, later[0]) {
                     return Some(Reached::Target);
                 }
-                if later[1..].iter().any(|marker| log.contains(marker)) {
+                if later[1..].iter().any(|call| started(&log, &id, call)) {
                     return Some(Reached::Past);
                 }
-                approve_when_asked(&restate, &id, &mut approved);
+                approve_when_asked(
+                    &restate,
+                    &id,
+                    &mut approved,
+                    &mut kill_waiting,
+                    &mut service,
+                    &mut kills,
+                );
                 output(&restate, &id).is_some().then_some(Reached::End)
             });
             match reached {
@@ -129,7 +159,14 @@ fn runs_killed_in_seeded_calls_finish_with_one_result_per_call_and_no_effect_twi
             service.start("first");
         }
         let run = wait_for("the end of the run", || {
-            approve_when_asked(&restate, &id, &mut approved);
+            approve_when_asked(
+                &restate,
+                &id,
+                &mut approved,
+                &mut kill_waiting,
+                &mut service,
+                &mut kills,
+            );
             output(&restate, &id)
         });
         // The outbox holds every run's lines: this run's are the ones after the last run's.
