@@ -266,6 +266,7 @@ pub(crate) fn main() -> ExitCode {
     if args.rebuilt {
         toolbox = toolbox.with(GetWeather);
     }
+    let tools = toolbox.definitions().len();
     let agent = Agent::new(Script, toolbox, "scripted").with_approval_for_destructive(true);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -279,7 +280,10 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     runtime.block_on(async {
-        println!("serving AgentRun on http://{}", args.listen);
+        println!(
+            "serving AgentRun on http://{} with {tools} tools",
+            args.listen
+        );
         HttpServer::new(Endpoint::builder().bind(AgentRun { agent }).build())
             .listen_and_serve(args.listen)
             .await;

@@ -230,3 +230,33 @@ impl std::fmt::Display for RestateFailure {
 }
 
 impl std::error::Error for RestateFailure {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What Restate holds for a run is compatibility data: these documents, under these names,
+    /// are what a rebuilt service must read back.
+    #[test]
+    fn the_journal_runs_hold_these_documents_under_this_name() {
+        assert_eq!(JOURNAL_RUN, "skyl-journal");
+        assert_eq!(
+            serde_json::to_value(Group::Open).unwrap(),
+            json!({"skyl": "open"})
+        );
+        assert_eq!(
+            serde_json::to_value(Group::Close).unwrap(),
+            json!({"skyl": "close"})
+        );
+        let entries = Group::Entries {
+            entries: vec![Stored {
+                key: "intent/2/0".into(),
+                body: json!({"record": "intent", "step": 2, "call": 0, "call_id": "c3", "tool": "send_email", "format": 1}),
+            }],
+        };
+        let document = json!({"skyl": "entries", "entries": [{"key": "intent/2/0", "body": {"record": "intent", "step": 2, "call": 0, "call_id": "c3", "tool": "send_email", "format": 1}}]});
+        assert_eq!(serde_json::to_value(&entries).unwrap(), document);
+        assert_eq!(serde_json::from_value::<Group>(document).unwrap(), entries);
+    }
+}

@@ -65,7 +65,11 @@ impl LocalRestate {
     ///
     /// Fails saying which script to run when the binary is missing.
     pub fn start() -> Result<LocalRestate, LocalError> {
-        let binary = Self::binary();
+        Self::start_with(&Self::binary())
+    }
+
+    /// [`start`](Self::start), with the server binary at `binary`.
+    pub fn start_with(binary: &Path) -> Result<LocalRestate, LocalError> {
         if !binary.exists() {
             return Err(LocalError(format!(
                 "the Restate server is not installed at {}: run {INSTALL_SCRIPT} from the repository's root (or set SKYL_RESTATE_SERVER to a restate-server binary)",
@@ -115,7 +119,7 @@ bind-address = "127.0.0.1:{ingress}"
         })?;
         let log = std::fs::File::create(dir.join("server.log"))
             .map_err(|error| LocalError(format!("the server's log cannot be made: {error}")))?;
-        let child = Command::new(&binary)
+        let child = Command::new(binary)
             .arg("--config-file")
             .arg(&config_path)
             .arg("--base-dir")
@@ -294,5 +298,28 @@ fn dechunk(mut rest: &str) -> Option<String> {
         }
         body.push_str(after.get(..size)?);
         rest = after.get(size..)?.strip_prefix("\r\n")?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_server_says_which_script_installs_it() {
+        let error = LocalRestate::start_with(Path::new("/nowhere/restate-server")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the Restate server is not installed at /nowhere/restate-server: run scripts/install-restate-server.sh from the repository's root (or set SKYL_RESTATE_SERVER to a restate-server binary)"
+        );
+    }
+
+    #[test]
+    fn a_chunked_body_is_read_whole() {
+        assert_eq!(
+            dechunk("4\r\n{\"a\"\r\n3\r\n: 1\r\n1;x=y\r\n}\r\n0\r\n\r\n").as_deref(),
+            Some("{\"a\": 1}")
+        );
+        assert_eq!(dechunk("5\r\nab"), None);
     }
 }

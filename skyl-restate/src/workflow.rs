@@ -222,3 +222,40 @@ fn chain(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_state_and_promise_names_and_a_decision_read_as_documented() {
+        assert_eq!(WAITING_STATE, "skyl-waiting");
+        assert_eq!(APPROVAL_PROMISE, "skyl-approval");
+        let decision: Decision = serde_json::from_value(
+            json!({"call": "c6", "approve": true, "expires": 1767225600, "arguments": {"meeting": "standup"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            decision,
+            Decision {
+                call: "c6".into(),
+                approve: true,
+                reason: None,
+                expires: Some(1_767_225_600),
+                arguments: Some(json!({"meeting": "standup"})),
+            }
+        );
+        assert_eq!(
+            serde_json::to_value(Decision {
+                call: "c6".into(),
+                approve: false,
+                reason: Some("not this week".into()),
+                expires: None,
+                arguments: None,
+            })
+            .unwrap(),
+            json!({"call": "c6", "approve": false, "reason": "not this week"})
+        );
+    }
+}

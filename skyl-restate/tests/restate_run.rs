@@ -70,3 +70,99 @@ fn a_run_waits_for_a_decision_posted_at_the_ingress_and_finishes() {
         "Email Ada and Bob that the standup is off, and cancel it."
     );
 }
+
+/// Waits until run `id` waits on c5 under promise `promise`.
+fn wait_for_pause(restate: &skyl_restate::local::LocalRestate, id: &str, promise: &str) {
+    let expected = json!({"waiting": [{
+        "call": "c5",
+        "tool": "cancel_meeting",
+        "arguments": {"meeting": "standup"},
+        "promise": promise
+    }]});
+    wait_for("the pause for c5", || {
+        (status(restate, id) == expected).then_some(())
+    });
+}
+
+#[test]
+fn a_decision_is_bound_to_the_arguments_and_the_expiry_and_counts_once() {
+    let dir = TempDir::new("bound");
+    let restate = restate();
+    let mut service = Service::new(&dir.0);
+    service.start("first");
+    restate.register(&service.uri()).unwrap();
+
+    // An approval of other arguments than the call's does not let it run: it asks again.
+    start_run(&restate, "arguments");
+    wait_for_pause(&restate, "arguments", "skyl-approval/1/c5");
+    let other = post(
+        &restate,
+        "/AgentRun/arguments/decide",
+        r#"{"call": "c5", "approve": true, "arguments": {"meeting": "retro"}}"#,
+    );
+    assert_eq!(other.status, 200, "{other:?}");
+    wait_for_pause(&restate, "arguments", "skyl-approval/2/c5");
+    let same = post(
+        &restate,
+        "/AgentRun/arguments/decide",
+        r#"{"call": "c5", "approve": true, "arguments": {"meeting": "standup"}}"#,
+    );
+    assert_eq!(same.status, 200, "{same:?}");
+    let run = wait_for("the end of the run", || output(&restate, "arguments"));
+    check_finished(&run, &service.outbox());
+
+    // An approval that expired before the call could run asks again too.
+    start_run(&restate, "expired");
+    wait_for_pause(&restate, "expired", "skyl-approval/1/c5");
+    let expired = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": true, "expires": 1}"#,
+    );
+    assert_eq!(expired.status, 200, "{expired:?}");
+    wait_for_pause(&restate, "expired", "skyl-approval/2/c5");
+    let denied = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": false, "reason": "the standup stays"}"#,
+    );
+    assert_eq!(denied.status, 200, "{denied:?}");
+    // A decision counts once: the call is decided, or no longer waiting.
+    let again = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": true}"#,
+    );
+    assert_eq!(again.status, 500, "{again:?}");
+    assert!(
+        again
+            .body
+            .contains("was decided already; a decision counts once")
+            || again
+                .body
+                .contains("has no call \\\"c5\\\" waiting for a decision (waiting: none)"),
+        "{again:?}"
+    );
+    let run = wait_for("the end of the run", || output(&restate, "expired"));
+    let result = run
+        .transcript()
+        .iter()
+        .flat_map(|message| message.tool_results())
+        .find(|result| result.call_id == "c5")
+        .unwrap();
+    assert_eq!(
+        result.content,
+        "ERROR: cancel_meeting was not run: the standup stays. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+    );
+    // The denied cancellation is not in the outbox: the first run's four lines, then this one's
+    // three emails.
+    let outbox = service.outbox();
+    assert_eq!(
+        outbox[4..],
+        [
+            "c3 ada@example.com",
+            "c4 bob@example.com",
+            "c7 ada@example.com"
+        ]
+    );
+}
