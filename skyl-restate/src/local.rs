@@ -22,6 +22,31 @@ const HTTP_LIMIT: Duration = Duration::from_secs(60);
 /// The script that installs the server, from the repository's root.
 pub const INSTALL_SCRIPT: &str = "scripts/install-restate-server.sh";
 
+/// Runs [`INSTALL_SCRIPT`] once per process: the tests of one binary start servers in parallel.
+fn install() -> Result<(), LocalError> {
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if LocalRestate::binary().exists() {
+        return Ok(());
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let status = Command::new("bash")
+        .arg(INSTALL_SCRIPT)
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|error| LocalError(format!("{INSTALL_SCRIPT} could not be started: {error}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(LocalError(format!(
+            "{INSTALL_SCRIPT} failed ({status}): run it from the repository's root to see why (it installs npm's @restatedev/restate-server)"
+        )))
+    }
+}
+
 /// A running `restate-server`; dropped, it is killed and its directory removed.
 #[derive(Debug)]
 pub struct LocalRestate {
@@ -63,9 +88,15 @@ impl LocalRestate {
 
     /// Starts a server and waits (bounded) until it answers.
     ///
-    /// Fails saying which script to run when the binary is missing.
+    /// Without `SKYL_RESTATE_SERVER`, a missing binary is installed first by the repository's own
+    /// script, so that `cargo test --workspace` on a fresh clone needs no step by hand; when that
+    /// fails, the error says which script to run.
     pub fn start() -> Result<LocalRestate, LocalError> {
-        Self::start_with(&Self::binary())
+        let binary = Self::binary();
+        if std::env::var_os("SKYL_RESTATE_SERVER").is_none() && !binary.exists() {
+            install()?;
+        }
+        Self::start_with(&binary)
     }
 
     /// [`start`](Self::start), with the server binary at `binary`.
