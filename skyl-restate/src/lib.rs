@@ -1,0 +1,117 @@
+//! skyl's agent runs on [Restate](https://restate.dev), a durable-execution engine: a run
+//! survives the death of the process (or machine) that started it, and goes on in another one,
+//! without a tool running twice and without a person's approval getting lost.
+//!
+//! # The design
+//!
+//! A run is a Restate **workflow**, keyed by the run's id. A workflow rather than a virtual
+//! object keyed by conversation, because a run is one execution with a beginning and an end:
+//! Restate runs a workflow's `run` handler exactly once per key (a second start of the same run
+//! is refused, not queued behind it), gives it durable promises by name (a paused call waits on
+//! one, and the person's decision resolves it through a shared handler, with no awakeable id to
+//! hand around), and lets shared handlers read its state while it runs. A conversation of many
+//! runs is many workflow keys.
+//!
+//! The handlers are three functions a workflow of yours calls ([`run_agent`], [`decide`],
+//! [`status`]); the example `agent_service` is a whole service:
+//!
+//! ```no_run
+//! use restate_sdk::prelude::*;
+//! use skyl::agent::{Agent, Run};
+//! use skyl::Message;
+//! use skyl_restate::{Decision, Status};
+//!
+//! struct AgentRun {
+//!     agent: Agent,
+//! }
+//!
+//! #[restate_sdk::workflow]
+//! impl AgentRun {
+//!     #[handler]
+//!     async fn run(&self, ctx: WorkflowContext<'_>, prompt: String) -> Result<Json<Run>, HandlerError> {
+//!         let run = skyl_restate::run_agent(&ctx, &self.agent, vec![Message::user(prompt)]).await?;
+//!         Ok(Json(run))
+//!     }
+//!
+//!     #[handler]
+//!     async fn decide(&self, ctx: SharedWorkflowContext<'_>, decision: Json<Decision>) -> Result<(), HandlerError> {
+//!         skyl_restate::decide(&ctx, decision.into_inner()).await
+//!     }
+//!
+//!     #[handler]
+//!     async fn status(&self, ctx: SharedWorkflowContext<'_>) -> Result<Json<Status>, HandlerError> {
+//!         Ok(Json(skyl_restate::status(&ctx).await?))
+//!     }
+//! }
+//! ```
+//!
+//! The run is skyl's own journaled run ([`RunBuilder::journaled`](skyl::agent::RunBuilder::journaled)),
+//! with its rules unchanged, on a [`RestateJournal`]: skyl's journal kept inside Restate's journal
+//! of the `run` invocation. Each group of records the loop appends (a model's answer; a call's
+//! intent, just before a call that can have effects starts; a result) is one `ctx.run` whose value
+//! is the group, so it is in Restate before the loop goes on. When Restate retries the invocation
+//! (the service died, or Restate moved it to another process), the handler starts again and reads
+//! the journal back by replaying those `ctx.run`s; then the loop replays: the model is asked
+//! nothing it answered, a recorded result is reused, and a call with an intent and no result runs
+//! again only if its tool is read-only or idempotent, and is otherwise answered as
+//! outcome-unknown. No Restate retry can run an effect a second time. Each call's
+//! [`effect_key`](skyl::agent::effect_key) is `{run id}/{step}/{call id}`, stable across attempts.
+//!
+//! A call the hooks pause (or a destructive tool, with
+//! [`Agent::with_approval_for_destructive`](skyl::agent::Agent::with_approval_for_destructive))
+//! stops the loop; the handler lists the calls in the workflow's state and waits on one durable
+//! promise per call. A [`Decision`] posted to the decision handler over Restate's ingress resolves
+//! it, and the run resumes with skyl's binding rules: the approval is bound to the call's id, its
+//! tool, its arguments and the tool's definition, is used once, and may expire; a decision about
+//! other arguments than the call's, or one that expired before the call could run, asks again.
+//!
+//! # Compatibility data
+//!
+//! What Restate journals for a run must be read back by whichever build of the service resumes
+//! it: a rebuilt service issues the same names, with values in the same shapes, or Restate
+//! refuses the replay.
+//!
+//! | what | name | value |
+//! |---|---|---|
+//! | the journal | `ctx.run` named [`JOURNAL_RUN`] (`skyl-journal`), every one | `{"skyl": "open"}`, `{"skyl": "close"}`, or `{"skyl": "entries", "entries": [{"key": ..., "body": ...}]}`, the bodies skyl's records (versioned: `"format": 1`) |
+//! | the calls waiting | workflow state [`WAITING_STATE`] (`skyl-waiting`) | a list of [`WaitingCall`] |
+//! | a decision | durable promise `skyl-approval/{pause}/{call id}` ([`APPROVAL_PROMISE`]; `{pause}` counts the run's pauses from 1) | a [`Decision`] |
+//!
+//! The workflow's and its handlers' names are yours (the example's are `AgentRun`, `run`,
+//! `decide`, `status`); they are compatibility data too.
+//!
+//! # What Restate could not express
+//!
+//! - Reading a journal. Restate gives no random access to an invocation's journal: a `ctx.run`
+//!   returns its recorded value only when the handler issues it at the same position again. skyl's
+//!   seam reads the whole journal first ([`Journal::load`](skyl::agent::Journal::load)); here that
+//!   read issues `ctx.run`s until one runs its closure (nothing was recorded past it), which
+//!   records an `open` marker. That is why every journal run has one name: the reader cannot know
+//!   which group comes next, and Restate checks a replayed run's name.
+//! - A pause. After a pause the handler's own steps (state, promises) sit in Restate's journal
+//!   between two parts of skyl's, and a read must not run into them: the handler records a
+//!   `close` marker where the loop stopped, and a later read stops there.
+//! - Writes that need not wait. skyl asks for durability per group (only answers and intents must
+//!   be on stable storage before the loop goes on); a `ctx.run` always waits for Restate to have
+//!   its value, and a result kept back in memory would die with the process, so every group waits.
+//! - Conflicts. Restate runs one attempt of an invocation at a time and fences the others, so
+//!   [`JournalError::Conflict`](skyl::agent::JournalError::Conflict) never happens here.
+//! - The expiry of an approval is checked against the clock when the call is about to run,
+//!   which is not journaled: an attempt that replays the pause after the expiry asks again, unless
+//!   the call's intent was recorded (then the journal decides, as everywhere).
+//!
+//! # Running it locally
+//!
+//! `scripts/install-restate-server.sh` installs the server (npm's `@restatedev/restate-server`);
+//! the README's section "Beyond one machine" has the commands to run the example. With the
+//! feature `local-server`, `local::LocalRestate` starts a server on 127.0.0.1 for tests.
+
+mod journal;
+#[cfg(feature = "local-server")]
+pub mod local;
+mod workflow;
+
+pub use journal::{JOURNAL_RUN, RestateJournal};
+pub use workflow::{
+    APPROVAL_PROMISE, Decision, Status, WAITING_STATE, WaitingCall, decide, run_agent, status,
+};

@@ -1,0 +1,168 @@
+//! A run through a real Restate server: started at the ingress, paused on a destructive call
+//! until a person's decision is posted, finished; and the handler's errors a person meets.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+#[test]
+fn a_run_waits_for_a_decision_posted_at_the_ingress_and_finishes() {
+    let dir = TempDir::new("run");
+    let restate = restate();
+    let mut service = Service::new(&dir.0);
+    service.start("first");
+    restate.register(&service.uri()).unwrap();
+
+    start_run(&restate, "r1");
+    let waiting = wait_for("the pause for c5", || {
+        let status = status(&restate, "r1");
+        (status["waiting"] != json!([])).then_some(status)
+    });
+    assert_eq!(
+        waiting,
+        json!({"waiting": [{
+            "call": "c5",
+            "tool": "cancel_meeting",
+            "arguments": {"meeting": "standup"},
+            "promise": "skyl-approval/1/c5"
+        }]})
+    );
+    assert!(output(&restate, "r1").is_none());
+
+    // A decision about a call that is not waiting says which calls are.
+    let wrong = post(
+        &restate,
+        "/AgentRun/r1/decide",
+        r#"{"call": "c3", "approve": true}"#,
+    );
+    assert_eq!(wrong.status, 500, "{wrong:?}");
+    assert!(
+        wrong.body.contains(
+            "run \\\"r1\\\" has no call \\\"c3\\\" waiting for a decision (waiting: c5); read the run's status for the calls it waits on"
+        ),
+        "{wrong:?}"
+    );
+
+    let approved = post(
+        &restate,
+        "/AgentRun/r1/decide",
+        r#"{"call": "c5", "approve": true}"#,
+    );
+    assert_eq!(approved.status, 200, "{approved:?}");
+    let run = wait_for("the end of the run", || output(&restate, "r1"));
+    assert_eq!(
+        check_finished(&run, &service.outbox()),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        service.outbox(),
+        [
+            "c3 ada@example.com",
+            "c4 bob@example.com",
+            "c5 cancel standup",
+            "c7 ada@example.com"
+        ]
+    );
+    assert_eq!(status(&restate, "r1"), json!({"waiting": []}));
+    assert_eq!(
+        user_prompt(&run),
+        "Email Ada and Bob that the standup is off, and cancel it."
+    );
+}
+
+/// Waits until run `id` waits on c5 under promise `promise`.
+fn wait_for_pause(restate: &skyl_restate::local::LocalRestate, id: &str, promise: &str) {
+    let expected = json!({"waiting": [{
+        "call": "c5",
+        "tool": "cancel_meeting",
+        "arguments": {"meeting": "standup"},
+        "promise": promise
+    }]});
+    wait_for("the pause for c5", || {
+        (status(restate, id) == expected).then_some(())
+    });
+}
+
+#[test]
+fn a_decision_is_bound_to_the_arguments_and_the_expiry_and_counts_once() {
+    let dir = TempDir::new("bound");
+    let restate = restate();
+    let mut service = Service::new(&dir.0);
+    service.start("first");
+    restate.register(&service.uri()).unwrap();
+
+    // An approval of other arguments than the call's does not let it run: it asks again.
+    start_run(&restate, "arguments");
+    wait_for_pause(&restate, "arguments", "skyl-approval/1/c5");
+    let other = post(
+        &restate,
+        "/AgentRun/arguments/decide",
+        r#"{"call": "c5", "approve": true, "arguments": {"meeting": "retro"}}"#,
+    );
+    assert_eq!(other.status, 200, "{other:?}");
+    wait_for_pause(&restate, "arguments", "skyl-approval/2/c5");
+    let same = post(
+        &restate,
+        "/AgentRun/arguments/decide",
+        r#"{"call": "c5", "approve": true, "arguments": {"meeting": "standup"}}"#,
+    );
+    assert_eq!(same.status, 200, "{same:?}");
+    let run = wait_for("the end of the run", || output(&restate, "arguments"));
+    check_finished(&run, &service.outbox());
+
+    // An approval that expired before the call could run asks again too.
+    start_run(&restate, "expired");
+    wait_for_pause(&restate, "expired", "skyl-approval/1/c5");
+    let expired = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": true, "expires": 1}"#,
+    );
+    assert_eq!(expired.status, 200, "{expired:?}");
+    wait_for_pause(&restate, "expired", "skyl-approval/2/c5");
+    let denied = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": false, "reason": "the standup stays"}"#,
+    );
+    assert_eq!(denied.status, 200, "{denied:?}");
+    // A decision counts once: the call is decided, or no longer waiting.
+    let again = post(
+        &restate,
+        "/AgentRun/expired/decide",
+        r#"{"call": "c5", "approve": true}"#,
+    );
+    assert_eq!(again.status, 500, "{again:?}");
+    assert!(
+        again
+            .body
+            .contains("was decided already; a decision counts once")
+            || again
+                .body
+                .contains("has no call \\\"c5\\\" waiting for a decision (waiting: none)"),
+        "{again:?}"
+    );
+    let run = wait_for("the end of the run", || output(&restate, "expired"));
+    let result = run
+        .transcript()
+        .iter()
+        .flat_map(|message| message.tool_results())
+        .find(|result| result.call_id == "c5")
+        .unwrap();
+    assert_eq!(
+        result.content,
+        "ERROR: cancel_meeting was not run: the standup stays. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+    );
+    // The denied cancellation is not in the outbox: the first run's four lines, then this one's
+    // three emails.
+    let outbox = service.outbox();
+    assert_eq!(
+        outbox[4..],
+        [
+            "c3 ada@example.com",
+            "c4 bob@example.com",
+            "c7 ada@example.com"
+        ]
+    );
+}
