@@ -26,6 +26,7 @@ fn weather_listing() -> Value {
             "name": "get_weather",
             "description": "Get the current weather at a city's weather station.\n\nUse it for questions about the weather now, not for forecasts.",
             "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
@@ -43,6 +44,7 @@ fn weather_listing() -> Value {
             "name": "search_news",
             "description": "Search recent news headlines.",
             "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
@@ -56,6 +58,7 @@ fn weather_listing() -> Value {
             "name": "convert_currency",
             "description": "Convert an amount of money between two currencies, by ISO 4217 code.",
             "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
@@ -192,6 +195,13 @@ async fn the_mcp_server_example_over_stdio() {
         })
     );
     exercise_weather(&client).await;
+    // The server declares `logging`, so it accepts a level (the conformance suite's
+    // logging-set-level).
+    let level = serde_json::from_value(json!({"level": "debug"})).unwrap();
+    #[allow(deprecated)] // by rmcp for protocol 2026-07-28 (SEP-2577); skyl speaks 2025-11-25
+    bounded("logging/setLevel", client.peer().set_level(level))
+        .await
+        .unwrap();
 
     // Closing stdin ends the server, which exits successfully.
     client.cancel().await.unwrap();
@@ -296,8 +306,9 @@ async fn hints_and_output_schemas_are_listed_and_json_output_is_structured() {
                 "name": "forecast",
                 "title": "Forecast",
                 "description": "Today's forecast for a city.",
-                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
                 "outputSchema": {
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
                     "type": "object",
                     "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
                     "required": ["city", "celsius"]
@@ -307,7 +318,7 @@ async fn hints_and_output_schemas_are_listed_and_json_output_is_structured() {
             {
                 "name": "wait_forever",
                 "description": "Waits for an answer that never comes.",
-                "inputSchema": {"type": "object", "additionalProperties": false, "properties": {}, "required": []}
+                "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false, "properties": {}, "required": []}
             }
         ]})
     );
@@ -384,12 +395,14 @@ async fn a_tool_returning_json_with_output_schema_lists_it_and_answers_structure
             "name": "read_station",
             "description": "Reads the station of a city.",
             "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {"city": {"type": "string", "description": "The city."}},
                 "required": ["city"]
             },
             "outputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "description": "A reading at a station.",
                 "type": "object",
                 "properties": {

@@ -34,12 +34,26 @@ pub(crate) fn to_mcp(definition: &ToolDefinition) -> McpTool {
     tool
 }
 
-/// A schema as the JSON object MCP wants. A definition's schema is an object already; anything
-/// else (a hand-written definition's `true` or `null`) stands for "any arguments".
+/// The dialect of skyl's schemas (schemars generates draft 2020-12), which MCP 2025-11-25
+/// assumes when a schema does not say; clients of earlier versions assumed draft-07.
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A schema as the JSON object MCP wants, saying its dialect. A definition's schema is an object
+/// already; anything else (a hand-written definition's `true` or `null`) stands for "any
+/// arguments".
+///
+/// The canonical schema a provider gets leaves `$schema` out (every byte is sent with every
+/// request); `tools/list` states it, so that a client of any protocol version reads the schema
+/// under the dialect it was written in, and a keyword of 2020-12 (`$defs`, `prefixItems`) means
+/// what it says.
 fn object(schema: &Value) -> Arc<JsonObject> {
+    let dialect = ("$schema".to_owned(), Value::from(DIALECT));
     Arc::new(match schema {
-        Value::Object(map) => map.clone(),
-        _ => JsonObject::from_iter([("type".to_owned(), Value::from("object"))]),
+        Value::Object(map) if map.contains_key("$schema") => map.clone(),
+        Value::Object(map) => std::iter::once(dialect)
+            .chain(map.iter().map(|(key, value)| (key.clone(), value.clone())))
+            .collect(),
+        _ => JsonObject::from_iter([dialect, ("type".to_owned(), Value::from("object"))]),
     })
 }
 
@@ -108,8 +122,8 @@ mod tests {
                 "name": "delete_file",
                 "title": "Delete a file",
                 "description": "Deletes a file.",
-                "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-                "outputSchema": {"type": "object", "properties": {"deleted": {"type": "boolean"}}},
+                "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+                "outputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"deleted": {"type": "boolean"}}},
                 "annotations": {"title": "Delete a file", "destructiveHint": true}
             })
         );
@@ -125,7 +139,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(to_mcp(&definition)).unwrap(),
-            json!({"name": "f", "description": "Does f.", "inputSchema": {"type": "object"}})
+            json!({"name": "f", "description": "Does f.", "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}})
         );
     }
 

@@ -38,8 +38,12 @@
 //! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result |
 //!
 //! `tools/list` carries each tool's name, description and `inputSchema` (skyl's canonical
-//! schema), and, where the definition has them, its title and annotations
-//! ([`ToolAnnotations`](crate::ToolAnnotations)) and its `outputSchema`.
+//! schema, with `$schema` naming its dialect, JSON Schema 2020-12), and, where the definition has
+//! them, its title and annotations ([`ToolAnnotations`](crate::ToolAnnotations)) and its
+//! `outputSchema`. The server declares `logging` and accepts the level a client sets.
+//!
+//! A tool that needs to ask the client something mid-call (the person's input through
+//! elicitation, a completion through sampling) reaches it with [`caller`].
 //!
 //! On the stdio transport nothing but JSON-RPC is written to stdout: skyl prints nothing, and a
 //! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
@@ -100,6 +104,7 @@
 //! streamable HTTP transports, hyper to listen, and reqwest (without TLS: enable one of reqwest's
 //! TLS features in your own `Cargo.toml` to reach `https://` servers) to connect.
 
+mod caller;
 mod content;
 mod error;
 #[cfg(feature = "mcp-http")]
@@ -111,6 +116,7 @@ mod notify;
 mod prose;
 mod serve;
 
+pub use caller::caller;
 pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
 pub use serve::Server;

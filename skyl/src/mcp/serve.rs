@@ -147,11 +147,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
-        let mut dispatch = std::pin::pin!(
+        let mut dispatch = std::pin::pin!(super::caller::answering(
+            context.peer.clone(),
             self.tools
                 .toolbox
                 .dispatch_answered(&call, Some(Arc::new(notifier)))
-        );
+        ));
         loop {
             tokio::select! {
                 biased;
