@@ -1,0 +1,273 @@
+//! The tools the official MCP conformance suite's server scenarios call, written with skyl's
+//! `#[tool]` and served by `skyl::mcp::Server` over streamable HTTP.
+//!
+//! ```text
+//! cargo run --example mcp_conformance_server -- 127.0.0.1:PORT
+//! ```
+//!
+//! serves `http://127.0.0.1:PORT/mcp` until the process is killed (port 0: a free port, which the
+//! first line on stderr names). `tests/conformance/run` starts
+//! it and runs `@modelcontextprotocol/conformance server` against it; the scenarios skyl does not
+//! pass yet are listed, each with its reason, in `tests/conformance/baseline.yml`.
+//!
+//! The tools that ask the client something mid-call (sampling, elicitation) reach it through
+//! `skyl::mcp::caller()`.
+
+// rmcp marks sampling deprecated (SEP-2577 removes it from a later protocol version); the suite
+// still tests it on the versions skyl speaks.
+#![allow(deprecated)]
+
+use std::net::SocketAddr;
+
+use serde_json::{Value, json};
+use skyl::mcp::rmcp::model::{
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, ServerRequest,
+};
+use skyl::mcp::rmcp::{Peer, RoleServer};
+use skyl::{DynamicTool, ToolDefinition, ToolFailure, Toolbox};
+
+/// Returns a plain text result.
+#[skyl::tool]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Always fails, to show how a tool's error reaches the client.
+#[skyl::tool]
+fn test_error_handling() -> Result<String, ToolFailure> {
+    Err(ToolFailure::do_not_retry(
+        "this tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model to answer a prompt (MCP sampling) and returns the answer.
+#[skyl::tool]
+async fn test_sampling(
+    /// The prompt to send to the client's model.
+    prompt: String,
+) -> Result<String, ToolFailure> {
+    let client = client_that_can("sampling", |info| info.sampling.is_some())?;
+    let params: CreateMessageRequestParams = serde_json::from_value(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 100
+    }))
+    .map_err(|error| ToolFailure::do_not_retry(error.to_string()))?;
+    let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+    match client.send_request(request).await {
+        Ok(ClientResult::CreateMessageResult(answer)) => {
+            let text = answer
+                .message
+                .content
+                .first()
+                .and_then(|content| content.as_text())
+                .map(|text| text.text.clone())
+                .unwrap_or_default();
+            Ok(format!("LLM response: {text}"))
+        }
+        Ok(_) => Err(ToolFailure::do_not_retry(
+            "the client answered sampling with something else",
+        )),
+        Err(error) => Err(ToolFailure::do_not_retry(format!(
+            "the client's sampling failed: {error}"
+        ))),
+    }
+}
+
+/// Asks the person for their username and email (MCP elicitation).
+#[skyl::tool]
+async fn test_elicitation(
+    /// The message to show the person.
+    message: String,
+) -> Result<String, ToolFailure> {
+    let answer = elicit(json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}
+            },
+            "required": ["username", "email"]
+        }
+    }))
+    .await?;
+    Ok(format!("User response: {answer}"))
+}
+
+/// Asks the person for one field of each primitive type, each with a default (SEP-1034).
+#[skyl::tool]
+async fn test_elicitation_sep1034_defaults() -> Result<String, ToolFailure> {
+    let answer = elicit(json!({
+        "message": "Please review and update the form fields with defaults",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {
+                    "type": "string",
+                    "description": "User status",
+                    "enum": ["active", "inactive", "pending"],
+                    "default": "active"
+                },
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            }
+        }
+    }))
+    .await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// Asks the person to choose, in each of the five ways an enum can be asked (SEP-1330).
+#[skyl::tool]
+async fn test_elicitation_sep1330_enums() -> Result<String, ToolFailure> {
+    let answer = elicit(json!({
+        "message": "Please select options from the enum fields",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "untitledSingle": {
+                    "type": "string",
+                    "description": "Select one option",
+                    "enum": ["option1", "option2", "option3"]
+                },
+                "titledSingle": {
+                    "type": "string",
+                    "description": "Select one option with titles",
+                    "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}
+                    ]
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "description": "Select one option (legacy)",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"]
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options",
+                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options with titles",
+                    "items": {
+                        "anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}
+                        ]
+                    }
+                }
+            }
+        }
+    }))
+    .await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// The client of the call being answered, when it declared the capability the tool needs.
+fn client_that_can(
+    what: &str,
+    declared: impl Fn(&skyl::mcp::rmcp::model::ClientCapabilities) -> bool,
+) -> Result<Peer<RoleServer>, ToolFailure> {
+    let client = skyl::mcp::caller()
+        .ok_or_else(|| ToolFailure::do_not_retry("this tool runs only when called over MCP"))?;
+    let can = client
+        .peer_info()
+        .is_some_and(|info| declared(&info.capabilities));
+    if can {
+        Ok(client)
+    } else {
+        Err(ToolFailure::do_not_retry(format!(
+            "the MCP client does not support {what}"
+        )))
+    }
+}
+
+/// Sends `elicitation/create` with `params`, and says what the person did as
+/// `action=..., content=...`.
+async fn elicit(params: Value) -> Result<String, ToolFailure> {
+    let client = client_that_can("elicitation", |info| info.elicitation.is_some())?;
+    let mut params = params;
+    params["mode"] = json!("form");
+    let params: ElicitRequestParams = serde_json::from_value(params)
+        .map_err(|error| ToolFailure::do_not_retry(error.to_string()))?;
+    match client
+        .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+        .await
+    {
+        Ok(ClientResult::ElicitResult(answer)) => {
+            let action = serde_json::to_value(&answer.action).unwrap_or_default();
+            let action = action.as_str().unwrap_or("unknown");
+            let content = answer.content.unwrap_or(Value::Null);
+            Ok(format!("action={action}, content={content}"))
+        }
+        Ok(_) => Err(ToolFailure::do_not_retry(
+            "the client answered elicitation with something else",
+        )),
+        Err(error) => Err(ToolFailure::do_not_retry(format!(
+            "the client's elicitation failed: {error}"
+        ))),
+    }
+}
+
+/// A tool whose input schema uses JSON Schema 2020-12's keywords, which must reach the client
+/// as written (SEP-1613).
+fn json_schema_2020_12_tool() -> DynamicTool {
+    let definition = ToolDefinition {
+        name: "json_schema_2020_12_tool".into(),
+        description: "Tool with JSON Schema 2020-12 features".into(),
+        parameters: json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"}
+            },
+            "additionalProperties": false
+        }),
+        ..Default::default()
+    };
+    DynamicTool::from_fn(definition, |arguments: Value| {
+        format!("received {arguments}")
+    })
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::new()
+        .with(TestSimpleText)
+        .with(TestErrorHandling)
+        .with(TestSampling)
+        .with(TestElicitation)
+        .with(TestElicitationSep1034Defaults)
+        .with(TestElicitationSep1330Enums)
+        .with(json_schema_2020_12_tool())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let address: SocketAddr = std::env::args()
+        .nth(1)
+        .ok_or("usage: mcp_conformance_server 127.0.0.1:PORT")?
+        .parse()?;
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    // The address actually bound: port 0 asks the system for a free one.
+    eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
+    skyl::mcp::Server::new(toolbox())
+        .with_name("skyl-conformance", env!("CARGO_PKG_VERSION"))
+        .serve_http(listener)
+        .await?;
+    Ok(())
+}
