@@ -135,12 +135,36 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
                 "ERROR: files_refuse failed: the MCP server \"files\" refused the call (n must be positive; JSON-RPC error -32602). Call files_refuse again with corrected arguments.",
             ),
         ),
+        // Arguments are read as a local tool reads them: `null` is none, JSON text holding an
+        // object is that object, and what is not an object is refused in the same words.
+        (
+            "arguments as JSON text",
+            "files_echo_text",
+            json!(r#"{"text": "three"}"#),
+            ok("echo: three"),
+        ),
+        (
+            "null arguments",
+            "files_fail",
+            Value::Null,
+            failed(
+                "ERROR: files_fail failed: the disk is full. If the message says the arguments were wrong, call files_fail again with corrected ones; otherwise do not retry, and tell the user.",
+            ),
+        ),
         (
             "arguments MCP cannot carry",
             "files_echo_text",
-            json!("hi"),
+            json!(["hi"]),
             failed(
-                "ERROR: files_echo_text was called with invalid arguments: the arguments must be a JSON object of named arguments, not a string. Call files_echo_text again with corrected arguments.",
+                "ERROR: files_echo_text was called with invalid arguments: the arguments must be a JSON object with one key per parameter, but they were an array: [\"hi\"]. Call files_echo_text again with corrected arguments.",
+            ),
+        ),
+        (
+            "the same arguments to a local tool",
+            "hello",
+            json!(["hi"]),
+            failed(
+                "ERROR: hello was called with invalid arguments: the arguments must be a JSON object with one key per parameter, but they were an array: [\"hi\"]. Call hello again with corrected arguments.",
             ),
         ),
         ("a local tool beside them", "hello", json!({}), ok("hello")),
@@ -216,7 +240,15 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
             ],
         }
     );
+
+    // After close, a call says the connection was closed (not that the server must be restarted).
     files.close().await;
+    assert_eq!(
+        dispatch(&toolbox, "files_echo_text", json!({"text": "four"})).await,
+        failed(
+            "ERROR: files_echo_text failed: the connection to the MCP server \"files\" was closed. Do not call its tools again; they are no longer available in this session."
+        )
+    );
 }
 
 #[tokio::test]
@@ -357,11 +389,11 @@ async fn skyl_mounts_skyl_in_process() {
         dispatch(&toolbox, "get_weather", json!({"city": "Gulu"})).await,
         ok("27C and cloudy in Gulu")
     );
-    // The serving toolbox's prose arrives as the server's message.
+    // The serving toolbox's prose arrives framed once, as the model would read it locally.
     assert_eq!(
         dispatch(&toolbox, "get_weather", json!({"city": 42})).await,
         failed(
-            "ERROR: get_weather failed: ERROR: get_weather was called with invalid arguments: argument `city`: invalid type: integer `42`, expected a string. Call get_weather again with corrected arguments. If the message says the arguments were wrong, call get_weather again with corrected ones; otherwise do not retry, and tell the user."
+            "ERROR: get_weather was called with invalid arguments: argument `city`: invalid type: integer `42`, expected a string. Call get_weather again with corrected arguments."
         )
     );
 }
@@ -383,6 +415,12 @@ async fn skyl_serves_and_mounts_over_http() {
         ok("22C and sunny in Kampala")
     );
     assert_eq!(
+        dispatch(&toolbox, "weather_get_weather", json!({"city": 42})).await,
+        failed(
+            "ERROR: weather_get_weather was called with invalid arguments: argument `city`: invalid type: integer `42`, expected a string. Call weather_get_weather again with corrected arguments."
+        )
+    );
+    assert_eq!(
         dispatch(
             &toolbox,
             "weather_search_news",
@@ -399,7 +437,7 @@ async fn skyl_serves_and_mounts_over_http() {
         )
         .await,
         failed(
-            "ERROR: weather_convert_currency failed: ERROR: convert_currency failed: no exchange rate is known for XAU. Do not retry; tell the user the result is unavailable. If the message says the arguments were wrong, call weather_convert_currency again with corrected ones; otherwise do not retry, and tell the user."
+            "ERROR: weather_convert_currency failed: no exchange rate is known for XAU. Do not retry; tell the user the result is unavailable."
         )
     );
     serving.abort();
@@ -429,6 +467,59 @@ async fn servers_that_cannot_be_mounted_say_why() {
         quit.to_string(),
         "the MCP server \"quitter\" exited with status 3 before completing the handshake; run its command by hand to see why"
     );
+
+    // A URL where nothing listens, and one where something that is not MCP answers.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}/mcp", closed.local_addr().unwrap());
+    drop(closed);
+    let refused = bounded(
+        "a URL nobody serves",
+        Remote::builder("web").connect_http(&nowhere),
+    )
+    .await
+    .unwrap_err();
+    let chain = |error: &ConnectError| {
+        let mut text = error.to_string();
+        let mut cause = std::error::Error::source(error);
+        while let Some(inner) = cause {
+            text.push_str(" <- ");
+            text.push_str(&inner.to_string());
+            cause = inner.source();
+        }
+        text
+    };
+    // What failed for a URL, with the HTTP client's cause, and no stdio advice or rmcp type names.
+    assert_eq!(
+        chain(&refused),
+        format!(
+            "could not connect to the MCP server \"web\" at {nowhere}; check that the server is running and that the URL is its streamable HTTP endpoint (often ending in /mcp) <- Client error: error sending request for url ({nowhere})"
+        )
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let not_mcp = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let answering = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut request = [0_u8; 4096];
+            let _ = stream.read(&mut request).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot found")
+                .await;
+        }
+    });
+    let missing = bounded(
+        "a URL without MCP",
+        Remote::builder("web").connect_http(&not_mcp),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        chain(&missing),
+        format!(
+            "could not connect to the MCP server \"web\" at {not_mcp}; check that the server is running and that the URL is its streamable HTTP endpoint (often ending in /mcp) <- unexpected server response: HTTP 404 Not Found: not found"
+        )
+    );
+    answering.abort();
 
     let mut silent = Command::new("sh");
     silent.args(["-c", "sleep 60"]);

@@ -79,6 +79,16 @@ pub enum ConnectError {
         /// What went wrong, rmcp's error (or, for a URL, the HTTP client's).
         source: Cause,
     },
+    /// The server at a URL ([`RemoteBuilder::connect_http`](super::RemoteBuilder::connect_http))
+    /// could not be reached, or did not answer the handshake as an MCP server.
+    Http {
+        /// The server's name.
+        server: String,
+        /// The URL connected to.
+        url: String,
+        /// What went wrong: the HTTP client's error, or the answer that was not MCP's.
+        source: Cause,
+    },
     /// The server's `tools/list` failed.
     ListTools {
         /// The server's name.
@@ -113,6 +123,10 @@ impl fmt::Display for ConnectError {
                 f,
                 "the MCP server \"{server}\" did not complete the handshake; check that the command starts an MCP server, and that it writes only JSON-RPC to stdout and its logs to stderr"
             ),
+            ConnectError::Http { server, url, .. } => write!(
+                f,
+                "could not connect to the MCP server \"{server}\" at {url}; check that the server is running and that the URL is its streamable HTTP endpoint (often ending in /mcp)"
+            ),
             ConnectError::ListTools { server, .. } => write!(
                 f,
                 "the MCP server \"{server}\" could not list its tools; check that it offers tools"
@@ -130,9 +144,9 @@ impl Error for ConnectError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
             ConnectError::Spawn { source, .. } => Some(source),
-            ConnectError::Handshake { source, .. } | ConnectError::ListTools { source, .. } => {
-                Some(&**source)
-            }
+            ConnectError::Handshake { source, .. }
+            | ConnectError::Http { source, .. }
+            | ConnectError::ListTools { source, .. } => Some(&**source),
             _ => None,
         }
     }

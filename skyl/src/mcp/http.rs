@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{
@@ -12,7 +13,7 @@ use rmcp::transport::{
 };
 use tokio::net::TcpListener;
 
-use super::error::{ConnectError, ServeError};
+use super::error::{Cause, ConnectError, ServeError};
 use super::mount::{Remote, RemoteBuilder};
 use super::serve::Server;
 
@@ -75,22 +76,40 @@ impl RemoteBuilder {
     /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
     /// `Cargo.toml`.
     pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
-        let client = http_client(url).map_err(|source| ConnectError::Handshake {
-            server: self.name.clone(),
+        let server = self.name.clone();
+        let failed = |source| ConnectError::Http {
+            server: server.clone(),
+            url: url.to_owned(),
             source,
-        })?;
+        };
+        let client = http_client(url).map_err(failed)?;
         let transport = StreamableHttpClientTransport::with_client(
             client,
             StreamableHttpClientTransportConfig::with_uri(url),
         );
-        self.start(transport, None).await
+        match self.start(transport, None).await {
+            Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
+            other => other,
+        }
+    }
+}
+
+/// The HTTP client's own error inside rmcp's handshake error, whose words name rmcp's internal
+/// types (its transport worker's generic type), which tell a user nothing.
+fn transport_cause(error: Cause) -> Cause {
+    match error.downcast::<ClientInitializeError>() {
+        Ok(error) => match *error {
+            ClientInitializeError::TransportError { error, .. } => error.error,
+            other => Box::new(other),
+        },
+        Err(other) => other,
     }
 }
 
 /// The client for a server's URL. rmcp's own default (`reqwest::Client::new`) panics when the
 /// `http` feature has turned on reqwest's rustls without a process-wide crypto provider, so the
 /// client is built here, on the transport's TLS when there is one.
-fn http_client(url: &str) -> Result<reqwest::Client, super::error::Cause> {
+fn http_client(url: &str) -> Result<reqwest::Client, Cause> {
     #[cfg(feature = "http")]
     let builder = crate::http::tls_client_builder(url.starts_with("https://"))?;
     #[cfg(not(feature = "http"))]

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -72,6 +72,9 @@ struct Connection {
     process_id: Option<u32>,
     /// How the process ended, once a failed call has asked (`None`: it had not ended by then).
     exit: OnceLock<Option<ExitStatus>>,
+    /// Set by [`Remote::close`]: a call after it is told the connection was closed, not that
+    /// the server stopped.
+    closed: AtomicBool,
 }
 
 /// The server's current tools, refreshed when it says they changed.
@@ -159,8 +162,9 @@ impl Remote {
     }
 
     /// Ends the connection: the client stops, and a server that skyl started is stopped too.
-    /// Calls to its tools after this get an error result saying the server stopped.
+    /// Calls to its tools after this get an error result saying the connection was closed.
     pub async fn close(&self) {
+        self.connection.closed.store(true, Ordering::Release);
         let service = self
             .connection
             .service
@@ -331,6 +335,7 @@ impl RemoteBuilder {
                 process_id: child.as_ref().and_then(Child::id),
                 child: child.map(tokio::sync::Mutex::new),
                 exit: OnceLock::new(),
+                closed: AtomicBool::new(false),
             }),
         })
     }
@@ -404,14 +409,18 @@ impl ClientHandler for Handler {
 impl Connection {
     async fn call(&self, remote_name: &str, local_name: &str, arguments: &Value) -> RichOutcome {
         let catalog = &self.catalog;
-        let Value::Object(arguments) = arguments else {
-            return Err(prose::arguments_not_an_object(kind(arguments)));
+        // The reader local tools use: `null` is no arguments, JSON text holding an object is that
+        // object, anything else is refused the same way.
+        let Value::Object(arguments) = crate::arguments::as_object(arguments)?.into_owned() else {
+            unreachable!("as_object gives an object or an error");
         };
+        if self.closed.load(Ordering::Acquire) {
+            return Err(prose::connection_closed(&catalog.server));
+        }
         if !catalog.offers(remote_name) {
             return Err(prose::tool_withdrawn(&catalog.server));
         }
-        let params =
-            CallToolRequestParams::new(remote_name.to_owned()).with_arguments(arguments.clone());
+        let params = CallToolRequestParams::new(remote_name.to_owned()).with_arguments(arguments);
         // Dropping the request on timeout makes rmcp send `notifications/cancelled`.
         let answer = tokio::time::timeout(catalog.call_timeout, self.peer.call_tool(params));
         let Ok(answer) = answer.await else {
@@ -421,9 +430,11 @@ impl Connection {
             ));
         };
         match answer {
-            Ok(result) if result.is_error == Some(true) => {
-                Err(prose::tool_reported(local_name, &content::text_of(result)))
-            }
+            Ok(result) if result.is_error == Some(true) => Err(prose::tool_reported(
+                local_name,
+                remote_name,
+                &content::text_of(result),
+            )),
             Ok(result) => Ok(content::from_mcp(result)),
             Err(ServiceError::McpError(error)) => Err(prose::server_refused(
                 &catalog.server,
@@ -432,6 +443,11 @@ impl Connection {
                 &error.message,
                 error.code == ErrorCode::INVALID_PARAMS,
             )),
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_))
+                if self.closed.load(Ordering::Acquire) =>
+            {
+                Err(prose::connection_closed(&catalog.server))
+            }
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => Err(
                 prose::server_gone(&catalog.server, self.exit_status().await),
             ),
@@ -455,18 +471,6 @@ impl Connection {
             None => exited(Some(&mut child)).await,
         };
         *self.exit.get_or_init(|| status)
-    }
-}
-
-/// What a JSON value is, for a sentence.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -24,6 +24,15 @@ pub(crate) fn server_gone(server: &str, status: Option<ExitStatus>) -> ToolFailu
     ))
 }
 
+/// The program closed its connection to the server ([`Remote::close`](super::Remote::close)):
+/// nothing is wrong with the server, and restarting it would not bring the tools back.
+pub(crate) fn connection_closed(server: &str) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the connection to the MCP server \"{server}\" was closed"
+    ))
+    .with_next_step("Do not call its tools again; they are no longer available in this session.")
+}
+
 /// How a process ended, as the end of a sentence about it.
 pub(crate) fn exit(status: ExitStatus) -> String {
     #[cfg(unix)]
@@ -78,16 +87,76 @@ pub(crate) fn server_failed(server: &str, detail: &str) -> ToolFailure {
 }
 
 /// The server answered with `isError: true`. Its text is its own; what to do depends on what it
-/// says, so the model is told to read it.
-pub(crate) fn tool_reported(tool: &str, text: &str) -> ToolFailure {
+/// says, so the model is told to read it, unless the text already says what to do in skyl's
+/// frame (a skyl server's, see [`already_guided`]).
+pub(crate) fn tool_reported(local: &str, remote: &str, text: &str) -> ToolFailure {
+    if let Some(failure) = already_guided(local, remote, text) {
+        return failure;
+    }
     let text = if text.trim().is_empty() {
         "the server gave no reason"
     } else {
         text
     };
     ToolFailure::do_not_retry(text).with_next_step(format!(
-        "If the message says the arguments were wrong, call {tool} again with corrected ones; otherwise do not retry, and tell the user."
+        "If the message says the arguments were wrong, call {local} again with corrected ones; otherwise do not retry, and tell the user."
     ))
+}
+
+/// How skyl's next steps begin, to tell where a framed failure's cause ends.
+const NEXT_STEP_OPENINGS: [&str; 5] =
+    ["Do not ", "Call ", "Ask the user ", "If ", "Tell the user "];
+
+/// A failure that a skyl server (or any server framing failures as skyl does) wrote:
+/// `ERROR: {remote} failed: {cause}. {next step}`, or `... was called with invalid arguments: ...`.
+/// It already says what to do, so it is framed once, not twice, and under the name the model
+/// calls (`calc_add`), not the server's own (`add`), which the model cannot call.
+fn already_guided(local: &str, remote: &str, text: &str) -> Option<ToolFailure> {
+    let (rest, invalid) =
+        if let Some(rest) = text.strip_prefix(&format!("ERROR: {remote} failed: ")) {
+            (rest, false)
+        } else {
+            let opening = format!("ERROR: {remote} was called with invalid arguments: ");
+            (text.strip_prefix(&opening)?, true)
+        };
+    let end_of_cause = NEXT_STEP_OPENINGS
+        .iter()
+        .filter_map(|opening| rest.find(&format!(". {opening}")))
+        .min();
+    let (cause, next_step) = match end_of_cause {
+        Some(at) => (&rest[..at], rest[at + 2..].trim()),
+        None => (rest, ""),
+    };
+    let failure = if invalid {
+        ToolFailure::invalid_arguments(cause)
+    } else {
+        ToolFailure::do_not_retry(cause)
+    };
+    Some(if next_step.is_empty() {
+        failure
+    } else {
+        failure.with_next_step(renamed(next_step, remote, local))
+    })
+}
+
+/// `text` with every occurrence of the tool name `from`, as a whole name, replaced by `to`.
+fn renamed(text: &str, from: &str, to: &str) -> String {
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(is_name_char) || after.is_some_and(is_name_char) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The server's tool list changed and no longer has this tool.
@@ -96,13 +165,6 @@ pub(crate) fn tool_withdrawn(server: &str) -> ToolFailure {
         "the MCP server \"{server}\" no longer offers this tool"
     ))
     .with_next_step("Do not call it again; use the tools you are offered now.")
-}
-
-/// The model's arguments are not an object, which is all MCP can carry.
-pub(crate) fn arguments_not_an_object(kind: &str) -> ToolFailure {
-    ToolFailure::invalid_arguments(format!(
-        "the arguments must be a JSON object of named arguments, not {kind}"
-    ))
 }
 
 #[cfg(test)]
@@ -147,21 +209,75 @@ mod tests {
         assert_eq!(
             failed(
                 "files_read",
-                &tool_reported("files_read", "no such file: a.txt.")
+                &tool_reported("files_read", "read", "no such file: a.txt.")
             ),
             "ERROR: files_read failed: no such file: a.txt. If the message says the arguments were wrong, call files_read again with corrected ones; otherwise do not retry, and tell the user."
         );
         assert_eq!(
-            failed("files_read", &tool_reported("files_read", "")),
+            failed("files_read", &tool_reported("files_read", "read", "")),
             "ERROR: files_read failed: the server gave no reason. If the message says the arguments were wrong, call files_read again with corrected ones; otherwise do not retry, and tell the user."
+        );
+        assert_eq!(
+            failed("files_read", &connection_closed("files")),
+            "ERROR: files_read failed: the connection to the MCP server \"files\" was closed. Do not call its tools again; they are no longer available in this session."
         );
         assert_eq!(
             failed("files_read", &tool_withdrawn("files")),
             "ERROR: files_read failed: the MCP server \"files\" no longer offers this tool. Do not call it again; use the tools you are offered now."
         );
+    }
+
+    #[test]
+    fn a_failure_already_in_skyls_frame_is_framed_once_under_the_mounted_name() {
         assert_eq!(
-            failed("files_read", &arguments_not_an_object("a string")),
-            "ERROR: files_read was called with invalid arguments: the arguments must be a JSON object of named arguments, not a string. Call files_read again with corrected arguments."
+            failed(
+                "calc_add",
+                &tool_reported(
+                    "calc_add",
+                    "add",
+                    "ERROR: add failed: the sum overflows. Do not retry; tell the user the result is unavailable."
+                )
+            ),
+            "ERROR: calc_add failed: the sum overflows. Do not retry; tell the user the result is unavailable."
+        );
+        assert_eq!(
+            failed(
+                "calc_add",
+                &tool_reported(
+                    "calc_add",
+                    "add",
+                    "ERROR: add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call add again with corrected arguments."
+                )
+            ),
+            "ERROR: calc_add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call calc_add again with corrected arguments."
+        );
+        // A next step naming the tool among other words: only the whole name changes.
+        assert_eq!(
+            failed(
+                "calc_add",
+                &tool_reported(
+                    "calc_add",
+                    "add",
+                    "ERROR: add failed: no answer. Ask the user how to proceed before calling add again (not add_all)."
+                )
+            ),
+            "ERROR: calc_add failed: no answer. Ask the user how to proceed before calling calc_add again (not add_all)."
+        );
+        // Without a next step, the default of its kind.
+        assert_eq!(
+            failed(
+                "calc_add",
+                &tool_reported("calc_add", "add", "ERROR: add failed: it crashed")
+            ),
+            "ERROR: calc_add failed: it crashed. Do not retry; tell the user the result is unavailable."
+        );
+        // Another tool's frame, or text that only looks like one, is the server's own words.
+        assert_eq!(
+            failed(
+                "calc_add",
+                &tool_reported("calc_add", "add", "ERROR: sub failed: no.")
+            ),
+            "ERROR: calc_add failed: ERROR: sub failed: no. If the message says the arguments were wrong, call calc_add again with corrected ones; otherwise do not retry, and tell the user."
         );
     }
 
