@@ -252,6 +252,49 @@ async fn an_rmcp_servers_tools_sit_beside_local_ones() {
 }
 
 #[tokio::test]
+async fn a_server_whose_tools_cannot_all_be_mounted_is_mounted_in_part_or_refused() {
+    let files = bounded("mounting", Remote::spawn("files", rmcp_server()))
+        .await
+        .unwrap();
+    let names: Vec<String> = files
+        .tools()
+        .iter()
+        .map(|tool| skyl::Tool::<()>::definition(tool).name.clone())
+        .collect();
+    // A local tool already has the name of one of the server's tools.
+    let taken = names[1].clone();
+    let local = || {
+        let definition = skyl::ToolDefinition {
+            name: taken.clone(),
+            description: "A local tool of the same name.".into(),
+            parameters: json!({"type": "object"}),
+            ..Default::default()
+        };
+        Toolbox::new().with(skyl::DynamicTool::from_fn(definition, |_: Value| "local"))
+    };
+
+    let mut toolbox = local();
+    let refused = toolbox.add_remote(&files);
+    assert_eq!(
+        refused.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [skyl::RegistrationError::DuplicateName {
+            name: taken.clone()
+        }
+        .to_string()]
+    );
+    // The others are mounted, after the local tool, in the server's order.
+    let mut expected = vec![taken.clone()];
+    expected.extend(names.iter().filter(|name| **name != taken).cloned());
+    assert_eq!(toolbox.names().collect::<Vec<_>>(), expected);
+
+    assert!(matches!(
+        local().try_with_remote(&files),
+        Err(skyl::RegistrationError::DuplicateName { name }) if name == taken
+    ));
+    files.close().await;
+}
+
+#[tokio::test]
 async fn a_server_that_hangs_is_cut_off_by_the_call_timeout() {
     let files = bounded(
         "mounting",

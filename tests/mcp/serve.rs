@@ -540,3 +540,65 @@ async fn a_served_toolbox_mounted_again_keeps_its_content() {
     );
     remote.close().await;
 }
+
+// -------------------------------------------------------------------------------------------
+// Over HTTP, as a client of another SDK sends it.
+
+/// Sends one HTTP/1.1 request to `address` and returns the response's head (status line and
+/// headers), read up to the blank line that ends it.
+async fn http_head(address: std::net::SocketAddr, request: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0_u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if stream.read(&mut byte).await.unwrap() == 0 {
+            break;
+        }
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).unwrap()
+}
+
+#[tokio::test]
+async fn ending_an_http_session_is_answered_200_as_the_official_sdks_answer() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving = tokio::spawn(Server::new(weather_tools::toolbox()).serve_http(listener));
+
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "python-like", "version": "1"}}
+    })
+    .to_string();
+    let head = bounded(
+        "initialize",
+        http_head(
+            address,
+            format!(
+                "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{initialize}",
+                initialize.len()
+            ),
+        ),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    let session = head
+        .lines()
+        .find_map(|line| line.strip_prefix("mcp-session-id: "))
+        .unwrap_or_else(|| panic!("no session id in {head}"));
+
+    let ended = bounded(
+        "DELETE",
+        http_head(
+            address,
+            format!(
+                "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            ),
+        ),
+    )
+    .await;
+    assert!(ended.starts_with("HTTP/1.1 200 OK\r\n"), "{ended}");
+    serving.abort();
+}

@@ -1,10 +1,10 @@
 //! MCP over streamable HTTP (feature `mcp-http`): a server on a local port, and a client for a
 //! server's URL. rmcp speaks the protocol; hyper only accepts the connections.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -35,15 +35,29 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
         let config = StreamableHttpServerConfig::default();
         let _stop_sessions = config.cancellation_token.clone().drop_guard();
-        let service = TowerToHyperService::new(self.http_service_with(config));
+        let service = Arc::new(self.http_service_with(config));
         loop {
             let (stream, _) = listener.accept().await?;
-            let service = service.clone();
+            let service = Arc::clone(&service);
             tokio::spawn(async move {
+                let answer = hyper::service::service_fn(move |request| {
+                    let service = Arc::clone(&service);
+                    async move {
+                        let ends_session = request.method() == hyper::Method::DELETE;
+                        let mut response = service.handle(request).await;
+                        // rmcp answers a client that ends its session with 202 Accepted; the
+                        // TypeScript and Python SDKs' servers answer 200, and the Python SDK's
+                        // client warns on anything but 200 or 204.
+                        if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
+                            *response.status_mut() = hyper::StatusCode::OK;
+                        }
+                        Ok::<_, Infallible>(response)
+                    }
+                });
                 // A connection that fails (a client that went away) concerns only that client.
                 let _ = hyper::server::conn::http1::Builder::new()
                     .timer(TokioTimer::new())
-                    .serve_connection(TokioIo::new(stream), service)
+                    .serve_connection(TokioIo::new(stream), answer)
                     .await;
             });
         }

@@ -19,6 +19,7 @@ use tokio::sync::watch;
 
 use super::error::ConnectError;
 use super::{content, listing, names, prose};
+use crate::registration::RegistrationError;
 use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;
 
@@ -506,17 +507,51 @@ impl fmt::Debug for RemoteTool {
 }
 
 impl<S: 'static> Toolbox<S> {
-    /// Adds every tool `remote` offers now (see [`Remote::tools`]).
+    /// Adds every tool `remote` offers now (see [`Remote::tools`]), for a server you trust to
+    /// list tools a toolbox takes (your own); [`add_remote`](Self::add_remote) mounts any
+    /// server and reports what it could not mount.
     ///
     /// # Panics
     ///
-    /// As [`with`](Self::with) does, if a tool of the same name is already in the toolbox: give
-    /// the server another prefix with [`RemoteBuilder::prefix`].
+    /// As [`with`](Self::with) does, if a tool of the same name is already in the toolbox (give
+    /// the server another prefix with [`RemoteBuilder::prefix`]) or a tool's definition is one a
+    /// toolbox refuses (an input schema that is not an object schema).
     #[track_caller]
     pub fn with_remote(mut self, remote: &Remote) -> Self {
         for tool in remote.tools() {
             self = self.with(tool);
         }
         self
+    }
+
+    /// Adds every tool `remote` offers now, or fails at the first one a toolbox refuses (its name
+    /// is taken, its definition is refused), as [`try_with`](Self::try_with) does.
+    pub fn try_with_remote(mut self, remote: &Remote) -> Result<Self, RegistrationError> {
+        for tool in remote.tools() {
+            self.add(tool)?;
+        }
+        Ok(self)
+    }
+
+    /// Adds each tool `remote` offers now that the toolbox takes, and returns why each of the
+    /// others was not added (empty when all were): a server nobody here wrote can list a tool
+    /// whose name collides with another's or whose schema a toolbox refuses, and its other tools
+    /// are still worth having.
+    ///
+    /// ```no_run
+    /// # async fn run(toolbox: &mut skyl::Toolbox) -> Result<(), skyl::mcp::ConnectError> {
+    /// let remote = skyl::mcp::Remote::spawn("files", tokio::process::Command::new("files-mcp")).await?;
+    /// for refused in toolbox.add_remote(&remote) {
+    ///     eprintln!("not mounted: {refused}");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn add_remote(&mut self, remote: &Remote) -> Vec<RegistrationError> {
+        remote
+            .tools()
+            .into_iter()
+            .filter_map(|tool| self.add(tool).err())
+            .collect()
     }
 }
