@@ -18,6 +18,7 @@
 #![allow(deprecated)]
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::mcp::rmcp::model::{
@@ -25,7 +26,7 @@ use skyl::mcp::rmcp::model::{
     ElicitRequestParams, ServerRequest,
 };
 use skyl::mcp::rmcp::{Peer, RoleServer};
-use skyl::{DynamicTool, ToolDefinition, ToolFailure, Toolbox};
+use skyl::{CallContext, DynamicTool, LogLevel, Progress, ToolDefinition, ToolFailure, Toolbox};
 
 /// Returns a plain text result.
 #[skyl::tool]
@@ -39,6 +40,29 @@ fn test_error_handling() -> Result<String, ToolFailure> {
     Err(ToolFailure::do_not_retry(
         "this tool intentionally returns an error for testing",
     ))
+}
+
+/// Sends three log messages while it works (MCP logging, through the call's context).
+#[skyl::tool]
+async fn test_tool_with_logging(#[context] call: CallContext) -> &'static str {
+    call.log(LogLevel::Info, "Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    call.log(LogLevel::Info, "Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    call.log(LogLevel::Info, "Tool execution completed");
+    "Tool with logging executed successfully"
+}
+
+/// Reports its progress, 0, 50 and 100 of 100 (MCP progress, through the call's context).
+#[skyl::tool]
+async fn test_tool_with_progress(#[context] call: CallContext) -> &'static str {
+    for (n, done) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        call.progress(Progress::new(done).with_total(100.0));
+    }
+    "Tool with progress executed successfully"
 }
 
 /// Asks the client's model to answer a prompt (MCP sampling) and returns the answer.
@@ -249,6 +273,8 @@ fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(TestSimpleText)
         .with(TestErrorHandling)
+        .with(TestToolWithLogging)
+        .with(TestToolWithProgress)
         .with(TestSampling)
         .with(TestElicitation)
         .with(TestElicitationSep1034Defaults)
