@@ -108,3 +108,19 @@ impl<R: AsyncRead + Unpin> AsyncRead for Recorder<R> {
         poll
     }
 }
+
+/// Sends one HTTP/1.1 request (which should say `connection: close`) to `address` and returns
+/// the response's head (status line and headers) and its body, read to the end.
+pub(crate) async fn http_exchange(
+    address: std::net::SocketAddr,
+    request: String,
+) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (format!("{head}\r\n"), body.to_owned())
+}

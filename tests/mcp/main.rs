@@ -2,11 +2,13 @@
 //! pipe, as a child process over stdio, over HTTP), and skyl mounting servers (one written with
 //! rmcp alone, and skyl's own).
 
+mod authorization;
 mod common;
 mod fuzz_inputs;
 mod mount;
 mod serve;
 mod served_context;
+mod stateless;
 
 /// The weather example's tools: the same source the `mcp_server` example serves.
 #[path = "../../examples/weather_tools.rs"]

@@ -13,11 +13,44 @@ use rmcp::transport::{
 };
 use tokio::net::TcpListener;
 
+use super::authorization::Authorization;
 use super::error::{Cause, ConnectError, ServeError};
 use super::mount::{Remote, RemoteBuilder};
 use super::serve::Server;
 
+/// How a server answers over HTTP (set with [`Server::with_stateless_http`] and
+/// [`Server::with_authorization`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct HttpOptions {
+    stateless: bool,
+    authorization: Option<Authorization>,
+}
+
 impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves HTTP without sessions: each request is answered on its own, by whichever process
+    /// gets it, so several server processes can sit behind a load balancer without session
+    /// affinity. Answers are plain JSON unless a tool sends notifications first.
+    ///
+    /// What a session carries is then not there: a tool cannot ask the client something mid-call
+    /// ([`caller`](super::caller) is there, but the client's answer would reach another
+    /// process), and the server cannot send a notification outside a call.
+    pub fn with_stateless_http(mut self) -> Self {
+        self.http.stateless = true;
+        self
+    }
+
+    /// Requires a bearer token on every HTTP request, checked by `authorization` (see
+    /// [`Authorization`]); [`serve_http`](Self::serve_http) also serves the protected-resource
+    /// metadata document that tells a client where to get one.
+    ///
+    /// A tool server on HTTP can run real effects: without this, anyone who can reach the port
+    /// can call its tools. [`serve_http`](Self::serve_http) without authorization answers only
+    /// requests addressed to a loopback host.
+    pub fn with_authorization(mut self, authorization: Authorization) -> Self {
+        self.http.authorization = Some(authorization);
+        self
+    }
+
     /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
     /// future is dropped (which also ends the sessions it started) or accepting fails.
     ///
@@ -35,14 +68,27 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
         let config = StreamableHttpServerConfig::default();
         let _stop_sessions = config.cancellation_token.clone().drop_guard();
+        let authorization = self.http.authorization.clone().map(Arc::new);
         let service = Arc::new(self.http_service_with(config));
         loop {
             let (stream, _) = listener.accept().await?;
             let service = Arc::clone(&service);
+            let authorization = authorization.clone();
             tokio::spawn(async move {
                 let answer = hyper::service::service_fn(move |request| {
                     let service = Arc::clone(&service);
+                    let authorization = authorization.clone();
                     async move {
+                        if let Some(authorization) = authorization {
+                            let header = request
+                                .headers()
+                                .get(hyper::header::AUTHORIZATION)
+                                .and_then(|value| value.to_str().ok());
+                            let path = request.uri().path();
+                            if let Some(refusal) = authorization.check(path, header).await {
+                                return Ok::<_, Infallible>(refusal);
+                            }
+                        }
                         let ends_session = request.method() == hyper::Method::DELETE;
                         let mut response = service.handle(request).await;
                         // rmcp answers a client that ends its session with 202 Accepted; the
@@ -73,6 +119,13 @@ impl<S: Send + Sync + 'static> Server<S> {
         self,
         config: StreamableHttpServerConfig,
     ) -> StreamableHttpService<Server<S>, LocalSessionManager> {
+        let config = if self.http.stateless {
+            config
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+        } else {
+            config
+        };
         StreamableHttpService::new(
             move || Ok(self.clone()),
             Arc::new(LocalSessionManager::default()),
@@ -82,6 +135,14 @@ impl<S: Send + Sync + 'static> Server<S> {
 }
 
 impl RemoteBuilder {
+    /// The access token [`connect_http`](Self::connect_http) sends with every request
+    /// (`Authorization: Bearer ...`), for a server that requires one (see
+    /// [`Authorization`]); without the `Bearer ` prefix.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
     /// Connects to an MCP server's streamable HTTP endpoint, such as
     /// `http://127.0.0.1:8000/mcp`.
     ///
@@ -97,10 +158,11 @@ impl RemoteBuilder {
             source,
         };
         let client = http_client(url).map_err(failed)?;
-        let transport = StreamableHttpClientTransport::with_client(
-            client,
-            StreamableHttpClientTransportConfig::with_uri(url),
-        );
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        if let Some(token) = &self.bearer_token {
+            config = config.auth_header(token.clone());
+        }
+        let transport = StreamableHttpClientTransport::with_client(client, config);
         match self.start(transport, None).await {
             Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
             other => other,

@@ -49,6 +49,11 @@
 //! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
 //!
 //! With the feature `mcp-http`, [`Server::serve_http`] serves streamable HTTP on a local port.
+//! Without authorization it answers only requests addressed to a loopback host;
+//! [`Server::with_authorization`] requires a bearer token checked by a verifier you give
+//! ([`Authorization`]: 401 or 403 with a `WWW-Authenticate` challenge, and the protected-resource
+//! metadata document), and [`Server::with_stateless_http`] answers without sessions, so that
+//! several processes can sit behind a load balancer.
 //!
 //! # Mounting a server's tools
 //!
@@ -104,6 +109,8 @@
 //! streamable HTTP transports, hyper to listen, and reqwest (without TLS: enable one of reqwest's
 //! TLS features in your own `Cargo.toml` to reach `https://` servers) to connect.
 
+#[cfg(feature = "mcp-http")]
+mod authorization;
 mod caller;
 mod content;
 mod error;
@@ -116,6 +123,8 @@ mod notify;
 mod prose;
 mod serve;
 
+#[cfg(feature = "mcp-http")]
+pub use authorization::{Authorization, Grant};
 pub use caller::caller;
 pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};

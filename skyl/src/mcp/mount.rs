@@ -53,6 +53,8 @@ pub struct RemoteBuilder {
     prefix: Option<String>,
     connect_timeout: Duration,
     call_timeout: Duration,
+    /// The bearer token `connect_http` sends.
+    pub(super) bearer_token: Option<String>,
 }
 
 /// One tool of a [`Remote`] server, as a skyl [`Tool`]: its definition is the server's, under a
@@ -111,6 +113,7 @@ impl Remote {
             prefix: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            bearer_token: None,
         }
     }
 

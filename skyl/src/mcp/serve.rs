@@ -47,6 +47,9 @@ pub struct Server<S = ()> {
     config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
+    /// How `serve_http` and `http_service` answer.
+    #[cfg(feature = "mcp-http")]
+    pub(super) http: super::http::HttpOptions,
 }
 
 /// What every connection of a server shares.
@@ -84,6 +87,8 @@ impl<S: Send + Sync + 'static> Server<S> {
             tools: Arc::new(tools),
             config,
             log_level: LevelFilter::default(),
+            #[cfg(feature = "mcp-http")]
+            http: super::http::HttpOptions::default(),
         }
     }
 
@@ -183,6 +188,8 @@ impl<S> Clone for Server<S> {
             tools: Arc::clone(&self.tools),
             config: self.config.clone(),
             log_level: self.log_level.clone(),
+            #[cfg(feature = "mcp-http")]
+            http: self.http.clone(),
         }
     }
 }

@@ -1,0 +1,161 @@
+//! A server over HTTP that requires bearer tokens, as MCP's authorization section asks of a
+//! resource server: no token, a bad token, a token without the scope, a good token.
+
+use serde_json::{Value, json};
+use skyl::mcp::{Authorization, Grant, Remote, Server};
+use skyl::{ToolCall, Toolbox};
+
+use crate::common::{bounded, http_exchange};
+use crate::weather_tools;
+
+/// The tokens the test's authorization server would have issued.
+async fn verify(token: String) -> Option<Grant> {
+    match token.as_str() {
+        "good" => Some(Grant::new(["weather:read", "profile"])),
+        "no-scope" => Some(Grant::new(["profile"])),
+        _ => None,
+    }
+}
+
+/// A POST of `initialize` with `authorization` as its `Authorization` header, if any.
+fn initialize(authorization: Option<&str>) -> String {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    })
+    .to_string();
+    let authorization = authorization
+        .map(|value| format!("authorization: {value}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{authorization}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// The value of the header `name` in a response's head.
+fn header<'h>(head: &'h str, name: &str) -> Option<&'h str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(": ")?;
+        key.eq_ignore_ascii_case(name).then_some(value)
+    })
+}
+
+#[tokio::test]
+async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}/mcp");
+    let authorization = Authorization::bearer(&url, "https://auth.example.com", verify)
+        .require_scopes(["weather:read"]);
+    let serving = tokio::spawn(
+        Server::new(weather_tools::toolbox())
+            .with_authorization(authorization)
+            .serve_http(listener),
+    );
+    let metadata = format!("http://{address}/.well-known/oauth-protected-resource/mcp");
+
+    // No token: 401, and the challenge says where the metadata is and which scope to ask for.
+    let (head, body) = bounded("no token", http_exchange(address, initialize(None))).await;
+    assert!(head.starts_with("HTTP/1.1 401 Unauthorized\r\n"), "{head}");
+    assert_eq!(
+        header(&head, "www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\"").as_str())
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "invalid_request", "error_description": "this MCP server needs an access token (Authorization: Bearer)"})
+    );
+
+    // A token the verifier refuses: 401, invalid_token.
+    let (head, body) = bounded(
+        "a bad token",
+        http_exchange(address, initialize(Some("Bearer forged"))),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 401 Unauthorized\r\n"), "{head}");
+    assert_eq!(
+        header(&head, "www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"invalid_token\", error_description=\"the access token is not valid\"").as_str())
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "invalid_token", "error_description": "the access token is not valid"})
+    );
+
+    // A valid token without the scope: 403, insufficient_scope.
+    let (head, body) = bounded(
+        "a token without the scope",
+        http_exchange(address, initialize(Some("Bearer no-scope"))),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{head}");
+    assert_eq!(
+        header(&head, "www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope this server requires\"").as_str())
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope this server requires"})
+    );
+
+    // The metadata document, at the address the challenge gave (and at the root form).
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let (head, body) = bounded(
+            "the metadata document",
+            http_exchange(
+                address,
+                format!("GET {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n"),
+            ),
+        )
+        .await;
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap(),
+            json!({
+                "resource": url,
+                "authorization_servers": ["https://auth.example.com"],
+                "bearer_methods_supported": ["header"],
+                "scopes_supported": ["weather:read"]
+            })
+        );
+    }
+
+    // A good token: rmcp's client, through skyl's Remote, mounts the tools and calls one.
+    let weather = bounded(
+        "mounting with a good token",
+        Remote::builder("weather")
+            .bearer_token("good")
+            .connect_http(&url),
+    )
+    .await
+    .unwrap();
+    let toolbox = Toolbox::new().with_remote(&weather);
+    let result = bounded(
+        "a call",
+        toolbox.dispatch(&ToolCall::new(
+            "c",
+            "weather_get_weather",
+            json!({"city": "Gulu"}),
+        )),
+    )
+    .await;
+    assert_eq!(result.content, "27C and cloudy in Gulu");
+    weather.close().await;
+
+    // Without one, mounting fails, saying so.
+    let refused = bounded(
+        "mounting without a token",
+        Remote::builder("weather").connect_http(&url),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(refused, skyl::mcp::ConnectError::Http { .. }),
+        "{refused}"
+    );
+    serving.abort();
+}
