@@ -54,6 +54,7 @@ pub struct RemoteBuilder {
     connect_timeout: Duration,
     call_timeout: Duration,
     /// The bearer token `connect_http` sends.
+    #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
 }
 
@@ -113,6 +114,7 @@ impl Remote {
             prefix: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            #[cfg(feature = "mcp-http")]
             bearer_token: None,
         }
     }
