@@ -316,6 +316,16 @@
 //! toolbox's state, borrowed through [`FromRef`]; tools that need different parts of the state share
 //! one [`Toolbox::with_state`].
 //!
+//! ## A tool's view of its call
+//!
+//! A parameter marked `#[context]`, of type [`CallContext`], is the call itself: its id, its
+//! effect key in a journaled run, a progress reporter and a logger (which reach an agent's
+//! [`Event::ToolReport`](agent::Event::ToolReport), an MCP client's notifications, and `tracing`),
+//! and its cancellation, set on a timeout, an MCP client's cancel or a dropped run, which a
+//! cooperative tool checks or awaits on any executor. [`DynamicTool`] closures take it with
+//! `from_fn_with_context`, and a hand-written [`Tool`] through [`Tool::invoke`]. See
+//! [`tool`](macro@tool#the-calls-context).
+//!
 //! ## Transcripts
 //!
 //! [`transcript::validate_complete`] checks the ordering rules every provider enforces (each result
@@ -435,8 +445,15 @@
 //!   pauses every call of a tool whose annotations say it may destroy data.
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
-//! - **Progress.** [`on_event`](agent::RunBuilder::on_event) streams the model's answer and each
-//!   call's start and finish to a callback, for a CLI or a UI. With the `tracing` feature, each
+//! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final
+//!   answer a `T: Deserialize + JsonSchema`: every request carries `T`'s schema as the provider's
+//!   structured output ([`OutputSchema`](provider::OutputSchema) says where, per provider), an
+//!   answer that does not read as `T` goes back to the model with what was wrong (twice, unless
+//!   [`with_corrections`](agent::TypedRun::with_corrections) says otherwise), and then the run
+//!   ends with an [`AnswerError`](agent::AnswerError) that keeps it.
+//! - **Progress.** [`on_event`](agent::RunBuilder::on_event) streams the model's answer, each
+//!   call's start and finish, and what a tool reports through its `#[context]`, to a callback,
+//!   for a CLI or a UI. With the `tracing` feature, each
 //!   run, request and call is a span named as OpenTelemetry's GenAI conventions say.
 //!
 //! Whatever the hooks, the people approving and the model do, every call gets exactly one

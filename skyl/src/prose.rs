@@ -20,6 +20,16 @@ const LISTED_TOOLS: usize = 20;
 /// How much of an unknown name is repeated back: more than any provider allows in a name.
 const ECHOED_NAME_BYTES: usize = 256;
 
+/// The user message that sends a typed run's final answer back: it could not be read as the
+/// type the run expects (`reason` says where and why), so the model answers again, shown the
+/// schema (the provider's structured output shows it too, where there is one).
+pub(crate) fn answer_unreadable(name: &str, schema: &serde_json::Value, reason: &str) -> String {
+    let reason = shortened(reason, 2048);
+    format!(
+        "ERROR: your final answer could not be read as {name}: {reason}. Answer again with only a JSON value that follows this schema, with nothing before or after it: {schema}"
+    )
+}
+
 /// The content for a call naming a tool the toolbox does not have.
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> String {
     let mut available: Vec<&str> = available.into_iter().collect();

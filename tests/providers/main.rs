@@ -15,5 +15,6 @@ mod is_error;
 mod rich;
 mod robustness;
 mod schema;
+mod structured_output;
 mod support;
 mod wire_rules;

@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
 use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
@@ -26,6 +29,7 @@ use super::replay::Replay;
 use super::run::add_usage;
 use super::step::Answer;
 use super::telemetry::{Span, ToolSpans};
+use super::typed::{Expected, TypedRun};
 use super::{
     Agent, AnsweredBy, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop,
 };
@@ -131,6 +135,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
             self.events,
             None,
             unjournaled,
+            None,
         ))
     }
 }
@@ -147,8 +152,57 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for RunBuilder<'a, S, H>
             self.events,
             None,
             unjournaled,
+            None,
         ))
     }
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
+    /// Makes the run's final answer a typed value: each request asks the provider for JSON of
+    /// `T`'s schema (its structured output), and the final answer is read into `T`. An answer
+    /// that does not read is sent back to the model with what was wrong, a bounded number of
+    /// times (see [`TypedRun`]).
+    ///
+    /// ```
+    /// use skyl::agent::Agent;
+    /// use skyl::testing::ScriptedModel;
+    /// use skyl::{Message, Toolbox};
+    ///
+    /// /// A city and its country.
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Place {
+    ///     city: String,
+    ///     country: String,
+    /// }
+    ///
+    /// let model = ScriptedModel::new().reply_text(r#"{"city": "Gulu", "country": "Uganda"}"#);
+    /// let agent = Agent::new(model, Toolbox::new(), "m");
+    /// let answer = agent
+    ///     .run(vec![Message::user("Where is Gulu?")])
+    ///     .answer_as::<Place>()
+    ///     .blocking()?;
+    /// assert_eq!(answer.value.country, "Uganda");
+    /// # Ok::<(), skyl::agent::AnswerError>(())
+    /// ```
+    pub fn answer_as<T: DeserializeOwned + JsonSchema>(self) -> TypedRun<'a, S, H, T> {
+        TypedRun::new(self)
+    }
+}
+
+/// Runs `builder`, its final answer checked against `expected`.
+pub(super) fn drive_expecting<'a, S: Send + Sync + 'static, H: Hooks>(
+    builder: RunBuilder<'a, S, H>,
+    expected: &'a Expected,
+) -> impl Future<Output = Result<Run, RunError>> + Send + 'a {
+    drive(
+        builder.agent,
+        builder.run,
+        builder.resume,
+        builder.events,
+        None,
+        unjournaled,
+        Some(expected),
+    )
 }
 
 /// A journaled run's error, as it is.
@@ -186,6 +240,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
             builder.events,
             journal,
             durable,
+            None,
         ))
     }
 }
@@ -204,6 +259,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for JournaledRun<'a, S, 
             builder.events,
             journal,
             durable,
+            None,
         ))
     }
 }
@@ -239,6 +295,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
     journal: Option<(&'a dyn Journal, String)>,
     error: fn(DurableRunError) -> E,
+    answer: Option<&'a Expected>,
 ) -> impl Future<Output = Result<Run, E>> + Send + 'a {
     async move {
         let span = Span::agent(agent.name.as_deref(), &agent.model_name);
@@ -246,6 +303,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             agent,
             events,
             journal: None,
+            answer,
         };
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
         let result = match outcome {
@@ -289,6 +347,8 @@ struct Driver<'a, S, H> {
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
     /// Boxed: a run without a journal keeps its future small.
     journal: Option<Box<Journaling<'a>>>,
+    /// What a typed run's final answer must be.
+    answer: Option<&'a Expected>,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -384,6 +444,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 _ => return Ok(run.stop.clone()),
             }
         }
+        // How many final answers were sent back; counted again on a replay, which sends back
+        // the same answers.
+        let mut corrections = 0;
         loop {
             if run.steps >= self.agent.max_steps {
                 return Ok(Stop::StepLimit {
@@ -426,9 +489,26 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             run.transcript.push(message);
             if calls == 0 {
                 let assistant = run.transcript.len() - 1;
+                let correction = self
+                    .answer
+                    .filter(|expected| corrections < expected.corrections)
+                    .and_then(|expected| {
+                        let text = run.transcript[assistant].text_content();
+                        let reason = (expected.check)(&text).err()?;
+                        Some(prose::answer_unreadable(
+                            &expected.schema.name,
+                            &expected.schema.schema,
+                            &reason,
+                        ))
+                    });
                 let step = Step::new(step, &run.transcript, assistant, &answer, &run.usage);
                 self.agent.hooks.after_step(&step).await;
-                return Ok(Stop::Answered);
+                let Some(correction) = correction else {
+                    return Ok(Stop::Answered);
+                };
+                corrections += 1;
+                run.transcript.push(Message::user(correction));
+                continue;
             }
             run.turn = Some(Turn {
                 answer,
@@ -456,6 +536,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             messages: Cow::Borrowed(transcript),
             tools: Cow::Borrowed(agent.toolbox.definitions()),
             tool_choice: ToolChoice::Auto,
+            output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
         };

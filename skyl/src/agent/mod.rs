@@ -29,6 +29,7 @@ mod run;
 mod step;
 mod stop;
 mod telemetry;
+mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in
 /// [`crate::model`].
@@ -42,3 +43,4 @@ pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};
+pub use typed::{AnswerError, DEFAULT_CORRECTIONS, TypedAnswer, TypedRun};

@@ -8,7 +8,10 @@ use super::encode::{self, Encoder, object};
 use super::lowering;
 use super::names::{self, NameRule};
 use super::read::Node;
-use super::{Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage};
+use super::{
+    Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason, ToolChoice, Usage,
+    dialect,
+};
 use crate::arguments;
 use crate::content::{Content, ResultContent, Source};
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
@@ -183,6 +186,18 @@ impl Encoder for Anthropic {
     }
 
     fn tail(&self, _: &Request<'_>, _: &mut Map<String, Value>) {}
+
+    fn output(
+        &self,
+        output: &OutputSchema,
+        body: &mut Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        let schema = dialect::anthropic_output(&output.schema)
+            .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
+        let format = object([("type", "json_schema".into()), ("schema", schema)]);
+        body.insert("output_config".into(), object([("format", format)]));
+        Ok(())
+    }
 }
 
 /// The blocks of one message on the wire, the `tool_result` blocks first ("tool_result blocks

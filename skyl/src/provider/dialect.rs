@@ -13,7 +13,10 @@
 //!   inlined (recursion is an error), `nullable` instead of `null` in types, `const` as a
 //!   one-value `enum`, and every keyword outside the subset removed.
 //!
-//! Anthropic takes the canonical schema as it is.
+//! - [`anthropic_output`]: the schema of an answer for Anthropic's structured outputs: closed
+//!   objects, and the constraints it does not take moved into descriptions.
+//!
+//! Anthropic takes a tool's canonical schema as it is.
 //!
 //! ```
 //! use serde_json::json;
@@ -269,6 +272,87 @@ fn add_null_to_enum(map: &mut Map<String, Value>) {
         && !values.iter().any(Value::is_null)
     {
         values.push(Value::Null);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic structured outputs
+// ---------------------------------------------------------------------------------------------
+
+/// Keywords Anthropic's structured outputs do not take ("JSON Schema limitations" in its
+/// structured-outputs guide: numerical and string-length constraints); its SDKs move them into
+/// the description, as this does.
+const ANTHROPIC_UNSUPPORTED: [&str; 8] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+];
+
+/// The schema of an answer for Anthropic's `output_config.format`: closed objects as in
+/// [`openai_strict`] (Anthropic asks for `additionalProperties: false` on every object), and the
+/// numerical and string constraints it does not take moved into the description, where the model
+/// still reads them.
+///
+/// ```
+/// use serde_json::json;
+/// use skyl::provider::dialect;
+///
+/// let canonical = json!({
+///     "type": "object",
+///     "properties": {"stars": {"type": "integer", "minimum": 1, "maximum": 5}},
+///     "required": ["stars"]
+/// });
+/// assert_eq!(
+///     dialect::anthropic_output(&canonical).unwrap(),
+///     json!({
+///         "type": "object",
+///         "properties": {"stars": {"type": "integer", "description": "{minimum: 1, maximum: 5}"}},
+///         "required": ["stars"],
+///         "additionalProperties": false
+///     })
+/// );
+/// ```
+pub fn anthropic_output(schema: &Value) -> Result<Value, LoweringError> {
+    let mut lowered = openai_strict(schema)?;
+    move_unsupported(&mut lowered);
+    Ok(lowered)
+}
+
+fn move_unsupported(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            let moved: Vec<String> = ANTHROPIC_UNSUPPORTED
+                .iter()
+                .filter_map(|key| map.remove(*key).map(|value| format!("{key}: {value}")))
+                .collect();
+            if !moved.is_empty() {
+                let note = format!("{{{}}}", moved.join(", "));
+                let description = match map.get("description").and_then(Value::as_str) {
+                    Some(text) => format!("{text}\n\n{note}"),
+                    None => note,
+                };
+                map.insert("description".into(), Value::String(description));
+            }
+            for (key, value) in map.iter_mut() {
+                match (key.as_str(), value) {
+                    // Maps of names to schemas: a property may be called `minimum`.
+                    ("properties" | "$defs" | "definitions", Value::Object(named)) => {
+                        named.values_mut().for_each(move_unsupported);
+                    }
+                    (key, value) if !LITERALS.contains(&key) && key != "description" => {
+                        move_unsupported(value);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(move_unsupported),
+        _ => {}
     }
 }
 

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::names::NameRule;
-use super::{EncodeError, Provider, Request, ToolChoice, check};
+use super::{EncodeError, OutputSchema, Provider, Request, ToolChoice, check};
 use crate::message::Role;
 use crate::tool::ToolDefinition;
 
@@ -46,6 +46,22 @@ pub trait Encoder {
 
     /// The fields after the tools: optional settings such as the token limit.
     fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>);
+
+    /// The schema the answer must follow ([`Request::output`]), on the provider's
+    /// structured-output field, lowered to its dialect; called after [`tail`](Self::tail), only
+    /// for a request that has one.
+    ///
+    /// The default sends nothing: a provider without structured output still gets a typed run's
+    /// answer checked, and a wrong one sent back with what was wrong
+    /// ([`RunBuilder::answer_as`](crate::agent::RunBuilder::answer_as)).
+    fn output(
+        &self,
+        output: &OutputSchema,
+        body: &mut Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        let _ = (output, body);
+        Ok(())
+    }
 }
 
 /// The body for `request`: checks, then the encoder's steps, then [`Request::extra`]; or why the
@@ -70,6 +86,9 @@ pub fn encode_with<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Val
         encoder.tools(declarations, &request.tool_choice, &mut body);
     }
     encoder.tail(request, &mut body);
+    if let Some(output) = &request.output {
+        encoder.output(output, &mut body)?;
+    }
     merge_extra(&mut body, &request.extra);
     Ok(Value::Object(body))
 }

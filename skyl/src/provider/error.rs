@@ -47,6 +47,20 @@ pub enum EncodeError {
         /// What to change.
         fix: String,
     },
+    /// The schema of the answer ([`Request::output`](super::Request::output)) cannot be
+    /// expressed in the provider's dialect.
+    OutputSchema {
+        /// The adapter.
+        provider: Provider,
+        /// The schema's name.
+        name: String,
+        /// Where in the schema, as [`LoweringError::path`].
+        path: String,
+        /// What cannot be expressed.
+        problem: String,
+        /// What to change.
+        fix: String,
+    },
     /// The tool choice cannot be honoured with the request's tools.
     ToolChoice {
         /// The adapter.
@@ -64,6 +78,9 @@ pub enum EncodeError {
     },
 }
 
+/// How a strict-mode lowering error ends, for a tool.
+const STRICT_OFF: &str = ", or leave strict mode off for this adapter";
+
 impl EncodeError {
     /// The error for a tool whose schema `error` says cannot be lowered to `provider`'s dialect.
     pub(crate) fn schema(provider: Provider, tool: &ToolDefinition, error: LoweringError) -> Self {
@@ -76,12 +93,29 @@ impl EncodeError {
         }
     }
 
+    pub(crate) fn output_schema(provider: Provider, name: &str, error: LoweringError) -> Self {
+        // An answer's schema is always strict on OpenAI: the way out that tools have (their
+        // adapter's strict mode off) is not one here.
+        let fix = match error.fix.strip_suffix(STRICT_OFF) {
+            Some(fix) => fix.to_owned(),
+            None => error.fix,
+        };
+        EncodeError::OutputSchema {
+            provider,
+            name: name.to_owned(),
+            path: error.path,
+            problem: error.problem,
+            fix,
+        }
+    }
+
     /// The adapter that refused the request.
     pub fn provider(&self) -> Provider {
         match self {
             EncodeError::Transcript { provider, .. }
             | EncodeError::ToolName { provider, .. }
             | EncodeError::Schema { provider, .. }
+            | EncodeError::OutputSchema { provider, .. }
             | EncodeError::ToolChoice { provider, .. }
             | EncodeError::NoMessages { provider } => *provider,
         }
@@ -140,6 +174,19 @@ impl fmt::Display for EncodeError {
                 f,
                 "the schema of tool \"{tool}\", at `{path}`: {problem}; {fix}"
             ),
+            EncodeError::OutputSchema {
+                name,
+                path,
+                problem,
+                fix,
+                ..
+            } => {
+                write!(f, "the schema \"{name}\" of the answer")?;
+                if !path.is_empty() {
+                    write!(f, ", at `{path}`")?;
+                }
+                write!(f, ": {problem}; {fix}")
+            }
             EncodeError::ToolChoice {
                 tool: Some(tool),
                 available,

@@ -10,8 +10,8 @@ use super::lowering;
 use super::names::NameRule;
 use super::read::Node;
 use super::{
-    Adapter, Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage,
-    dialect,
+    Adapter, Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason,
+    ToolChoice, Usage, dialect,
 };
 use crate::arguments;
 use crate::content::{Content as ResultPart, ResultContent, Source};
@@ -554,6 +554,31 @@ impl Encoder for Gemini {
                 object([("maxOutputTokens", max.into())]),
             );
         }
+    }
+
+    fn output(
+        &self,
+        output: &OutputSchema,
+        body: &mut Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        let (key, schema) = if self.legacy_parameters {
+            let schema = dialect::gemini_openapi(&output.schema)
+                .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
+            ("responseSchema", schema)
+        } else {
+            (
+                "responseJsonSchema",
+                dialect::gemini_json_schema(&output.schema),
+            )
+        };
+        let config = body
+            .entry("generationConfig")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(config) = config {
+            config.insert("responseMimeType".into(), "application/json".into());
+            config.insert(key.into(), schema);
+        }
+        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::OutputSchema;
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 
@@ -58,6 +59,9 @@ pub struct Request<'a> {
     pub tools: Cow<'a, [ToolDefinition]>,
     /// Whether and which tool the model must call.
     pub tool_choice: ToolChoice,
+    /// The shape the model's answer must take, when it is to be JSON of a schema: each adapter
+    /// puts it on its provider's structured-output field (see [`OutputSchema`]).
+    pub output: Option<Cow<'a, OutputSchema>>,
     /// The most tokens to generate. [`Anthropic`](super::Anthropic) requires a value and sends
     /// [`Anthropic::DEFAULT_MAX_TOKENS`](super::Anthropic::DEFAULT_MAX_TOKENS) when this is `None`; the others leave it to the provider.
     pub max_tokens: Option<u32>,
@@ -77,6 +81,7 @@ impl Request<'_> {
             messages: Cow::Owned(self.messages.into_owned()),
             tools: Cow::Owned(self.tools.into_owned()),
             tool_choice: self.tool_choice,
+            output: self.output.map(|output| Cow::Owned(output.into_owned())),
             max_tokens: self.max_tokens,
             extra: self.extra,
         }

@@ -15,7 +15,8 @@ use crate::provider::lowering;
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
-    Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage,
+    Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason, ToolChoice, Usage,
+    dialect,
 };
 use crate::tool::ToolDefinition;
 
@@ -397,6 +398,25 @@ impl Encoder for OpenAiChat {
             };
             body.insert(name.into(), max.into());
         }
+    }
+
+    fn output(
+        &self,
+        output: &OutputSchema,
+        body: &mut Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        let schema = dialect::openai_strict(&output.schema)
+            .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
+        let json_schema = object([
+            ("name", Value::from(&*output.name)),
+            ("schema", schema),
+            ("strict", true.into()),
+        ]);
+        body.insert(
+            "response_format".into(),
+            object([("type", "json_schema".into()), ("json_schema", json_schema)]),
+        );
+        Ok(())
     }
 }
 

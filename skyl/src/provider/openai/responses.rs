@@ -13,7 +13,8 @@ use crate::provider::lowering;
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
-    Api, DecodeError, EncodeError, Provider, Request, StopReason, ToolChoice, Usage,
+    Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason, ToolChoice, Usage,
+    dialect,
 };
 use crate::tool::ToolDefinition;
 
@@ -168,6 +169,23 @@ impl Encoder for OpenAiResponses {
         if let Some(max) = request.max_tokens {
             body.insert("max_output_tokens".into(), max.into());
         }
+    }
+
+    fn output(
+        &self,
+        output: &OutputSchema,
+        body: &mut Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        let schema = dialect::openai_strict(&output.schema)
+            .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
+        let format = object([
+            ("type", "json_schema".into()),
+            ("name", Value::from(&*output.name)),
+            ("schema", schema),
+            ("strict", true.into()),
+        ]);
+        body.insert("text".into(), object([("format", format)]));
+        Ok(())
     }
 }
 
