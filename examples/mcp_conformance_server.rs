@@ -26,7 +26,68 @@ use skyl::mcp::rmcp::model::{
     ElicitRequestParams, ServerRequest,
 };
 use skyl::mcp::rmcp::{Peer, RoleServer};
-use skyl::{CallContext, DynamicTool, LogLevel, Progress, ToolDefinition, ToolFailure, Toolbox};
+use skyl::{
+    Audio, CallContext, DynamicTool, Image, LogLevel, Progress, Resource, ToolDefinition,
+    ToolFailure, Toolbox,
+};
+
+/// A 1x1 red pixel, the suite's suggestion for an image.
+const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// Returns an image: one red pixel, as a PNG.
+#[skyl::tool]
+fn test_image_content() -> Image {
+    Image::from_base64("image/png", RED_PIXEL_PNG)
+}
+
+/// Returns an audio clip: a tenth of a second of silence, as a WAV file.
+#[skyl::tool]
+fn test_audio_content() -> Audio {
+    Audio::wav(silent_wav(800))
+}
+
+/// Returns an embedded text resource.
+#[skyl::tool]
+fn test_embedded_resource() -> Resource {
+    Resource::text(
+        "test://embedded-resource",
+        "This is an embedded resource content.",
+    )
+    .with_media_type("text/plain")
+}
+
+/// Returns text, an image and an embedded resource in one result.
+#[skyl::tool]
+fn test_multiple_content_types() -> (&'static str, Image, Resource) {
+    (
+        "Multiple content types test:",
+        Image::from_base64("image/png", RED_PIXEL_PNG),
+        Resource::text(
+            "test://mixed-content-resource",
+            r#"{"test":"data","value":123}"#,
+        )
+        .with_media_type("application/json"),
+    )
+}
+
+/// A mono 8-bit PCM WAV file of `samples` silent samples at 8 kHz.
+fn silent_wav(samples: u32) -> Vec<u8> {
+    let mut wav = Vec::with_capacity(44 + samples as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + samples).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes()); // the fmt chunk's size
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // one channel
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // samples a second
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // bytes a second
+    wav.extend_from_slice(&1u16.to_le_bytes()); // bytes a sample
+    wav.extend_from_slice(&8u16.to_le_bytes()); // bits a sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&samples.to_le_bytes());
+    wav.resize(44 + samples as usize, 128); // 8-bit PCM's silence is the middle value
+    wav
+}
 
 /// Returns a plain text result.
 #[skyl::tool]
@@ -272,6 +333,10 @@ fn json_schema_2020_12_tool() -> DynamicTool {
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(TestSimpleText)
+        .with(TestImageContent)
+        .with(TestAudioContent)
+        .with(TestEmbeddedResource)
+        .with(TestMultipleContentTypes)
         .with(TestErrorHandling)
         .with(TestToolWithLogging)
         .with(TestToolWithProgress)
