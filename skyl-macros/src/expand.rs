@@ -7,14 +7,14 @@
 //! mod __skyl_tool_get_weather { pub struct GetWeather; }            // the struct, and its derives
 //! pub use __skyl_tool_get_weather::GetWeather;                      // with the function's `pub`
 //! const _: () = {
-//!     struct __SkylArguments<__S> where ...  { city: String, .. }  // Deserialize + JsonSchema;
-//!                                              // no `<__S>` when no parameter needs a bound
-//!     const _: () = { assert_deserialize::<T>; assert_json_schema::<T>; };  // one per type
+//!     #[derive(Deserialize, JsonSchema)] #[serde(bound = "...")]  // bounds on the derives only;
+//!     struct __SkylArguments<__S> { city: String, .. }  // no `<__S>` when no parameter needs one
+//!     const _: () = { let _: PhantomData<<T as ToolParameter>::This>; };  // one per type
 //!     impl<__S: Send + Sync + 'static> Tool<__S> for __skyl_tool_get_weather::GetWeather
-//!     where Db: FromRef<__S>, ... {
+//!     where Db: FromRef<__S>, ... {                   // no bound on a parameter type
 //!         fn definition(&self) -> &ToolDefinition { cached_definition(&STATIC, parts) }
-//!         fn call(..) -> ToolFuture { /* parse (probes of each parameter to explain a failure),
-//!                                          call, convert */ }
+//!         fn call(..) -> ToolFuture { /* parse into `__SkylArguments<()>` (probes of each
+//!                                          parameter to explain a failure), call, convert */ }
 //!     }
 //! };
 //! ```
@@ -25,14 +25,22 @@
 //! module, so none of them lands on the other type and adds errors of its own.
 //!
 //! A parameter type that is not `Deserialize + JsonSchema` is reported once, by the assertion
-//! at that type. The generated bodies and the derives must not report it again, so every bound
-//! on a parameter type is written `<T as Defer<__S>>::This: DeserializeOwned + JsonSchema`: it
-//! mentions `__S`, so the compiler does not check it where it is written (as it would check
-//! `T: DeserializeOwned`, a bound on a concrete type), yet inside the impl it normalizes to
-//! `T: DeserializeOwned` and lets the bodies compile. The impl then holds for no state at all,
-//! which is right for a tool that cannot be built. Types whose traits are known from their name
-//! (`String`, numbers, `Option<u8>`: see `known.rs`) get no bound and no assertion, which is most
-//! of what the compiler checks in a typical tool.
+//! at that type (`<T as ToolParameter>::This`, which names the missing trait with skyl's message
+//! and adds no "required by a bound in" note pointing into skyl). Nothing else may report it again:
+//! - the derives are bounded `<T as Defer<__S>>::This: DeserializeOwned + JsonSchema` (in their
+//!   `bound` attributes, not on the struct): such a bound mentions `__S`, so the compiler does not
+//!   check it where it is written (as it would check `T: DeserializeOwned`, a bound on a concrete
+//!   type), yet inside the derived impls it normalizes to `T: DeserializeOwned` and lets their
+//!   bodies compile;
+//! - the `Tool` impl has no bound on parameter types, since a bound there would be checked again
+//!   at every `Toolbox::with(GetWeather)`, with notes naming skyl's internals. Its bodies read the
+//!   arguments as what `(&&ReadProbe::<__SkylArguments<()>>::NEW).read_as()` chooses: the struct
+//!   when its derives hold, and otherwise a stand-in (`Unusable`) that has both traits and cannot
+//!   be made, so that they compile and say nothing more in a crate that does not compile anyway.
+//!
+//! Types whose traits are known from their name (`String`, numbers, `Option<u8>`: see `known.rs`)
+//! get no bound and no assertion (and a probe of the type itself), which is most of what the
+//! compiler checks in a typical tool.
 //!
 //! What is generic in the generated code is compiled once per tool, so the impl hands what it
 //! can to non-generic code in skyl: the definition's constant parts and `fn` pointers to
@@ -193,7 +201,11 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
             }
             ParamKind::Str => {
-                add_probe(&mut probes, param, quote!(::std::string::String));
+                add_probe(
+                    &mut probes,
+                    param,
+                    quote!(::skyl::__private::explain::probe::<::std::string::String>),
+                );
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: ::std::string::String
@@ -212,21 +224,40 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 let span = ty.span();
                 let known = known::reads_and_describes(ty);
                 let ty = written(ty);
-                add_probe(&mut probes, param, ty.clone());
                 fields.push(quote! {
                     #(#field_attrs)* #description
                     #ident: #ty
                 });
                 // A type known by name has both traits: nothing to defer, nothing to assert.
-                if !known {
+                if known {
+                    add_probe(
+                        &mut probes,
+                        param,
+                        quote!(::skyl::__private::explain::probe::<#ty>),
+                    );
+                } else {
+                    let read = read_as(&ty);
+                    add_probe(
+                        &mut probes,
+                        param,
+                        quote!(::skyl::__private::explain::probe_of(#read)),
+                    );
                     bounds.push(quote! {
                         <#ty as ::skyl::__private::Defer<__S>>::This:
-                            ::skyl::__private::ToolParameterDeserialize
-                            + ::skyl::__private::ToolParameterSchema
+                            ::skyl::__private::serde::de::DeserializeOwned
+                            + ::skyl::__private::schemars::JsonSchema
                     });
+                    // The projection spans the type from its first token to its last, so that
+                    // the error underlines all of `Option<City>`, not `Option` alone.
+                    let last = ty
+                        .clone()
+                        .into_iter()
+                        .last()
+                        .map_or(span, |token| token.span());
+                    let open = quote_spanned!(span=> <);
+                    let close = quote_spanned!(last=> as ::skyl::__private::ToolParameter>::This);
                     assertions.push(quote_spanned! {span=>
-                        let _ = ::skyl::__private::assert_deserialize::<#ty>;
-                        let _ = ::skyl::__private::assert_json_schema::<#ty>;
+                        let _: ::core::marker::PhantomData<#open #ty #close>;
                     });
                 }
                 call_args.push(quote!(__args.#ident));
@@ -297,26 +328,58 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         }
         _ => quote!(::core::option::Option::None),
     };
-    // Deferred bounds mention the state type, so the arguments struct takes it as a parameter;
-    // without them (every parameter of a type known by name) it is a plain struct, which the
-    // derives expand to less code and the compiler checks once.
-    let (arguments_struct, arguments_ty, state_marker) = if bounds.is_empty() {
-        (quote!(__SkylArguments), quote!(__SkylArguments), None)
-    } else {
+    // Deferred bounds mention a type parameter, so the arguments struct takes one, which the
+    // bodies set to `()`; without them (every parameter of a type known by name) it is a plain
+    // struct, which the derives expand to less code and the compiler checks once. The bounds are
+    // on the derives only: a bound on the struct would be checked wherever the bodies name it.
+    let generic = !bounds.is_empty();
+    let (arguments_struct, state_marker, derive_bounds) = if generic {
+        let bound = quote!(#(#bounds),*).to_string();
         (
-            quote!(__SkylArguments<__S> where #(#bounds,)*),
             quote!(__SkylArguments<__S>),
             Some(quote! {
                 #[serde(skip)]
                 __skyl_state: ::core::marker::PhantomData<fn() -> __S>,
             }),
+            bound,
+        )
+    } else {
+        (quote!(__SkylArguments), None, String::new())
+    };
+    // What the bodies read the arguments as: the struct itself, or, when a parameter type lacks a
+    // trait (already reported at the type), a stand-in that keeps the `Tool` impl free of bounds.
+    let (arguments, parameters_schema, parse, explain_whole, args) = if generic {
+        let arguments = read_as(&quote!(__SkylArguments<()>));
+        (
+            quote!(let __arguments = #arguments;),
+            quote!(::skyl::__private::arguments_schema_of(__arguments)),
+            quote!(::skyl::__private::parse_explained_as(
+                __arguments,
+                __json,
+                __schema,
+                __explain
+            )),
+            quote!(::skyl::__private::explain::whole_of(__arguments)),
+            quote! {
+                let __args: __SkylArguments<()> = ::skyl::__private::IntoRead::into_read(__args);
+            },
+        )
+    } else {
+        (
+            quote!(),
+            quote!(::skyl::__private::arguments_schema::<__SkylArguments>),
+            quote!(::skyl::__private::parse_explained::<__SkylArguments>(
+                __json, __schema, __explain
+            )),
+            quote!(::skyl::__private::explain::whole::<__SkylArguments>),
+            quote!(),
         )
     };
     let explain = match probes {
         Some(probes) => quote! {
             |__object, __error| ::skyl::__private::explain::by_probes(__object, __error, &[#(#probes),*])
         },
-        None => quote!(::skyl::__private::explain::whole::<#arguments_ty>),
+        None => explain_whole,
     };
     let timeout = options.timeout.as_ref().map(|timeout| {
         let (secs, nanos) = (timeout.secs, timeout.nanos);
@@ -359,8 +422,8 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
 
     quote! {
         #[derive(::skyl::__private::serde::Deserialize, ::skyl::__private::schemars::JsonSchema)]
-        #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = "")]
-        #[schemars(crate = "::skyl::__private::schemars", bound = "")]
+        #[serde(crate = "::skyl::__private::serde", deny_unknown_fields, bound = #derive_bounds)]
+        #[schemars(crate = "::skyl::__private::schemars", bound = #derive_bounds)]
         #[allow(dead_code)]
         struct #arguments_struct {
             #(#fields,)*
@@ -376,16 +439,16 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
         where
             __S: ::core::marker::Send + ::core::marker::Sync + 'static,
             #instance_bound
-            #(#bounds,)*
             #(#state_bounds,)*
         {
             fn definition(&self) -> &::skyl::ToolDefinition {
+                #arguments
                 static __DEFINITION: ::std::sync::OnceLock<::skyl::ToolDefinition> =
                     ::std::sync::OnceLock::new();
                 ::skyl::__private::cached_definition(&__DEFINITION, ::skyl::__private::DefinitionParts {
                     name: #name,
                     description: #description,
-                    parameters: ::skyl::__private::arguments_schema::<#arguments_ty>,
+                    parameters: #parameters_schema,
                     annotations: #annotations,
                     output_schema: #output_schema,
                 })
@@ -402,13 +465,15 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 let _ = __state;
                 // The schema is read only when the arguments do not parse as they are.
                 let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
+                #arguments
                 let __explain: ::skyl::__private::explain::Explain = #explain;
-                let __args = match ::skyl::__private::parse_explained::<#arguments_ty>(__json, __schema, __explain) {
+                let __args = match #parse {
                     ::core::result::Result::Ok(args) => args,
                     ::core::result::Result::Err(failure) => {
                         return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
                     }
                 };
+                #args
                 #(#taken)*
                 #run
             }
@@ -416,6 +481,16 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             #timeout
         }
     }
+}
+
+/// `&&ReadProbe::<ty>::NEW).read_as()`: a `PhantomData` of `ty`, or of a stand-in when `ty` is not
+/// `Deserialize + JsonSchema` (see `skyl::__private::ReadAs`).
+fn read_as(ty: &TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use ::skyl::__private::{ReadAs as _, ReadAsPlaceholder as _};
+        (&&::skyl::__private::ReadProbe::<#ty>::NEW).read_as()
+    }}
 }
 
 /// `tokens` with every `Self` replaced by `self_ty` (as `<self_ty>` before `::`, where a path
@@ -474,9 +549,9 @@ fn annotations(options: &Options) -> TokenStream {
     }
 }
 
-/// Adds to `probes` the failure path's reader of `param`, of type `ty`; or gives up on readers
+/// Adds to `probes` the failure path's reader of `param`, `probe`; or gives up on readers
 /// (`None`) for a parameter serde does not read as one key holding its type.
-fn add_probe(probes: &mut Option<Vec<TokenStream>>, param: &ast::Param<'_>, ty: TokenStream) {
+fn add_probe(probes: &mut Option<Vec<TokenStream>>, param: &ast::Param<'_>, probe: TokenStream) {
     let (Some(list), Some(keys)) = (probes.as_mut(), param.wire_keys()) else {
         *probes = None;
         return;
@@ -484,7 +559,7 @@ fn add_probe(probes: &mut Option<Vec<TokenStream>>, param: &ast::Param<'_>, ty: 
     list.push(quote! {
         ::skyl::__private::explain::ArgumentProbe {
             keys: &[#(#keys),*],
-            probe: ::skyl::__private::explain::probe::<#ty>,
+            probe: #probe,
         }
     });
 }

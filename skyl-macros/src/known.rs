@@ -2,9 +2,9 @@
 //!
 //! Most parameters are strings, numbers, booleans, and options and lists of them. Their
 //! `Deserialize` and `JsonSchema` cannot be missing, so `expand` writes no deferred bound and no
-//! assertion for them: every bound on a parameter type is copied into six items of the expansion
-//! (the arguments struct, serde's impl, its visitor and the visitor's impl, schemars' impl, the
-//! `Tool` impl), and proving those bounds was most of the extra time `cargo check` spent on
+//! assertion for them: every bound on a parameter type is copied into the items of the expansion
+//! (serde's impl, its visitor and the visitor's impl, schemars' impl; before the `Tool` impl gave
+//! them up, it and the arguments struct too), and proving those bounds was most of the extra time `cargo check` spent on
 //! `#[tool]` functions against the same code written by hand.
 //!
 //! The names are matched as written, so a type of the crate's own that shadows one of them (a

@@ -693,10 +693,10 @@ struct ReadmeDoctests;
 pub mod __private {
     pub use crate::arguments::{explain, parse_arguments, parse_explained};
     pub use crate::macro_support::{
-        AnnotationParts, Defer, DefinitionParts, TimeoutFeature, ToolOutputSchema,
-        ToolParameterDeserialize, ToolParameterSchema, ToolSetInstance, arguments_schema,
-        assert_deserialize, assert_json_schema, assert_tool_set_instance, cached_definition,
-        output_schema, run_blocking, tool_output, tool_timeout,
+        AnnotationParts, Defer, DefinitionParts, IntoRead, ReadAs, ReadAsPlaceholder, ReadProbe,
+        TimeoutFeature, ToolOutputSchema, ToolParameter, ToolSetInstance, Unusable,
+        arguments_schema, arguments_schema_of, assert_tool_set_instance, cached_definition,
+        output_schema, parse_explained_as, run_blocking, tool_output, tool_timeout,
     };
     pub use schemars;
     pub use serde;

@@ -34,6 +34,12 @@
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
+// The traits a `#[tool]` parameter's type needs are named in the compiler's diagnostics, which
+// write a trait by its name alone (`ToolParameterSchema`) when a path to it lies outside a hidden
+// module, and by its whole path through `skyl::__private` otherwise. Not public API.
+#[doc(hidden)]
+pub use crate::macro_support::{ToolParameter, ToolParameterDeserialize, ToolParameterSchema};
+
 /// The canonical schema of `T`, which must describe a JSON object.
 pub fn canonical_schema_for<T: JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()

@@ -42,6 +42,13 @@ pub fn probe<T: DeserializeOwned>(
     serde_path_to_error::deserialize::<_, T>(value).map(drop)
 }
 
+/// [`probe`] of the type `read_as` chose for a parameter (`skyl::__private::ReadAs`).
+pub fn probe_of<T: DeserializeOwned>(
+    _: std::marker::PhantomData<T>,
+) -> fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
+    probe::<T>
+}
+
 /// Names the parameter at fault by reading each one alone, in the object's order, as serde's
 /// derive read them; `error` is what that derive said about the whole object.
 pub fn by_probes(
@@ -84,6 +91,11 @@ pub fn whole<A: DeserializeOwned>(arguments: &Value, _: serde_json::Error) -> To
             ToolFailure::invalid_arguments(detail(&path, error.into_inner().to_string()))
         }
     }
+}
+
+/// [`whole`] of the arguments `read_as` chose (`skyl::__private::ReadAs`).
+pub fn whole_of<A: DeserializeOwned>(_: std::marker::PhantomData<A>) -> Explain {
+    whole::<A>
 }
 
 /// `path` inside the argument `key`, written as `serde_path_to_error` writes a whole path:

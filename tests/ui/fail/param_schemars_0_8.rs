@@ -1,5 +1,5 @@
 // A type that derives the `JsonSchema` of another schemars (0.8 here, stood in for by a trait of
-// the same name), then is used in a tool and added to a toolbox: each place says schemars 1.
+// the same name), used in a tool and added to a toolbox: one error, at the type, says schemars 1.
 mod schemars08 {
     pub trait JsonSchema {}
 }
