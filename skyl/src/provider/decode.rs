@@ -1,6 +1,8 @@
 //! Reading a response body: the steps every wire format shares, run in one place, around the
 //! steps each format writes for itself ([`Decoder`]).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::read::Node;
@@ -94,7 +96,7 @@ pub struct Answer<'a> {
     body: &'a Value,
     id: Option<&'a str>,
     /// What makes minted ids unique, worked out for the first call that needs one.
-    key: Option<String>,
+    key: Option<Cow<'a, str>>,
 }
 
 impl Answer<'_> {

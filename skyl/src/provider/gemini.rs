@@ -1,6 +1,8 @@
 //! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`), the Developer API
 //! and Vertex AI.
 
+use std::sync::LazyLock;
+
 use serde_json::{Map, Value};
 
 use super::api::path_segment;
@@ -319,6 +321,17 @@ fn own(data: Option<&ProviderData>) -> Option<&Value> {
     data.and_then(|data| data.of(PROVIDER))
 }
 
+/// `{"minted_id": true}`: the provider data of a call whose id skyl minted, which
+/// [`Gemini::wire_id`] keeps off the wire.
+///
+/// Built once and cloned for each call: a clone copies the map's small table where a new map
+/// would hash its key again, and Gemini mints an id for nearly every call it makes.
+fn minted_mark() -> Map<String, Value> {
+    static MARK: LazyLock<Map<String, Value>> =
+        LazyLock::new(|| Map::from_iter([("minted_id".to_owned(), Value::Bool(true))]));
+    MARK.clone()
+}
+
 fn text_part(text: &str) -> Value {
     object([("text", text.into())])
 }
@@ -629,16 +642,27 @@ impl Decoder for Gemini {
             let is_thought = part.get("thought").value() == Some(&Value::Bool(true));
             if function_call.value().is_some() {
                 function_call.object()?;
-                let mut data = Map::new();
-                if let Some(signature) = signature {
-                    data.insert("thoughtSignature".into(), signature.into());
-                }
-                let id = match function_call.get("id").opt_str()? {
-                    Some(id) if !id.is_empty() => id.to_owned(),
-                    _ => {
-                        data.insert("minted_id".into(), true.into());
-                        answer.mint_id("gemini")
+                let id = function_call
+                    .get("id")
+                    .opt_str()?
+                    .filter(|id| !id.is_empty());
+                let data = match (signature, id) {
+                    // How Gemini usually calls: no id, no signature; the mark alone.
+                    (None, None) => minted_mark(),
+                    (signature, id) => {
+                        let mut data = Map::new();
+                        if let Some(signature) = signature {
+                            data.insert("thoughtSignature".into(), signature.into());
+                        }
+                        if id.is_none() {
+                            data.insert("minted_id".into(), true.into());
+                        }
+                        data
                     }
+                };
+                let id = match id {
+                    Some(id) => id.to_owned(),
+                    None => answer.mint_id("gemini"),
                 };
                 let args = function_call.get("args").opt_object()?;
                 let mut call = ToolCall::new(
