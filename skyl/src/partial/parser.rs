@@ -138,25 +138,29 @@ impl PartialArguments {
     /// Reads the next piece of the arguments' JSON text.
     ///
     /// Does nothing once the text has stopped being JSON ([`error`](Self::error)).
-    #[inline]
+    // Always inlined: most deltas take the fast path, a few instructions that a call (with the
+    // registers it saves for `push_text`) cost as much as again.
+    #[inline(always)]
     pub fn push(&mut self, delta: &str) {
         // Most deltas of a long call fall inside one string and hold no quote or backslash: they
         // are its next characters, and nothing else changes.
-        let mut plain = 0;
+        let mut scanned = None;
         if matches!(self.state, State::String) && self.cut_len == 0 && self.broken.is_none() {
-            plain = plain_len(delta.as_bytes());
+            let plain = plain_len(delta.as_bytes());
             if plain == delta.len() {
                 self.text.push_str(delta);
                 self.read += delta.len();
                 return;
             }
+            scanned = Some(plain);
         }
-        self.push_text(delta, plain);
+        self.push_text(delta, scanned);
     }
 
-    /// [`push`](Self::push), for a delta that does more than grow a string: its first `plain`
-    /// bytes are the string's next characters.
-    fn push_text(&mut self, delta: &str, plain: usize) {
+    /// [`push`](Self::push), for a delta that does more than grow a string. `scanned`, when the
+    /// string's plain run was measured already: its first bytes are the string's next characters,
+    /// and the byte after them ends the run.
+    fn push_text(&mut self, delta: &str, scanned: Option<usize>) {
         if self.broken.is_some() {
             return;
         }
@@ -166,21 +170,30 @@ impl PartialArguments {
         }
         let bytes = delta.as_bytes();
         let mut i = 0;
-        if plain > 0 {
-            // `plain` stops before an ASCII byte: a character boundary.
-            self.text.push_str(&delta[..plain]);
-            i = plain;
+        // Whether the run before the byte at `i` is read already, so that it is not measured twice.
+        let mut run_read = false;
+        if let Some(plain) = scanned {
+            if plain > 0 {
+                // `plain` stops before an ASCII byte: a character boundary.
+                self.text.push_str(&delta[..plain]);
+                i = plain;
+            }
+            run_read = true;
         }
         while i < bytes.len() {
             if matches!(self.state, State::String) {
                 // A string's plain runs and its short escapes, read here without a state change.
                 loop {
-                    let plain = plain_len(&bytes[i..]);
-                    if plain > 0 {
-                        // `plain` stops before an ASCII byte or at the end: a character boundary.
-                        self.text.push_str(&delta[i..i + plain]);
-                        i += plain;
+                    if !run_read {
+                        let plain = plain_len(&bytes[i..]);
+                        if plain > 0 {
+                            // `plain` stops before an ASCII byte or at the end: a character
+                            // boundary.
+                            self.text.push_str(&delta[i..i + plain]);
+                            i += plain;
+                        }
                     }
+                    run_read = false;
                     let Some(&byte) = bytes.get(i) else { break };
                     if byte == b'"' {
                         self.end_string();
@@ -249,7 +262,7 @@ impl PartialArguments {
             self.cut_len = 0;
             let cut = self.cut;
             match std::str::from_utf8(&cut[..width]) {
-                Ok(character) => self.push_text(character, 0),
+                Ok(character) => self.push_text(character, None),
                 Err(_) => return self.fail(0, "UTF-8 text", Found::NotUtf8),
             }
             if self.broken.is_some() {
@@ -257,11 +270,11 @@ impl PartialArguments {
             }
         }
         match std::str::from_utf8(bytes) {
-            Ok(text) => self.push_text(text, 0),
+            Ok(text) => self.push_text(text, None),
             Err(error) => {
                 let valid = error.valid_up_to();
                 if let Ok(text) = std::str::from_utf8(&bytes[..valid]) {
-                    self.push_text(text, 0);
+                    self.push_text(text, None);
                 }
                 if self.broken.is_some() {
                     return;

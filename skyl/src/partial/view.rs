@@ -159,10 +159,12 @@ impl PartialArguments {
 
     /// The complete members of the arguments object, in the order they came; `None` until the
     /// text has begun an object.
+    #[inline]
     pub fn members(&self) -> Option<&Map<String, Value>> {
-        match (&self.root, self.stack.first()) {
-            (Some(Value::Object(members)), _) => Some(members),
-            (None, Some(Frame::Object { members, .. })) => Some(members),
+        // The stack first: it holds the members while the text streams, when most reads happen.
+        match (self.stack.first(), &self.root) {
+            (Some(Frame::Object { members, .. }), _) => Some(members),
+            (None, Some(Value::Object(members))) => Some(members),
             _ => None,
         }
     }
