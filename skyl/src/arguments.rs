@@ -23,12 +23,11 @@ use crate::tool::ToolFailure;
 
 use explain::Explain;
 
-pub(crate) mod absent;
 pub(crate) mod canonical;
 pub mod explain;
-pub(crate) mod validate;
 
-pub(crate) use absent::{has_null, without_absent_nulls};
+pub(crate) use crate::schema::absent::{has_null, without_absent_nulls};
+use crate::schema::validate;
 
 /// Parses a call's arguments into `A`, whose canonical schema `schema` gives.
 ///

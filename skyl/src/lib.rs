@@ -651,6 +651,7 @@ mod message;
 mod name_index;
 mod partial;
 mod prose;
+mod random;
 mod registration;
 mod tool;
 mod toolbox;

@@ -6,8 +6,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::arguments::validate::resolve;
 use crate::provider::PORTABLE_NAMES;
+use crate::schema::references;
 use crate::tool::ToolDefinition;
 
 /// Why a tool cannot join a toolbox. Returned by [`Toolbox::try_with`](crate::Toolbox::try_with),
@@ -177,7 +177,7 @@ pub(crate) fn check(definition: &ToolDefinition) -> Result<(), RegistrationError
             found: describe_root(parameters),
         });
     }
-    if let Some(reference) = unresolved_reference(parameters, parameters) {
+    if let Some(reference) = references::unresolved(parameters, parameters) {
         return Err(RegistrationError::UnresolvedReference {
             name: name.clone(),
             reference: reference.to_owned(),
@@ -197,29 +197,6 @@ fn describe_root(schema: &Value) -> String {
         other => format!("not a schema ({other})"),
     }
 }
-
-/// The first `$ref` in `schema` that does not resolve inside `root`.
-fn unresolved_reference<'a>(schema: &'a Value, root: &Value) -> Option<&'a str> {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::String(reference)) = map.get("$ref")
-                && resolve(root, reference).is_none()
-            {
-                return Some(reference);
-            }
-            map.iter()
-                .filter(|(key, _)| !LITERALS.contains(&key.as_str()))
-                .find_map(|(_, value)| unresolved_reference(value, root))
-        }
-        Value::Array(items) => items
-            .iter()
-            .find_map(|item| unresolved_reference(item, root)),
-        _ => None,
-    }
-}
-
-/// Keywords whose values are data, where a `"$ref"` key is not a reference.
-const LITERALS: [&str; 5] = ["enum", "const", "default", "examples", "example"];
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::validate::json_equal;
 use super::{as_object, has_null, without_absent_nulls};
+use crate::schema::validate::json_equal;
 
 /// The arguments as the tool reads them, for comparison; `schema` is the tool's parameters
 /// schema, which says which `null`s stand for an absent argument (`None` when the tool is not

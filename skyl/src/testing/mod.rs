@@ -9,12 +9,10 @@
 //! - [`Instances`]: values a JSON schema allows, from a seed, to check that your tools accept
 //!   everything the schemas your adapters send allow.
 
-mod instances;
 mod scripted;
 mod toolbox_check;
 
-pub use instances::Instances;
+pub use crate::schema::dialect::Dialect;
+pub use crate::schema::instances::Instances;
 pub use scripted::ScriptedModel;
-pub use toolbox_check::{
-    Case, CheckFailure, Dialect, ToolboxCheck, ToolboxReport, Untested, check_toolbox,
-};
+pub use toolbox_check::{Case, CheckFailure, ToolboxCheck, ToolboxReport, Untested, check_toolbox};

@@ -13,12 +13,12 @@ use std::task::{Context, Poll};
 
 use serde_json::{Map, Value, json};
 
-use super::Instances;
-use crate::arguments::absent::without_absent_nulls;
-use crate::arguments::validate::fits;
+use super::{Dialect, Instances};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose::{self, Ended};
-use crate::provider::dialect;
+use crate::random::{GAMMA, SplitMix64};
+use crate::schema::absent::without_absent_nulls;
+use crate::schema::validate::fits;
 use crate::toolbox::Toolbox;
 
 /// Checks `toolbox` with [`ToolboxCheck`]'s defaults and panics with the report when a check
@@ -62,7 +62,7 @@ pub fn check_toolbox<S: 'static>(toolbox: &Toolbox<S>) {
 ///
 /// - **valid**: values the tool's schema allows, in each dialect a provider is sent (the
 ///   canonical schema Anthropic and OpenAI without strict mode get,
-///   [`openai_strict`](dialect::openai_strict), and both Gemini forms); and **edge** values
+///   [`openai_strict`](crate::provider::dialect::openai_strict), and both Gemini forms); and **edge** values
 ///   (bounds, the limits of integer formats, empty and long strings, the fewest and most items).
 ///   Each must be **accepted**:
 ///   the tool may fail on its own terms (its `Err`), but not refuse the arguments as invalid or
@@ -396,31 +396,6 @@ impl fmt::Display for Case {
     }
 }
 
-/// A schema dialect a provider is sent (see [`provider::dialect`](crate::provider::dialect)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// skyl's canonical schema, as Anthropic and OpenAI without strict mode get it.
-    Canonical,
-    /// [`dialect::openai_strict`], for OpenAI with strict mode.
-    OpenAiStrict,
-    /// [`dialect::gemini_json_schema`], Gemini's `parametersJsonSchema`.
-    GeminiJsonSchema,
-    /// [`dialect::gemini_openapi`], Gemini's OpenAPI subset.
-    GeminiOpenApi,
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Dialect::Canonical => "canonical",
-            Dialect::OpenAiStrict => "OpenAI strict",
-            Dialect::GeminiJsonSchema => "Gemini JSON Schema",
-            Dialect::GeminiOpenApi => "Gemini OpenAPI",
-        })
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The plan: every call, made before any runs.
 
@@ -473,7 +448,7 @@ impl Plan {
             notes: Vec::new(),
         };
         for (n, definition) in toolbox.definitions().iter().enumerate() {
-            let seed = seed.wrapping_add((n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let seed = seed.wrapping_add((n as u64).wrapping_mul(GAMMA));
             planner.tool(&definition.name, &definition.parameters, cases, seed);
         }
         let calls = planner.planned.len();
@@ -773,17 +748,8 @@ impl Planner {
     fn tool(&mut self, name: &str, canonical: &Value, cases: usize, seed: u64) {
         // skyl cannot generate strings for a regular expression, so their refusal is excused.
         let pattern = mentions_key(canonical, &["pattern", "patternProperties"]);
-        let dialects = [
-            (Dialect::Canonical, Ok(canonical.clone())),
-            (Dialect::OpenAiStrict, dialect::openai_strict(canonical)),
-            (
-                Dialect::GeminiJsonSchema,
-                Ok(dialect::gemini_json_schema(canonical)),
-            ),
-            (Dialect::GeminiOpenApi, dialect::gemini_openapi(canonical)),
-        ];
-        for (dialect, lowered) in dialects {
-            let lowered = match lowered {
+        for dialect in Dialect::ALL {
+            let lowered = match dialect.lower(canonical) {
                 Ok(lowered) => lowered,
                 Err(error) => {
                     self.notes.push(format!(
@@ -816,7 +782,7 @@ impl Planner {
             }
         }
 
-        let mut random = seed;
+        let mut random = SplitMix64::new(seed);
         for (n, arguments) in valid.iter().enumerate() {
             if let Some(wrong) = wrong_type(arguments, canonical, &mut random) {
                 self.push(name, wrong, Case::WrongType, false);
@@ -888,28 +854,11 @@ fn mentions_key(schema: &Value, keys: &[&str]) -> bool {
     }
 }
 
-/// SplitMix64, one step: the same small generator [`Instances`] uses.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn pick<'a, T>(items: &'a [T], state: &mut u64) -> Option<&'a T> {
-    if items.is_empty() {
-        None
-    } else {
-        Some(&items[(next(state) % items.len() as u64) as usize])
-    }
-}
-
 /// `arguments` with one property replaced by a value of a type its schema refuses.
-fn wrong_type(arguments: &Value, canonical: &Value, state: &mut u64) -> Option<Value> {
+fn wrong_type(arguments: &Value, canonical: &Value, random: &mut SplitMix64) -> Option<Value> {
     let object = arguments.as_object()?;
     let keys: Vec<&String> = object.keys().collect();
-    let key = pick(&keys, state)?;
+    let key = random.pick(&keys)?;
     let others = [
         json!(7),
         json!(2.5),
@@ -919,7 +868,7 @@ fn wrong_type(arguments: &Value, canonical: &Value, state: &mut u64) -> Option<V
         json!({"nested": true}),
         Value::Null,
     ];
-    let start = next(state) as usize;
+    let start = random.next() as usize;
     (0..others.len()).find_map(|i| {
         let mut wrong = object.clone();
         wrong.insert((*key).clone(), others[(start + i) % others.len()].clone());
@@ -929,21 +878,25 @@ fn wrong_type(arguments: &Value, canonical: &Value, state: &mut u64) -> Option<V
 }
 
 /// `arguments` without one of the properties the schema requires.
-fn missing_required(arguments: &Value, canonical: &Value, state: &mut u64) -> Option<Value> {
+fn missing_required(
+    arguments: &Value,
+    canonical: &Value,
+    random: &mut SplitMix64,
+) -> Option<Value> {
     let required: Vec<&str> = canonical
         .get("required")?
         .as_array()?
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    let key = pick(&required, state)?;
+    let key = random.pick(&required)?;
     let mut missing = arguments.as_object()?.clone();
     missing.remove(*key)?;
     Some(Value::Object(missing))
 }
 
 /// `arguments` with a huge string: in place of one property, or as a property of its own.
-fn huge_string(arguments: &Value, state: &mut u64) -> Value {
+fn huge_string(arguments: &Value, random: &mut SplitMix64) -> Value {
     let huge: String = "Lorem ipsum \u{1f600} \"quoted\" \\ "
         .chars()
         .cycle()
@@ -951,14 +904,14 @@ fn huge_string(arguments: &Value, state: &mut u64) -> Value {
         .collect();
     let mut object = arguments.as_object().cloned().unwrap_or_default();
     let keys: Vec<String> = object.keys().cloned().collect();
-    let key = pick(&keys, state).cloned().unwrap_or_else(|| "huge".into());
+    let key = random.pick(&keys).cloned().unwrap_or_else(|| "huge".into());
     object.insert(key, Value::String(huge));
     Value::Object(object)
 }
 
 /// `arguments` with a value nested [`DEEP_VALUE`] deep in one property, or (every other time)
 /// JSON text nested [`DEEP_TEXT`] deep.
-fn deep(arguments: &Value, n: usize, state: &mut u64) -> Value {
+fn deep(arguments: &Value, n: usize, random: &mut SplitMix64) -> Value {
     if n % 2 == 1 {
         let mut text = "[".repeat(DEEP_TEXT);
         text.push_str(&"]".repeat(DEEP_TEXT));
@@ -976,7 +929,7 @@ fn deep(arguments: &Value, n: usize, state: &mut u64) -> Value {
     }
     let mut object = arguments.as_object().cloned().unwrap_or_default();
     let keys: Vec<String> = object.keys().cloned().collect();
-    let key = pick(&keys, state).cloned().unwrap_or_else(|| "deep".into());
+    let key = random.pick(&keys).cloned().unwrap_or_else(|| "deep".into());
     object.insert(key, value);
     Value::Object(object)
 }

@@ -29,6 +29,13 @@ use std::fmt::{self, Write as _};
 
 use serde_json::{Map, Number, Value};
 
+use super::references::{MAX_REF_HOPS, follow, resolve};
+use wording::{Bound, Counted};
+
+// The sentences a model reads when its arguments do not fit, apart from the checks that find
+// what does not fit.
+mod wording;
+
 /// Why a value does not fit a schema: where, and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mismatch {
@@ -76,32 +83,6 @@ pub(crate) fn fits(value: &Value, schema: &Value, root: &Value) -> bool {
     .is_ok()
 }
 
-/// Resolves a local `$ref`: `#` or a JSON pointer into the root (`#/$defs/Name`).
-pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    if reference == "#" {
-        return Some(root);
-    }
-    root.pointer(reference.strip_prefix('#')?)
-}
-
-/// Follows a chain of `$ref`s to the schema it ends on; a chain that never ends (a definition
-/// that is only a `$ref` to itself) stops after a bounded number of steps.
-pub(crate) fn follow<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
-    for _ in 0..MAX_REF_HOPS {
-        // Keywords beside a `$ref` are annotations (a property's description) in what skyl and
-        // schemars emit; the definition says what the value is.
-        match schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| resolve(root, reference))
-        {
-            Some(target) => schema = target,
-            None => return schema,
-        }
-    }
-    schema
-}
-
 /// JSON equality as JSON Schema defines it: `1` and `1.0` are the same number; object keys are
 /// unordered.
 pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
@@ -118,10 +99,6 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
-
-/// How many `$ref`s may be followed in a row without reaching a value's child; a schema whose
-/// references loop on themselves is accepted past that, as no value could fail it sooner.
-const MAX_REF_HOPS: usize = 64;
 
 enum Segment<'v> {
     Key(&'v str),
@@ -160,10 +137,7 @@ impl<'v, 's> Walk<'v, 's> {
         let map = match schema {
             Value::Bool(true) => return Ok(()),
             Value::Bool(false) => {
-                return Err(format!(
-                    "invalid value: {}, expected nothing here",
-                    unexpected(value)
-                ));
+                return Err(wording::nothing_allowed(value));
             }
             Value::Object(map) => map,
             // Not a schema; nothing can be checked against it.
@@ -175,9 +149,7 @@ impl<'v, 's> Walk<'v, 's> {
             match resolve(self.root, reference) {
                 Some(target) => self.check(value, target, hops + 1)?,
                 None => {
-                    return Err(format!(
-                        "the tool's schema refers to `{reference}`, which it does not define"
-                    ));
+                    return Err(wording::undefined_reference(reference));
                 }
             }
         }
@@ -185,16 +157,12 @@ impl<'v, 's> Walk<'v, 's> {
         if let Some(expected) = map.get("const")
             && !json_equal(value, expected)
         {
-            return Err(format!(
-                "invalid value: {}, expected {}",
-                unexpected(value),
-                literal(expected)
-            ));
+            return Err(wording::not_the_constant(value, expected));
         }
         if let Some(Value::Array(allowed)) = map.get("enum")
             && !allowed.iter().any(|candidate| json_equal(value, candidate))
         {
-            return Err(not_in_enum(value, allowed));
+            return Err(wording::not_in_enum(value, allowed));
         }
         self.check_combinators(value, map, hops)?;
         match value {
@@ -219,15 +187,7 @@ impl<'v, 's> Walk<'v, 's> {
         if types.iter().any(|t| has_type(value, t)) {
             return Ok(());
         }
-        let mut expected: Vec<&str> = types.iter().map(|t| article(t)).collect();
-        if nullable {
-            expected.push("null");
-        }
-        Err(format!(
-            "invalid type: {}, expected {}",
-            unexpected(value),
-            either(&expected)
-        ))
+        Err(wording::wrong_type(value, &types, nullable))
     }
 
     fn check_combinators(
@@ -253,21 +213,13 @@ impl<'v, 's> Walk<'v, 's> {
                 return self.explain_branches(value, branches, hops);
             }
             if keyword == "oneOf" && fitting > 1 {
-                return Err(format!(
-                    "invalid value: {}, which fits more than one of the forms expected here ({})",
-                    unexpected(value),
-                    forms(branches, self.root)
-                ));
+                return Err(wording::fits_several_forms(value, branches, self.root));
             }
         }
         if let Some(not) = map.get("not")
             && self.fits_here(value, not, hops)
         {
-            return Err(format!(
-                "invalid value: {}, expected anything but {}",
-                unexpected(value),
-                describe_schema(not, self.root)
-            ));
+            return Err(wording::fits_the_excluded(value, not, self.root));
         }
         if let Some(condition) = map.get("if") {
             let branch = if self.fits_here(value, condition, hops) {
@@ -308,14 +260,10 @@ impl<'v, 's> Walk<'v, 's> {
         if let [only] = close.as_slice() {
             return self.check(value, only, hops);
         }
-        if let Some(tag) = mismatched_tag(value, branches, self.root) {
-            return Err(tag);
+        if let Some((key, given, names)) = mismatched_tag(value, branches, self.root) {
+            return Err(wording::unknown_tag(key, given, &names));
         }
-        Err(format!(
-            "invalid value: {}, expected {}",
-            unexpected(value),
-            forms(branches, self.root)
-        ))
+        Err(wording::fits_no_form(value, branches, self.root))
     }
 
     fn check_array(&mut self, items: &'v [Value], map: &'s Map<String, Value>) -> Checked {
@@ -323,17 +271,21 @@ impl<'v, 's> Walk<'v, 's> {
         if let Some(min) = map.get("minItems").and_then(Value::as_u64)
             && (count as u64) < min
         {
-            return Err(format!(
-                "invalid length {count}, expected at least {min} item{}",
-                plural(min)
+            return Err(wording::length(
+                count as u64,
+                Bound::AtLeast,
+                min,
+                Counted::Item,
             ));
         }
         if let Some(max) = map.get("maxItems").and_then(Value::as_u64)
             && (count as u64) > max
         {
-            return Err(format!(
-                "invalid length {count}, expected at most {max} item{}",
-                plural(max)
+            return Err(wording::length(
+                count as u64,
+                Bound::AtMost,
+                max,
+                Counted::Item,
             ));
         }
         let prefix: &[Value] = match map.get("prefixItems") {
@@ -360,9 +312,7 @@ impl<'v, 's> Walk<'v, 's> {
         if map.get("uniqueItems") == Some(&Value::Bool(true)) {
             for (later, item) in items.iter().enumerate() {
                 if let Some(earlier) = items[..later].iter().position(|e| json_equal(e, item)) {
-                    return Err(format!(
-                        "the items must be unique, and item {later} repeats item {earlier}"
-                    ));
+                    return Err(wording::repeated_item(later, earlier));
                 }
             }
         }
@@ -383,7 +333,7 @@ impl<'v, 's> Walk<'v, 's> {
                 Some(schema) => schema,
                 None => match additional {
                     Some(Value::Bool(false)) if !open => {
-                        return Err(unknown_field(key, properties));
+                        return Err(wording::unknown_field(key, properties));
                     }
                     Some(schema) => schema,
                     None => continue,
@@ -396,7 +346,7 @@ impl<'v, 's> Walk<'v, 's> {
         if let Some(Value::Array(required)) = map.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
-                    return Err(format!("missing field `{name}`"));
+                    return Err(wording::missing_field(name));
                 }
             }
         }
@@ -404,17 +354,21 @@ impl<'v, 's> Walk<'v, 's> {
         if let Some(min) = map.get("minProperties").and_then(Value::as_u64)
             && count < min
         {
-            return Err(format!(
-                "invalid length {count}, expected at least {min} propert{}",
-                if min == 1 { "y" } else { "ies" }
+            return Err(wording::length(
+                count,
+                Bound::AtLeast,
+                min,
+                Counted::Property,
             ));
         }
         if let Some(max) = map.get("maxProperties").and_then(Value::as_u64)
             && count > max
         {
-            return Err(format!(
-                "invalid length {count}, expected at most {max} propert{}",
-                if max == 1 { "y" } else { "ies" }
+            return Err(wording::length(
+                count,
+                Bound::AtMost,
+                max,
+                Counted::Property,
             ));
         }
         Ok(())
@@ -457,46 +411,30 @@ fn check_number(number: &Number, map: &Map<String, Value>) -> Checked {
         Some(Value::Number(bound)) => Some(bound),
         _ => None,
     };
-    let shown = || unexpected(&Value::Number(number.clone()));
     if let Some(min) = bound("minimum")
         && compare(number, min) == Some(Ordering::Less)
     {
-        return Err(format!(
-            "invalid value: {}, expected at least {min}",
-            shown()
-        ));
+        return Err(wording::out_of_bounds(number, Bound::AtLeast, min));
     }
     if let Some(max) = bound("maximum")
         && compare(number, max) == Some(Ordering::Greater)
     {
-        return Err(format!(
-            "invalid value: {}, expected at most {max}",
-            shown()
-        ));
+        return Err(wording::out_of_bounds(number, Bound::AtMost, max));
     }
     if let Some(min) = bound("exclusiveMinimum")
         && compare(number, min) != Some(Ordering::Greater)
     {
-        return Err(format!(
-            "invalid value: {}, expected more than {min}",
-            shown()
-        ));
+        return Err(wording::out_of_bounds(number, Bound::MoreThan, min));
     }
     if let Some(max) = bound("exclusiveMaximum")
         && compare(number, max) != Some(Ordering::Less)
     {
-        return Err(format!(
-            "invalid value: {}, expected less than {max}",
-            shown()
-        ));
+        return Err(wording::out_of_bounds(number, Bound::LessThan, max));
     }
     if let Some(step) = bound("multipleOf")
         && !is_multiple(number, step)
     {
-        return Err(format!(
-            "invalid value: {}, expected a multiple of {step}",
-            shown()
-        ));
+        return Err(wording::out_of_bounds(number, Bound::MultipleOf, step));
     }
     Ok(())
 }
@@ -522,134 +460,24 @@ fn check_string(text: &str, map: &Map<String, Value>) -> Checked {
     if let Some(min) = map.get("minLength").and_then(Value::as_u64)
         && length() < min
     {
-        return Err(format!(
-            "invalid length {}, expected at least {min} character{}",
+        return Err(wording::length(
             length(),
-            plural(min)
+            Bound::AtLeast,
+            min,
+            Counted::Character,
         ));
     }
     if let Some(max) = map.get("maxLength").and_then(Value::as_u64)
         && length() > max
     {
-        return Err(format!(
-            "invalid length {}, expected at most {max} character{}",
+        return Err(wording::length(
             length(),
-            plural(max)
+            Bound::AtMost,
+            max,
+            Counted::Character,
         ));
     }
     Ok(())
-}
-
-fn plural(count: u64) -> &'static str {
-    if count == 1 { "" } else { "s" }
-}
-
-/// A value as serde's `Unexpected` shows it, with long text cut.
-pub(crate) fn unexpected(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("boolean `{b}`"),
-        Value::Number(n) if n.is_i64() || n.is_u64() => format!("integer `{n}`"),
-        Value::Number(n) => format!("floating point `{n}`"),
-        Value::String(s) => format!("string {:?}", cut(s)),
-        Value::Array(_) => "sequence".into(),
-        Value::Object(_) => "map".into(),
-    }
-}
-
-/// At most 60 characters of `text`, marked when cut.
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
-/// A literal value as the expectation in a sentence.
-fn literal(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("{:?}", cut(s)),
-        other => other.to_string(),
-    }
-}
-
-fn article(type_name: &str) -> &str {
-    match type_name {
-        "string" => "a string",
-        "integer" => "an integer",
-        "number" => "a number",
-        "boolean" => "a boolean",
-        "object" => "an object",
-        "array" => "an array",
-        other => other,
-    }
-}
-
-/// `a`, `a or b`, `a, b or c`.
-fn either(items: &[impl AsRef<str>]) -> String {
-    match items {
-        [] => "nothing".into(),
-        [only] => only.as_ref().to_owned(),
-        [init @ .., last] => format!(
-            "{} or {}",
-            init.iter()
-                .map(AsRef::as_ref)
-                .collect::<Vec<_>>()
-                .join(", "),
-            last.as_ref()
-        ),
-    }
-}
-
-/// serde's list of names: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``.
-fn one_of(names: &[String]) -> String {
-    match names {
-        [] => "nothing".into(),
-        [only] => format!("`{only}`"),
-        [a, b] => format!("`{a}` or `{b}`"),
-        several => format!(
-            "one of {}",
-            several
-                .iter()
-                .map(|name| format!("`{name}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-fn unknown_field(key: &str, properties: Option<&Map<String, Value>>) -> String {
-    let names: Vec<String> = properties
-        .into_iter()
-        .flat_map(Map::keys)
-        .cloned()
-        .collect();
-    if names.is_empty() {
-        return format!("unknown field `{key}`, there are no fields");
-    }
-    format!("unknown field `{key}`, expected {}", one_of(&names))
-}
-
-fn not_in_enum(value: &Value, allowed: &[Value]) -> String {
-    match (value, allowed.iter().all(Value::is_string)) {
-        (Value::String(text), true) => {
-            let names: Vec<String> = allowed
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            format!(
-                "unknown variant `{}`, expected {}",
-                cut(text),
-                one_of(&names)
-            )
-        }
-        _ => format!(
-            "invalid value: {}, expected one of {}",
-            unexpected(value),
-            allowed.iter().map(literal).collect::<Vec<_>>().join(", ")
-        ),
-    }
 }
 
 /// Whether `branch` is of `value`'s kind, and for an object, agrees with its constant
@@ -701,9 +529,13 @@ fn tag_values(property: &Value) -> Option<Vec<&Value>> {
     }
 }
 
-/// For an object whose tag property names no variant: `` unknown variant `x`, expected `a` or
-/// `b` `` at the tag, as serde says it for an internally tagged enum.
-fn mismatched_tag(value: &Value, branches: &[Value], root: &Value) -> Option<String> {
+/// For an object whose tag property names no variant (an internally tagged enum's): the tag's
+/// key, the value given there, and the names the variants have.
+fn mismatched_tag<'v>(
+    value: &'v Value,
+    branches: &[Value],
+    root: &Value,
+) -> Option<(&'v str, &'v Value, Vec<String>)> {
     let object = value.as_object()?;
     let (key, given) = object.iter().find(|(key, _)| {
         branches.iter().all(|branch| {
@@ -720,55 +552,7 @@ fn mismatched_tag(value: &Value, branches: &[Value], root: &Value) -> Option<Str
             names.push(tag.as_str()?.to_owned());
         }
     }
-    let shown = match given {
-        Value::String(text) => format!("`{}`", cut(text)),
-        other => unexpected(other),
-    };
-    Some(format!(
-        "unknown variant {shown} in `{key}`, expected {}",
-        one_of(&names)
-    ))
-}
-
-/// The forms a union allows, for a sentence: `a string, an object or null`.
-fn forms(branches: &[Value], root: &Value) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for branch in branches {
-        let form = describe_schema(branch, root);
-        if !seen.contains(&form) {
-            seen.push(form);
-        }
-    }
-    either(&seen)
-}
-
-/// A schema as a few words: its type, its constant, or its variants.
-fn describe_schema(schema: &Value, root: &Value) -> String {
-    let schema = follow(schema, root);
-    if let Some(constant) = schema.get("const") {
-        return literal(constant);
-    }
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        return format!(
-            "one of {}",
-            values.iter().map(literal).collect::<Vec<_>>().join(", ")
-        );
-    }
-    let types: Vec<&str> = match schema.get("type") {
-        Some(Value::String(one)) => vec![one],
-        Some(Value::Array(several)) => several.iter().filter_map(Value::as_str).collect(),
-        _ if schema.get("properties").is_some() => vec!["object"],
-        _ => return "a value of another form".into(),
-    };
-    if types == ["object"]
-        && let Some(Value::Object(properties)) = schema.get("properties")
-        && let Some((key, tag)) = properties
-            .iter()
-            .find_map(|(key, p)| Some((key, tag_values(follow(p, root))?)))
-    {
-        return format!("an object with `{key}` {}", literal(tag[0]));
-    }
-    either(&types.iter().map(|t| article(t)).collect::<Vec<_>>())
+    Some((key, given, names))
 }
 
 #[cfg(test)]

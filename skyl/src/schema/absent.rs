@@ -20,7 +20,8 @@
 
 use serde_json::Value;
 
-use super::validate::{fits, follow};
+use super::references::follow;
+use super::validate::fits;
 
 /// How deep the cleaning goes; deeper nulls are left to the parser's error.
 const MAX_DEPTH: usize = 128;

@@ -42,7 +42,9 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::arguments::validate::{follow, json_equal};
+use super::references::follow;
+use super::validate::json_equal;
+use crate::random::SplitMix64;
 
 /// An endless iterator of values that `schema` allows, from a seed.
 ///
@@ -63,7 +65,7 @@ impl<'s> Instances<'s> {
     pub fn new(schema: &'s Value, seed: u64) -> Self {
         Instances {
             schema,
-            random: SplitMix64(seed),
+            random: SplitMix64::new(seed),
             max_depth: 6,
             unknown_properties: false,
             edges: false,
@@ -457,7 +459,9 @@ impl<'s> Instances<'s> {
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.random.below(items.len() as u64) as usize]
+        self.random
+            .pick(items)
+            .expect("picked only from constant lists that are not empty")
     }
 }
 
@@ -605,43 +609,10 @@ fn float_value(value: f64) -> Value {
     Number::from_f64(value).map_or(Value::Null, Value::Number)
 }
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): tiny, fast, and good enough to pick test values.
-#[derive(Clone, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-
-    /// A number in `lower..=upper` (`lower` when the range is empty).
-    fn between(&mut self, lower: i128, upper: i128) -> i128 {
-        if upper <= lower {
-            return lower;
-        }
-        let span = (upper - lower + 1) as u128;
-        let draw = (u128::from(self.next()) << 64 | u128::from(self.next())) % span;
-        lower + draw as i128
-    }
-
-    fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
-        self.below(denominator) < numerator
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arguments::validate::validate;
+    use crate::schema::validate::validate;
     use serde_json::json;
 
     fn schema() -> Value {
