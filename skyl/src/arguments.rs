@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 
 use serde_json::{Map, Value};
 
+use crate::prose;
 use crate::tool::ToolFailure;
 
 use explain::Explain;
@@ -115,8 +116,8 @@ pub(crate) fn as_object(arguments: &Value) -> Result<Cow<'_, Value>, ToolFailure
         Shape::Object(Cow::Owned(object)) => Ok(Cow::Owned(Value::Object(object))),
         Shape::Text(text) => match serde_json::from_str::<Value>(text) {
             Ok(other) => Err(not_an_object(&other)),
-            Err(error) => Err(ToolFailure::invalid_arguments(format!(
-                "the arguments are not valid JSON ({error}); send them as a JSON object"
+            Err(error) => Err(ToolFailure::invalid_arguments(prose::arguments::not_json(
+                &error,
             ))),
         },
         Shape::Other(other) => Err(not_an_object(other)),
@@ -124,31 +125,7 @@ pub(crate) fn as_object(arguments: &Value) -> Result<Cow<'_, Value>, ToolFailure
 }
 
 fn not_an_object(value: &Value) -> ToolFailure {
-    ToolFailure::invalid_arguments(format!(
-        "the arguments must be a JSON object with one key per parameter, but they were {}",
-        describe(value)
-    ))
-}
-
-fn describe(value: &Value) -> String {
-    let kind = match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
-    let mut shown = value.to_string();
-    if shown.len() > 80 {
-        let cut = (0..=77)
-            .rev()
-            .find(|&i| shown.is_char_boundary(i))
-            .unwrap_or(0);
-        shown.truncate(cut);
-        shown.push_str("...");
-    }
-    format!("{kind}: {shown}")
+    ToolFailure::invalid_arguments(prose::arguments::not_an_object(value))
 }
 
 /// What a call's arguments are, whatever shape they are stored in.

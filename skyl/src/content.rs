@@ -5,6 +5,7 @@
 //! wire makes of each kind.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -36,7 +37,7 @@ pub(crate) use signature::Mismatch;
 /// | [`Json`](Content::Json) | `text` block, unless the prose is that JSON | `input_text`, unless the prose is that JSON | appended to `response.output`, unless the prose is that JSON | appended, unless the prose is that JSON |
 ///
 /// "Prose" is a line saying what the part was and that this provider cannot take it (in
-/// `prose.rs`), so a model is never silently missing part of an answer. Served over MCP, each
+/// `prose/`), so a model is never silently missing part of an answer. Served over MCP, each
 /// part is the MCP content block of its kind and [`Json`](Content::Json) is `structuredContent`.
 ///
 /// Bytes are held in base64, the form every wire and MCP want, encoded once when the part is
@@ -488,6 +489,71 @@ impl fmt::Display for Source {
             Source::Url(url) => f.write_str(url),
             Source::Base64(data) => write!(f, "{} bytes", base64::decoded_len(data)),
         }
+    }
+}
+
+/// The line a reader of text gets for a part of a tool's content: the text itself, a text
+/// resource under its URI, JSON as JSON, and a bracketed line saying what any other part is.
+pub(crate) fn line(part: &Content) -> String {
+    match part {
+        Content::Text(text) => text.clone(),
+        Content::Json(value) => value.to_string(),
+        Content::Resource(Resource {
+            uri,
+            body: ResourceBody::Text(text),
+            ..
+        }) => format!("[resource {uri}]\n{text}"),
+        other => format!("[{}]", what(other)),
+    }
+}
+
+/// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
+/// file:///notes.md: notes.md (the notes)".
+pub(crate) fn what(part: &Content) -> String {
+    let source = |source: &Source, media_type: &str| match source {
+        Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
+        Source::Url(url) => format!("at {url}"),
+    };
+    match part {
+        Content::Text(text) => format!("text ({} bytes)", text.len()),
+        Content::Json(_) => "structured JSON".to_owned(),
+        Content::Image(image) => format!("an image {}", source(&image.source, &image.media_type)),
+        Content::Audio(audio) => format!(
+            "audio ({}, {} bytes)",
+            audio.media_type,
+            base64::decoded_len(&audio.data)
+        ),
+        Content::Document(document) => {
+            let title = document
+                .title
+                .as_deref()
+                .map(|title| format!(" \"{title}\""))
+                .unwrap_or_default();
+            format!(
+                "a document{title} {}",
+                source(&document.source, &document.media_type)
+            )
+        }
+        Content::ResourceLink(link) => {
+            let mut text = format!("a resource link {}: {}", link.uri, link.name);
+            if let Some(description) = &link.description {
+                let _ = write!(text, " ({description})");
+            }
+            text
+        }
+        Content::Resource(resource) => match &resource.body {
+            ResourceBody::Text(text) => format!(
+                "the resource {} ({} bytes of text)",
+                resource.uri,
+                text.len()
+            ),
+            ResourceBody::Blob(blob) => format!(
+                "the resource {} ({}, {} bytes)",
+                resource.uri,
+                resource.media_type.as_deref().unwrap_or("binary"),
+                base64::decoded_len(blob)
+            ),
+        },
     }
 }
 

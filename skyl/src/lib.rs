@@ -653,6 +653,7 @@ mod partial;
 mod prose;
 mod random;
 mod registration;
+mod text;
 mod tool;
 mod toolbox;
 

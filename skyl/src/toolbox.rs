@@ -44,7 +44,7 @@ use repeats::{Repeats, refuses_repeats};
 /// Dispatch never fails: whatever happens to a call (an unknown name, arguments that do not fit,
 /// the tool's `Err`, a panic, a timeout), the caller gets one [`ToolResult`] whose `call_id` is the
 /// call's id. A failure has `is_error: true` and content that names the tool, says what went
-/// wrong and says what the model should do next (every sentence is in `skyl/src/prose.rs`).
+/// wrong and says what the model should do next (every sentence is in `skyl/src/prose/`).
 ///
 /// ```
 /// use serde_json::json;
@@ -1023,7 +1023,7 @@ impl Answered {
             if !result.content.is_empty() {
                 result.content.push('\n');
             }
-            result.content.push_str(&prose::content_line(part));
+            result.content.push_str(&crate::content::line(part));
         }
         result
     }
@@ -1105,7 +1105,7 @@ fn panicked(
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .map(|message| prose::shortened(message, max_output));
+        .map(|message| crate::text::shortened(message, max_output));
     let result = ToolResult::error(call_id, prose::panicked(name, message.as_deref()));
     drop_payload(payload);
     result

@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
+use crate::prose;
 use crate::tool::ToolFailure;
 
 /// Explains why arguments did not parse, given the arguments (an object) and serde's error
@@ -74,10 +75,13 @@ pub fn by_probes(
         }
         if let Err(inner) = (parameters[index].probe)(value) {
             let path = within(key, inner.path());
-            return ToolFailure::invalid_arguments(detail(&path, inner.into_inner().to_string()));
+            return ToolFailure::invalid_arguments(prose::arguments::at(
+                &path,
+                inner.into_inner().to_string(),
+            ));
         }
     }
-    ToolFailure::invalid_arguments(detail(".", error.to_string()))
+    ToolFailure::invalid_arguments(prose::arguments::at(".", error.to_string()))
 }
 
 /// Names the argument at fault by reading the whole object again as an `A`, with path tracking.
@@ -85,10 +89,13 @@ pub fn by_probes(
 /// `deserialize_with` parameter), and for schemas declared as data.
 pub fn whole<A: DeserializeOwned>(arguments: &Value, _: serde_json::Error) -> ToolFailure {
     match serde_path_to_error::deserialize::<_, A>(arguments) {
-        Ok(_) => ToolFailure::invalid_arguments("the arguments could not be read"),
+        Ok(_) => ToolFailure::invalid_arguments(prose::arguments::unreadable()),
         Err(error) => {
             let path = error.path().to_string();
-            ToolFailure::invalid_arguments(detail(&path, error.into_inner().to_string()))
+            ToolFailure::invalid_arguments(prose::arguments::at(
+                &path,
+                error.into_inner().to_string(),
+            ))
         }
     }
 }
@@ -109,16 +116,6 @@ fn within(key: &str, path: &Path) -> String {
         let _ = write!(whole, "{segment}");
     }
     whole
-}
-
-/// The prose for a failure at `path`: serde already names the key in "unknown field `x`", so it
-/// is not said twice; `.` is the object itself.
-fn detail(path: &str, cause: String) -> String {
-    if path == "." || cause.contains(&format!("`{path}`")) {
-        cause
-    } else {
-        format!("argument `{path}`: {cause}")
-    }
 }
 
 #[cfg(test)]

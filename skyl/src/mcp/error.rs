@@ -117,7 +117,7 @@ impl fmt::Display for ConnectError {
             ConnectError::Exited { server, status } => write!(
                 f,
                 "the MCP server \"{server}\" {} before completing the handshake; run its command by hand to see why",
-                super::prose::exit(*status)
+                crate::prose::mcp::exit(*status)
             ),
             ConnectError::Handshake { server, .. } => write!(
                 f,
@@ -134,7 +134,7 @@ impl fmt::Display for ConnectError {
             ConnectError::TimedOut { server, limit } => write!(
                 f,
                 "the MCP server \"{server}\" did not answer within {}; check that it is an MCP server and is not waiting for something (a login, a prompt on its terminal), or raise RemoteBuilder::connect_timeout",
-                crate::prose::seconds(*limit)
+                crate::text::seconds(*limit)
             ),
         }
     }

@@ -120,7 +120,6 @@ mod listing;
 mod mount;
 mod names;
 mod notify;
-mod prose;
 mod serve;
 
 #[cfg(feature = "mcp-http")]

@@ -18,7 +18,8 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use super::error::ConnectError;
-use super::{content, listing, names, prose};
+use super::{content, listing, names};
+use crate::prose::mcp as prose;
 use crate::registration::RegistrationError;
 use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;

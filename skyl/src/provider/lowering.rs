@@ -45,7 +45,7 @@ pub(crate) fn is_json_of(text: &str, value: &Value) -> bool {
 /// The line for a part a wire carries as text: the text itself, a link or resource said in
 /// words, JSON as JSON.
 pub(crate) fn line(part: &Content) -> String {
-    prose::content_line(part)
+    crate::content::line(part)
 }
 
 /// The line for a part `provider` cannot take, saying `why`.

@@ -135,11 +135,11 @@ impl ToolFailure {
     /// The failure with its message and its next step each cut to at most `max` bytes (and a
     /// mark saying so), for a toolbox's output limit.
     pub(crate) fn shortened(mut self, max: usize) -> Self {
-        if let Cow::Owned(message) = crate::prose::shortened(&self.0.message, max) {
+        if let Cow::Owned(message) = crate::text::shortened(&self.0.message, max) {
             self.0.message = message;
         }
         if let Some(step) = &self.0.next_step
-            && let Cow::Owned(step) = crate::prose::shortened(step, max)
+            && let Cow::Owned(step) = crate::text::shortened(step, max)
         {
             self.0.next_step = Some(Cow::Owned(step));
         }

@@ -8,8 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{ToolFailure, ToolOutcome};
-use crate::content::{Audio, Content, Document, Image, Resource, ResourceLink};
-use crate::prose;
+use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLink};
 
 /// A value a tool can return: it becomes the text of the [`ToolResult`](crate::ToolResult).
 ///
@@ -229,7 +228,7 @@ impl ToolOutput {
     pub fn into_text(self) -> String {
         let mut text = self.text;
         for part in &self.content {
-            join(&mut text, &prose::content_line(part));
+            join(&mut text, &content::line(part));
         }
         text
     }

@@ -31,7 +31,7 @@ fn parse_json(content: &str) -> Option<Value> {
 }
 
 fn cut_text(tool: &str, content: &str, max: usize) -> String {
-    let kept = prose::char_floor(content, max);
+    let kept = crate::text::char_floor(content, max);
     with_note(
         &content[..kept],
         &prose::output_cut(tool, kept, content.len()),

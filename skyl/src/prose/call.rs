@@ -1,17 +1,11 @@
-//! Every sentence skyl says to a model, in one place.
-//!
-//! A failed call's content is the only failure signal that reaches the model on every provider
-//! (the `is_error` flag survives only on Anthropic), so each sentence does three things: it names
-//! the tool, says what went wrong, and says what to do next. They all start with `ERROR:` so that a
-//! model (and a person reading a transcript) sees the failure before the details.
+//! What the result of a call says when skyl wrote it rather than the tool: a name the toolbox
+//! does not have, a tool's failure in skyl's frame, a panic, a timeout, a call that was not run,
+//! and a call lost with the process that ran it.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::base64;
-use crate::content::{Content, Mismatch, Resource, ResourceBody, Source};
-use crate::message::Provider;
+use crate::text::{nearest, seconds, shortened};
 use crate::tool::{FailureKind, Guidance, ToolFailure};
 
 /// How many tool names an unknown-tool message lists before it summarises the rest.
@@ -19,16 +13,6 @@ const LISTED_TOOLS: usize = 20;
 
 /// How much of an unknown name is repeated back: more than any provider allows in a name.
 const ECHOED_NAME_BYTES: usize = 256;
-
-/// The user message that sends a typed run's final answer back: it could not be read as the
-/// type the run expects (`reason` says where and why), so the model answers again, shown the
-/// schema (the provider's structured output shows it too, where there is one).
-pub(crate) fn answer_unreadable(name: &str, schema: &serde_json::Value, reason: &str) -> String {
-    let reason = shortened(reason, 2048);
-    format!(
-        "ERROR: your final answer could not be read as {name}: {reason}. Answer again with only a JSON value that follows this schema, with nothing before or after it: {schema}"
-    )
-}
 
 /// The content for a call naming a tool the toolbox does not have.
 pub(crate) fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> String {
@@ -273,196 +257,6 @@ pub(crate) fn arguments_too_deep(tool: &str, max_depth: usize) -> String {
     )
 }
 
-/// The note after a tool's output that was cut as text to its first `kept` bytes.
-pub(crate) fn output_cut(tool: &str, kept: usize, total: usize) -> String {
-    format!(
-        "[The output of {tool} was cut: only its first {kept} of {total} bytes are shown. If you need the rest, call {tool} again with arguments that select less.]"
-    )
-}
-
-/// What a JSON output lost when it was cut: counts of what was left out at its end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct LeftOut {
-    pub(crate) items: usize,
-    pub(crate) members: usize,
-    pub(crate) strings: usize,
-}
-
-impl LeftOut {
-    pub(crate) fn is_nothing(&self) -> bool {
-        *self == LeftOut::default()
-    }
-}
-
-/// The note after a JSON output that was cut, where a value ends, to `kept` bytes.
-pub(crate) fn json_output_cut(tool: &str, kept: usize, total: usize, left_out: LeftOut) -> String {
-    let mut parts = Vec::new();
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    if left_out.items > 0 {
-        parts.push(plural(left_out.items, "array item", "array items"));
-    }
-    if left_out.members > 0 {
-        parts.push(plural(left_out.members, "object member", "object members"));
-    }
-    if left_out.strings > 0 {
-        parts.push(format!(
-            "the end of {}",
-            plural(left_out.strings, "string", "strings")
-        ));
-    }
-    let list = match parts.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => "nothing".to_owned(),
-    };
-    format!(
-        "[The output of {tool} was cut from {total} to {kept} bytes where a value ends, so it is still valid JSON; left out at the end: {list}. If you need the rest, call {tool} again with arguments that select less.]"
-    )
-}
-
-/// The line a reader of text gets for a part of a tool's content: the text itself, a text
-/// resource under its URI, JSON as JSON, and a bracketed line saying what any other part is.
-pub(crate) fn content_line(part: &Content) -> String {
-    match part {
-        Content::Text(text) => text.clone(),
-        Content::Json(value) => value.to_string(),
-        Content::Resource(Resource {
-            uri,
-            body: ResourceBody::Text(text),
-            ..
-        }) => format!("[resource {uri}]\n{text}"),
-        other => format!("[{}]", what(other)),
-    }
-}
-
-/// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
-/// file:///notes.md: notes.md (the notes)".
-pub(crate) fn what(part: &Content) -> String {
-    let source = |source: &Source, media_type: &str| match source {
-        Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
-        Source::Url(url) => format!("at {url}"),
-    };
-    match part {
-        Content::Text(text) => format!("text ({} bytes)", text.len()),
-        Content::Json(_) => "structured JSON".to_owned(),
-        Content::Image(image) => format!("an image {}", source(&image.source, &image.media_type)),
-        Content::Audio(audio) => format!(
-            "audio ({}, {} bytes)",
-            audio.media_type,
-            base64::decoded_len(&audio.data)
-        ),
-        Content::Document(document) => {
-            let title = document
-                .title
-                .as_deref()
-                .map(|title| format!(" \"{title}\""))
-                .unwrap_or_default();
-            format!(
-                "a document{title} {}",
-                source(&document.source, &document.media_type)
-            )
-        }
-        Content::ResourceLink(link) => {
-            let mut text = format!("a resource link {}: {}", link.uri, link.name);
-            if let Some(description) = &link.description {
-                let _ = write!(text, " ({description})");
-            }
-            text
-        }
-        Content::Resource(resource) => match &resource.body {
-            ResourceBody::Text(text) => format!(
-                "the resource {} ({} bytes of text)",
-                resource.uri,
-                text.len()
-            ),
-            ResourceBody::Blob(blob) => format!(
-                "the resource {} ({}, {} bytes)",
-                resource.uri,
-                resource.media_type.as_deref().unwrap_or("binary"),
-                base64::decoded_len(blob)
-            ),
-        },
-    }
-}
-
-/// The line that stands for a part a provider cannot take in a tool's answer, so that the model
-/// knows it was there.
-pub(crate) fn not_taken(part: &Content, provider: Provider, why: &str) -> String {
-    format!(
-        "[The tool also returned {}, which was not sent: {provider} {why}. If it matters, tell the user it could not be shown.]",
-        what(part)
-    )
-}
-
-/// The line that stands for a part of a tool's content over the toolbox's size limit.
-pub(crate) fn media_too_large(tool: &str, part: &Content, max_bytes: usize) -> String {
-    format!(
-        "[{tool} also returned {}, which was left out: it is larger than {max_bytes} bytes, the most this application sends of one part. If you need it, call {tool} again with arguments that make it smaller.]",
-        what(part)
-    )
-}
-
-/// The failure of a tool whose media bytes are not what their media type says.
-pub(crate) fn malformed_media(part: &Content, mismatch: Mismatch) -> ToolFailure {
-    let (kind, media_type) = match part {
-        Content::Image(image) => ("an image", image.media_type.as_str()),
-        Content::Audio(audio) => ("audio", audio.media_type.as_str()),
-        Content::Document(document) => ("a document", document.media_type.as_str()),
-        other => (other.kind(), ""),
-    };
-    ToolFailure::do_not_retry(match mismatch {
-        Mismatch::Bytes => format!(
-            "it returned {kind} labelled {media_type} whose bytes are not {media_type}, so it was not sent"
-        ),
-        Mismatch::Unsupported => format!(
-            "it returned {kind} of type \"{media_type}\", which models do not take (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf), so it was not sent"
-        ),
-    })
-}
-
-/// The text that introduces, in a user message, the media of a tool's answer that a provider
-/// takes only from the user (OpenAI Chat's tool messages are text).
-pub(crate) fn media_of_call(call_id: &str) -> String {
-    format!(
-        "The result of the tool call {call_id} came with this content, which the tool message could not hold:"
-    )
-}
-
-/// `cause` cut to its first `max` bytes (on a character boundary), marked as cut, for a failure's
-/// sentence: the cut falls inside the cause, so the model still reads the next step after it.
-pub(crate) fn shortened(cause: &str, max: usize) -> Cow<'_, str> {
-    if cause.len() <= max {
-        return Cow::Borrowed(cause);
-    }
-    let kept = char_floor(cause, max);
-    Cow::Owned(format!(
-        "{}... (cut to its first {kept} of {} bytes)",
-        &cause[..kept],
-        cause.len()
-    ))
-}
-
-/// The largest character boundary of `text` at or before `index`.
-pub(crate) fn char_floor(text: &str, index: usize) -> usize {
-    let mut index = index.min(text.len());
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
-}
-
-/// `"5s"`, `"1.5s"`, `"250ms"`.
-pub(crate) fn seconds(duration: Duration) -> String {
-    if duration < Duration::from_secs(1) {
-        format!("{}ms", duration.as_millis())
-    } else if duration.subsec_millis() == 0 {
-        format!("{}s", duration.as_secs())
-    } else {
-        format!("{:.1}s", duration.as_secs_f64())
-    }
-}
-
 /// A cause as the middle of a sentence: trimmed, without a trailing full stop, never empty.
 fn sentence(cause: &str) -> &str {
     let cause = cause.trim().trim_end_matches('.').trim_end();
@@ -471,52 +265,6 @@ fn sentence(cause: &str) -> &str {
     } else {
         cause
     }
-}
-
-/// The available name closest to `name`, if it is close enough to be a likely typo.
-fn nearest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
-    let wanted = normalize(name);
-    available
-        .iter()
-        .filter_map(|candidate| {
-            let normal = normalize(candidate);
-            let most = (normal.len() / 3).max(1);
-            // The distance is at least the difference in length: a name sent far longer than
-            // every tool's (a hostile model's megabyte) costs no quadratic comparison.
-            (wanted.len().abs_diff(normal.len()) <= most)
-                .then(|| (distance(&wanted, &normal), most, *candidate))
-        })
-        .filter(|(d, most, _)| d <= most)
-        .min_by_key(|(d, _, _)| *d)
-        .map(|(_, _, candidate)| candidate)
-}
-
-/// Case and `-`/`_`/`.` differences are the commonest model slips; they cost nothing here.
-fn normalize(name: &str) -> Vec<char> {
-    name.chars()
-        .map(|c| {
-            if c == '-' || c == '.' {
-                '_'
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
-
-/// Levenshtein distance.
-fn distance(a: &[char], b: &[char]) -> usize {
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        current[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -730,13 +478,5 @@ mod tests {
             denied("delete_file", ""),
             "ERROR: delete_file was not run: no reason was given. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
         );
-    }
-
-    #[test]
-    fn distance_counts_edits() {
-        let d = |a: &str, b: &str| distance(&normalize(a), &normalize(b));
-        assert_eq!(d("kitten", "sitting"), 3);
-        assert_eq!(d("", "abc"), 3);
-        assert_eq!(d("same", "SAME"), 0);
     }
 }

@@ -1,9 +1,9 @@
 //! What a mounted tool tells the model when its server does not answer it well.
 //!
 //! These are failures, not whole sentences: the toolbox puts each in skyl's usual frame
-//! (`ERROR: {tool} failed: {message}. {next step}`, see `crate::prose`), so a remote tool's
-//! failures read like a local one's. They live here, beside the feature that needs them, and
-//! each names the server, since that is what the user has to restart or fix.
+//! (`ERROR: {tool} failed: {message}. {next step}`, see [`failed`](super::failed)), so a remote
+//! tool's failures read like a local one's. Each names the server, since that is what the user
+//! has to restart or fix.
 
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -52,7 +52,7 @@ pub(crate) fn exit(status: ExitStatus) -> String {
 pub(crate) fn server_timed_out(server: &str, limit: Duration) -> ToolFailure {
     ToolFailure::do_not_retry(format!(
         "the MCP server \"{server}\" did not answer within {}",
-        crate::prose::seconds(limit)
+        crate::text::seconds(limit)
     ))
     .with_next_step(format!(
         "Do not retry with the same arguments; tell the user that the \"{server}\" server is not responding."

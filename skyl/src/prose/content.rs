@@ -1,0 +1,97 @@
+//! Notes about what a tool returned: an output cut to the toolbox's limit, a part a provider
+//! cannot take or that is too large to send, media whose bytes are not what they say.
+
+use crate::content::{self, Content, Mismatch};
+use crate::message::Provider;
+use crate::tool::ToolFailure;
+
+/// The note after a tool's output that was cut as text to its first `kept` bytes.
+pub(crate) fn output_cut(tool: &str, kept: usize, total: usize) -> String {
+    format!(
+        "[The output of {tool} was cut: only its first {kept} of {total} bytes are shown. If you need the rest, call {tool} again with arguments that select less.]"
+    )
+}
+
+/// What a JSON output lost when it was cut: counts of what was left out at its end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    pub(crate) items: usize,
+    pub(crate) members: usize,
+    pub(crate) strings: usize,
+}
+
+impl LeftOut {
+    pub(crate) fn is_nothing(&self) -> bool {
+        *self == LeftOut::default()
+    }
+}
+
+/// The note after a JSON output that was cut, where a value ends, to `kept` bytes.
+pub(crate) fn json_output_cut(tool: &str, kept: usize, total: usize, left_out: LeftOut) -> String {
+    let mut parts = Vec::new();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if left_out.items > 0 {
+        parts.push(plural(left_out.items, "array item", "array items"));
+    }
+    if left_out.members > 0 {
+        parts.push(plural(left_out.members, "object member", "object members"));
+    }
+    if left_out.strings > 0 {
+        parts.push(format!(
+            "the end of {}",
+            plural(left_out.strings, "string", "strings")
+        ));
+    }
+    let list = match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".to_owned(),
+    };
+    format!(
+        "[The output of {tool} was cut from {total} to {kept} bytes where a value ends, so it is still valid JSON; left out at the end: {list}. If you need the rest, call {tool} again with arguments that select less.]"
+    )
+}
+
+/// The line that stands for a part a provider cannot take in a tool's answer, so that the model
+/// knows it was there.
+pub(crate) fn not_taken(part: &Content, provider: Provider, why: &str) -> String {
+    format!(
+        "[The tool also returned {}, which was not sent: {provider} {why}. If it matters, tell the user it could not be shown.]",
+        content::what(part)
+    )
+}
+
+/// The line that stands for a part of a tool's content over the toolbox's size limit.
+pub(crate) fn media_too_large(tool: &str, part: &Content, max_bytes: usize) -> String {
+    format!(
+        "[{tool} also returned {}, which was left out: it is larger than {max_bytes} bytes, the most this application sends of one part. If you need it, call {tool} again with arguments that make it smaller.]",
+        content::what(part)
+    )
+}
+
+/// The failure of a tool whose media bytes are not what their media type says.
+pub(crate) fn malformed_media(part: &Content, mismatch: Mismatch) -> ToolFailure {
+    let (kind, media_type) = match part {
+        Content::Image(image) => ("an image", image.media_type.as_str()),
+        Content::Audio(audio) => ("audio", audio.media_type.as_str()),
+        Content::Document(document) => ("a document", document.media_type.as_str()),
+        other => (other.kind(), ""),
+    };
+    ToolFailure::do_not_retry(match mismatch {
+        Mismatch::Bytes => format!(
+            "it returned {kind} labelled {media_type} whose bytes are not {media_type}, so it was not sent"
+        ),
+        Mismatch::Unsupported => format!(
+            "it returned {kind} of type \"{media_type}\", which models do not take (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf), so it was not sent"
+        ),
+    })
+}
+
+/// The text that introduces, in a user message, the media of a tool's answer that a provider
+/// takes only from the user (OpenAI Chat's tool messages are text).
+pub(crate) fn media_of_call(call_id: &str) -> String {
+    format!(
+        "The result of the tool call {call_id} came with this content, which the tool message could not hold:"
+    )
+}

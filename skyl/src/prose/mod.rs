@@ -1,0 +1,42 @@
+//! Every sentence skyl says to a model, in one place.
+//!
+//! A failed call's content is the only failure signal that reaches the model on every provider
+//! (the `is_error` flag survives only on Anthropic), so each sentence does three things: it names
+//! the tool, says what went wrong, and says what to do next. They all start with `ERROR:` so that a
+//! model (and a person reading a transcript) sees the failure before the details.
+//!
+//! One file per family, each returning text (or a [`ToolFailure`](crate::ToolFailure) that
+//! [`failed`] frames) for the code that needs it to send:
+//!
+//! - [`call`]: the result of a call that skyl wrote rather than the tool: a name the toolbox does
+//!   not have, a tool's failure in skyl's frame, a panic, a timeout, a call that was not run.
+//! - [`arguments`]: arguments that are not one JSON object, and how a cause names the argument.
+//! - [`content`]: notes about what a tool returned: an output cut to a limit, a part a provider
+//!   cannot take or that is too large, media that is not what its type says.
+//! - [`run`]: what an agent run tells the model about its final answer.
+//! - `mcp` (feature `mcp`): a mounted tool whose server does not answer it well.
+//!
+//! Two kinds of text live elsewhere on purpose. The utilities these sentences are built with
+//! (cutting a cause, the nearest name, a duration) are in [`text`](crate::text), which holds no
+//! sentence and so can be used from any layer. How a part of a tool's content reads as a line of
+//! text (`crate::content::line`) is beside `Content`, since a [`ToolOutput`](crate::ToolOutput)
+//! renders itself with it and the tool layer does not reach up here.
+
+pub(crate) mod arguments;
+pub(crate) mod call;
+pub(crate) mod content;
+#[cfg(feature = "mcp")]
+pub(crate) mod mcp;
+pub(crate) mod run;
+
+#[cfg(feature = "timeout")]
+pub(crate) use call::timed_out;
+pub(crate) use call::{
+    Ended, arguments_too_deep, arguments_too_large, denied, ended_by, failed, outcome_unknown,
+    panicked, repeated_call, unknown_tool,
+};
+pub(crate) use content::{
+    LeftOut, json_output_cut, malformed_media, media_of_call, media_too_large, not_taken,
+    output_cut,
+};
+pub(crate) use run::answer_unreadable;

@@ -1,0 +1,102 @@
+//! Text utilities: a cause cut to a length, the name nearest a misspelt one, a duration as a
+//! person writes it.
+//!
+//! They hold no sentence of their own (those are in [`prose`](crate::prose)), so any layer can
+//! use them: the tool layer cuts a failure's message with [`shortened`] without reaching up to
+//! the sentences that frame it.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+/// `cause` cut to its first `max` bytes (on a character boundary), marked as cut, for a failure's
+/// sentence: the cut falls inside the cause, so the model still reads the next step after it.
+pub(crate) fn shortened(cause: &str, max: usize) -> Cow<'_, str> {
+    if cause.len() <= max {
+        return Cow::Borrowed(cause);
+    }
+    let kept = char_floor(cause, max);
+    Cow::Owned(format!(
+        "{}... (cut to its first {kept} of {} bytes)",
+        &cause[..kept],
+        cause.len()
+    ))
+}
+
+/// The largest character boundary of `text` at or before `index`.
+pub(crate) fn char_floor(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+/// `"5s"`, `"1.5s"`, `"250ms"`.
+pub(crate) fn seconds(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{}ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{}s", duration.as_secs())
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// The available name closest to `name`, if it is close enough to be a likely typo.
+pub(crate) fn nearest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
+    let wanted = normalize(name);
+    available
+        .iter()
+        .filter_map(|candidate| {
+            let normal = normalize(candidate);
+            let most = (normal.len() / 3).max(1);
+            // The distance is at least the difference in length: a name sent far longer than
+            // every tool's (a hostile model's megabyte) costs no quadratic comparison.
+            (wanted.len().abs_diff(normal.len()) <= most)
+                .then(|| (distance(&wanted, &normal), most, *candidate))
+        })
+        .filter(|(d, most, _)| d <= most)
+        .min_by_key(|(d, _, _)| *d)
+        .map(|(_, _, candidate)| candidate)
+}
+
+/// Case and `-`/`_`/`.` differences are the commonest model slips; they cost nothing here.
+fn normalize(name: &str) -> Vec<char> {
+    name.chars()
+        .map(|c| {
+            if c == '-' || c == '.' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// Levenshtein distance.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_counts_edits() {
+        let d = |a: &str, b: &str| distance(&normalize(a), &normalize(b));
+        assert_eq!(d("kitten", "sitting"), 3);
+        assert_eq!(d("", "abc"), 3);
+        assert_eq!(d("same", "SAME"), 0);
+    }
+}
