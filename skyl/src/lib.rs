@@ -649,11 +649,12 @@ mod executor;
 mod macro_support;
 mod message;
 mod name_index;
-mod partial;
 mod prose;
 mod random;
 mod registration;
 mod text;
+#[cfg(feature = "http")]
+mod tls;
 mod tool;
 mod toolbox;
 

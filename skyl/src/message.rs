@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::content::ResultContent;
 
+pub(crate) mod call_arguments;
+
 /// Who a [`Message`] comes from.
 ///
 /// Serialized in lower case (`"system"`, `"user"`, `"assistant"`, `"tool"`).

@@ -6,9 +6,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::provider::PORTABLE_NAMES;
 use crate::schema::references;
 use crate::tool::ToolDefinition;
+use crate::tool::names::PORTABLE as PORTABLE_NAMES;
 
 /// Why a tool cannot join a toolbox. Returned by [`Toolbox::try_with`](crate::Toolbox::try_with),
 /// [`add`](crate::Toolbox::add) and [`replace`](crate::Toolbox::replace); the panicking

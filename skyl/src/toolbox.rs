@@ -10,14 +10,14 @@ use std::task::{Context, Poll};
 #[cfg(feature = "timeout")]
 use std::time::Duration;
 
-use crate::agent::journal::EffectKeyGuard;
 use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::name_index::NameIndex;
 use crate::prose;
-use crate::provider::PORTABLE_NAMES;
 use crate::registration::{self, RegistrationError, UnknownTool};
+use crate::tool::effect::EffectKeyGuard;
+use crate::tool::names::PORTABLE as PORTABLE_NAMES;
 use crate::tool::set::Prefixed;
 use crate::tool::{
     CallContext, CallObserver, Invocation, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolSet,

@@ -1,7 +1,6 @@
 //! Building an [`HttpModel`]: from the environment the official SDKs read, or piece by piece.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -405,37 +404,9 @@ impl HttpModelBuilder {
     }
 }
 
-/// A client builder on the transport's TLS, for the other HTTP clients skyl builds (MCP over
-/// streamable HTTP), so that none of them needs a process-wide crypto provider.
-#[cfg(feature = "mcp-http")]
-pub(crate) fn tls_client_builder(https: bool) -> Result<reqwest::ClientBuilder, ConfigError> {
-    Ok(reqwest::Client::builder().tls_backend_preconfigured(tls_config(https)?))
-}
-
-/// TLS on ring, checking certificates against the system's roots (rustls-platform-verifier):
-/// no process-wide crypto provider is installed, so an application's own choice stays its own.
-/// A plain-HTTP base URL (a server on this machine) needs no roots.
+/// The TLS of every client skyl builds (`tls.rs`), its failure as a [`ConfigError`].
 fn tls_config(https: bool) -> Result<rustls::ClientConfig, ConfigError> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()
-        .map_err(|error| {
-            ConfigError::new(ConfigErrorKind::Tls, "cannot set up TLS").with_source(error)
-        })?;
-    if !https {
-        return Ok(builder
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth());
-    }
-    let verifier = rustls_platform_verifier::Verifier::new(provider).map_err(|error| {
-        ConfigError::new(
-            ConfigErrorKind::Tls,
-            "cannot check HTTPS certificates; install the system's CA certificates (the ca-certificates package)",
-        )
-        .with_source(error)
-    })?;
-    Ok(builder
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(verifier))
-        .with_no_client_auth())
+    crate::tls::config(https).map_err(|error| {
+        ConfigError::new(ConfigErrorKind::Tls, error.what).with_source(error.source)
+    })
 }

@@ -69,8 +69,6 @@ mod retry;
 /// The provider API an [`HttpModel`] talks to: any adapter that knows its HTTP part, built in or
 /// your own (it lives in [`provider`](crate::provider), with the adapters).
 pub use crate::provider::Api;
-#[cfg(feature = "mcp-http")]
-pub(crate) use builder::tls_client_builder;
 pub use builder::{ConfigError, ConfigErrorKind, HttpModelBuilder};
 pub use model::HttpModel;
 pub use retry::RetryPolicy;

@@ -187,7 +187,7 @@ fn transport_cause(error: Cause) -> Cause {
 /// client is built here, on the transport's TLS when there is one.
 fn http_client(url: &str) -> Result<reqwest::Client, Cause> {
     #[cfg(feature = "http")]
-    let builder = crate::http::tls_client_builder(url.starts_with("https://"))?;
+    let builder = crate::tls::client_builder(url.starts_with("https://"))?;
     #[cfg(not(feature = "http"))]
     let builder = {
         let _ = url;

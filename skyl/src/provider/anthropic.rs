@@ -12,8 +12,8 @@ use super::{
     Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason, ToolChoice, Usage,
     dialect,
 };
-use crate::arguments;
 use crate::content::{Content, ResultContent, Source};
+use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::tool::ToolDefinition;
 
@@ -251,7 +251,7 @@ fn block(part: &Part, message: &Message, ids: &AnthropicIds<'_>) -> Option<(Valu
                 ("name", Value::from(&*call.name)),
                 (
                     "input",
-                    Value::Object(arguments::to_object(&call.arguments)),
+                    Value::Object(call_arguments::to_object(&call.arguments)),
                 ),
             ]),
             false,

@@ -15,8 +15,8 @@ use super::{
     Adapter, Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason,
     ToolChoice, Usage, dialect,
 };
-use crate::arguments;
 use crate::content::{Content as ResultPart, ResultContent, Source};
+use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::ToolDefinition;
@@ -186,7 +186,7 @@ impl Gemini {
                     function_call.insert("name".into(), Value::from(&*call.name));
                     function_call.insert(
                         "args".into(),
-                        Value::Object(arguments::to_object(&call.arguments)),
+                        Value::Object(call_arguments::to_object(&call.arguments)),
                     );
                     if let Some(id) = self.wire_id(call) {
                         function_call.insert("id".into(), id.into());

@@ -80,7 +80,7 @@
 //! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
 //! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
 //! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
-//! | `call_ids.rs`, `dialect.rs` | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect |
+//! | `call_ids.rs`, [`dialect`] | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect (the lowering itself lives with the rest of the schema machinery, in `schema/dialect.rs`) |
 //!
 //! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
 //! the driver in `decode.rs`, which reads it through `read.rs` (a reader that works out its JSON
@@ -94,7 +94,7 @@
 //!   the model's text as a string when it is not a JSON object (so dispatching the call tells the
 //!   model what was wrong); encoding and dispatch read any other shape a hand-built call may hold
 //!   through the same rules (`null` and empty text are no arguments, text holding an object is
-//!   that object).
+//!   that object), which the message layer states once (`message/call_arguments.rs`).
 //! - Provider data travels inside the part it belongs to, never beside it: an encoder never has
 //!   to guess which part a piece of data was for, and editing a transcript cannot move data onto
 //!   the wrong part.
@@ -139,16 +139,14 @@ mod lowering;
 mod names;
 mod openai;
 mod output;
+mod partial;
 mod read;
 mod request;
 mod response;
 mod stream;
 
 pub use crate::message::{Provider, ProviderInfo};
-pub use crate::partial::{
-    BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
-    PartialCalls, PartialObject,
-};
+pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
 pub use decode::{Answer, Decoder, decode_with};
@@ -157,12 +155,15 @@ pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 #[cfg(feature = "mcp")]
 pub(crate) use lowering::is_json_of;
-pub use names::NameRule;
 pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use output::OutputSchema;
+pub use partial::{
+    BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
+    PartialCalls, PartialObject,
+};
 pub use read::{Items, Node};
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};

@@ -43,6 +43,7 @@ pub(crate) mod absent;
 mod canonical;
 pub(crate) mod dialect;
 pub(crate) mod instances;
+pub(crate) mod parameter;
 pub(crate) mod references;
 pub(crate) mod validate;
 
@@ -52,4 +53,4 @@ pub use canonical::{canonical_schema_for, canonicalize, output_schema_for};
 // write a trait by its name alone (`ToolParameterSchema`) when a path to it lies outside a hidden
 // module, and by its whole path through `skyl::__private` otherwise. Not public API.
 #[doc(hidden)]
-pub use crate::macro_support::{ToolParameter, ToolParameterDeserialize, ToolParameterSchema};
+pub use parameter::{ToolParameter, ToolParameterDeserialize, ToolParameterSchema};

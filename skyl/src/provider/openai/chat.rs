@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::UsageKeys;
-use crate::arguments;
 use crate::content::{Content, ResultContent, Source, data_url};
+use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::api::bearer;
@@ -597,7 +597,7 @@ fn call(adapter: &OpenAiChat, call: &ToolCall) -> Value {
             ("name", Value::from(&*call.name)),
             (
                 "arguments",
-                Value::from(arguments::to_text(&call.arguments)),
+                Value::from(call_arguments::to_text(&call.arguments)),
             ),
         ]),
     );
@@ -676,7 +676,7 @@ impl Decoder for OpenAiChat {
             let arguments = function.get("arguments");
             let arguments = match arguments.value() {
                 None => Value::Object(Map::new()),
-                Some(Value::String(text)) => arguments::from_text(text),
+                Some(Value::String(text)) => call_arguments::from_text(text),
                 // Some compatible servers send the object itself.
                 Some(Value::Object(object)) => Value::Object(object.clone()),
                 Some(_) => return Err(arguments.error("a string")),

@@ -3,8 +3,8 @@
 use serde_json::{Map, Value};
 
 use super::UsageKeys;
-use crate::arguments;
 use crate::content::{Content, ResultContent, Source, data_url};
+use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
 use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
@@ -334,7 +334,7 @@ fn assistant_items(message: &Message, input: &mut Vec<Value>) {
                 item.insert("name".into(), Value::from(&*call.name));
                 item.insert(
                     "arguments".into(),
-                    Value::from(arguments::to_text(&call.arguments)),
+                    Value::from(call_arguments::to_text(&call.arguments)),
                 );
                 if let Some(id) = call
                     .provider_data
@@ -429,7 +429,7 @@ impl Decoder for OpenAiResponses {
                 }
                 "function_call" => {
                     let arguments = match item.get("arguments").opt_str()? {
-                        Some(text) => arguments::from_text(text),
+                        Some(text) => call_arguments::from_text(text),
                         None => Value::Object(Map::new()),
                     };
                     let mut call = ToolCall::new(

@@ -81,7 +81,8 @@ impl StreamEvent {
                     });
                     events.push(StreamEvent::ToolCallDelta {
                         index,
-                        arguments: crate::arguments::to_text(&call.arguments).into_owned(),
+                        arguments: crate::message::call_arguments::to_text(&call.arguments)
+                            .into_owned(),
                     });
                     events.push(StreamEvent::ToolCallFinished {
                         index,
