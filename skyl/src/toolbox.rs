@@ -1,43 +1,44 @@
 //! The registry of tools, and the dispatcher that turns every call into exactly one result.
+//!
+//! This file holds the [`Toolbox`] type, how it is built, what it holds and one call's dispatch;
+//! the rest is a file an idea under `toolbox/`:
+//!
+//! | file | what |
+//! |---|---|
+//! | `registration.rs` | adding tools and sets (the checks a tool passes are in `crate::registration`), replacing and removing them |
+//! | `running.rs` | one call running: started, polled inside `catch_unwind`, timed out, dropped; its result finished (cut to the limits, content checked) |
+//! | `dispatch.rs` | [`Dispatch`], the future of one call |
+//! | `turn.rs` | the turn runner: every call of one assistant turn, for [`Toolbox::answer`] and the agent loop alike |
+//! | `batch.rs` | the calls of a turn polled together in one task, under the concurrency limit |
+//! | `repeats.rs` | a call that must not run twice in one turn, refused |
+//! | `limits.rs`, `cut.rs`, `measure.rs` | the bounds on arguments and results, and how an oversized one is cut |
 
-use std::any::Any;
 use std::fmt;
-use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 #[cfg(feature = "timeout")]
 use std::time::Duration;
 
-use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
-use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::message::{ToolCall, ToolResult};
 use crate::name_index::NameIndex;
-use crate::prose;
-use crate::registration::{self, RegistrationError, UnknownTool};
-use crate::tool::effect::EffectKeyGuard;
-use crate::tool::names::PORTABLE as PORTABLE_NAMES;
-use crate::tool::set::Prefixed;
-use crate::tool::{
-    CallContext, CallObserver, Invocation, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolSet,
-    ToolVisitor,
-};
+use crate::registration::UnknownTool;
+use crate::tool::{CallObserver, Tool, ToolDefinition, ToolSet};
 
 mod batch;
 mod cut;
 mod dispatch;
 mod limits;
 mod measure;
+mod registration;
 mod repeats;
+mod running;
+mod turn;
 
 pub use dispatch::Dispatch;
 pub use limits::Limits;
 
-pub(crate) use batch::{Gate, Timed, Watch};
-
-use batch::{Batch, Slot};
-use repeats::{Repeats, refuses_repeats};
+pub(crate) use batch::{Gate, Timed};
+pub(crate) use running::RichResult;
 
 /// A set of tools and the state they share, answering a model's tool calls.
 ///
@@ -73,7 +74,7 @@ use repeats::{Repeats, refuses_repeats};
 ///
 /// # Panics
 ///
-/// Panics inside a tool are caught with [`catch_unwind`], both while a synchronous tool runs and
+/// Panics inside a tool are caught with [`catch_unwind`](std::panic::catch_unwind), both while a synchronous tool runs and
 /// while an asynchronous tool's future is polled or dropped (after it finished, after a timeout,
 /// or when the caller drops the dispatch), and the toolbox stays usable. A panic payload whose own
 /// destructor panics is leaked rather than allowed to unwind into the caller. A binary built
@@ -175,103 +176,6 @@ impl<S: 'static> Toolbox<S> {
         }
     }
 
-    /// Adds a tool, or says why it cannot join: a [`RegistrationError`].
-    ///
-    /// Use it for tools whose definitions are data (a [`DynamicTool`](crate::DynamicTool) from a
-    /// configuration file or another server), where a bad definition is an error to report
-    /// rather than a bug. The checks are the ones providers make, done once here instead of on
-    /// every request: the name must be one that some provider accepts and not already taken, the
-    /// description must not be empty, and the parameters schema must describe an object whose
-    /// `$ref`s resolve.
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
-    ///
-    /// let undescribed = DynamicTool::from_fn(
-    ///     ToolDefinition { name: "ping".into(), parameters: json!({"type": "object"}), ..Default::default() },
-    ///     |_: serde_json::Value| "pong",
-    /// );
-    /// assert_eq!(
-    ///     Toolbox::new().try_with(undescribed).unwrap_err(),
-    ///     RegistrationError::EmptyDescription { name: "ping".into() }
-    /// );
-    /// ```
-    pub fn try_with<T: Tool<S>>(mut self, tool: T) -> Result<Self, RegistrationError> {
-        self.add(tool)?;
-        Ok(self)
-    }
-
-    /// [`try_with`](Self::try_with) on a toolbox in place: on an error the toolbox is unchanged
-    /// and still yours, so a loader can report a bad definition and go on.
-    pub fn add<T: Tool<S>>(&mut self, tool: T) -> Result<(), RegistrationError> {
-        let definition = tool.definition();
-        registration::check(definition)?;
-        if !self.index.insert(&definition.name) {
-            return Err(RegistrationError::DuplicateName {
-                name: definition.name.clone(),
-            });
-        }
-        self.definitions.push(definition.clone());
-        self.tools.push(Box::new(tool));
-        Ok(())
-    }
-
-    /// Puts `tool` in place of the tool of the same name, keeping its position; adds it at the
-    /// end when there is none. Fails, leaving the toolbox unchanged, if the tool cannot join (see
-    /// [`try_with`](Self::try_with)).
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use skyl::{DynamicTool, ToolCall, ToolDefinition, Toolbox};
-    ///
-    /// let version = |answer: &'static str| {
-    ///     DynamicTool::from_fn(
-    ///         ToolDefinition {
-    ///             name: "version".into(),
-    ///             description: "Says the version.".into(),
-    ///             parameters: json!({"type": "object"}),
-    ///             ..Default::default()
-    ///         },
-    ///         move |_: serde_json::Value| answer,
-    ///     )
-    /// };
-    /// let mut toolbox = Toolbox::new().with(version("1.0"));
-    /// toolbox.replace(version("1.1")).unwrap();
-    /// let call = ToolCall::new("c1", "version", json!({}));
-    /// assert_eq!(toolbox.dispatch_blocking(&call).content, "1.1");
-    /// assert_eq!(toolbox.len(), 1);
-    /// ```
-    pub fn replace<T: Tool<S>>(&mut self, tool: T) -> Result<(), RegistrationError> {
-        let definition = tool.definition();
-        registration::check(definition)?;
-        match self.index.get(&definition.name) {
-            Some(position) => {
-                self.definitions[position] = definition.clone();
-                self.tools[position] = Box::new(tool);
-                Ok(())
-            }
-            None => self.add(tool),
-        }
-    }
-
-    /// Removes the tool called `name`; returns whether there was one. The tools after it keep
-    /// their order.
-    pub fn remove(&mut self, name: &str) -> bool {
-        let Some(position) = self.index.get(name) else {
-            return false;
-        };
-        self.index.remove(position);
-        self.definitions.remove(position);
-        self.tools.remove(position);
-        true
-    }
-
-    /// Whether the toolbox has a tool called `name`.
-    pub fn contains(&self, name: &str) -> bool {
-        self.index.get(name).is_some()
-    }
-
     /// Adds every tool of a [`ToolSet`]: the `#[tool]` methods of a type whose `impl` block is
     /// marked [`#[tools]`](macro@crate::tools), each calling `set`. Pass an `Arc` to keep a handle
     /// on the instance.
@@ -283,81 +187,6 @@ impl<S: 'static> Toolbox<S> {
     #[track_caller]
     pub fn with_set<T: ToolSet<S>>(self, set: T) -> Self {
         self.with_set_prefixed("", set)
-    }
-
-    /// Adds every tool of a [`ToolSet`], or says why one of them cannot join (see
-    /// [`try_with`](Self::try_with)); then none of the set's tools is added.
-    pub fn try_with_set<T: ToolSet<S>>(mut self, set: T) -> Result<Self, RegistrationError> {
-        self.add_set("", set)?;
-        Ok(self)
-    }
-
-    /// Adds every tool of a [`ToolSet`] under its name with `prefix` in front, so that two
-    /// instances of one type (two databases, two accounts) fit in one toolbox.
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use skyl::{ToolCall, Toolbox};
-    ///
-    /// struct Shelf { books: Vec<&'static str> }
-    ///
-    /// #[skyl::tools]
-    /// impl Shelf {
-    ///     /// Counts the books on the shelf.
-    ///     #[tool]
-    ///     fn count_books(&self) -> usize {
-    ///         self.books.len()
-    ///     }
-    /// }
-    ///
-    /// let toolbox = Toolbox::new()
-    ///     .with_set(Shelf { books: vec!["Emma"] })
-    ///     .with_set_prefixed("attic_", Shelf { books: vec!["Ulysses", "Dubliners"] });
-    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["count_books", "attic_count_books"]);
-    /// let call = ToolCall::new("c1", "attic_count_books", json!({}));
-    /// assert_eq!(toolbox.dispatch_blocking(&call).content, "2");
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// As [`with`](Self::with), when one of the prefixed names is already in the toolbox.
-    #[track_caller]
-    pub fn with_set_prefixed<T: ToolSet<S>>(mut self, prefix: &str, set: T) -> Self {
-        match self.add_set(prefix, set) {
-            Ok(()) => self,
-            Err(error @ RegistrationError::DuplicateName { .. }) => panic!(
-                "Toolbox::with_set: {error}; a second instance of one type needs its own prefix, \
-                 with Toolbox::with_set_prefixed"
-            ),
-            Err(error) => panic!("Toolbox::with_set: {error}"),
-        }
-    }
-
-    /// Adds every tool of a [`ToolSet`] in place, each name with `prefix` in front. All or
-    /// nothing: when one tool cannot join, the ones added before it are taken out again and the
-    /// toolbox is as it was.
-    pub fn add_set<T: ToolSet<S>>(
-        &mut self,
-        prefix: &str,
-        set: T,
-    ) -> Result<(), RegistrationError> {
-        let before = self.len();
-        let mut register = Register {
-            toolbox: self,
-            prefix,
-            error: None,
-        };
-        Arc::new(set).visit_tools(&mut register);
-        match register.error {
-            None => Ok(()),
-            Some(error) => {
-                while self.len() > before {
-                    let last = self.definitions[self.len() - 1].name.clone();
-                    self.remove(&last);
-                }
-                Err(error)
-            }
-        }
     }
 
     /// Stops an asynchronous call that has not finished within `limit`; its result then says it
@@ -571,7 +400,7 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// [`dispatch`](Self::dispatch), with the progress and log lines the tool reports through its
-    /// [`CallContext`] sent to `observer` as they come.
+    /// [`CallContext`](crate::CallContext) sent to `observer` as they come.
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
@@ -615,72 +444,6 @@ impl<S: 'static> Toolbox<S> {
         Dispatch::new(self, call, Some(observer))
     }
 
-    /// Answers every tool call of an assistant message: the calls run concurrently (at most
-    /// [`Limits::with_max_concurrent_calls`] at a time, when it is set), and the returned
-    /// [`Role::Tool`] message holds one result per call, in call order.
-    ///
-    /// A result whose tool answered with [content](crate::Content) beyond text (an image, a
-    /// resource, structured JSON) is followed by a [`Part::ResultContent`] holding it, which each
-    /// adapter puts on its wire beside the result.
-    ///
-    /// A message without calls gets a tool message without parts. Calls are answered as they
-    /// come, even two with the same id (which the transcript rules forbid, see
-    /// [`transcript::validate_complete`](crate::transcript::validate_complete)): each gets its
-    /// own result, so none is silently dropped.
-    ///
-    /// # Repeated calls
-    ///
-    /// A tool whose annotations say that running it again has an effect
-    /// (`idempotent: Some(false)`, or `destructive: Some(true)` without
-    /// `idempotent: Some(true)`) runs once per turn for the same arguments: a second identical
-    /// call in the same message (same tool, same arguments once canonical: key order, an object
-    /// sent as a string, a `null` for an absent argument and `1` against `1.0` make no difference)
-    /// is not run, and its result is an error that quotes the first call's result. A tool that
-    /// says nothing about itself runs every call, as does [`dispatch`](Self::dispatch), which
-    /// sees one call at a time. The [agent loop](crate::agent) answers each turn by the same
-    /// code, so these rules, the limits and the concurrency limit hold there too.
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
-    ///
-    /// let send = DynamicTool::from_fn(
-    ///     ToolDefinition {
-    ///         name: "send_email".into(),
-    ///         description: "Sends an email.".into(),
-    ///         parameters: json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}),
-    ///         annotations: ToolAnnotations { idempotent: Some(false), ..Default::default() },
-    ///         ..Default::default()
-    ///     },
-    ///     |arguments: serde_json::Value| format!("sent to {}", arguments["to"]),
-    /// );
-    /// let toolbox = Toolbox::new().with(send);
-    /// let turn = Message {
-    ///     role: Role::Assistant,
-    ///     parts: vec![
-    ///         Part::ToolCall(ToolCall::new("c1", "send_email", json!({"to": "ada"}))),
-    ///         Part::ToolCall(ToolCall::new("c2", "send_email", json!({"to": "ada"}))),
-    ///     ],
-    /// };
-    /// let answer = toolbox.answer_blocking(&turn);
-    /// let results: Vec<_> = answer.tool_results().collect();
-    /// assert_eq!(results[0].content, "sent to \"ada\"");
-    /// assert!(results[1].is_error);
-    /// assert!(results[1].content.starts_with("ERROR: send_email was not run: this call repeats the call `c1`"));
-    /// ```
-    pub async fn answer(&self, message: &Message) -> Message {
-        let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let results = self.run_turn(&calls, &[], Vec::new(), None, ()).await;
-        let mut parts = Vec::with_capacity(results.len());
-        for answered in results {
-            answered.into_parts(&mut parts);
-        }
-        Message {
-            role: Role::Tool,
-            parts,
-        }
-    }
-
     /// [`dispatch`](Self::dispatch) for code without an executor: runs the call on this thread.
     ///
     /// A synchronous tool never touches an executor. An asynchronous tool that needs a runtime's
@@ -704,133 +467,22 @@ impl<S: 'static> Toolbox<S> {
     /// assert!(err.content.starts_with("ERROR: divide failed: division by zero."));
     /// ```
     pub fn dispatch_blocking(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, None, None, Answered::into_text_result, |running| {
+        self.start(call, None, None, RichResult::into_text_result, |running| {
             block_on(running).into_text_result()
         })
     }
 
     /// [`dispatch_observed`](Self::dispatch_observed), with the content beside the result.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) async fn dispatch_answered(
+    pub(crate) async fn dispatch_rich(
         &self,
         call: &ToolCall,
         observer: Option<Arc<dyn CallObserver>>,
-    ) -> Answered {
+    ) -> RichResult {
         match self.start(call, None, observer.as_ref(), Ok, Err) {
             Ok(answered) => answered,
             Err(running) => running.await,
         }
-    }
-
-    /// [`answer`](Self::answer) for code without an executor; the calls still run concurrently.
-    pub fn answer_blocking(&self, message: &Message) -> Message {
-        block_on(self.answer(message))
-    }
-
-    /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
-    /// a future. `done` gets the result of a call that finished, `running` a call that has yet
-    /// to.
-    ///
-    /// Each caller says what to make of the two, rather than take an enum of them, so that a
-    /// result goes where its caller returns it without being moved out of one first.
-    #[inline(always)]
-    fn start<'a, R>(
-        &'a self,
-        call: &'a ToolCall,
-        effect_key: Option<&'a str>,
-        observer: Option<&Arc<dyn CallObserver>>,
-        done: impl FnOnce(Answered) -> R,
-        running: impl FnOnce(Running<'a>) -> R,
-    ) -> R {
-        let Some(position) = self.index.get(&call.name) else {
-            return done(unknown(call, self.names()).into());
-        };
-        // The name the index found is the call's: the call's copy costs no load from the index.
-        let name = call.name.as_str();
-        if let Some(refusal) = self.limits.refuse(name, &call.id, &call.arguments) {
-            return done(refusal.into());
-        }
-        let tool = &self.tools[position];
-        let max_output = self.limits.max_output_bytes();
-        let invocation = Invocation::observed(name, &call.id, effect_key, observer);
-        let keyed = EffectKeyGuard::set(effect_key);
-        let called = catch_unwind(AssertUnwindSafe(|| {
-            tool.invoke(&call.arguments, &self.state, &invocation)
-        }));
-        drop(keyed);
-        let context = invocation.into_context();
-        let future = match called {
-            Ok(future) => future,
-            Err(payload) => {
-                return done(panicked(name, &call.id, payload, max_output).into());
-            }
-        };
-        match future.into_ready() {
-            Ok(outcome) => done(finish(name, &call.id, outcome, &self.limits)),
-            Err(future) => running(Running {
-                name,
-                call_id: &call.id,
-                effect_key,
-                context,
-                limits: &self.limits,
-                future: Some(future),
-                #[cfg(feature = "timeout")]
-                deadline: tool
-                    .timeout()
-                    .or(self.timeout)
-                    .map(|limit| (futures_timer::Delay::new(limit), limit)),
-            }),
-        }
-    }
-}
-
-impl<S: 'static> Toolbox<S> {
-    /// The turn runner: runs `calls` (the calls of one turn that are to run) concurrently in one
-    /// task and returns their results in the order of `calls`, holding every rule of a turn: the
-    /// limits, the repeat guard, the concurrency limit. `watch` hears of each result as soon as
-    /// it is known, a refused repeat's included.
-    ///
-    /// [`answer`](Self::answer) and the agent loop both run a turn through it, so that the rules
-    /// hold in both.
-    ///
-    /// `effect_keys` is empty, or holds each call's effect key (in a journaled run), which the
-    /// tool reads with [`effect_key`](crate::agent::effect_key) while it runs. `gates` is empty,
-    /// or holds what each call waits for before it starts (its durable intent, in a journaled
-    /// run); a gate that fails stops the turn from starting more calls.
-    pub(crate) async fn run_turn<'a, W: Watch>(
-        &'a self,
-        calls: &[&'a ToolCall],
-        effect_keys: &'a [String],
-        gates: Vec<Option<Gate<'a>>>,
-        observer: Option<Arc<dyn CallObserver>>,
-        watch: W,
-    ) -> Vec<Answered> {
-        let mut slots = Vec::with_capacity(calls.len());
-        let mut repeats = Repeats::default();
-        for (slot, call) in calls.iter().copied().enumerate() {
-            if let Some(position) = self.index.get(&call.name)
-                && refuses_repeats(&self.definitions[position].annotations)
-                // Arguments past the limits are refused unread, here as in `start`.
-                && self.limits.refuse(&call.name, &call.id, &call.arguments).is_none()
-                && repeats.is_repeat(slot, call, &self.definitions[position])
-            {
-                // Written once the call it repeats has its result.
-                slots.push(Slot::Done(
-                    ToolResult::error(call.id.as_str(), String::new()).into(),
-                ));
-                continue;
-            }
-            slots.push(Slot::Queued(call));
-        }
-        let (mut results, mut watch) = Batch::new(self, slots, effect_keys, gates, observer, watch)
-            .run()
-            .await;
-        repeats.answer(&mut results, calls);
-        for slot in repeats.refused() {
-            let mark = watch.started();
-            watch.finished(slot, &results[slot], mark);
-        }
-        results
     }
 
     /// The definition of the tool called `name`, if there is one.
@@ -847,266 +499,4 @@ impl<S: 'static> fmt::Debug for Toolbox<S> {
             .field("tools", &self.names().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
-}
-
-/// Adds the tools of a set to a toolbox, one at a time.
-struct Register<'t, S> {
-    toolbox: &'t mut Toolbox<S>,
-    prefix: &'t str,
-    /// The first tool that could not join; the ones after it are not tried.
-    error: Option<RegistrationError>,
-}
-
-impl<S: 'static> ToolVisitor<S> for Register<'_, S> {
-    fn visit<T: Tool<S>>(&mut self, tool: T) {
-        if self.error.is_some() {
-            return;
-        }
-        let added = if self.prefix.is_empty() {
-            self.toolbox.add(tool)
-        } else {
-            self.toolbox.add(Prefixed::new(self.prefix, tool))
-        };
-        // A set's own names are checked as they compile: a character the rule refuses in a
-        // prefixed name is the prefix's.
-        let error = match added {
-            Ok(()) => return,
-            Err(RegistrationError::InvalidName { name, .. })
-                if !self.prefix.is_empty()
-                    && PORTABLE_NAMES.sanitized(self.prefix) != self.prefix =>
-            {
-                RegistrationError::InvalidPrefix {
-                    prefix: self.prefix.to_owned(),
-                    name,
-                    suggestion: PORTABLE_NAMES.sanitized(self.prefix),
-                }
-            }
-            Err(error) => error,
-        };
-        self.error = Some(error);
-    }
-}
-
-/// An asynchronous call in flight, with what its result needs.
-///
-/// The tool's future is dropped as soon as the call has a result, inside [`catch_unwind`], so a
-/// destructor that panics (a guard held across an `.await`, a hand-written future) cannot unwind
-/// into [`Toolbox::answer`] and cost the other calls their results.
-struct Running<'a> {
-    name: &'a str,
-    call_id: &'a str,
-    /// The call's effect key, in a journaled run: set for the tool while it is polled.
-    effect_key: Option<&'a str>,
-    /// The call's context, if the tool asked for one: cancelled when the call times out or is
-    /// dropped unfinished.
-    context: Option<CallContext>,
-    /// The toolbox's bounds on the result's content.
-    limits: &'a Limits,
-    /// `None` once the call has its result.
-    future: Option<ToolFuture<'a>>,
-    #[cfg(feature = "timeout")]
-    deadline: Option<(futures_timer::Delay, Duration)>,
-}
-
-impl Future for Running<'_> {
-    type Output = Answered;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answered> {
-        let this = &mut *self;
-        let future = this
-            .future
-            .as_mut()
-            .expect("a tool call polled after it completed");
-        let keyed = EffectKeyGuard::set(this.effect_key);
-        let polled = catch_unwind(AssertUnwindSafe(|| future.poll_output(cx)));
-        drop(keyed);
-        let result = match polled {
-            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.limits),
-            Err(payload) => panicked(
-                this.name,
-                this.call_id,
-                payload,
-                this.limits.max_output_bytes(),
-            )
-            .into(),
-            Ok(Poll::Pending) => match this.timed_out(cx) {
-                Some(result) => result.into(),
-                None => return Poll::Pending,
-            },
-        };
-        drop_quietly(this.future.take());
-        Poll::Ready(result)
-    }
-}
-
-impl Running<'_> {
-    /// The result of a call that ran past the toolbox's timeout.
-    #[cfg(feature = "timeout")]
-    fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
-        let (delay, limit) = self.deadline.as_mut()?;
-        if Pin::new(delay).poll(cx).is_pending() {
-            return None;
-        }
-        if let Some(context) = &self.context {
-            context.cancel();
-        }
-        Some(ToolResult::error(
-            self.call_id,
-            prose::timed_out(self.name, *limit),
-        ))
-    }
-
-    #[cfg(not(feature = "timeout"))]
-    #[inline]
-    fn timed_out(&mut self, _: &mut Context<'_>) -> Option<ToolResult> {
-        None
-    }
-}
-
-impl Drop for Running<'_> {
-    /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
-    fn drop(&mut self) {
-        if let (Some(_), Some(context)) = (&self.future, &self.context) {
-            context.cancel();
-        }
-        drop_quietly(self.future.take());
-    }
-}
-
-/// Drops `value`, catching a panic in its destructor.
-fn drop_quietly<T>(value: T) {
-    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
-        drop_payload(payload);
-    }
-}
-
-/// Drops a panic payload; one whose destructor panics in turn is leaked, as the standard library
-/// does, since nothing could catch the next payload either.
-fn drop_payload(payload: Box<dyn Any + Send>) {
-    if let Err(inner) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
-        std::mem::forget(inner);
-    }
-}
-
-#[cold]
-fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> ToolResult {
-    ToolResult::error(call.id.as_str(), prose::unknown_tool(&call.name, available))
-}
-
-/// A call's result and the content beside it: what the turn runner hands on.
-pub(crate) struct Answered {
-    pub(crate) result: ToolResult,
-    /// Empty for a result of text alone, as every failure is.
-    pub(crate) content: Vec<Content>,
-}
-
-impl Answered {
-    /// The parts of a tool message for this call: its result, then its content if it has any.
-    pub(crate) fn into_parts(self, parts: &mut Vec<Part>) {
-        let call_id = (!self.content.is_empty()).then(|| self.result.call_id.clone());
-        parts.push(Part::ToolResult(self.result));
-        if let Some(call_id) = call_id {
-            parts.push(Part::ResultContent(ResultContent::new(
-                call_id,
-                self.content,
-            )));
-        }
-    }
-}
-
-impl Answered {
-    /// The result alone, for a caller that takes no content: a line for each part of the content
-    /// after the prose, so that what the tool returned is still said.
-    pub(crate) fn into_text_result(self) -> ToolResult {
-        let mut result = self.result;
-        for part in &self.content {
-            if !result.content.is_empty() {
-                result.content.push('\n');
-            }
-            result.content.push_str(&crate::content::line(part));
-        }
-        result
-    }
-}
-
-impl From<ToolResult> for Answered {
-    #[inline]
-    fn from(result: ToolResult) -> Self {
-        Answered {
-            result,
-            content: Vec::new(),
-        }
-    }
-}
-
-/// The result of a call that ran: its text cut to the output limit, each part of its content
-/// checked (media whose bytes are not their type fail the call) and left out with a note when
-/// it is over the media limit.
-#[inline(always)]
-fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> Answered {
-    let max_output = limits.max_output_bytes();
-    match outcome {
-        Ok(output) => {
-            let mut content = output.text;
-            if content.len() > max_output {
-                content = cut::cut_output(name, content, max_output);
-            }
-            let result = ToolResult {
-                call_id: call_id.to_owned(),
-                content,
-                is_error: false,
-            };
-            if output.content.is_empty() {
-                return result.into();
-            }
-            with_content(name, result, output.content, limits)
-        }
-        Err(failure) => {
-            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output))).into()
-        }
-    }
-}
-
-#[cold]
-fn with_content(
-    name: &str,
-    mut result: ToolResult,
-    parts: Vec<Content>,
-    limits: &Limits,
-) -> Answered {
-    let max_media = limits.max_media_bytes();
-    let mut content = Vec::with_capacity(parts.len());
-    for part in parts {
-        if let Err(mismatch) = part.check_media() {
-            let failure = prose::malformed_media(&part, mismatch);
-            return ToolResult::error(result.call_id, prose::failed(name, &failure)).into();
-        }
-        if part.byte_len().is_some_and(|len| len > max_media) {
-            let note = prose::media_too_large(name, &part, max_media);
-            if !result.content.is_empty() {
-                result.content.push('\n');
-            }
-            result.content.push_str(&note);
-            continue;
-        }
-        content.push(part);
-    }
-    Answered { result, content }
-}
-
-#[cold]
-fn panicked(
-    name: &str,
-    call_id: &str,
-    payload: Box<dyn Any + Send>,
-    max_output: usize,
-) -> ToolResult {
-    let message = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .map(|message| crate::text::shortened(message, max_output));
-    let result = ToolResult::error(call_id, prose::panicked(name, message.as_deref()));
-    drop_payload(payload);
-    result
 }

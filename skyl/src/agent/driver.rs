@@ -18,7 +18,7 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, ToolOutcome};
-use crate::toolbox::{Answered, Gate, Timed};
+use crate::toolbox::{Gate, RichResult, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
@@ -767,7 +767,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
             // The journal's error, when it could not record an intent: no call starts after it.
             let refused: Mutex<Option<JournalError>> = Mutex::new(None);
-            let watch = Timed(|k: usize, answered: &Answered, took| {
+            let watch = Timed(|k: usize, answered: &RichResult, took| {
                 let result = &answered.result;
                 durations[k] = took;
                 spans.finish(k, result);

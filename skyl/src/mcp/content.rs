@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::content::{Audio, Content, Image, Resource, ResourceBody, ResourceLink, Source};
 use crate::tool::ToolOutput;
-use crate::toolbox::Answered;
+use crate::toolbox::RichResult;
 
 /// The MCP result for a dispatched call: its prose as a text block, then a block per part of its
 /// content (an image, audio, an embedded resource, a resource link), and structured JSON as
@@ -17,8 +17,8 @@ use crate::toolbox::Answered;
 /// servers to keep for clients that read only `content`. Output that does not parse stays text.
 /// A [`Content::Json`] part is `structuredContent` too, with its JSON as text when the prose is
 /// not already that JSON, for the same clients.
-pub(crate) fn to_mcp(answered: Answered, structured: bool) -> CallToolResult {
-    let Answered { result, content } = answered;
+pub(crate) fn to_mcp(answered: RichResult, structured: bool) -> CallToolResult {
+    let RichResult { result, content } = answered;
     if result.is_error {
         return CallToolResult::error(vec![ContentBlock::text(result.content)]);
     }
@@ -211,7 +211,7 @@ mod tests {
     use crate::message::ToolResult;
     use serde_json::json;
 
-    fn to_json(answered: Answered, structured: bool) -> Value {
+    fn to_json(answered: RichResult, structured: bool) -> Value {
         serde_json::to_value(to_mcp(answered, structured)).unwrap()
     }
 
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn every_kind_of_part_becomes_its_block() {
-        let answered = Answered {
+        let answered = RichResult {
             result: ToolResult::success("c", "Here."),
             content: vec![
                 Image::from_base64("image/png", "iVBORw0KGgo=").into(),

@@ -156,7 +156,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             context.peer.clone(),
             self.tools
                 .toolbox
-                .dispatch_answered(&call, Some(Arc::new(notifier)))
+                .dispatch_rich(&call, Some(Arc::new(notifier)))
         ));
         loop {
             tokio::select! {

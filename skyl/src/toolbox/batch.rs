@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use super::{Answered, Running, Toolbox};
+use super::running::Running;
+use super::{RichResult, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 use crate::tool::CallObserver;
 
@@ -23,7 +24,7 @@ pub(crate) trait Watch {
 
     fn started(&mut self) -> Self::Mark;
 
-    fn finished(&mut self, position: usize, answered: &Answered, mark: Self::Mark);
+    fn finished(&mut self, position: usize, answered: &RichResult, mark: Self::Mark);
 }
 
 /// Hears nothing, and costs nothing.
@@ -34,20 +35,20 @@ impl Watch for () {
     fn started(&mut self) {}
 
     #[inline]
-    fn finished(&mut self, _: usize, _: &Answered, (): ()) {}
+    fn finished(&mut self, _: usize, _: &RichResult, (): ()) {}
 }
 
 /// Hears of each result as soon as it is known, with how long its call ran.
 pub(crate) struct Timed<F>(pub(crate) F);
 
-impl<F: FnMut(usize, &Answered, Duration)> Watch for Timed<F> {
+impl<F: FnMut(usize, &RichResult, Duration)> Watch for Timed<F> {
     type Mark = Instant;
 
     fn started(&mut self) -> Instant {
         Instant::now()
     }
 
-    fn finished(&mut self, position: usize, answered: &Answered, begun: Instant) {
+    fn finished(&mut self, position: usize, answered: &RichResult, begun: Instant) {
         (self.0)(position, answered, begun.elapsed())
     }
 }
@@ -60,14 +61,14 @@ pub(super) enum Slot<'a, M> {
     /// Not started yet.
     Queued(&'a ToolCall),
     Running(Running<'a>, M),
-    Done(Answered),
+    Done(RichResult),
     /// Handed to the caller.
     Taken,
 }
 
 /// What [`Toolbox::start`] made of a call: its result, or the call still running.
 enum Started<'a> {
-    Done(Answered),
+    Done(RichResult),
     Running(Running<'a>),
 }
 
@@ -112,12 +113,12 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
 
     /// The results, in slot order, once every call has one; and the watch, to hear of the
     /// results its owner writes.
-    pub(super) async fn run(mut self) -> (Vec<Answered>, W) {
+    pub(super) async fn run(mut self) -> (Vec<RichResult>, W) {
         let results = std::future::poll_fn(|cx| self.poll_all(cx)).await;
         (results, self.watch)
     }
 
-    fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<Answered>> {
+    fn poll_all(&mut self, cx: &mut Context<'_>) -> Poll<Vec<RichResult>> {
         loop {
             self.start_waiting(cx);
             let freed = self.poll_running(cx);
@@ -204,7 +205,7 @@ impl<'a, S: 'static, W: Watch> Batch<'a, S, W> {
         freed
     }
 
-    fn take_results(&mut self) -> Vec<Answered> {
+    fn take_results(&mut self) -> Vec<RichResult> {
         self.slots
             .iter_mut()
             .map(|slot| match mem::replace(slot, Slot::Taken) {

@@ -8,7 +8,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use super::{Answered, Running, Toolbox};
+use super::running::Running;
+use super::{RichResult, Toolbox};
 use crate::message::{ToolCall, ToolResult};
 use crate::tool::CallObserver;
 
@@ -82,7 +83,7 @@ impl<S: 'static> Future for Dispatch<'_, S> {
                         if poll.is_pending() {
                             *state = State::Running(running);
                         }
-                        poll.map(Answered::into_text_result)
+                        poll.map(RichResult::into_text_result)
                     },
                 );
             }

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::Answered;
+use super::RichResult;
 use crate::arguments::canonical::{canonical, same_arguments};
 use crate::message::{ToolCall, ToolResult};
 use crate::prose;
@@ -81,7 +81,7 @@ impl<'a> Repeats<'a> {
     }
 
     /// Writes the refusals into the turn's results, once the first calls have theirs.
-    pub(crate) fn answer(&self, results: &mut [Answered], calls: &[&ToolCall]) {
+    pub(crate) fn write_refusals(&self, results: &mut [RichResult], calls: &[&ToolCall]) {
         for &(slot, first) in &self.refused {
             let call = calls[slot];
             let content =

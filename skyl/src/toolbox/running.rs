@@ -1,0 +1,302 @@
+//! One call running, from start to result: the tool invoked inside `catch_unwind`, its future
+//! polled inside it too (with the call's effect key set), timed out, or dropped unfinished; and
+//! its result finished: the text cut to the limits, each part of content checked. The panic and
+//! drop helpers here are what [`Dispatch`](super::Dispatch) and the batch of a turn reach for.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+#[cfg(feature = "timeout")]
+use std::time::Duration;
+
+use super::{Limits, Toolbox, cut};
+use crate::content::{Content, ResultContent};
+use crate::message::{Part, ToolCall, ToolResult};
+use crate::prose;
+use crate::tool::effect::EffectKeyGuard;
+use crate::tool::{CallContext, CallObserver, Invocation, RichOutcome, ToolFuture};
+
+impl<S: 'static> Toolbox<S> {
+    /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
+    /// a future. `done` gets the result of a call that finished, `running` a call that has yet
+    /// to.
+    ///
+    /// Each caller says what to make of the two, rather than take an enum of them, so that a
+    /// result goes where its caller returns it without being moved out of one first.
+    #[inline(always)]
+    pub(super) fn start<'a, R>(
+        &'a self,
+        call: &'a ToolCall,
+        effect_key: Option<&'a str>,
+        observer: Option<&Arc<dyn CallObserver>>,
+        done: impl FnOnce(RichResult) -> R,
+        running: impl FnOnce(Running<'a>) -> R,
+    ) -> R {
+        let Some(position) = self.index.get(&call.name) else {
+            return done(unknown(call, self.names()).into());
+        };
+        // The name the index found is the call's: the call's copy costs no load from the index.
+        let name = call.name.as_str();
+        if let Some(refusal) = self.limits.refuse(name, &call.id, &call.arguments) {
+            return done(refusal.into());
+        }
+        let tool = &self.tools[position];
+        let max_output = self.limits.max_output_bytes();
+        let invocation = Invocation::observed(name, &call.id, effect_key, observer);
+        let keyed = EffectKeyGuard::set(effect_key);
+        let called = catch_unwind(AssertUnwindSafe(|| {
+            tool.invoke(&call.arguments, &self.state, &invocation)
+        }));
+        drop(keyed);
+        let context = invocation.into_context();
+        let future = match called {
+            Ok(future) => future,
+            Err(payload) => {
+                return done(panicked(name, &call.id, payload, max_output).into());
+            }
+        };
+        match future.into_ready() {
+            Ok(outcome) => done(finish(name, &call.id, outcome, &self.limits)),
+            Err(future) => running(Running {
+                name,
+                call_id: &call.id,
+                effect_key,
+                context,
+                limits: &self.limits,
+                future: Some(future),
+                #[cfg(feature = "timeout")]
+                deadline: tool
+                    .timeout()
+                    .or(self.timeout)
+                    .map(|limit| (futures_timer::Delay::new(limit), limit)),
+            }),
+        }
+    }
+}
+
+/// An asynchronous call in flight, with what its result needs.
+///
+/// The tool's future is dropped as soon as the call has a result, inside [`catch_unwind`], so a
+/// destructor that panics (a guard held across an `.await`, a hand-written future) cannot unwind
+/// into [`Toolbox::answer`] and cost the other calls their results.
+pub(super) struct Running<'a> {
+    pub(super) name: &'a str,
+    pub(super) call_id: &'a str,
+    /// The call's effect key, in a journaled run: set for the tool while it is polled.
+    effect_key: Option<&'a str>,
+    /// The call's context, if the tool asked for one: cancelled when the call times out or is
+    /// dropped unfinished.
+    context: Option<CallContext>,
+    /// The toolbox's bounds on the result's content.
+    limits: &'a Limits,
+    /// `None` once the call has its result.
+    future: Option<ToolFuture<'a>>,
+    #[cfg(feature = "timeout")]
+    deadline: Option<(futures_timer::Delay, Duration)>,
+}
+
+impl Future for Running<'_> {
+    type Output = RichResult;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RichResult> {
+        let this = &mut *self;
+        let future = this
+            .future
+            .as_mut()
+            .expect("a tool call polled after it completed");
+        let keyed = EffectKeyGuard::set(this.effect_key);
+        let polled = catch_unwind(AssertUnwindSafe(|| future.poll_output(cx)));
+        drop(keyed);
+        let result = match polled {
+            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.limits),
+            Err(payload) => panicked(
+                this.name,
+                this.call_id,
+                payload,
+                this.limits.max_output_bytes(),
+            )
+            .into(),
+            Ok(Poll::Pending) => match this.timed_out(cx) {
+                Some(result) => result.into(),
+                None => return Poll::Pending,
+            },
+        };
+        drop_quietly(this.future.take());
+        Poll::Ready(result)
+    }
+}
+
+impl Running<'_> {
+    /// The result of a call that ran past the toolbox's timeout.
+    #[cfg(feature = "timeout")]
+    fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
+        let (delay, limit) = self.deadline.as_mut()?;
+        if Pin::new(delay).poll(cx).is_pending() {
+            return None;
+        }
+        if let Some(context) = &self.context {
+            context.cancel();
+        }
+        Some(ToolResult::error(
+            self.call_id,
+            prose::timed_out(self.name, *limit),
+        ))
+    }
+
+    #[cfg(not(feature = "timeout"))]
+    #[inline]
+    fn timed_out(&mut self, _: &mut Context<'_>) -> Option<ToolResult> {
+        None
+    }
+}
+
+impl Drop for Running<'_> {
+    /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
+    fn drop(&mut self) {
+        if let (Some(_), Some(context)) = (&self.future, &self.context) {
+            context.cancel();
+        }
+        drop_quietly(self.future.take());
+    }
+}
+
+/// Drops `value`, catching a panic in its destructor.
+fn drop_quietly<T>(value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        drop_payload(payload);
+    }
+}
+
+/// Drops a panic payload; one whose destructor panics in turn is leaked, as the standard library
+/// does, since nothing could catch the next payload either.
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(inner) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(inner);
+    }
+}
+
+#[cold]
+fn unknown<'a>(call: &ToolCall, available: impl Iterator<Item = &'a str>) -> ToolResult {
+    ToolResult::error(call.id.as_str(), prose::unknown_tool(&call.name, available))
+}
+
+/// A call's result and the content beside it: what the turn runner hands on.
+pub(crate) struct RichResult {
+    pub(crate) result: ToolResult,
+    /// Empty for a result of text alone, as every failure is.
+    pub(crate) content: Vec<Content>,
+}
+
+impl RichResult {
+    /// The parts of a tool message for this call: its result, then its content if it has any.
+    pub(crate) fn into_parts(self, parts: &mut Vec<Part>) {
+        let call_id = (!self.content.is_empty()).then(|| self.result.call_id.clone());
+        parts.push(Part::ToolResult(self.result));
+        if let Some(call_id) = call_id {
+            parts.push(Part::ResultContent(ResultContent::new(
+                call_id,
+                self.content,
+            )));
+        }
+    }
+}
+
+impl RichResult {
+    /// The result alone, for a caller that takes no content: a line for each part of the content
+    /// after the prose, so that what the tool returned is still said.
+    pub(crate) fn into_text_result(self) -> ToolResult {
+        let mut result = self.result;
+        for part in &self.content {
+            if !result.content.is_empty() {
+                result.content.push('\n');
+            }
+            result.content.push_str(&crate::content::line(part));
+        }
+        result
+    }
+}
+
+impl From<ToolResult> for RichResult {
+    #[inline]
+    fn from(result: ToolResult) -> Self {
+        RichResult {
+            result,
+            content: Vec::new(),
+        }
+    }
+}
+
+/// The result of a call that ran: its text cut to the output limit, each part of its content
+/// checked (media whose bytes are not their type fail the call) and left out with a note when
+/// it is over the media limit.
+#[inline(always)]
+fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> RichResult {
+    let max_output = limits.max_output_bytes();
+    match outcome {
+        Ok(output) => {
+            let mut content = output.text;
+            if content.len() > max_output {
+                content = cut::cut_output(name, content, max_output);
+            }
+            let result = ToolResult {
+                call_id: call_id.to_owned(),
+                content,
+                is_error: false,
+            };
+            if output.content.is_empty() {
+                return result.into();
+            }
+            with_content(name, result, output.content, limits)
+        }
+        Err(failure) => {
+            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output))).into()
+        }
+    }
+}
+
+#[cold]
+fn with_content(
+    name: &str,
+    mut result: ToolResult,
+    parts: Vec<Content>,
+    limits: &Limits,
+) -> RichResult {
+    let max_media = limits.max_media_bytes();
+    let mut content = Vec::with_capacity(parts.len());
+    for part in parts {
+        if let Err(mismatch) = part.check_media() {
+            let failure = prose::malformed_media(&part, mismatch);
+            return ToolResult::error(result.call_id, prose::failed(name, &failure)).into();
+        }
+        if part.byte_len().is_some_and(|len| len > max_media) {
+            let note = prose::media_too_large(name, &part, max_media);
+            if !result.content.is_empty() {
+                result.content.push('\n');
+            }
+            result.content.push_str(&note);
+            continue;
+        }
+        content.push(part);
+    }
+    RichResult { result, content }
+}
+
+#[cold]
+fn panicked(
+    name: &str,
+    call_id: &str,
+    payload: Box<dyn Any + Send>,
+    max_output: usize,
+) -> ToolResult {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .map(|message| crate::text::shortened(message, max_output));
+    let result = ToolResult::error(call_id, prose::panicked(name, message.as_deref()));
+    drop_payload(payload);
+    result
+}
