@@ -12,13 +12,13 @@ use crate::content::ResultContent;
 use crate::message::{ToolCall, ToolResult};
 
 use super::Run;
-use super::step::Answer;
+use super::step::ResponseMeta;
 
 /// The assistant turn a run is answering: what the response said, and one slot per call, in call
 /// order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Turn {
-    pub(crate) answer: Answer,
+    pub(crate) answer: ResponseMeta,
     pub(crate) slots: Vec<Slot>,
     /// The content beside the results that have any (images, resources), kept until the turn's
     /// tool message is written.

@@ -27,7 +27,7 @@ use super::breaker::Failures;
 use super::journal::{DurableRunError, Entry, Journal, JournalError, Record, make_effect_key};
 use super::replay::Replay;
 use super::run::add_usage;
-use super::step::Answer;
+use super::step::ResponseMeta;
 use super::telemetry::{Span, ToolSpans};
 use super::typed::{Expected, TypedRun};
 use super::{
@@ -461,7 +461,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         Ok(response) => response,
                         Err(error) => return Err(Halt::Model(error, step)),
                     };
-                    let (message, answer) = Answer::split(response);
+                    let (message, answer) = ResponseMeta::split(response);
                     if let Some(journaling) = &mut self.journal {
                         let record = Record::Answer {
                             step,
@@ -522,7 +522,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     }
 
     /// The answer of `step`, when the journal has it.
-    fn replayed_answer(&self, step: u32) -> Option<(Message, Answer)> {
+    fn replayed_answer(&self, step: u32) -> Option<(Message, ResponseMeta)> {
         let journaling = self.journal.as_ref()?;
         journaling.replay.answers.get(&step).cloned()
     }

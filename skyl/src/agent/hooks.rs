@@ -1,5 +1,7 @@
 //! The points where an application steps into a run: [`Hooks`], the [`Decision`] about each tool
-//! call, and closures that implement one hook each.
+//! call, and closures that implement one hook each. `Hooks` and `Decision` are re-exported as
+//! [`skyl::agent::Hooks`](crate::agent::Hooks) and [`skyl::agent::Decision`](crate::agent::Decision),
+//! the names the rest of the documentation uses; the closures are only here.
 //!
 //! ```
 //! use skyl::agent::{hooks, Decision, Hooks};

@@ -66,7 +66,7 @@ use crate::message::{Message, ToolResult};
 use super::Run;
 
 use super::BoxFuture;
-use super::step::Answer;
+use super::step::ResponseMeta;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub(crate) enum Record {
     Answer {
         step: u32,
         message: Message,
-        answer: Answer,
+        answer: ResponseMeta,
     },
     Intent {
         step: u32,

@@ -17,9 +17,11 @@
 //! Whatever happens, every call the model makes gets exactly one result, and the transcript a
 //! run hands back (or keeps in its [`RunError`]) is one every provider adapter accepts.
 
+// The file that holds `Agent` is named for it, as `run.rs` holds `Run`.
+#[allow(clippy::module_inception)]
+mod agent;
 mod approval;
 mod breaker;
-mod config;
 mod driver;
 mod event;
 pub mod hooks;
@@ -34,10 +36,11 @@ mod typed;
 /// The model layer's names, re-exported where the agent loop uses them: they live in
 /// [`crate::model`].
 pub use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
+pub use agent::Agent;
 pub use approval::NotAwaiting;
-pub use config::Agent;
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
+// Defined in `hooks`, whose page is about them; these are the paths the docs use.
 pub use hooks::{Decision, Hooks};
 pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
 pub use run::{Run, RunError};

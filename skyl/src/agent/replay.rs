@@ -8,14 +8,14 @@ use crate::message::{Message, ToolResult};
 
 use super::Run;
 use super::journal::{Entry, JournalError, Record};
-use super::step::Answer;
+use super::step::ResponseMeta;
 
 /// The records of one run, by step and by call position.
 #[derive(Debug, Default)]
 pub(crate) struct Replay {
     /// The run as it was when its journal began.
     pub(crate) began: Option<Run>,
-    pub(crate) answers: HashMap<u32, (Message, Answer)>,
+    pub(crate) answers: HashMap<u32, (Message, ResponseMeta)>,
     /// Each recorded result, with the content beside it.
     pub(crate) results: HashMap<(u32, usize), (ToolResult, Vec<Content>)>,
     /// The calls that were started, whether or not they finished.

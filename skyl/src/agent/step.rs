@@ -15,7 +15,7 @@ pub struct Step<'a> {
     number: u32,
     transcript: &'a [Message],
     assistant: usize,
-    answer: &'a Answer,
+    answer: &'a ResponseMeta,
     run_usage: &'a Usage,
 }
 
@@ -24,7 +24,7 @@ impl<'a> Step<'a> {
         number: u32,
         transcript: &'a [Message],
         assistant: usize,
-        answer: &'a Answer,
+        answer: &'a ResponseMeta,
         run_usage: &'a Usage,
     ) -> Self {
         Step {
@@ -91,7 +91,7 @@ impl<'a> Step<'a> {
 
 /// What a [`Response`] says besides its message (which goes into the transcript).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Answer {
+pub(crate) struct ResponseMeta {
     pub(crate) stop_reason: StopReason,
     pub(crate) usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,9 +100,9 @@ pub(crate) struct Answer {
     pub(crate) model: Option<String>,
 }
 
-impl Answer {
+impl ResponseMeta {
     /// Splits a response into its message and the rest.
-    pub(crate) fn split(response: Response) -> (Message, Answer) {
+    pub(crate) fn split(response: Response) -> (Message, ResponseMeta) {
         let Response {
             message,
             stop_reason,
@@ -112,7 +112,7 @@ impl Answer {
         } = response;
         (
             message,
-            Answer {
+            ResponseMeta {
                 stop_reason,
                 usage,
                 id,

@@ -1,0 +1,42 @@
+//! The spans without the `tracing` feature: the functions of `traced.rs`, doing nothing.
+
+use std::future::Future;
+
+use crate::agent::{ModelError, Stop};
+use crate::message::{ToolCall, ToolResult};
+use crate::provider::{Response, Usage};
+
+/// No span.
+pub(crate) struct Span;
+
+impl Span {
+    pub(crate) fn agent(_: Option<&str>, _: &str) -> Span {
+        Span
+    }
+
+    pub(crate) fn chat(_: &str) -> Span {
+        Span
+    }
+
+    #[inline]
+    pub(crate) fn instrument<F: Future>(&self, future: F) -> impl Future<Output = F::Output> {
+        future
+    }
+
+    pub(crate) fn record_response(&self, _: &Response) {}
+
+    pub(crate) fn record_end(&self, _: u32, _: &Usage, _: &Stop) {}
+
+    pub(crate) fn record_model_error(&self, _: &ModelError) {}
+}
+
+/// No spans.
+pub(crate) struct ToolSpans;
+
+impl ToolSpans {
+    pub(crate) fn start(_: &[&ToolCall]) -> ToolSpans {
+        ToolSpans
+    }
+
+    pub(crate) fn finish(&mut self, _: usize, _: &ToolResult) {}
+}
