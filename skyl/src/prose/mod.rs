@@ -16,11 +16,14 @@
 //! - [`run`]: what an agent run tells the model about its final answer.
 //! - `mcp` (feature `mcp`): a mounted tool whose server does not answer it well.
 //!
-//! Two kinds of text live elsewhere on purpose. The utilities these sentences are built with
-//! (cutting a cause, the nearest name, a duration) are in [`text`](crate::text), which holds no
-//! sentence and so can be used from any layer. How a part of a tool's content reads as a line of
-//! text (`crate::content::line`) is beside `Content`, since a [`ToolOutput`](crate::ToolOutput)
-//! renders itself with it and the tool layer does not reach up here.
+//! Three kinds of text live elsewhere on purpose. The wording of a value that does not fit a
+//! declared schema is in `schema/validate/wording.rs`: it is made of what the validator found
+//! (the schema's own keywords and references), and the schema layer sits below this one. The
+//! utilities these sentences are built with (cutting a cause, the nearest name, a duration) are
+//! in [`text`](crate::text), which holds no sentence and so can be used from any layer. How a
+//! part of a tool's content reads as a line of text (`crate::content::line`) is beside `Content`,
+//! since a [`ToolOutput`](crate::ToolOutput) renders itself with it and the tool layer does not
+//! reach up here.
 
 pub(crate) mod arguments;
 pub(crate) mod call;
