@@ -5,21 +5,17 @@
 //! four adapters (so every call has exactly one result, in place), and so does every request the
 //! model received.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::support::YieldTimes;
+use crate::support::adapters;
 use serde_json::{Value, json};
 use skyl::agent::{
     Agent, AnsweredBy, Decision, Event, Hooks, ModelError, ModelErrorKind, Run, RunError, Step,
     Stop, StopWhen, hooks,
 };
-use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Response, StopReason,
-    StreamEvent, ToolChoice, Usage,
-};
+use skyl::provider::{Adapter, Request, Response, StopReason, StreamEvent, ToolChoice, Usage};
 use skyl::testing::ScriptedModel;
 use skyl::{
     Message, Part, Role, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolFailure, ToolFuture,
@@ -70,24 +66,8 @@ async fn slow(
     /// How many polls to wait.
     polls: u32,
 ) -> String {
-    YieldTimes(polls).await;
+    YieldTimes(polls as usize).await;
     label
-}
-
-/// A future that is pending `0` more times, waking itself each time: concurrency without a timer.
-struct YieldTimes(u32);
-
-impl Future for YieldTimes {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
 }
 
 /// A tool with annotations, written by hand (the macro does not take annotations).
@@ -130,15 +110,6 @@ fn toolbox() -> Toolbox {
 
 // ---------------------------------------------------------------------------------------------
 // The promise, checked after every step
-
-fn adapters() -> Vec<Box<dyn Adapter>> {
-    vec![
-        Box::new(Anthropic),
-        Box::new(OpenAiChat::default()),
-        Box::new(OpenAiResponses::default()),
-        Box::new(Gemini::default()),
-    ]
-}
 
 /// Asserts that `messages` encodes on all four adapters, with `tools` offered.
 fn assert_encodes(messages: &[Message], tools: &[ToolDefinition], when: &str) {

@@ -7,10 +7,7 @@
 //! so far, tool results included, sent the way the provider wants it (streamed or whole).
 
 #[allow(dead_code, reason = "shared with http.rs, which uses all of it")]
-mod http_server;
-
 use std::future::IntoFuture;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -21,7 +18,8 @@ use skyl::provider::{
 };
 use skyl::{Message, Part, Role, Toolbox};
 
-use http_server::{End, Reply, Server};
+use crate::support;
+use crate::support::http_server::{self, End, Reply, Server};
 
 /// Get the current weather for a city.
 #[skyl::tool]
@@ -91,11 +89,7 @@ fn cases() -> [Case; 4] {
 }
 
 fn fixture(provider: &str, name: &str, extension: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/stream")
-        .join(provider)
-        .join(format!("{name}.{extension}"));
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    support::fixture(&format!("stream/{provider}/{name}.{extension}"))
 }
 
 fn reply(case: &Case, name: &str, streamed: bool) -> Reply {

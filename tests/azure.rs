@@ -3,10 +3,7 @@
 //! same bodies and answers as on OpenAI.
 
 #[allow(dead_code, reason = "shared with http.rs, which uses all of it")]
-mod http_server;
-
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::{Value, json};
 use skyl::http::{ConfigErrorKind, HttpModel};
@@ -14,14 +11,8 @@ use skyl::model::Model;
 use skyl::provider::{Adapter, AzureOpenAi, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolDefinition};
 
-use http_server::{End, Recorded, Reply, Server};
-
-fn fixture(path: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path);
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-}
+use crate::support::fixture;
+use crate::support::http_server::{self, End, Recorded, Reply, Server};
 
 fn json_fixture(path: &str) -> Value {
     serde_json::from_slice(&fixture(path)).unwrap()

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::block_on;
 use serde_json::{Value, json};
 use skyl::agent::{Agent, Event};
 use skyl::durable::SqliteJournal;
@@ -258,7 +259,7 @@ fn an_async_tool_awaiting_cancellation_ends_when_the_timeout_fires() {
         move |_: Value, call: CallContext| {
             let watched = call.clone();
             spawned.lock().unwrap().push(std::thread::spawn(move || {
-                skyl_block_on(watched.cancelled());
+                block_on(watched.cancelled());
                 SAW_ASYNC_TIMEOUT_CANCEL.store(true, Ordering::SeqCst);
             }));
             async move {
@@ -386,25 +387,6 @@ fn the_context_gives_the_effect_key_of_a_journaled_run_blocking_tools_included()
     );
     drop(journal);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Polls `future` on this thread until it finishes, parking between polls.
-fn skyl_block_on<F: std::future::Future>(future: F) -> F::Output {
-    use std::task::{Context, Poll, Wake, Waker};
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut future = std::pin::pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
-            return output;
-        }
-        std::thread::park();
-    }
 }
 
 fn no_arguments() -> Value {

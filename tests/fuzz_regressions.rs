@@ -7,9 +7,7 @@ use std::path::Path;
 
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses};
 
-#[allow(dead_code, unreachable_pub)]
-#[path = "../fuzz/src/lib.rs"]
-mod skyl_fuzz;
+use crate::skyl_fuzz;
 
 /// Every input kept for `target`, with its file name.
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {

@@ -3,10 +3,7 @@
 //!
 //! Whole agent runs over this transport, streamed and not, are in `agent_http.rs`.
 
-mod http_server;
-
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -17,16 +14,13 @@ use skyl::provider::{
 };
 use skyl::{Message, ToolDefinition};
 
-use http_server::{End, Recorded, Reply, Server};
+use crate::support;
+use crate::support::http_server::{self, End, Recorded, Reply, Server};
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
 fn fixture(provider: &str, name: &str, extension: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(provider)
-        .join(format!("{name}.{extension}"));
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    support::fixture(&format!("{provider}/{name}.{extension}"))
 }
 
 fn stream_fixture(provider: &str, name: &str) -> Vec<u8> {

@@ -3,12 +3,10 @@
 //! at most so many calls at a time, still answering each in call order. The agent loop, which
 //! dispatches through the toolbox, keeps them too.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 
+use crate::support::YieldTimes;
 use serde_json::{Value, json};
 use skyl::agent::Agent;
 use skyl::testing::ScriptedModel;
@@ -391,22 +389,6 @@ impl Gauge {
 
     fn log(&self) -> Vec<String> {
         self.log.lock().unwrap().clone()
-    }
-}
-
-/// A future that is pending `n` times, waking itself each time: concurrency without a timer.
-struct YieldTimes(usize);
-
-impl Future for YieldTimes {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
     }
 }
 

@@ -2,27 +2,11 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 
+use crate::support::block_on;
 use serde_json::{Value, json};
 use skyl::{FailureKind, FromRef, Guidance, Json, Tool, ToolFailure, ToolOutcome, tool};
-
-/// Polls a future to completion on this thread; enough for tools that never wait on I/O.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct Noop;
-    impl Wake for Noop {
-        fn wake(self: Arc<Self>) {}
-    }
-    let waker = Waker::from(Arc::new(Noop));
-    let mut context = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
-            return output;
-        }
-    }
-}
 
 fn call<S, T: Tool<S>>(tool: &T, arguments: Value, state: &S) -> ToolOutcome {
     block_on(tool.call(&arguments, state))

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::support::YieldTimes;
 use serde_json::{Value, json};
 use skyl::{
     Limits, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFuture, ToolOutcome,
@@ -43,22 +44,6 @@ where
 
     fn call<'a>(&'a self, arguments: &'a Value, _: &'a ()) -> ToolFuture<'a> {
         (self.run)(arguments)
-    }
-}
-
-/// A future that is pending `n` times, waking itself each time: concurrency without a timer.
-struct YieldTimes(usize);
-
-impl Future for YieldTimes {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
     }
 }
 

@@ -7,25 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use skyl::provider::{
-    Anthropic, Gemini, OpenAiChat, OpenAiResponses, PartialCalls, SseParser, StreamEvent, Streaming,
-};
+use skyl::provider::{Anthropic, OpenAiChat, PartialCalls, SseParser, StreamEvent, Streaming};
 use skyl::{ToolCall, Toolbox};
 
-#[allow(dead_code, unreachable_pub)]
-#[path = "../fuzz/src/lib.rs"]
-mod skyl_fuzz;
-
-const PROVIDERS: [&str; 4] = ["anthropic", "openai_chat", "openai_responses", "gemini"];
-
-fn adapter(provider: &str) -> Box<dyn Streaming> {
-    match provider {
-        "anthropic" => Box::new(Anthropic),
-        "openai_chat" => Box::new(OpenAiChat::default()),
-        "openai_responses" => Box::new(OpenAiResponses::default()),
-        _ => Box::new(Gemini::default()),
-    }
-}
+use crate::skyl_fuzz;
+use crate::support::{STREAMING, streaming};
 
 fn fixtures(provider: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -48,7 +34,7 @@ fn told(provider: &str, body: &[u8]) -> Vec<StreamEvent> {
             events.push((event.event.clone(), event.data.clone()))
         })
         .expect("a recorded stream's events are within the parser's bound");
-    let mut decoder = adapter(provider).stream_decoder();
+    let mut decoder = streaming(provider).stream_decoder();
     let mut told = Vec::new();
     for (name, data) in &events {
         if decoder
@@ -78,7 +64,7 @@ fn deltas(told: &[StreamEvent], index: usize) -> Vec<&str> {
 #[test]
 fn every_recorded_call_shows_only_what_it_says_and_ends_as_its_deltas_joined() {
     let mut checked = 0;
-    for provider in PROVIDERS {
+    for provider in STREAMING {
         for path in fixtures(provider) {
             let told = told(provider, &std::fs::read(&path).unwrap());
             let mut calls = PartialCalls::new();

@@ -247,14 +247,7 @@ fn a_name_some_provider_cannot_encode_is_refused_when_the_tool_is_added() {
         tools: toolbox.definitions().into(),
         ..Default::default()
     };
-    use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses};
-    let adapters: [&dyn Adapter; 4] = [
-        &Anthropic,
-        &OpenAiChat::default(),
-        &OpenAiResponses::default(),
-        &Gemini::default(),
-    ];
-    for adapter in adapters {
+    for adapter in crate::support::adapters() {
         assert!(adapter.encode(&request).is_ok(), "{:?}", adapter.provider());
     }
 }

@@ -10,25 +10,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::{STREAMING, streaming};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use skyl::ToolCall;
 use skyl::provider::{
-    Anthropic, DecodeError, Gemini, OpenAiChat, OpenAiResponses, Provider, Response, SseParser,
-    StopReason, StreamEvent, Streaming, Usage,
+    DecodeError, Gemini, Provider, Response, SseParser, StopReason, StreamEvent, Streaming, Usage,
 };
-
-const PROVIDERS: [&str; 4] = ["anthropic", "openai_chat", "openai_responses", "gemini"];
-
-fn adapter(provider: &str) -> Box<dyn Streaming> {
-    match provider {
-        "anthropic" => Box::new(Anthropic),
-        "openai_chat" => Box::new(OpenAiChat::default()),
-        "openai_responses" => Box::new(OpenAiResponses::default()),
-        "gemini" => Box::new(Gemini::default()),
-        other => panic!("no adapter {other}"),
-    }
-}
 
 fn dir(provider: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -77,7 +65,7 @@ struct Outcome {
 }
 
 fn decode_events(provider: &str, events: &[(String, String)]) -> Outcome {
-    let mut decoder = adapter(provider).stream_decoder();
+    let mut decoder = streaming(provider).stream_decoder();
     let mut told = Vec::new();
     for (name, data) in events {
         if let Err(error) = decoder.push(name, data, &mut |event| told.push(event)) {
@@ -221,13 +209,13 @@ fn assert_events_tell(context: &str, told: &[StreamEvent], response: &Response) 
 #[test]
 fn every_fixture_streamed_equals_the_same_answer_unstreamed() {
     let mut checked = 0;
-    for provider in PROVIDERS {
+    for provider in STREAMING {
         for (name, bytes) in streams(provider) {
             let context = format!("{provider}/{name}");
             let outcome = decode_events(provider, &sse_events(&bytes));
             match (unstreamed(provider, &name), expected_error(provider, &name)) {
                 (Some(body), None) => {
-                    let expected = adapter(provider).decode(&body);
+                    let expected = streaming(provider).decode(&body);
                     assert_eq!(outcome.result, expected, "{context}");
                     if let Ok(response) = &outcome.result {
                         assert_events_tell(&context, &outcome.told, response);
@@ -343,7 +331,7 @@ fn calls_without_ids_are_told_whole_at_the_end_with_the_ids_the_answer_mints() {
         ("gemini", "parallel_calls_without_ids"),
     ] {
         let events = told(provider, name);
-        let response = adapter(provider)
+        let response = streaming(provider)
             .decode(&unstreamed(provider, name).unwrap())
             .unwrap();
         let calls: Vec<ToolCall> = response.message.tool_calls().cloned().collect();
@@ -398,7 +386,7 @@ fn openai_responses_reasoning_summaries_stream_as_reasoning() {
 }
 
 fn error_text(provider: &str, events: &[(&str, &str)]) -> String {
-    let mut decoder = adapter(provider).stream_decoder();
+    let mut decoder = streaming(provider).stream_decoder();
     for (name, data) in events {
         if let Err(error) = decoder.push(name, data, &mut |_| {}) {
             // A failed decoder keeps failing, with the same error.
@@ -641,7 +629,7 @@ fn event_boundaries(bytes: &[u8]) -> Vec<usize> {
 
 #[test]
 fn a_stream_cut_at_any_event_boundary_is_an_error_or_a_correct_prefix() {
-    for provider in PROVIDERS {
+    for provider in STREAMING {
         for (name, bytes) in streams(provider) {
             let whole = decode_events(provider, &sse_events(&bytes));
             let boundaries = event_boundaries(&bytes);
@@ -654,7 +642,7 @@ fn a_stream_cut_at_any_event_boundary_is_an_error_or_a_correct_prefix() {
 }
 
 fn all_streams() -> Vec<(&'static str, Vec<u8>)> {
-    PROVIDERS
+    STREAMING
         .iter()
         .flat_map(|provider| {
             streams(provider)
@@ -694,7 +682,7 @@ proptest! {
 
     #[test]
     fn any_events_never_panic(
-        provider in prop::sample::select(PROVIDERS.to_vec()),
+        provider in prop::sample::select(STREAMING.to_vec()),
         events in prop::collection::vec(("[a-z_.]{0,12}", any_event_data()), 0..12),
     ) {
         let _ = decode_events(provider, &events);

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use crate::support::YieldTimes;
 use serde_json::{Value, json};
 use skyl::{
     FromRef, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFailure, ToolFuture,
@@ -52,22 +53,6 @@ where
 
 fn ready(outcome: ToolOutcome) -> ToolFuture<'static> {
     ToolFuture::ready(outcome)
-}
-
-/// A future that is pending `n` times (waking itself) before it is ready.
-struct YieldTimes(usize);
-
-impl Future for YieldTimes {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use skyl::provider::{Adapter, OpenAiChat, Request, SseParser, Streaming};
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
-use crate::support::fixture;
+use super::support::fixture;
 
 fn openai() -> OpenAiChat {
     OpenAiChat::default()

@@ -7,8 +7,8 @@ use skyl::provider::{
 };
 use skyl::{Message, Part, Role, ToolResult};
 
-use crate::rich::tools;
-use crate::support::{assert_golden, fixture};
+use super::rich::tools;
+use super::support::{assert_golden, fixture};
 
 /// Decodes `tests/fixtures/<provider>/<name>.json`, answers every call (the first one fails,
 /// the others succeed), encodes the next request with the same adapter, and compares both with

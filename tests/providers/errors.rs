@@ -163,13 +163,7 @@ fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
     for parameters in [json!({}), json!(null), json!({"type": "string"})] {
         let mut request = hello();
         request.tools.to_mut()[0].parameters = parameters.clone();
-        let adapters: [&dyn Adapter; 4] = [
-            &Anthropic,
-            &OpenAiChat::default(),
-            &OpenAiResponses::default(),
-            &Gemini::default(),
-        ];
-        for adapter in adapters {
+        for adapter in crate::support::adapters() {
             let error = adapter.encode(&request).unwrap_err();
             assert!(
                 matches!(error, EncodeError::Schema { .. }),
@@ -321,7 +315,7 @@ fn a_malformed_body_is_reported_with_its_json_path() {
 
 #[test]
 fn a_blocked_gemini_prompt_is_an_error() {
-    let blocked = crate::support::fixture("gemini", "blocked");
+    let blocked = super::support::fixture("gemini", "blocked");
     assert_eq!(
         Gemini::default().decode(&blocked).unwrap_err().to_string(),
         "the Gemini response has no candidate: the prompt was blocked (SAFETY); change the prompt or the request's safetySettings"

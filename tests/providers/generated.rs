@@ -2,10 +2,9 @@
 //! one encodes on every adapter with each result on the wire exactly once and in place, and every
 //! broken one is refused by every adapter with the transcript check's own error.
 
+use crate::support::adapters;
 use serde_json::{Value, json};
-use skyl::provider::{
-    Adapter, Anthropic, EncodeError, Gemini, OpenAiChat, OpenAiResponses, Request,
-};
+use skyl::provider::{Adapter, EncodeError, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, transcript};
 
 /// xorshift64*: enough randomness for shapes, and no dependency.
@@ -26,15 +25,6 @@ impl Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
-}
-
-fn adapters() -> Vec<Box<dyn Adapter>> {
-    vec![
-        Box::new(Anthropic),
-        Box::new(OpenAiChat::default()),
-        Box::new(OpenAiResponses::default()),
-        Box::new(Gemini::default()),
-    ]
 }
 
 /// A valid transcript: user turns, assistant turns with zero to three calls, and their results

@@ -9,7 +9,7 @@ use skyl::{
     tool_result_message,
 };
 
-use crate::support::assert_golden;
+use super::support::assert_golden;
 
 /// Units a temperature is given in.
 #[allow(dead_code)]

@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::{Value, json};
 use skyl::provider::{Adapter, Anthropic, DecodeError, Gemini, OpenAiChat, OpenAiResponses};
 
-use crate::support::fixture;
+use super::support::fixture;
 
 const FIXTURES: &[(&str, &[&str])] = &[
     ("anthropic", &["end_turn", "parallel_calls", "thinking"]),

@@ -9,7 +9,7 @@ use serde_json::json;
 use skyl::provider::dialect::{self, LoweringError};
 use skyl::schema::canonical_schema_for;
 
-use crate::support::assert_golden;
+use super::support::assert_golden;
 
 /// What to search for.
 #[allow(dead_code)]

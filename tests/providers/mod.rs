@@ -4,7 +4,7 @@
 //! Snapshots live in `tests/golden/`, response bodies in `tests/fixtures/<provider>/` (and the
 //! OpenAI-compatible servers' in `tests/fixtures/openai_compatible/`). After an
 //! intended change, regenerate the snapshots with `SKYL_BLESS=1 cargo test -p skyl-tests --test
-//! providers` and review the diff.
+//! suite providers::` and review the diff.
 
 mod compatible;
 mod content;

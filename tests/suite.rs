@@ -1,0 +1,38 @@
+//! skyl's integration tests, one module per idea, in one binary: skyl and what it links (reqwest,
+//! Tokio, SQLite) are linked once for all of them. What they share is in [`support`].
+//!
+//! Tests that change the whole process are binaries of their own: `ui` (trybuild),
+//! `properties` (it silences the panic hook) and `partial_memory` (it counts every allocation).
+
+mod support;
+
+mod agent;
+mod agent_http;
+mod azure;
+mod call_context;
+mod content;
+mod durable;
+mod dynamic_tool;
+mod error_guidance;
+mod fuzz_regressions;
+mod http;
+mod limits;
+mod lowered_schemas;
+pub mod macro_tool;
+mod methods;
+mod panics;
+mod partial;
+mod providers;
+mod registration;
+mod repeated_calls;
+mod settings;
+mod stream;
+mod toolbox;
+mod toolbox_check;
+mod typed_answer;
+
+/// The fuzz targets' shared checks, replayed on the inputs they found (`fuzz_regressions`) and on
+/// streams cut everywhere (`partial`).
+#[allow(dead_code, unreachable_pub)]
+#[path = "../fuzz/src/lib.rs"]
+mod skyl_fuzz;
