@@ -10,8 +10,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::mcp::rmcp::model::{CallToolRequestParams, JsonObject};
-use skyl::mcp::rmcp::service::{RoleClient, RunningService, ServiceError};
+use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject};
+use skyl::mcp::rmcp::service::{
+    PeerRequestOptions, RoleClient, RunningService, Service, ServiceError,
+};
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
 
@@ -48,6 +50,32 @@ pub(crate) async fn call(client: &Client, name: &str, arguments: Value) -> Value
         }
         Err(other) => panic!("calling {name} failed outside MCP: {other}"),
     }
+}
+
+/// Calls `tool` without arguments as a call that can be cancelled, waits for `started` (the tool
+/// says it runs), then cancels the call as a user who gave up.
+pub(crate) async fn call_then_cancel<H: Service<RoleClient>>(
+    client: &RunningService<RoleClient, H>,
+    tool: &'static str,
+    started: impl Future,
+) {
+    let request =
+        ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(tool)));
+    let handle = bounded(
+        "sending the call",
+        client
+            .peer()
+            .send_cancellable_request(request, PeerRequestOptions::no_options()),
+    )
+    .await
+    .unwrap();
+    bounded("the tool to start", started).await;
+    bounded(
+        "the cancellation",
+        handle.cancel(Some("the user gave up".into())),
+    )
+    .await
+    .unwrap();
 }
 
 /// A successful text result as MCP (before 2026-07-28, as rmcp's client negotiates) writes it.

@@ -8,15 +8,14 @@ use serde_json::{Value, json};
 use skyl::mcp::Remote;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::ServiceExt;
-use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
-use skyl::mcp::rmcp::service::PeerRequestOptions;
+use skyl::mcp::rmcp::model::CallToolRequestParams;
 use skyl::{
     Audio, Content, Image, Message, Part, Resource, ResourceLink, ResultContent, Role, Tool,
     ToolAnnotations, ToolCall, ToolDefinition, ToolFuture, ToolOutput, ToolResult, Toolbox,
 };
 use tokio::sync::Notify;
 
-use crate::common::{Client, bounded, call, error, object, start, text};
+use crate::common::{Client, bounded, call, call_then_cancel, error, object, start, text};
 use crate::weather_tools;
 
 /// The weather tools as `tools/list` shows them.
@@ -336,24 +335,7 @@ async fn hints_and_output_schemas_are_listed_and_json_output_is_structured() {
 async fn a_cancelled_call_drops_the_tools_future_and_the_server_goes_on() {
     let (client, toolbox) = probe_client().await;
     let probe = toolbox.state();
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
-        "wait_forever",
-    )));
-    let handle = bounded(
-        "sending the call",
-        client
-            .peer()
-            .send_cancellable_request(request, PeerRequestOptions::no_options()),
-    )
-    .await
-    .unwrap();
-    bounded("the tool to start", probe.started.notified()).await;
-    bounded(
-        "the cancellation",
-        handle.cancel(Some("the user gave up".into())),
-    )
-    .await
-    .unwrap();
+    call_then_cancel(&client, "wait_forever", probe.started.notified()).await;
     bounded("the tool's future to be dropped", probe.dropped.notified()).await;
     assert_eq!(
         call(&client, "forecast", json!({"city": "Kampala"})).await["structuredContent"],

@@ -12,16 +12,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, LoggingLevel,
-    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken,
-    RequestMetaObject, SetLevelRequestParams,
+    CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, NumberOrString,
+    ProgressNotificationParam, ProgressToken, RequestMetaObject, SetLevelRequestParams,
 };
-use skyl::mcp::rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
+use skyl::mcp::rmcp::service::{NotificationContext, RoleClient};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
 use skyl::{CallContext, LogLevel, Progress, Toolbox};
 use tokio::sync::Notify;
 
-use crate::common::{bounded, object};
+use crate::common::{bounded, call_then_cancel, object};
 
 /// Converts a document, page by page.
 #[skyl::tool]
@@ -190,24 +189,7 @@ async fn log_lines_below_the_level_the_client_set_are_not_sent() {
 #[tokio::test]
 async fn a_client_cancelling_a_call_cancels_the_tools_context() {
     let (client, _heard) = client().await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
-        "work_until_cancelled",
-    )));
-    let handle = bounded(
-        "sending the call",
-        client
-            .peer()
-            .send_cancellable_request(request, PeerRequestOptions::no_options()),
-    )
-    .await
-    .unwrap();
-    bounded("the tool to start", PROBE.started.notified()).await;
-    bounded(
-        "the cancellation",
-        handle.cancel(Some("the user gave up".into())),
-    )
-    .await
-    .unwrap();
+    call_then_cancel(&client, "work_until_cancelled", PROBE.started.notified()).await;
     bounded("the tool to stop", PROBE.stopped.notified()).await;
     assert!(PROBE.saw_cancel.load(Ordering::SeqCst));
 }
