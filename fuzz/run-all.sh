@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for N minutes each (default 10), one after another, starting from the
-# corpus kept in fuzz/corpus/<target>/. A crash stops the run and leaves its input in
-# fuzz/artifacts/<target>/: copy it to fuzz/regressions/<target>/ before fixing it, where
-# tests/fuzz_regressions.rs (and tests/mcp/fuzz_inputs.rs, for mcp_serve) replays it.
+# corpus kept in fuzz/corpus/<target>/; a decode_<provider> target also starts from the response
+# bodies in tests/fixtures/<provider>/, its seeds (read, never written: new inputs go to the corpus
+# folder). A crash stops the run and leaves its input in fuzz/artifacts/<target>/: copy it to
+# fuzz/regressions/<target>/ before fixing it, where tests/fuzz_regressions.rs (and
+# tests/mcp/fuzz_inputs.rs, for mcp_serve) replays it.
 #
 #     fuzz/run-all.sh [MINUTES] [TARGET...]
 #
@@ -24,8 +26,12 @@ else
 fi
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target"
+  seeds=()
+  if [[ $target == decode_* ]]; then
+    seeds=("../tests/fixtures/${target#decode_}")
+  fi
   echo "==> $target for $minutes minute(s)"
-  cargo "${toolchain[@]}" fuzz run "$target" "corpus/$target" -- \
+  cargo "${toolchain[@]}" fuzz run "$target" "corpus/$target" ${seeds[@]+"${seeds[@]}"} -- \
     -max_total_time=$((minutes * 60)) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>&1 |
     grep -E '^(#[0-9]+ +DONE|stat::|==|SUMMARY|Done )' || true
   if [ -n "$(ls -A "artifacts/$target" 2>/dev/null)" ]; then

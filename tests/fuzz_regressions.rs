@@ -1,5 +1,6 @@
 //! The fuzz targets' checks, replayed on the inputs kept in the repository: the seed corpus of
-//! every target (fuzz/corpus/<target>/) and every input that once crashed one
+//! every target (fuzz/corpus/<target>/, and for `decode_<provider>` the response bodies in
+//! tests/fixtures/<provider>/, which are its seeds) and every input that once crashed one
 //! (fuzz/regressions/<target>/). Fuzzing itself is `fuzz/run-all.sh`, outside CI; this keeps what
 //! it found from coming back.
 
@@ -11,10 +12,20 @@ use crate::skyl_fuzz;
 
 /// Every input kept for `target`, with its file name.
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fuzz = tests.join("../fuzz");
+    let mut folders = vec![
+        fuzz.join("corpus").join(target),
+        fuzz.join("regressions").join(target),
+    ];
+    // A decoder's seeds are the fixtures the decoding tests read; `run-all.sh` passes the same
+    // folder to the fuzzer.
+    if let Some(provider) = target.strip_prefix("decode_") {
+        folders.push(tests.join("fixtures").join(provider));
+    }
     let mut inputs = Vec::new();
-    for folder in ["corpus", "regressions"] {
-        let Ok(entries) = std::fs::read_dir(root.join(folder).join(target)) else {
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(folder) else {
             continue;
         };
         for entry in entries {
