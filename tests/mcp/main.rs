@@ -6,6 +6,7 @@ mod authorization;
 mod common;
 mod fuzz_inputs;
 mod mount;
+mod oauth;
 mod serve;
 mod served_context;
 mod stateless;

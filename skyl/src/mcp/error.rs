@@ -89,6 +89,17 @@ pub enum ConnectError {
         /// What went wrong: the HTTP client's error, or the answer that was not MCP's.
         source: Cause,
     },
+    /// The server at a URL requires authorization, and getting a token with
+    /// [`RemoteBuilder::oauth`](super::RemoteBuilder::oauth) failed.
+    Authorization {
+        /// The server's name.
+        server: String,
+        /// The URL connected to.
+        url: String,
+        /// Which step failed (discovery, registration, the person's authorization, the token),
+        /// and why.
+        source: Cause,
+    },
     /// The server's `tools/list` failed.
     ListTools {
         /// The server's name.
@@ -127,6 +138,10 @@ impl fmt::Display for ConnectError {
                 f,
                 "could not connect to the MCP server \"{server}\" at {url}; check that the server is running and that the URL is its streamable HTTP endpoint (often ending in /mcp)"
             ),
+            ConnectError::Authorization { server, url, .. } => write!(
+                f,
+                "could not get authorization for the MCP server \"{server}\" at {url}"
+            ),
             ConnectError::ListTools { server, .. } => write!(
                 f,
                 "the MCP server \"{server}\" could not list its tools; check that it offers tools"
@@ -146,6 +161,7 @@ impl Error for ConnectError {
             ConnectError::Spawn { source, .. } => Some(source),
             ConnectError::Handshake { source, .. }
             | ConnectError::Http { source, .. }
+            | ConnectError::Authorization { source, .. }
             | ConnectError::ListTools { source, .. } => Some(&**source),
             _ => None,
         }

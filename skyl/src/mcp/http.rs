@@ -162,11 +162,36 @@ impl RemoteBuilder {
         if let Some(token) = &self.bearer_token {
             config = config.auth_header(token.clone());
         }
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        match self.start(transport, None).await {
-            Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
-            other => other,
+        #[cfg(feature = "mcp-oauth")]
+        if let Some(oauth) = self.oauth.clone() {
+            use super::oauth::{Authorized, OAuthHttp, Session};
+            let http = OAuthHttp::new(|| http_client_builder(url)).map_err(failed)?;
+            let session = Arc::new(Session::new(url, oauth, http));
+            let client = Authorized::new(client, Arc::clone(&session));
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let started = self.start(transport, None).await;
+            return match session.take_failure() {
+                Some(failure) if started.is_err() => Err(ConnectError::Authorization {
+                    server,
+                    url: url.to_owned(),
+                    source: Box::new(failure),
+                }),
+                _ => http_failure(started, failed),
+            };
         }
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        http_failure(self.start(transport, None).await, failed)
+    }
+}
+
+/// A handshake that failed over HTTP is the URL's failure, with the HTTP client's own error.
+fn http_failure(
+    started: Result<Remote, ConnectError>,
+    failed: impl Fn(Cause) -> ConnectError,
+) -> Result<Remote, ConnectError> {
+    match started {
+        Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
+        other => other,
     }
 }
 
@@ -186,6 +211,10 @@ fn transport_cause(error: Cause) -> Cause {
 /// `http` feature has turned on reqwest's rustls without a process-wide crypto provider, so the
 /// client is built here, on the transport's TLS when there is one.
 fn http_client(url: &str) -> Result<reqwest::Client, Cause> {
+    Ok(http_client_builder(url)?.build()?)
+}
+
+fn http_client_builder(url: &str) -> Result<reqwest::ClientBuilder, Cause> {
     #[cfg(feature = "http")]
     let builder = crate::tls::client_builder(url.starts_with("https://"))?;
     #[cfg(not(feature = "http"))]
@@ -193,5 +222,5 @@ fn http_client(url: &str) -> Result<reqwest::Client, Cause> {
         let _ = url;
         reqwest::Client::builder()
     };
-    Ok(builder.build()?)
+    Ok(builder)
 }

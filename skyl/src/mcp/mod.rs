@@ -107,7 +107,10 @@
 //!
 //! `mcp` brings rmcp (server and client, stdio transports) and tokio; `mcp-http` adds rmcp's
 //! streamable HTTP transports, hyper to listen, and reqwest (without TLS: enable one of reqwest's
-//! TLS features in your own `Cargo.toml` to reach `https://` servers) to connect.
+//! TLS features in your own `Cargo.toml` to reach `https://` servers) to connect. `mcp-oauth`
+//! adds [`RemoteBuilder::oauth`]: OAuth 2.1 for the servers mounted over HTTP that require it
+//! ([`OAuth`]: discovery, client registration, a person's authorization with PKCE or client
+//! credentials, step-up for more scopes), on rmcp's OAuth client and the oauth2 crate.
 
 #[cfg(feature = "mcp-http")]
 mod authorization;
@@ -120,6 +123,8 @@ mod listing;
 mod mount;
 mod names;
 mod notify;
+#[cfg(feature = "mcp-oauth")]
+mod oauth;
 mod serve;
 
 #[cfg(feature = "mcp-http")]
@@ -127,6 +132,8 @@ pub use authorization::{Authorization, Grant};
 pub use caller::caller;
 pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
+#[cfg(feature = "mcp-oauth")]
+pub use oauth::{Authorize, AuthorizeFuture, OAuth};
 pub use serve::Server;
 
 /// The MCP SDK skyl is built on, for its types (transports, `ServerHandler`, the protocol model).

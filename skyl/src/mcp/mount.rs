@@ -57,6 +57,9 @@ pub struct RemoteBuilder {
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
+    /// How `connect_http` gets tokens instead (feature `mcp-oauth`).
+    #[cfg(feature = "mcp-oauth")]
+    pub(super) oauth: Option<super::oauth::OAuth>,
 }
 
 /// One tool of a [`Remote`] server, as a skyl [`Tool`]: its definition is the server's, under a
@@ -117,6 +120,8 @@ impl Remote {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
+            #[cfg(feature = "mcp-oauth")]
+            oauth: None,
         }
     }
 
