@@ -10,10 +10,24 @@
 //! the server it started); the scenarios skyl does not pass yet are listed, each with its reason,
 //! in `tests/conformance/baseline.yml`. Exits with status 1, saying why on stderr, when the
 //! scenario could not be done.
+//!
+//! The `auth/` scenarios put the suite's server behind OAuth: the client mounts it with
+//! `skyl::mcp::OAuth`, with the credentials the suite passes in `MCP_CONFORMANCE_CONTEXT` (JSON)
+//! where it gives some, and stands in for the person by following the suite's authorization page,
+//! which approves at once and redirects.
 
-use serde_json::json;
-use skyl::mcp::Remote;
+use serde_json::{Value, json};
+use skyl::mcp::{OAuth, Remote};
 use skyl::{ToolCall, Toolbox};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The client ID metadata document the suite expects a client to use as its id
+/// (`auth/basic-cimd`); the suite's authorization server never fetches it.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Where the suite's authorization page redirects to; nothing listens there, the client reads
+/// the redirect instead.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// What each scenario calls once connected: a tool of the suite's server and its arguments.
 fn calls(scenario: &str) -> Vec<(&'static str, serde_json::Value)> {
@@ -23,7 +37,9 @@ fn calls(scenario: &str) -> Vec<(&'static str, serde_json::Value)> {
         "elicitation-sep1034-client-defaults" => {
             vec![("test_client_elicitation_defaults", json!({}))]
         }
-        // `initialize` and the `auth/` scenarios: connecting and listing the tools is the test.
+        // Behind OAuth: the step-up scenario asks for more scope at the call.
+        auth if auth.starts_with("auth/") => vec![("test-tool", json!({}))],
+        // `initialize`: connecting and listing the tools is the test.
         _ => Vec::new(),
     }
 }
@@ -35,10 +51,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: mcp_conformance_client URL (with MCP_CONFORMANCE_SCENARIO set)")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     // An empty prefix: the tools keep the suite's names, which `calls` uses.
-    let remote = Remote::builder("conformance")
-        .prefix("")
-        .connect_http(&url)
-        .await?;
+    let mut builder = Remote::builder("conformance").prefix("");
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth(&scenario)?);
+    }
+    let remote = builder.connect_http(&url).await?;
     let toolbox = Toolbox::new().with_remote(&remote);
     let mut failed = false;
     for (n, (tool, arguments)) in calls(&scenario).into_iter().enumerate() {
@@ -53,4 +70,54 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("a call of the scenario {scenario} failed").into());
     }
     Ok(())
+}
+
+/// How the client authorizes in an `auth/` scenario: with the client credentials the suite gives
+/// for a machine client, else as a person would (with the pre-registered client it gives, if any).
+fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text)?,
+        Err(_) => Value::Null,
+    };
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    if scenario.starts_with("auth/client-credentials") {
+        let (Some(id), Some(secret)) = (text("client_id"), text("client_secret")) else {
+            return Err(
+                format!("{scenario}: the suite gave no client_id and client_secret").into(),
+            );
+        };
+        return Ok(OAuth::client_credentials(id, secret));
+    }
+    let mut oauth = OAuth::authorization_code(REDIRECT_URI, approve)
+        .client_metadata_url(CLIENT_METADATA_URL)
+        .client_name("skyl conformance client");
+    if let Some(id) = text("client_id") {
+        oauth = oauth.client_id(id);
+    }
+    if let Some(secret) = text("client_secret") {
+        oauth = oauth.client_secret(secret);
+    }
+    Ok(oauth)
+}
+
+/// The person's part: the suite's authorization page approves at once and redirects, so a GET
+/// of it that does not follow the redirect reads where the browser would have been sent.
+async fn approve(url: String) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("the authorization page {url} is not on http://"))?;
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = tokio::net::TcpStream::connect(host.replace("localhost", "127.0.0.1")).await?;
+    let request = format!("GET {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await?;
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    head.lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
+        })
+        .ok_or_else(|| format!("the authorization page {url} did not redirect: {head}").into())
 }
