@@ -645,6 +645,7 @@ mod arguments;
 mod base64;
 mod blocking;
 mod content;
+mod dynamic_tool;
 mod executor;
 mod macro_support;
 mod message;
@@ -661,16 +662,17 @@ mod toolbox;
 pub use content::{
     Audio, Content, Document, Image, Resource, ResourceBody, ResourceLink, ResultContent, Source,
 };
+pub use dynamic_tool::DynamicTool;
 pub use message::{
     InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
     tool_result_message,
 };
 pub use registration::{RegistrationError, UnknownTool};
 pub use tool::{
-    CallContext, CallObserver, Cancelled, DynamicTool, FailureKind, FromInvocation, FromRef,
-    Guidance, Guide, GuidedError, IntoToolOutput, Invocation, Json, LogLevel, Progress, Report,
-    Tool, ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput,
-    ToolSet, ToolVisitor,
+    CallContext, CallObserver, Cancelled, FailureKind, FromInvocation, FromRef, Guidance, Guide,
+    GuidedError, IntoToolOutput, Invocation, Json, LogLevel, Progress, Report, Tool,
+    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput, ToolSet,
+    ToolVisitor,
 };
 pub use toolbox::{Dispatch, Limits, Toolbox};
 

@@ -3,7 +3,7 @@
 //! Most tools come from [`#[tool]`](macro@crate::tool) on a function, which implements [`Tool`] for you,
 //! or from [`#[tools]`](macro@crate::tools) on an `impl` block, which implements [`ToolSet`] for
 //! the type whose methods are tools. A tool built at run time (from a config file, an MCP server)
-//! is a [`DynamicTool`]: a definition and a closure. Implement [`Tool`] by hand when neither fits.
+//! is a [`DynamicTool`](crate::DynamicTool): a definition and a closure. Implement [`Tool`] by hand when neither fits.
 
 use std::time::Duration;
 
@@ -11,7 +11,6 @@ use serde_json::Value;
 
 mod context;
 mod definition;
-mod dynamic;
 pub(crate) mod effect;
 mod failure;
 mod future;
@@ -25,7 +24,6 @@ pub use context::{
     CallContext, CallObserver, Cancelled, FromInvocation, Invocation, LogLevel, Progress, Report,
 };
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use dynamic::DynamicTool;
 pub use failure::{FailureKind, Guidance, ToolFailure};
 pub(crate) use future::RichOutcome;
 pub use future::{ToolFuture, ToolOutcome};

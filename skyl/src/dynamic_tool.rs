@@ -1,4 +1,8 @@
 //! Tools built at run time: a definition that is data, and a closure.
+//!
+//! This file stands beside `macro_support.rs` (the code `#[tool]` generates) rather than in
+//! `tool/`: like that code, it reads a call's arguments through `arguments`, which itself builds
+//! on the `Tool` trait's failures, so that the imports run one way.
 
 use std::fmt;
 use std::future::Future;
@@ -6,9 +10,9 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{CallContext, IntoToolOutput, Invocation, Tool, ToolDefinition, ToolFuture};
 use crate::arguments::parse_declared;
 use crate::schema;
+use crate::tool::{CallContext, IntoToolOutput, Invocation, Tool, ToolDefinition, ToolFuture};
 
 /// A tool made at run time from a [`ToolDefinition`] and a closure: tools read from a
 /// configuration file, offered by another server, or generated from a list.
