@@ -71,6 +71,11 @@ impl Issuer {
         self.seen.lock().unwrap().clone()
     }
 
+    /// Forgets every token it issued, as if revoked.
+    fn revoke(&self) {
+        self.tokens.lock().unwrap().clear();
+    }
+
     /// What a token grants, for the resource server's verifier.
     fn verify(&self, token: &str) -> Option<Grant> {
         let tokens = self.tokens.lock().unwrap();
@@ -396,5 +401,44 @@ async fn a_server_that_keeps_refusing_stops_at_the_limit_of_authorizations() {
         ]
     );
     assert_eq!(asked, 3);
+    serving.abort();
+}
+
+#[tokio::test]
+async fn a_call_after_the_token_was_revoked_asks_the_person_again_and_says_when_they_do_not() {
+    let issuer = Issuer::start(None, true).await;
+    let (url, serving) = weather_server(&issuer).await;
+    let asked = Arc::new(Mutex::new(0));
+    let counted = Arc::clone(&asked);
+    // The person approves the first time, and closes the window the second.
+    let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", move |url: String| {
+        let first = {
+            let mut asked = counted.lock().unwrap();
+            *asked += 1;
+            *asked == 1
+        };
+        async move {
+            match first {
+                true => approve(url).await,
+                false => Err("the person closed the browser window".into()),
+            }
+        }
+    });
+    let weather = bounded(
+        "mounting with OAuth",
+        Remote::builder("weather").oauth(oauth).connect_http(&url),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
+    issuer.revoke();
+    assert_eq!(
+        get_weather(&weather).await,
+        format!(
+            "ERROR: weather_get_weather failed: the MCP server \"weather\" refused the call without authorization, and authorizing failed: the authorization for {url} was not completed; authorize again. Do not call its tools again; tell the user that access to the \"weather\" server needs their authorization."
+        )
+    );
+    assert_eq!(*asked.lock().unwrap(), 2);
+    weather.close().await;
     serving.abort();
 }

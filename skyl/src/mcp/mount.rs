@@ -441,6 +441,14 @@ impl Connection {
                 catalog.call_timeout,
             ));
         };
+        // skyl's OAuth refused to send the call (the person did not authorize, the server wants
+        // scopes the account lacks): the server is fine, the access is not.
+        #[cfg(feature = "mcp-oauth")]
+        if let Err(ServiceError::TransportSend(error)) = &answer
+            && let Some(reason) = super::oauth::refusal(error)
+        {
+            return Err(prose::authorization_failed(&catalog.server, &reason));
+        }
         match answer {
             Ok(result) if result.is_error == Some(true) => Err(prose::tool_reported(
                 local_name,

@@ -623,6 +623,19 @@ impl Session {
     }
 }
 
+/// The reason skyl's OAuth gave for not sending a request, among `error`'s causes (the
+/// transport carries it as rmcp's `AuthorizationFailed`, see [`Session::fail`]).
+pub(super) fn refusal(error: &(dyn Error + 'static)) -> Option<String> {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(AuthError::AuthorizationFailed(reason)) = error.downcast_ref::<AuthError>() {
+            return Some(reason.clone());
+        }
+        cause = error.source();
+    }
+    None
+}
+
 /// `redirect` as an absolute URL: itself, or a path and query on the redirect URI's origin.
 fn absolute(redirect: &str, redirect_uri: &str) -> Option<String> {
     let redirect = redirect.trim();

@@ -167,6 +167,18 @@ pub(crate) fn tool_withdrawn(server: &str) -> ToolFailure {
     .with_next_step("Do not call it again; use the tools you are offered now.")
 }
 
+/// The server refused the call for want of authorization, and skyl's OAuth could not get it
+/// (feature `mcp-oauth`): `reason` says which step failed and what to do.
+#[cfg(feature = "mcp-oauth")]
+pub(crate) fn authorization_failed(server: &str, reason: &str) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" refused the call without authorization, and authorizing failed: {reason}"
+    ))
+    .with_next_step(format!(
+        "Do not call its tools again; tell the user that access to the \"{server}\" server needs their authorization."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
