@@ -128,15 +128,27 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     /// HTTP client on tokio, tokio's timers) never finishes this way: `.await` the run inside
     /// that runtime instead.
     pub fn blocking(self) -> Result<Run, RunError> {
-        block_on(drive(
+        block_on(self.start(None, unjournaled, None))
+    }
+
+    /// The run's future: with `journal` when there is one, its errors made `E` by `error`, its
+    /// final answer checked against `expected` when there is one. Every way to run a run starts
+    /// here.
+    fn start<E: 'a>(
+        self,
+        journal: Option<(&'a dyn Journal, String)>,
+        error: fn(DurableRunError) -> E,
+        expected: Option<&'a Expected>,
+    ) -> impl Future<Output = Result<Run, E>> + Send + 'a {
+        drive(
             self.agent,
             self.run,
             self.resume,
             self.events,
-            None,
-            unjournaled,
-            None,
-        ))
+            journal,
+            error,
+            expected,
+        )
     }
 }
 
@@ -145,15 +157,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for RunBuilder<'a, S, H>
     type IntoFuture = BoxFuture<'a, Result<Run, RunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(drive(
-            self.agent,
-            self.run,
-            self.resume,
-            self.events,
-            None,
-            unjournaled,
-            None,
-        ))
+        Box::pin(self.start(None, unjournaled, None))
     }
 }
 
@@ -194,15 +198,7 @@ pub(super) fn drive_expecting<'a, S: Send + Sync + 'static, H: Hooks>(
     builder: RunBuilder<'a, S, H>,
     expected: &'a Expected,
 ) -> impl Future<Output = Result<Run, RunError>> + Send + 'a {
-    drive(
-        builder.agent,
-        builder.run,
-        builder.resume,
-        builder.events,
-        None,
-        unjournaled,
-        Some(expected),
-    )
+    builder.start(None, unjournaled, Some(expected))
 }
 
 /// A journaled run's error, as it is.
@@ -231,17 +227,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
 
     /// Runs on this thread until the run stops; see [`RunBuilder::blocking`].
     pub fn blocking(self) -> Result<Run, DurableRunError> {
-        let builder = self.builder;
-        let journal = Some((self.journal, self.id));
-        block_on(drive(
-            builder.agent,
-            builder.run,
-            builder.resume,
-            builder.events,
-            journal,
-            durable,
-            None,
-        ))
+        block_on(
+            self.builder
+                .start(Some((self.journal, self.id)), durable, None),
+        )
     }
 }
 
@@ -250,17 +239,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> IntoFuture for JournaledRun<'a, S, 
     type IntoFuture = BoxFuture<'a, Result<Run, DurableRunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let builder = self.builder;
-        let journal = Some((self.journal, self.id));
-        Box::pin(drive(
-            builder.agent,
-            builder.run,
-            builder.resume,
-            builder.events,
-            journal,
-            durable,
-            None,
-        ))
+        Box::pin(
+            self.builder
+                .start(Some((self.journal, self.id)), durable, None),
+        )
     }
 }
 
