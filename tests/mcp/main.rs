@@ -4,6 +4,7 @@
 
 mod authorization;
 mod common;
+mod elicitation;
 mod fuzz_inputs;
 mod mount;
 mod oauth;

@@ -45,6 +45,11 @@
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) reaches it with [`caller`].
 //!
+//! A call that needs a person's approval (by default, of a tool whose annotations say it is
+//! destructive; [`Server::with_approval`] chooses) asks the client first, through elicitation:
+//! the tool runs once the person accepts, and otherwise does not run and the client receives
+//! an error result saying why, a client that cannot ask (no elicitation capability) included.
+//!
 //! On the stdio transport nothing but JSON-RPC is written to stdout: skyl prints nothing, and a
 //! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
 //!

@@ -5,8 +5,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, ClientResult, ElicitRequest, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, ErrorCode, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerRequest,
+    Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -16,8 +18,13 @@ use serde_json::Value;
 use super::error::ServeError;
 use super::notify::{self, LevelFilter};
 use super::{content, listing};
-use crate::message::ToolCall;
+use crate::message::{ToolCall, ToolResult};
+use crate::prose::mcp as prose;
+use crate::tool::ToolDefinition;
 use crate::toolbox::Toolbox;
+
+/// Which calls a person approves before they run ([`Server::with_approval`]).
+type NeedsApproval = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
 
 /// A [`Toolbox`] served as an MCP server: its tools are the server's tools.
 ///
@@ -58,6 +65,7 @@ struct Tools<S> {
     listed: Vec<McpTool>,
     /// For each tool name, whether its output is JSON to put in `structuredContent`.
     structured: HashMap<String, bool>,
+    needs_approval: NeedsApproval,
 }
 
 impl<S: Send + Sync + 'static> Server<S> {
@@ -73,6 +81,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .map(|d| (d.name.clone(), d.output_schema.is_some()))
                 .collect(),
             toolbox,
+            needs_approval: Arc::new(|_, definition| says_destructive(definition)),
         };
         // Logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
         #[allow(deprecated)]
@@ -101,6 +110,47 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Instructions the client may show the model: how the tools fit together.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Chooses which calls need a person's approval before they run: those for which
+    /// `needs_approval` holds. Unless this is called, they are the calls of tools whose
+    /// annotations say they are destructive (`#[tool(destructive)]`; not a tool that says
+    /// nothing, which MCP presumes destructive); `|_, _| false` approves nothing.
+    ///
+    /// Before such a call runs, the server asks the client to ask its user
+    /// (`elicitation/create`: a message naming the tool and its arguments, and a boolean
+    /// `approve`, true unless the person unticks it). The tool runs when the client answers
+    /// `accept` with `approve` not false. When the person declines or dismisses the question, or
+    /// the client did not declare the elicitation capability, the tool does not run and the
+    /// client receives an error result saying why, for its model to read.
+    ///
+    /// ```
+    /// use skyl::mcp::Server;
+    ///
+    /// /// Sends an email.
+    /// #[skyl::tool]
+    /// fn send_email(to: String, body: String) -> String {
+    ///     format!("sent to {to}: {body}")
+    /// }
+    ///
+    /// // Every call of send_email waits for the user's approval.
+    /// let server = Server::new(skyl::Toolbox::new().with(SendEmail))
+    ///     .with_approval(|call, _| call.name == "send_email");
+    /// # let _ = server;
+    /// ```
+    pub fn with_approval(
+        mut self,
+        needs_approval: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        // The toolbox and its listing are shared with clones of this server; the rule is not.
+        let tools = Tools {
+            toolbox: Arc::clone(&self.tools.toolbox),
+            listed: self.tools.listed.clone(),
+            structured: self.tools.structured.clone(),
+            needs_approval: Arc::new(needs_approval),
+        };
+        self.tools = Arc::new(tools);
         self
     }
 
@@ -149,6 +199,13 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        if let Some(definition) = self.tools.toolbox.definition(&call.name)
+            && (self.tools.needs_approval)(&call, definition)
+            && let Err(refused) = approved(&call, &context).await
+        {
+            let refused = ToolResult::error(call.id.as_str(), refused);
+            return Ok(content::to_mcp(refused.into(), false).into());
+        }
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
@@ -179,6 +236,57 @@ impl<S: Send + Sync + 'static> Server<S> {
                 )),
             }
         }
+    }
+}
+
+/// Whether the tool's annotations say, in so many words, that it is destructive.
+fn says_destructive(definition: &ToolDefinition) -> bool {
+    definition.annotations.destructive == Some(true) && !definition.annotations.is_read_only()
+}
+
+/// Asks the client's user to approve `call`; `Err` with the prose of the refusal when they do
+/// not, or cannot be asked.
+async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Result<(), String> {
+    let can_ask = context
+        .peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some());
+    if !can_ask {
+        return Err(prose::approval_unavailable(&call.name));
+    }
+    let requested_schema = ElicitationSchema::builder()
+        .required_bool_property("approve", |approve| {
+            approve
+                .title("Approve")
+                .description(format!("Let {} run with these arguments.", call.name))
+                .with_default(true)
+        })
+        .build_unchecked();
+    let request = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: prose::approval_question(&call.name, &call.arguments),
+        requested_schema,
+    };
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+    let answer = match context.peer.send_request(request).await {
+        Ok(ClientResult::ElicitResult(answer)) => answer,
+        Ok(_) => {
+            let error = "the client answered with something other than an elicitation result";
+            return Err(prose::approval_failed(&call.name, error));
+        }
+        Err(error) => return Err(prose::approval_failed(&call.name, &error.to_string())),
+    };
+    let refused = answer
+        .content
+        .as_ref()
+        .and_then(|content| content.get("approve"))
+        .is_some_and(|approve| approve == &Value::Bool(false));
+    match answer.action {
+        ElicitationAction::Accept if !refused => Ok(()),
+        ElicitationAction::Accept | ElicitationAction::Decline => {
+            Err(prose::approval_declined(&call.name))
+        }
+        _ => Err(prose::approval_dismissed(&call.name)),
     }
 }
 

@@ -5,6 +5,7 @@
 //! tool's failures read like a local one's. Each names the server, since that is what the user
 //! has to restart or fix.
 
+use serde_json::Value;
 use std::process::ExitStatus;
 use std::time::Duration;
 
@@ -31,6 +32,37 @@ pub(crate) fn connection_closed(server: &str) -> ToolFailure {
         "the connection to the MCP server \"{server}\" was closed"
     ))
     .with_next_step("Do not call its tools again; they are no longer available in this session.")
+}
+
+/// The question a served tool that needs approval asks the client's user.
+pub(crate) fn approval_question(tool: &str, arguments: &Value) -> String {
+    format!("Allow the tool {tool} to run with these arguments? {arguments}")
+}
+
+/// A served call that needs approval, from a client that cannot ask its user.
+pub(crate) fn approval_unavailable(tool: &str) -> String {
+    crate::prose::denied(
+        tool,
+        "it needs the user's approval, and this MCP client cannot ask for it (it does not support elicitation)",
+    )
+}
+
+/// A served call whose approval the user declined.
+pub(crate) fn approval_declined(tool: &str) -> String {
+    crate::prose::denied(tool, "the user did not approve it when asked")
+}
+
+/// A served call whose request for approval the user dismissed.
+pub(crate) fn approval_dismissed(tool: &str) -> String {
+    crate::prose::denied(tool, "the user dismissed the request to approve it")
+}
+
+/// A served call whose request for approval failed on the way.
+pub(crate) fn approval_failed(tool: &str, error: &str) -> String {
+    crate::prose::denied(
+        tool,
+        &format!("asking the user to approve it failed ({error})"),
+    )
 }
 
 /// How a process ended, as the end of a sentence about it.
