@@ -17,6 +17,7 @@
 //! which approves at once and redirects.
 
 use serde_json::{Value, json};
+use skyl::agent::Reply;
 use skyl::mcp::{OAuth, Remote};
 use skyl::{ToolCall, Toolbox};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -50,8 +51,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: mcp_conformance_client URL (with MCP_CONFORMANCE_SCENARIO set)")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    // An empty prefix: the tools keep the suite's names, which `calls` uses.
-    let mut builder = Remote::builder("conformance").prefix("");
+    // An empty prefix: the tools keep the suite's names, which `calls` uses. Nobody is at hand to
+    // answer the server's questions: each is accepted with its schema's defaults (SEP-1034), as
+    // a person leaving the form as it is would.
+    let mut builder = Remote::builder("conformance")
+        .prefix("")
+        .on_question(|question| Reply::Accept(question.defaults()));
     if scenario.starts_with("auth/") {
         builder = builder.oauth(oauth(&scenario)?);
     }

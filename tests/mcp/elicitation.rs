@@ -1,17 +1,27 @@
-//! Approval meets elicitation. Serving: a tool that needs approval asks rmcp's real client
-//! (`elicitation/create`) before it runs, and does not run unless the person accepts.
+//! Approval meets elicitation, both ways. Serving: a tool that needs approval asks rmcp's real
+//! client (`elicitation/create`) before it runs, and does not run unless the person accepts.
+//! Mounting: a server written with rmcp that asks during a call pauses skyl's agent run; the
+//! run serializes, and resumed with the person's reply it hands the reply to the server, whose
+//! call then completes into the transcript.
 
+use std::future::IntoFuture;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
-use skyl::Toolbox;
-use skyl::mcp::Server;
+use serde_json::{Map, Value, json};
+use skyl::agent::journal::{Entry, Journal, JournalError};
+use skyl::agent::{Agent, BoxFuture, Reply, Run, Stop};
 use skyl::mcp::rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, ServerRequest, Tool, ToolAnnotations,
 };
-use skyl::mcp::rmcp::service::{RequestContext, RoleClient, RunningService};
-use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
+use skyl::mcp::rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
+use skyl::mcp::{Remote, RemoteBuilder, Server};
+use skyl::testing::ScriptedModel;
+use skyl::{CallContext, CallObserver, Message, Report, ToolCall, ToolResult, Toolbox};
 
 use crate::common::{bounded, error, object, text};
 
@@ -225,4 +235,422 @@ async fn the_approval_rule_is_the_servers_to_choose() {
         )
     );
     client.cancel().await.unwrap();
+}
+
+// Mounting: a server that asks during a call.
+
+/// An MCP server written with rmcp alone, whose `book_room` (and `hold_room`) asks the person to confirm
+/// (`elicitation/create`) and answers with what the person said. It counts its calls and keeps
+/// every answer it received, as JSON.
+#[derive(Clone, Default)]
+struct Rooms {
+    calls: Arc<AtomicUsize>,
+    answers: Arc<Mutex<Vec<Value>>>,
+}
+
+/// The form `book_room` asks the person to fill in.
+fn booking_form() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "confirm": {"type": "boolean", "description": "Book it", "default": true},
+            "note": {"type": "string", "description": "A note for the front desk"}
+        },
+        "required": ["confirm"]
+    })
+}
+
+impl ServerHandler for Rooms {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let input = json!({"type": "object", "properties": {"room": {"type": "string"}}, "required": ["room"]});
+        // `hold_room` does what `book_room` does, and says that doing it twice is doing it once.
+        let hold = Tool::new("hold_room", "Holds a room.", object(input.clone()))
+            .with_annotations(ToolAnnotations::new().idempotent(true));
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("book_room", "Books a room.", object(input)),
+            hold,
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let room = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("room"))
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let verb = if request.name == "hold_room" {
+            "Hold"
+        } else {
+            "Book"
+        };
+        let params: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": format!("{verb} the {room} room?"),
+            "requestedSchema": booking_form(),
+        }))
+        .unwrap();
+        let asked = context
+            .peer
+            .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+            .await;
+        let answer = match asked {
+            Ok(ClientResult::ElicitResult(answer)) => serde_json::to_value(answer).unwrap(),
+            other => json!({"failed": format!("{other:?}")}),
+        };
+        self.answers.lock().unwrap().push(answer.clone());
+        let said = format!("{room}: {answer}");
+        Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into())
+    }
+}
+
+/// Serves `rooms` in process, and mounts it with `builder`.
+async fn mount(rooms: &Rooms, builder: RemoteBuilder) -> Remote {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = rooms.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    bounded("mounting", builder.connect(client_end))
+        .await
+        .unwrap()
+}
+
+/// A run of an agent over `remote`'s tools whose model calls `tool` (of `rooms`) for the blue
+/// room, stopped for the server's question.
+async fn paused_run(remote: &Remote, tool: &str) -> Run {
+    let model =
+        ScriptedModel::new().reply_calls([ToolCall::new("c1", tool, json!({"room": "blue"}))]);
+    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
+    let run = bounded(
+        "the run",
+        agent
+            .run(vec![Message::user("Book the blue room")])
+            .into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    let waiting: Vec<&str> = run
+        .awaiting_approval()
+        .map(|call| call.id.as_str())
+        .collect();
+    assert_eq!(waiting, ["c1"]);
+    run
+}
+
+/// Resumes `run` with an agent over `remote`'s tools whose model then says "Done.".
+async fn resumed(remote: &Remote, run: Run) -> Run {
+    let model = ScriptedModel::new().reply_text("Done.");
+    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
+    let run = bounded("the resumed run", agent.resume(run).into_future())
+        .await
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(run.text(), "Done.");
+    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    run
+}
+
+/// The results of the run's tool message (the transcript's third message).
+fn results(run: &Run) -> Vec<ToolResult> {
+    run.transcript()[2].tool_results().cloned().collect()
+}
+
+fn map(value: Value) -> Map<String, Value> {
+    object(value)
+}
+
+#[tokio::test]
+async fn a_servers_question_pauses_the_run_until_the_person_replies() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let run = paused_run(&remote, "rooms_book_room").await;
+    let question = run.question("c1").expect("the call asked");
+    assert_eq!(question.from(), "rooms");
+    assert_eq!(question.message(), "Book the blue room?");
+    assert_eq!(question.schema(), &booking_form());
+    // The server still waits for its answer.
+    assert!(rooms.answers.lock().unwrap().is_empty());
+
+    // Stored and loaded, as a run waiting for a person is.
+    let saved = serde_json::to_string(&run).unwrap();
+    let mut run: Run = serde_json::from_str(&saved).unwrap();
+    assert_eq!(
+        run.reply("c2", Reply::Decline).unwrap_err().to_string(),
+        "no call \"c2\" is waiting for approval in this run; decide about one of \"c1\" instead"
+    );
+    let reply = map(json!({"confirm": true, "note": "by the window"}));
+    run.reply("c1", Reply::Accept(reply)).unwrap();
+    let run = resumed(&remote, run).await;
+
+    let answer = json!({"action": "accept", "content": {"confirm": true, "note": "by the window"}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {answer}"))]
+    );
+    assert_eq!(*rooms.answers.lock().unwrap(), [answer]);
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn approving_accepts_with_the_defaults_and_denying_declines() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+
+    let mut run = paused_run(&remote, "rooms_book_room").await;
+    run.approve("c1").unwrap();
+    let run = resumed(&remote, run).await;
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {accepted}"))]
+    );
+
+    let mut run = paused_run(&remote, "rooms_book_room").await;
+    run.deny("c1", "not today").unwrap();
+    let run = resumed(&remote, run).await;
+    let declined = json!({"action": "decline"});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {declined}"))]
+    );
+    assert_eq!(*rooms.answers.lock().unwrap(), [accepted, declined]);
+}
+
+#[tokio::test]
+async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let run = paused_run(&remote, "rooms_book_room").await;
+    // The run as another process (or this one after a restart) loads it: the ticket of its
+    // waiting call names a call that process does not hold.
+    let mut saved = serde_json::to_value(&run).unwrap();
+    let ticket = &mut saved["turn"]["slots"][0]["asking"]["ticket"];
+    assert!(ticket.is_string(), "the saved run holds the call's ticket");
+    *ticket = json!("another-process-1");
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+    let run = resumed(&remote, run).await;
+    assert_eq!(
+        results(&run),
+        [ToolResult::error(
+            "c1",
+            "ERROR: the outcome of this rooms_book_room call is unknown: rooms asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling rooms_book_room again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+        )]
+    );
+    // The server heard nothing more: its first call still waits, and none was made again.
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+    assert!(rooms.answers.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let run = paused_run(&remote, "rooms_hold_room").await;
+    let mut saved = serde_json::to_value(&run).unwrap();
+    saved["turn"]["slots"][0]["asking"]["ticket"] = json!("another-process-2");
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+
+    // Run again, the call asks again, and the run waits again.
+    let agent = Agent::new(
+        ScriptedModel::new(),
+        Toolbox::new().with_remote(&remote),
+        "m",
+    );
+    let mut run = bounded("the rerun", agent.resume(run).into_future())
+        .await
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 2);
+    assert_eq!(run.question("c1").unwrap().message(), "Hold the blue room?");
+    run.reply("c1", Reply::Cancel).unwrap();
+    let run = resumed(&remote, run).await;
+    let cancelled = json!({"action": "cancel"});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {cancelled}"))]
+    );
+    // The first call's question was never answered; only the second call's was.
+    assert_eq!(*rooms.answers.lock().unwrap(), [cancelled]);
+}
+
+/// Keeps the log lines of the calls it observes.
+#[derive(Default)]
+struct Lines(Mutex<Vec<String>>);
+
+impl CallObserver for Lines {
+    fn report(&self, _call: &CallContext, report: Report) {
+        if let Report::Log { message, .. } = report {
+            self.0.lock().unwrap().push(message);
+        }
+    }
+}
+
+#[tokio::test]
+async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the_handler() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let toolbox = Toolbox::new().with_remote(&remote);
+    let lines = Arc::new(Lines::default());
+    let call = ToolCall::new("d1", "rooms_book_room", json!({"room": "red"}));
+    let result = bounded(
+        "a dispatch",
+        toolbox.dispatch_observed(&call, lines.clone()),
+    )
+    .await;
+    let declined = json!({"action": "decline"});
+    assert_eq!(
+        result,
+        ToolResult::success("d1", format!("red: {declined}"))
+    );
+    assert_eq!(
+        *lines.0.lock().unwrap(),
+        [
+            "the MCP server \"rooms\" asked \"Book the red room?\", and it was declined: no person can answer during this call; run it in an agent run (the run pauses for the answer) or answer with RemoteBuilder::on_question"
+        ]
+    );
+
+    // A handler answers on the spot, in a run too: the run does not pause.
+    let answering = Rooms::default();
+    let builder = Remote::builder("rooms").on_question(|question| {
+        let mut answer = question.defaults();
+        answer.insert("note".into(), json!(format!("re: {}", question.message())));
+        Reply::Accept(answer)
+    });
+    let remote = mount(&answering, builder).await;
+    let model = ScriptedModel::new()
+        .reply_calls([ToolCall::new(
+            "c1",
+            "rooms_book_room",
+            json!({"room": "green"}),
+        )])
+        .reply_text("Done.");
+    let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
+    let run = bounded(
+        "the run",
+        agent.run(vec![Message::user("Book green")]).into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    let accepted = json!({"action": "accept", "content": {"confirm": true, "note": "re: Book the green room?"}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("green: {accepted}"))]
+    );
+    assert_eq!(*answering.answers.lock().unwrap(), [accepted]);
+}
+
+/// A journal in memory, keeping each run's entries in order and refusing a key written twice.
+#[derive(Default)]
+struct Memory(Mutex<std::collections::HashMap<String, Vec<Entry>>>);
+
+impl Journal for Memory {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        let entries = self.0.lock().unwrap().get(run).cloned().unwrap_or_default();
+        Box::pin(async move { Ok(entries) })
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        _durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        let mut runs = self.0.lock().unwrap();
+        let kept = runs.entry(run.to_owned()).or_default();
+        let taken = entries
+            .iter()
+            .find(|entry| kept.iter().any(|old| old.key == entry.key));
+        let answer = match taken {
+            Some(entry) => Err(JournalError::Conflict {
+                run: run.to_owned(),
+                key: entry.key.clone(),
+            }),
+            None => {
+                kept.extend(entries);
+                Ok(())
+            }
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+/// Starts (or, from its journal, replays) the run "booking" of an agent over `remote`'s tools.
+async fn journaled_booking(remote: &Remote, journal: &Memory, model: ScriptedModel) -> Run {
+    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
+    bounded(
+        "the journaled run",
+        agent
+            .run(vec![Message::user("Book the blue room")])
+            .journaled(journal, "booking")
+            .into_future(),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_journaled_run_waits_for_the_reply_and_records_the_calls_result() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let journal = Memory::default();
+    let model = ScriptedModel::new().reply_calls([ToolCall::new(
+        "c1",
+        "rooms_book_room",
+        json!({"room": "blue"}),
+    )]);
+    let run = journaled_booking(&remote, &journal, model).await;
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert!(run.question("c1").is_some());
+
+    let mut run: Run = serde_json::from_str(&serde_json::to_string(&run).unwrap()).unwrap();
+    run.approve("c1").unwrap();
+    // The journal holds the call's intent and no result: the person's reply, not the rule for
+    // calls whose outcome is unknown, decides what happens to it.
+    let agent = Agent::new(
+        ScriptedModel::new().reply_text("Done."),
+        Toolbox::new().with_remote(&remote),
+        "m",
+    );
+    let run = bounded(
+        "the resumed journaled run",
+        agent
+            .resume(run)
+            .journaled(&journal, "booking")
+            .into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {accepted}"))]
+    );
+    assert_eq!(*rooms.answers.lock().unwrap(), [accepted]);
+
+    // Replayed from its journal, the finished run runs nothing again.
+    let replayed = journaled_booking(&remote, &journal, ScriptedModel::new()).await;
+    assert_eq!(replayed.transcript(), run.transcript());
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
 }

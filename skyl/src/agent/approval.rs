@@ -12,6 +12,7 @@ use crate::content::ResultContent;
 use crate::message::{ToolCall, ToolResult};
 
 use super::Run;
+use super::asking::{Question, Reply};
 use super::step::ResponseMeta;
 
 /// The assistant turn a run is answering: what the response said, and one slot per call, in call
@@ -46,6 +47,10 @@ pub(crate) enum Slot {
     Granted(Approval),
     /// A person refused it, for this reason.
     Denied(String),
+    /// It asked the person this question while it ran, and waits, parked, for the reply.
+    Asking(Question),
+    /// The person replied: the parked call gets the reply when the run is resumed.
+    Replied { question: Question, reply: Reply },
 }
 
 impl Slot {
@@ -57,11 +62,30 @@ impl Slot {
                 | Slot::Approved
                 | Slot::Granted(_)
                 | Slot::Denied(_)
+                | Slot::Asking(_)
+                | Slot::Replied { .. }
         )
     }
 
     pub(crate) fn is_waiting(&self) -> bool {
-        matches!(self, Slot::Awaiting | Slot::Paused { .. })
+        matches!(self, Slot::Awaiting | Slot::Paused { .. } | Slot::Asking(_))
+    }
+
+    /// The question the call asked, if it asked one.
+    fn question(&self) -> Option<&Question> {
+        match self {
+            Slot::Asking(question) | Slot::Replied { question, .. } => Some(question),
+            _ => None,
+        }
+    }
+
+    /// `reply` to the question the call asked; `None` for a call that asked none.
+    fn replied(&self, reply: impl FnOnce(&Question) -> Reply) -> Option<Slot> {
+        let question = self.question()?;
+        Some(Slot::Replied {
+            reply: reply(question),
+            question: question.clone(),
+        })
     }
 
     /// The fingerprint of the definition the call paused with, when it was recorded.
@@ -128,6 +152,14 @@ pub(crate) fn unix_now() -> u64 {
 /// denied ones give the model an error result with your reason, and the run goes on. A call still
 /// undecided when the run is resumed keeps it paused.
 ///
+/// A call can also pause while it runs, to ask the person a [`Question`] (a mounted MCP server's
+/// elicitation request): [`question`](Run::question) gives it, [`reply`](Run::reply) answers it,
+/// [`approve`](Run::approve) accepts it with its schema's defaults and [`deny`](Run::deny)
+/// declines it. Resumed, the run hands the reply to the call, which goes on where it stopped. The
+/// call waits in the process that ran it: resumed in another process, or after this one
+/// restarted, the run finds it gone, and runs it again if its tool is idempotent (or read-only),
+/// and otherwise answers it with an error saying its outcome is unknown.
+///
 /// ```
 /// use serde_json::json;
 /// use skyl::agent::{hooks, Agent, Decision, Run, Stop};
@@ -180,6 +212,9 @@ impl Run {
     /// instead of running the call; and the call running uses the approval up (in a journaled
     /// run, two workers resuming the same saved run run it at most once). A decision can be
     /// changed until the run is resumed.
+    ///
+    /// A call that asked a [`Question`] gets the answer [`Reply::Accept`] with the schema's
+    /// [`defaults`](Question::defaults).
     pub fn approve(&mut self, call_id: &str) -> Result<(), NotAwaiting> {
         self.grant(call_id, None)
     }
@@ -197,7 +232,13 @@ impl Run {
         let mut found = false;
         if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
             for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
-                if call.id == call_id && slot.is_paused() {
+                if call.id == call_id
+                    && let Some(replied) =
+                        slot.replied(|question| Reply::Accept(question.defaults()))
+                {
+                    *slot = replied;
+                    found = true;
+                } else if call.id == call_id && slot.is_paused() {
                     *slot = Slot::Granted(Approval {
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
@@ -217,9 +258,35 @@ impl Run {
 
     /// Refuses the paused call `call_id`: when the run is resumed, the model gets an error result
     /// saying the tool was not run, because of `reason`.
+    ///
+    /// A call that asked a [`Question`] gets the answer [`Reply::Decline`] instead (its server
+    /// hears no reason), and goes on as its server decides.
     pub fn deny(&mut self, call_id: &str, reason: impl Into<String>) -> Result<(), NotAwaiting> {
         let reason = reason.into();
-        self.decide(call_id, || Slot::Denied(reason.clone()))
+        self.decide(call_id, |slot| {
+            slot.replied(|_| Reply::Decline)
+                .unwrap_or_else(|| Slot::Denied(reason.clone()))
+        })
+    }
+
+    /// The question the paused call `call_id` asked while it ran, if it asked one (a call paused
+    /// before it ran asked none).
+    pub fn question(&self, call_id: &str) -> Option<&Question> {
+        self.paused_calls()
+            .find(|(call, _)| call.id == call_id)
+            .and_then(|(_, slot)| slot.question())
+    }
+
+    /// Answers the question the paused call `call_id` asked: when the run is resumed, the call
+    /// gets `reply` and goes on. Fails for a call that is not paused or asked no question.
+    pub fn reply(&mut self, call_id: &str, reply: Reply) -> Result<(), NotAwaiting> {
+        if self.question(call_id).is_none() {
+            return Err(self.not_awaiting(call_id));
+        }
+        self.decide(call_id, |slot| {
+            slot.replied(|_| reply.clone())
+                .unwrap_or_else(|| slot.clone())
+        })
     }
 
     /// Approves every paused call, as [`approve`](Self::approve) does.
@@ -237,7 +304,10 @@ impl Run {
     /// Denies every paused call, for `reason`.
     pub fn deny_all(&mut self, reason: impl Into<String>) {
         let reason = reason.into();
-        self.decide_all(|| Slot::Denied(reason.clone()));
+        self.decide_all(|slot| {
+            slot.replied(|_| Reply::Decline)
+                .unwrap_or_else(|| Slot::Denied(reason.clone()))
+        });
     }
 
     /// Each call of the turn being answered that paused, with its slot.
@@ -251,12 +321,16 @@ impl Run {
             .filter(|(_, slot)| slot.is_paused())
     }
 
-    fn decide(&mut self, call_id: &str, decision: impl Fn() -> Slot) -> Result<(), NotAwaiting> {
+    fn decide(
+        &mut self,
+        call_id: &str,
+        decision: impl Fn(&Slot) -> Slot,
+    ) -> Result<(), NotAwaiting> {
         let mut found = false;
         if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
             for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
                 if call.id == call_id && slot.is_paused() {
-                    *slot = decision();
+                    *slot = decision(slot);
                     found = true;
                 }
             }
@@ -277,11 +351,11 @@ impl Run {
         }
     }
 
-    fn decide_all(&mut self, decision: impl Fn() -> Slot) {
+    fn decide_all(&mut self, decision: impl Fn(&Slot) -> Slot) {
         if let Some(turn) = self.turn.as_mut() {
             for slot in &mut turn.slots {
                 if slot.is_paused() {
-                    *slot = decision();
+                    *slot = decision(slot);
                 }
             }
         }

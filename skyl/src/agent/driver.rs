@@ -17,12 +17,13 @@ use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
-use crate::tool::{CallContext, CallObserver, Report, ToolOutcome};
+use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
 use crate::toolbox::{Gate, RichResult, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
+use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
 use super::journal::{DurableRunError, Entry, Journal, JournalError, Record, make_effect_key};
 use super::replay::Replay;
@@ -553,13 +554,19 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if let Some((result, content)) = journaling.replay.results.get(&(step, position)) {
             return Some(Settled::Replayed(result.clone(), content.clone()));
         }
+        // A call that asked the person a question was started, and its intent may be recorded: it
+        // waits for, or goes on with, the reply rather than being answered as unknown.
+        if let Some((decided_step, slots)) = &journaling.decisions
+            && *decided_step == step
+            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. })) = slots.get(position)
+        {
+            return Some(match slot {
+                Slot::Replied { question, reply } => self.replied(call, question, reply),
+                _ => Settled::Decided(slot.clone()),
+            });
+        }
         if journaling.replay.intents.contains(&(step, position)) {
-            let rerun = self
-                .agent
-                .toolbox
-                .definition(&call.name)
-                .is_some_and(|definition| definition.annotations.is_idempotent());
-            return Some(if rerun {
+            return Some(if self.reruns(call) {
                 Settled::Rerun
             } else {
                 Settled::Unknown(ToolResult::error(
@@ -578,6 +585,31 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             }
             _ => None,
         }
+    }
+
+    /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
+    /// goes on with the reply when this process holds it; otherwise it is lost, and runs again
+    /// if that repeats nothing, or is answered as outcome-unknown.
+    fn replied(&self, call: &ToolCall, question: &Question, reply: &Reply) -> Settled {
+        if let Some(rest) = asking::resume(question, reply.clone()) {
+            return Settled::Resumed(rest);
+        }
+        if self.reruns(call) {
+            return Settled::Rerun;
+        }
+        Settled::Unknown(ToolResult::error(
+            call.id.as_str(),
+            prose::question_lost(&call.name, question.from()),
+        ))
+    }
+
+    /// Whether `call`, started and lost before it finished, runs again: its tool is read-only
+    /// or idempotent.
+    fn reruns(&self, call: &ToolCall) -> bool {
+        self.agent
+            .toolbox
+            .definition(&call.name)
+            .is_some_and(|definition| definition.annotations.is_idempotent())
     }
 
     /// Answers the calls of the run's last turn: the hooks decide about each new call, the calls
@@ -602,46 +634,59 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         let mut to_run: Vec<usize> = Vec::new();
         let mut answered: Vec<(usize, Duration)> = Vec::new();
         let mut records: Vec<Record> = Vec::new();
+        // The calls that asked the person a question and have the reply, to go on with it.
+        let mut replied = Vec::new();
         for (position, call) in calls.iter().enumerate() {
             let mut slot = turn.slots[position].clone();
-            if matches!(slot, Slot::New | Slot::Awaiting | Slot::Paused { .. }) {
-                match self.settled(step, position, call) {
-                    Some(Settled::Replayed(result, content)) => {
-                        self.event(|| Event::ToolAnswered {
-                            name: call.name.clone(),
-                            result: result.clone(),
-                            by: AnsweredBy::Journal,
-                        });
-                        if !content.is_empty() {
-                            turn.content
-                                .push(ResultContent::new(result.call_id.as_str(), content));
-                        }
-                        turn.slots[position] = Slot::Answered(result);
-                        continue;
-                    }
-                    Some(Settled::Rerun) => {
-                        to_run.push(position);
-                        continue;
-                    }
-                    Some(Settled::Unknown(result)) => {
-                        self.event(|| Event::ToolAnswered {
-                            name: call.name.clone(),
-                            result: result.clone(),
-                            by: AnsweredBy::OutcomeUnknown,
-                        });
-                        records.push(Record::Result {
-                            step,
-                            call: position,
-                            result: result.clone(),
-                            content: Vec::new(),
-                        });
-                        turn.slots[position] = Slot::Answered(result);
-                        answered.push((position, Duration::ZERO));
-                        continue;
-                    }
-                    Some(Settled::Decided(decision)) => slot = decision,
-                    None => {}
+            let settled = match &slot {
+                Slot::New | Slot::Awaiting | Slot::Paused { .. } => {
+                    self.settled(step, position, call)
                 }
+                // The reply is delivered here, before any call is awaited: a server may be
+                // waiting on one call's answer to finish another.
+                Slot::Replied { question, reply } => Some(self.replied(call, question, reply)),
+                _ => None,
+            };
+            match settled {
+                Some(Settled::Replayed(result, content)) => {
+                    self.event(|| Event::ToolAnswered {
+                        name: call.name.clone(),
+                        result: result.clone(),
+                        by: AnsweredBy::Journal,
+                    });
+                    if !content.is_empty() {
+                        turn.content
+                            .push(ResultContent::new(result.call_id.as_str(), content));
+                    }
+                    turn.slots[position] = Slot::Answered(result);
+                    continue;
+                }
+                Some(Settled::Rerun) => {
+                    to_run.push(position);
+                    continue;
+                }
+                Some(Settled::Unknown(result)) => {
+                    self.event(|| Event::ToolAnswered {
+                        name: call.name.clone(),
+                        result: result.clone(),
+                        by: AnsweredBy::OutcomeUnknown,
+                    });
+                    records.push(Record::Result {
+                        step,
+                        call: position,
+                        result: result.clone(),
+                        content: Vec::new(),
+                    });
+                    turn.slots[position] = Slot::Answered(result);
+                    answered.push((position, Duration::ZERO));
+                    continue;
+                }
+                Some(Settled::Resumed(rest)) => {
+                    replied.push((position, rest));
+                    continue;
+                }
+                Some(Settled::Decided(decision)) => slot = decision,
+                None => {}
             }
             let (result, by) = match slot {
                 Slot::New => {
@@ -683,7 +728,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     continue;
                 }
                 Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
-                Slot::Answered(_) | Slot::Awaiting | Slot::Paused { .. } => {
+                Slot::Answered(_)
+                | Slot::Awaiting
+                | Slot::Paused { .. }
+                | Slot::Asking(_)
+                | Slot::Replied { .. } => {
                     turn.slots[position] = slot;
                     continue;
                 }
@@ -701,6 +750,42 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             });
             turn.slots[position] = Slot::Answered(result);
             answered.push((position, Duration::ZERO));
+        }
+
+        // The calls a question paused go on with the person's reply, delivered above.
+        let desk = Arc::new(Desk::default());
+        for (position, rest) in replied {
+            let call = calls[position];
+            let started = std::time::Instant::now();
+            let outcome = desk.serve(rest).await;
+            if let Some(asked) = desk.take(&call.id) {
+                turn.slots[position] = Slot::Asking(asked);
+                self.event(|| Event::ToolPaused {
+                    call: (*call).clone(),
+                });
+                continue;
+            }
+            let took = started.elapsed();
+            let answered_call = agent.toolbox.finished(call, outcome);
+            self.event(|| Event::ToolFinished {
+                name: call.name.clone(),
+                result: answered_call.result.clone(),
+                duration: took,
+            });
+            records.push(Record::Result {
+                step,
+                call: position,
+                result: answered_call.result.clone(),
+                content: answered_call.content.clone(),
+            });
+            if !answered_call.content.is_empty() {
+                turn.content.push(ResultContent::new(
+                    answered_call.result.call_id.as_str(),
+                    answered_call.content,
+                ));
+            }
+            turn.slots[position] = Slot::Answered(answered_call.result);
+            answered.push((position, took));
         }
 
         // The results decided here (and the run's first record) are written before any call
@@ -753,6 +838,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 let result = &answered.result;
                 durations[k] = took;
                 spans.finish(k, result);
+                // A call that asked a question has no result yet, only its placeholder.
+                if desk.asked(&running[k].id) {
+                    return;
+                }
                 if journaled {
                     let record = Record::Result {
                         step,
@@ -789,7 +878,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         .toolbox
                         .run_turn(&running, &effect_keys, gates, observer, watch);
                 let mut turn_run = std::pin::pin!(Reporting {
-                    work: Box::pin(turn_run),
+                    work: desk.serve(Box::pin(turn_run)),
                     reports: reports.as_deref(),
                     events: events.as_deref_mut(),
                 });
@@ -799,6 +888,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 return Err(Halt::Journal(error));
             }
             for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
+                if let Some(asked) = desk.take(&calls[*position].id) {
+                    turn.slots[*position] = Slot::Asking(asked);
+                    if let Some(events) = &mut self.events {
+                        events(Event::ToolPaused {
+                            call: calls[*position].clone(),
+                        });
+                    }
+                    continue;
+                }
                 if !answered_call.content.is_empty() {
                     turn.content.push(ResultContent::new(
                         answered_call.result.call_id.as_str(),
@@ -864,6 +962,8 @@ enum Settled {
     Unknown(ToolResult),
     /// A person's decision about it, from the saved run.
     Decided(Slot),
+    /// It asked the person a question, and goes on with their reply: the rest of the call.
+    Resumed(BoxFuture<'static, RichOutcome>),
 }
 
 /// What a call that can have effects waits for before it starts: its intent, written durably.

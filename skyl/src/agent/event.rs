@@ -63,7 +63,8 @@ pub enum Event {
         /// Who gave the result.
         by: AnsweredBy,
     },
-    /// A call waits for a person's decision: the run stops with
+    /// A call waits for a person's decision (before it runs, or while it runs, to answer its
+    /// [`Question`](super::Question)): the run stops with
     /// [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval) once the turn's other calls have
     /// their results.
     ToolPaused {

@@ -11,7 +11,9 @@
 //! - [`Hooks`] step into each request and each call: change the request, run, deny, answer or
 //!   pause a call ([`Decision`]), observe results and steps.
 //! - A paused run waits for approval ([`Run::approve`], [`Run::deny`]) and serializes, so it can
-//!   be resumed elsewhere with [`Agent::resume`].
+//!   be resumed elsewhere with [`Agent::resume`]. A call that asks the person a [`Question`]
+//!   while it runs (a mounted MCP server's elicitation) pauses the run the same way, until
+//!   [`Run::reply`].
 //! - [`Event`]s report progress while a run goes on ([`RunBuilder::on_event`]).
 //!
 //! Whatever happens, every call the model makes gets exactly one result, and the transcript a
@@ -21,6 +23,7 @@
 #[allow(clippy::module_inception)]
 mod agent;
 mod approval;
+pub(crate) mod asking;
 mod breaker;
 mod driver;
 mod event;
@@ -38,6 +41,7 @@ mod typed;
 pub use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 pub use agent::Agent;
 pub use approval::NotAwaiting;
+pub use asking::{Question, Reply};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
 // Defined in `hooks`, whose page is about them; these are the paths the docs use.

@@ -103,6 +103,18 @@
 //!   [`RemoteBuilder::call_timeout`] gives a failed result that names the server and says what
 //!   to do; a call never hangs and never panics. Mounted tools need a tokio runtime: dispatch
 //!   them with `.await` inside it.
+//! - **Questions.** A server that asks the person something during a call (`elicitation/create`)
+//!   pauses the [agent run](crate::agent) making the call, as a call waiting for approval does:
+//!   the run stops, [`Run::question`](crate::agent::Run::question) shows what the server asks,
+//!   and resumed after [`Run::reply`](crate::agent::Run::reply) the server receives the reply
+//!   and the call goes on. The call waits in this process meanwhile (it holds its connection
+//!   open); a run resumed in a process that does not hold it (another one, or this one after a
+//!   restart) runs the call again if its tool is idempotent, and otherwise answers it with an
+//!   error saying its outcome is unknown. With several calls to one server in flight, a
+//!   question is shown on one of them (MCP does not say which call asked); its message says
+//!   what it is about. Outside a run, a question is declined and the call logs why;
+//!   [`RemoteBuilder::on_question`] answers them all instead. A client skyl builds declares
+//!   the elicitation capability (form mode).
 //! - **A changing tool list.** The server's `notifications/tools/list_changed` refreshes
 //!   [`Remote::tools`]. A toolbox keeps the tools it was built with (a model must not see its
 //!   tools change in the middle of a turn): a tool the server dropped answers that it is gone,

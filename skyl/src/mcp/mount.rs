@@ -2,26 +2,33 @@
 
 use std::fmt;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
-    ProtocolVersion, Tool as McpTool,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ErrorCode, Implementation, ProtocolVersion, Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
+};
 use rmcp::transport::IntoTransport;
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
 use serde_json::Value;
 use tokio::process::{Child, Command};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::error::ConnectError;
 use super::{content, listing, names};
+use crate::agent::asking::{self, Resume};
+use crate::agent::{Question, Reply};
+use crate::model::BoxFuture;
 use crate::prose::mcp as prose;
 use crate::registration::RegistrationError;
-use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
+use crate::tool::{
+    CallContext, Invocation, LogLevel, RichOutcome, Tool, ToolDefinition, ToolFuture,
+};
 use crate::toolbox::Toolbox;
 
 /// How long a server gets to answer a call, unless [`RemoteBuilder::call_timeout`] says
@@ -54,6 +61,7 @@ pub struct RemoteBuilder {
     prefix: Option<String>,
     connect_timeout: Duration,
     call_timeout: Duration,
+    on_question: Option<QuestionHandler>,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
@@ -72,6 +80,7 @@ pub struct RemoteTool {
 
 struct Connection {
     catalog: Arc<Catalog>,
+    asks: Arc<Asks>,
     peer: Peer<RoleClient>,
     /// The running client; taken by [`Remote::close`].
     service: Mutex<Option<RunningService<RoleClient, Handler>>>,
@@ -102,9 +111,51 @@ struct Listed {
     remote_name: String,
 }
 
-/// The rmcp client handler: it names skyl in the handshake and refreshes the catalog.
+/// The rmcp client handler: it names skyl in the handshake, refreshes the catalog and takes the
+/// server's questions.
 struct Handler {
     catalog: Arc<Catalog>,
+    asks: Arc<Asks>,
+}
+
+/// What answers the questions a server asks, when the application gives it
+/// ([`RemoteBuilder::on_question`]).
+#[derive(Clone)]
+struct QuestionHandler(Arc<dyn Fn(&Question) -> Reply + Send + Sync>);
+
+impl fmt::Debug for QuestionHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("QuestionHandler(..)")
+    }
+}
+
+/// The questions (`elicitation/create`) a server asks while calls of the connection are in
+/// flight, each taken by one of those calls.
+struct Asks {
+    handler: Option<QuestionHandler>,
+    sender: mpsc::UnboundedSender<Pending>,
+    receiver: tokio::sync::Mutex<mpsc::UnboundedReceiver<Pending>>,
+    in_flight: AtomicUsize,
+}
+
+/// A question waiting for a call to take it, and where its reply goes.
+struct Pending {
+    message: String,
+    schema: Value,
+    reply: oneshot::Sender<Reply>,
+}
+
+/// Counts a call in flight for as long as it lives.
+struct InFlight(Arc<Asks>);
+
+/// A call's request to its server, sent and not answered yet.
+type Request = BoxFuture<'static, Result<CallToolResult, ServiceError>>;
+
+/// One call of a mounted tool, as its answer needs it.
+struct Call {
+    remote_name: String,
+    local_name: String,
+    context: CallContext,
 }
 
 impl Remote {
@@ -118,6 +169,7 @@ impl Remote {
             prefix: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            on_question: None,
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
             #[cfg(feature = "mcp-oauth")]
@@ -239,6 +291,36 @@ impl RemoteBuilder {
         self
     }
 
+    /// Answers every question the server asks (`elicitation/create`) with `handler`, on the spot.
+    ///
+    /// Without one, a question asked during a call made by an [`Agent`](crate::agent::Agent)
+    /// run pauses the run, as a call waiting for approval does, until the person replies (see
+    /// [`Run::question`](crate::agent::Run::question)); asked anywhere else (a plain
+    /// [`Toolbox::dispatch`], or no call in flight), it is declined, and the call logs a warning
+    /// saying so. `handler` runs on the connection's task: answer from what you have at hand
+    /// (settings, defaults), not by waiting on a person.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), skyl::mcp::ConnectError> {
+    /// use skyl::agent::Reply;
+    ///
+    /// // Accept every question with its schema's defaults (SEP-1034).
+    /// let server = skyl::mcp::Remote::builder("forms")
+    ///     .on_question(|question| Reply::Accept(question.defaults()))
+    ///     .spawn(tokio::process::Command::new("forms-mcp"))
+    ///     .await?;
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn on_question(
+        mut self,
+        handler: impl Fn(&Question) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        self.on_question = Some(QuestionHandler(Arc::new(handler)));
+        self
+    }
+
     /// Starts `command` and speaks MCP with it over its stdin and stdout; its stderr stays this
     /// process's. The process is killed when the connection ends.
     ///
@@ -304,8 +386,16 @@ impl RemoteBuilder {
             server: catalog.server.clone(),
             limit,
         };
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let asks = Arc::new(Asks {
+            handler: self.on_question,
+            sender,
+            receiver: tokio::sync::Mutex::new(receiver),
+            in_flight: AtomicUsize::new(0),
+        });
         let handler = Handler {
             catalog: Arc::clone(&catalog),
+            asks: Arc::clone(&asks),
         };
         let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
             Err(_) => return Err(timed_out()),
@@ -342,6 +432,7 @@ impl RemoteBuilder {
         Ok(Remote {
             connection: Arc::new(Connection {
                 catalog,
+                asks,
                 peer,
                 service: Mutex::new(Some(service)),
                 process_id: child.as_ref().and_then(Child::id),
@@ -350,6 +441,46 @@ impl RemoteBuilder {
                 closed: AtomicBool::new(false),
             }),
         })
+    }
+}
+
+/// The answer a server receives for `reply`.
+fn elicit_result(reply: Reply) -> ElicitResult {
+    match reply {
+        Reply::Accept(content) => {
+            ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+        }
+        Reply::Decline => ElicitResult::new(ElicitationAction::Decline),
+        _ => ElicitResult::new(ElicitationAction::Cancel),
+    }
+}
+
+impl Asks {
+    /// The next question a call takes. Pending for as long as the server asks none; the calls
+    /// in flight wait in turn, and the first to wait takes it.
+    async fn next(&self) -> Option<Pending> {
+        self.receiver.lock().await.recv().await
+    }
+}
+
+impl InFlight {
+    fn new(asks: &Arc<Asks>) -> Self {
+        asks.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight(Arc::clone(asks))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        // The last call ended: a question that came as it did has no call left to take it.
+        if let Ok(mut receiver) = self.0.receiver.try_lock() {
+            while let Ok(pending) = receiver.try_recv() {
+                let _ = pending.reply.send(Reply::Decline);
+            }
+        }
     }
 }
 
@@ -401,11 +532,49 @@ impl Catalog {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // Every question gets an answer (a person's, the handler's, or a decline), so the
+        // client can say it takes them: form mode, the one a person answers in place.
         ClientConfig::new(
-            ClientCapabilities::default(),
+            ClientCapabilities::builder().enable_elicitation().build(),
             Implementation::new("skyl", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // URL mode was not declared: a server that asks in it anyway is declined.
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+        if let Some(handler) = &self.asks.handler {
+            let question = Question::new(&self.catalog.server, message, schema);
+            return Ok(elicit_result((handler.0)(&question)));
+        }
+        // Outside a call there is no run to pause and nobody to ask.
+        if self.asks.in_flight.load(Ordering::Acquire) == 0 {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        let (reply, answer) = oneshot::channel();
+        let pending = Pending {
+            message,
+            schema,
+            reply,
+        };
+        if self.asks.sender.send(pending).is_err() {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        // A call that parked and was never resumed drops its sender: the question is dismissed.
+        Ok(elicit_result(answer.await.unwrap_or(Reply::Cancel)))
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -419,7 +588,7 @@ impl ClientHandler for Handler {
 }
 
 impl Connection {
-    async fn call(&self, remote_name: &str, local_name: &str, arguments: &Value) -> RichOutcome {
+    async fn call(self: Arc<Self>, call: Call, arguments: &Value) -> RichOutcome {
         let catalog = &self.catalog;
         // The reader local tools use: `null` is no arguments, JSON text holding an object is that
         // object, anything else is refused the same way.
@@ -429,18 +598,70 @@ impl Connection {
         if self.closed.load(Ordering::Acquire) {
             return Err(prose::connection_closed(&catalog.server));
         }
-        if !catalog.offers(remote_name) {
+        if !catalog.offers(&call.remote_name) {
             return Err(prose::tool_withdrawn(&catalog.server));
         }
-        let params = CallToolRequestParams::new(remote_name.to_owned()).with_arguments(arguments);
-        // Dropping the request on timeout makes rmcp send `notifications/cancelled`.
-        let answer = tokio::time::timeout(catalog.call_timeout, self.peer.call_tool(params));
-        let Ok(answer) = answer.await else {
-            return Err(prose::server_timed_out(
-                &catalog.server,
-                catalog.call_timeout,
-            ));
-        };
+        let params = CallToolRequestParams::new(call.remote_name.clone()).with_arguments(arguments);
+        let peer = self.peer.clone();
+        let request: Request = Box::pin(async move { peer.call_tool(params).await });
+        self.answer(call, request).await
+    }
+
+    /// Awaits the server's answer to `call`, and answers a question the server asks meanwhile:
+    /// in an agent's turn, by parking the call until the person replies (the call's placeholder
+    /// failure is then never read); anywhere else, by declining it. The server gets the call
+    /// timeout anew after each reply.
+    fn answer(
+        self: Arc<Self>,
+        call: Call,
+        mut request: Request,
+    ) -> BoxFuture<'static, RichOutcome> {
+        Box::pin(async move {
+            let in_flight = InFlight::new(&self.asks);
+            let limit = self.catalog.call_timeout;
+            // Dropping the request on timeout makes rmcp send `notifications/cancelled`.
+            let pending = tokio::select! {
+                answer = &mut request => return self.outcome(&call, answer).await,
+                () = tokio::time::sleep(limit) => {
+                    return Err(prose::server_timed_out(&self.catalog.server, limit));
+                }
+                Some(pending) = self.asks.next() => pending,
+            };
+            drop(in_flight);
+            let question = Question::new(&self.catalog.server, pending.message, pending.schema);
+            let (reply, context) = (pending.reply, call.context.clone());
+            let asked = question.message().to_owned();
+            let connection = Arc::clone(&self);
+            // The rest of the call: the reply goes to the server, and the answer is awaited
+            // again, with the whole call timeout.
+            let resume: Resume = Box::new(move |answer| {
+                // The server may have given up on its question meanwhile.
+                let _ = reply.send(answer);
+                connection.answer(call, request)
+            });
+            match asking::park(context.call_id(), question, resume) {
+                Ok(()) => Err(prose::asked_person(&self.catalog.server)),
+                Err(resume) => {
+                    // Nobody to ask: the server hears no, and the people watching the call read
+                    // why.
+                    context.log(
+                        LogLevel::Warning,
+                        prose::question_declined(&self.catalog.server, &asked),
+                    );
+                    resume(Reply::Decline).await
+                }
+            }
+        })
+    }
+
+    /// What the server's answer to `call` means for the model.
+    async fn outcome(
+        &self,
+        call: &Call,
+        answer: Result<CallToolResult, ServiceError>,
+    ) -> RichOutcome {
+        let catalog = &self.catalog;
+        let (local_name, remote_name) = (call.local_name.as_str(), call.remote_name.as_str());
         // skyl's OAuth refused to send the call (the person did not authorize, the server wants
         // scopes the account lacks): the server is fine, the access is not.
         #[cfg(feature = "mcp-oauth")]
@@ -499,12 +720,26 @@ impl<S> Tool<S> for RemoteTool {
         &self.definition
     }
 
-    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a S) -> ToolFuture<'a> {
-        ToolFuture::new_output(self.connection.call(
-            &self.remote_name,
-            &self.definition.name,
+    fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a> {
+        self.invoke(
             arguments,
-        ))
+            state,
+            &Invocation::new(&self.definition.name, ""),
+        )
+    }
+
+    fn invoke<'a>(
+        &'a self,
+        arguments: &'a Value,
+        _state: &'a S,
+        invocation: &Invocation<'_>,
+    ) -> ToolFuture<'a> {
+        let call = Call {
+            remote_name: self.remote_name.clone(),
+            local_name: self.definition.name.clone(),
+            context: invocation.context(),
+        };
+        ToolFuture::new_output(Arc::clone(&self.connection).call(call, arguments))
     }
 }
 

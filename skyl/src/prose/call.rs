@@ -233,6 +233,15 @@ pub(crate) fn outcome_unknown(tool: &str) -> String {
     )
 }
 
+/// The content for a call that asked the person a question and waited for the reply in a
+/// process that no longer holds it (it restarted, or the run was resumed elsewhere), whose tool
+/// may have effects.
+pub(crate) fn question_lost(tool: &str, asked_by: &str) -> String {
+    format!(
+        "ERROR: the outcome of this {tool} call is unknown: {asked_by} asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling {tool} again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+    )
+}
+
 /// The content for a call the application decided not to run (an agent hook, or a person who
 /// did not approve it).
 pub(crate) fn denied(tool: &str, reason: &str) -> String {

@@ -34,6 +34,22 @@ pub(crate) fn connection_closed(server: &str) -> ToolFailure {
     .with_next_step("Do not call its tools again; they are no longer available in this session.")
 }
 
+/// The placeholder of a call parked while the person answers its server's question: the agent
+/// run replaces it with the call's real result once the person has replied.
+pub(crate) fn asked_person(server: &str) -> ToolFailure {
+    ToolFailure::ask_user(format!(
+        "the MCP server \"{server}\" asked the user a question, and the call waits for the answer"
+    ))
+    .with_next_step("Wait for the user to answer; the result comes once they have.")
+}
+
+/// The log line of a call whose server asked a question nobody could answer.
+pub(crate) fn question_declined(server: &str, message: &str) -> String {
+    format!(
+        "the MCP server \"{server}\" asked \"{message}\", and it was declined: no person can answer during this call; run it in an agent run (the run pauses for the answer) or answer with RemoteBuilder::on_question"
+    )
+}
+
 /// The question a served tool that needs approval asks the client's user.
 pub(crate) fn approval_question(tool: &str, arguments: &Value) -> String {
     format!("Allow the tool {tool} to run with these arguments? {arguments}")

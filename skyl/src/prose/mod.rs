@@ -36,7 +36,7 @@ pub(crate) mod run;
 pub(crate) use call::timed_out;
 pub(crate) use call::{
     Ended, arguments_too_deep, arguments_too_large, denied, ended_by, failed, outcome_unknown,
-    panicked, repeated_call, unknown_tool,
+    panicked, question_lost, repeated_call, unknown_tool,
 };
 pub(crate) use content::{
     LeftOut, json_output_cut, malformed_media, media_of_call, media_too_large, not_taken,

@@ -20,6 +20,12 @@ use crate::tool::effect::EffectKeyGuard;
 use crate::tool::{CallContext, CallObserver, Invocation, RichOutcome, ToolFuture};
 
 impl<S: 'static> Toolbox<S> {
+    /// The result of `call`, whose tool finished with `outcome` outside a dispatch (a call the
+    /// agent resumed after it asked the person a question), under the toolbox's limits.
+    pub(crate) fn finished(&self, call: &ToolCall, outcome: RichOutcome) -> RichResult {
+        finish(&call.name, &call.id, outcome, &self.limits)
+    }
+
     /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
     /// a future. `done` gets the result of a call that finished, `running` a call that has yet
     /// to.
