@@ -442,7 +442,9 @@
 //!   It serializes with serde; later, perhaps in another process, record each decision with
 //!   [`Run::approve`](agent::Run::approve) or [`Run::deny`](agent::Run::deny) and pass it to
 //!   [`Agent::resume`](agent::Agent::resume). [`with_approval_for_destructive`](agent::Agent::with_approval_for_destructive)
-//!   pauses every call of a tool whose annotations say it may destroy data.
+//!   pauses every call of a tool whose annotations say it may destroy data. A call can also
+//!   pause while it runs, to ask the person a [`Question`](agent::Question) (a mounted MCP
+//!   server's elicitation): answer it with [`Run::reply`](agent::Run::reply).
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
 //! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final
@@ -599,10 +601,14 @@
 //!   `isError: true` and the same prose, so the model can correct itself; an unknown name is the
 //!   JSON-RPC error `-32602` that MCP asks for, with the same prose as its message. A definition's
 //!   annotations and output schema are listed, and JSON output is sent as `structuredContent` too.
+//!   A call that needs approval (a destructive tool's, unless `Server::with_approval` says
+//!   otherwise) asks the client's user through elicitation first, and does not run without it.
 //! - **Mount.** `skyl::mcp::Remote::spawn("files", command).await?` connects to a server, and
 //!   `Toolbox::with_remote(&files)` adds its tools beside local ones, named so that every provider
 //!   accepts them (`read.file` becomes `files_read_file`). A server that crashes, hangs or
 //!   disconnects gives a failed result naming the server and what to do, never a hang or a panic.
+//!   A server that asks the person something during a call (elicitation) pauses the agent run
+//!   making it, as a call waiting for approval does, until the person replies.
 //!
 //! `cargo run --example mcp_server` serves the weather example's tools over stdio. The module's
 //! documentation (built with the feature) has the details: content blocks, timeouts, a changing
