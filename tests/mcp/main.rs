@@ -6,6 +6,7 @@ mod authorization;
 mod common;
 mod elicitation;
 mod fuzz_inputs;
+mod hostile;
 mod mount;
 mod oauth;
 mod serve;

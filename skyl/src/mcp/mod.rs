@@ -32,7 +32,8 @@
 //! | a result with [content](crate::Content) | the prose as a `text` block, then per part: an `image` block (an image at a URL: a `resource_link`), an `audio` block, a `resource` block (a PDF given as bytes: a blob resource `attachment:///{title}`), a `resource_link` block; structured JSON as `structuredContent`, with its JSON as a `text` block unless the prose is that JSON |
 //! | a tool whose definition has an `output_schema` | the same, plus the output parsed into `structuredContent` |
 //! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
-//! | a tool name the toolbox does not have | JSON-RPC error -32602 (the one case MCP makes a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
+//! | a tool name the toolbox does not have | JSON-RPC error -32602 (MCP makes it a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
+//! | `arguments` that are not an object (an array, JSON text) | JSON-RPC error -32602, whose message is skyl's prose: the request does not satisfy MCP's `CallToolRequest`, which MCP makes a protocol error, and the tool does not run |
 //! | `notifications/cancelled` | the tool's future is dropped and its [`CallContext`](crate::CallContext) cancelled, and no response is sent |
 //! | a tool's [`CallContext::progress`](crate::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
 //! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result |
@@ -52,6 +53,18 @@
 //!
 //! On the stdio transport nothing but JSON-RPC is written to stdout: skyl prints nothing, and a
 //! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
+//!
+//! [`Server::serve_stdio`] reads one message a line, of at most **16 MiB** (16,777,216 bytes),
+//! and answers what is not a message as JSON-RPC 2.0 says instead of leaving the client to its
+//! timeout; the server goes on either way:
+//!
+//! | on stdin | the client receives |
+//! |---|---|
+//! | a line that is not JSON, or that nests arrays and objects more than 128 deep | error -32700, `id` null |
+//! | JSON that is not a request (not an object, a batch, no `method`, `jsonrpc` not `"2.0"`) | error -32600, with the request's `id` if it has a readable one, else null |
+//! | a line over 16 MiB | error -32600 saying its size, with its `id` if one was found while the line was skipped, else null; the line is never held whole |
+//! | params that do not fit a method MCP has | error -32602 saying where (rmcp alone answers -32601 "method not found"); this one on every transport |
+//! | a notification that does not read | nothing (JSON-RPC never answers a notification) |
 //!
 //! With the feature `mcp-http`, [`Server::serve_http`] serves streamable HTTP on a local port.
 //! Without authorization it answers only requests addressed to a loopback host;
@@ -142,7 +155,9 @@ mod names;
 mod notify;
 #[cfg(feature = "mcp-oauth")]
 mod oauth;
+mod params;
 mod serve;
+mod stdio;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};

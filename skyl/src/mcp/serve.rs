@@ -31,7 +31,9 @@ type NeedsApproval = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Syn
 /// Build one from a toolbox (or an `Arc` of one, to share it with an agent loop), then serve it
 /// on stdio with [`serve_stdio`](Self::serve_stdio), on any rmcp transport with
 /// [`serve`](Self::serve), or over HTTP with `serve_http` (feature `mcp-http`). It implements
-/// rmcp's [`ServerHandler`], so rmcp's own serving functions take it too.
+/// rmcp's [`ServerHandler`], so rmcp's own serving functions take it too. On stdio a message is
+/// one line of at most 16 MiB, and a line that is not one gets JSON-RPC's error answer (see
+/// [`serve_stdio`](Self::serve_stdio)).
 ///
 /// The tool list is read once, here: a toolbox does not change after it is built.
 ///
@@ -164,8 +166,22 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// This is how Claude Desktop, Cursor and the MCP inspector run a local server: they start
     /// the process and speak JSON-RPC on its standard streams. Only JSON-RPC is written to
     /// stdout. Needs a tokio runtime with I/O enabled (`#[tokio::main]` has one).
+    ///
+    /// A message is one line of at most 16 MiB (16,777,216 bytes, its newline not counted). What
+    /// is not a message is answered as JSON-RPC 2.0 says, and the server goes on: a line that is
+    /// not JSON (or nests arrays and objects more than 128 deep) with a parse error (-32700, `id`
+    /// null), JSON that is not a request with an invalid request error (-32600, with the
+    /// request's `id` when it has a readable one), and a longer line with an invalid request error
+    /// too, with its `id` if one was found while it was skipped (it is never held in memory
+    /// whole). A notification is never answered.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        self.serve(rmcp::transport::stdio_pipes()).await
+        let (input, output) = rmcp::transport::stdio_pipes();
+        self.serve(super::stdio::Lines::new(
+            input,
+            output,
+            super::stdio::MAX_MESSAGE,
+        ))
+        .await
     }
 
     /// Serves one client on any rmcp transport (an `AsyncRead + AsyncWrite` pair such as a
@@ -349,5 +365,14 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    // rmcp gives a request of MCP's whose params it cannot read here, as a custom one.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(super::params::misfit(&request, self.tools.toolbox.names()))
     }
 }

@@ -35,7 +35,7 @@ pub(crate) fn unreadable() -> &'static str {
 }
 
 /// A value as a model would recognise it: its kind, then its JSON cut to about 80 bytes.
-fn describe(value: &Value) -> String {
+pub(crate) fn describe(value: &Value) -> String {
     let kind = match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -227,6 +227,16 @@ pub(crate) fn authorization_failed(server: &str, reason: &str) -> ToolFailure {
     ))
 }
 
+/// A client's `tools/call` whose `arguments` is not an object: a JSON-RPC error's message,
+/// which hosts show the model.
+pub(crate) fn arguments_not_an_object(tool: &str, arguments: &serde_json::Value) -> String {
+    format!(
+        "{}: `arguments` must be a JSON object with one key per parameter, but it was {}. Call {tool} again with its arguments as an object.",
+        super::call::invalid_arguments_opening(tool),
+        super::arguments::describe(arguments)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,330 @@
+//! Hostile input on stdio, sent line by line to the `mcp_server` example: each line that is not a
+//! message gets the answer JSON-RPC 2.0 says (or, for a notification, none), and the server goes
+//! on answering calls afterwards.
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use crate::common::{bounded, start};
+
+/// A raw JSON-RPC conversation with the `mcp_server` example, past the handshake.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<crate::common::Recorder<ChildStdout>>,
+}
+
+impl Raw {
+    async fn start() -> Raw {
+        let (child, stdout, stdin, _seen) = start(env!("CARGO_BIN_EXE_mcp_server"));
+        let mut raw = Raw {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        };
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "0"}
+        }});
+        let answer = raw.exchange(initialize.to_string().as_bytes()).await;
+        assert_eq!(
+            answer["result"]["serverInfo"]["name"], "skyl-weather",
+            "{answer}"
+        );
+        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        raw
+    }
+
+    /// Writes `line` and its newline.
+    async fn send(&mut self, line: &[u8]) {
+        bounded("writing a line", async {
+            self.stdin.write_all(line).await.unwrap();
+            self.stdin.write_all(b"\n").await.unwrap();
+            self.stdin.flush().await.unwrap();
+        })
+        .await;
+    }
+
+    /// Reads the server's next line, as JSON.
+    async fn next(&mut self) -> Value {
+        let mut line = String::new();
+        let read = bounded("the server's answer", self.stdout.read_line(&mut line))
+            .await
+            .unwrap();
+        assert!(read > 0, "the server closed stdout");
+        serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+    }
+
+    /// Sends `line` and returns the server's next line.
+    async fn exchange(&mut self, line: &[u8]) -> Value {
+        self.send(line).await;
+        self.next().await
+    }
+
+    /// Checks that the server still answers: a ping, and a call of a tool.
+    async fn still_answers(&mut self, id: i64) {
+        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        assert_eq!(
+            self.exchange(ping.to_string().as_bytes()).await,
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+        let call = json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": {
+            "name": "get_weather", "arguments": {"city": "Kampala"}
+        }});
+        assert_eq!(
+            self.exchange(call.to_string().as_bytes()).await,
+            json!({"jsonrpc": "2.0", "id": id + 1, "result": {
+                "content": [{"type": "text", "text": "22C and sunny in Kampala"}],
+                "isError": false
+            }})
+        );
+    }
+
+    /// Closes stdin and checks that the server exits successfully.
+    async fn end(mut self) {
+        drop(self.stdin);
+        let status = bounded("the server's exit", self.child.wait())
+            .await
+            .unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+#[tokio::test]
+async fn lines_that_are_not_messages_get_json_rpc_answers_and_the_server_goes_on() {
+    let mut server = Raw::start().await;
+    let deep_array = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_request = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":{}"x"{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: [(&str, &[u8], Value); 11] = [
+        (
+            "text that is not JSON",
+            b"hello, server",
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the line is not JSON (expected value at line 1 column 1)",
+            ),
+        ),
+        (
+            "JSON cut short",
+            br#"{"jsonrpc":"2.0","id":1,"method":"#,
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the line is not JSON (EOF while parsing a value at line 1 column 33)",
+            ),
+        ),
+        (
+            "an array nested 100,000 deep",
+            deep_array.as_bytes(),
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the message nests arrays and objects deeper than 128 levels",
+            ),
+        ),
+        (
+            "a request whose arguments nest 100,000 deep",
+            deep_request.as_bytes(),
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the message nests arrays and objects deeper than 128 levels",
+            ),
+        ),
+        (
+            "JSON that is not an object",
+            b"42",
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: a message is a JSON object",
+            ),
+        ),
+        (
+            "an empty batch",
+            b"[]",
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: an empty array is not a message",
+            ),
+        ),
+        (
+            "a batch",
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: MCP has no batches (since 2025-06-18); send one message a line",
+            ),
+        ),
+        (
+            "another JSON-RPC version",
+            br#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#,
+            error(
+                json!(3),
+                -32600,
+                "Invalid Request: `jsonrpc` must be \"2.0\"",
+            ),
+        ),
+        (
+            "neither a request nor a response",
+            br#"{"jsonrpc":"2.0","id":"four"}"#,
+            error(
+                json!("four"),
+                -32600,
+                "Invalid Request: a message has a `method` (a request or a notification), or a `result` or an `error` (a response)",
+            ),
+        ),
+        (
+            "a method that is not a string",
+            br#"{"jsonrpc":"2.0","id":5,"method":7}"#,
+            error(
+                json!(5),
+                -32600,
+                "Invalid Request: `method` must be a string",
+            ),
+        ),
+        (
+            "an id that is neither a string nor a number",
+            br#"{"jsonrpc":"2.0","id":{"n":6},"method":"ping"}"#,
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: `id` must be a string or an integer",
+            ),
+        ),
+    ];
+    for (what, line, answer) in cases {
+        assert_eq!(server.exchange(line).await, answer, "{what}");
+    }
+    server.still_answers(100).await;
+    server.end().await;
+}
+
+#[tokio::test]
+async fn params_that_do_not_fit_their_method_are_invalid_params_not_an_unknown_method() {
+    let mut server = Raw::start().await;
+    let cases = [
+        (
+            "arguments that are an array",
+            json!({"name": "get_weather", "arguments": ["Kampala"]}),
+            "ERROR: get_weather was called with invalid arguments: `arguments` must be a JSON object with one key per parameter, but it was an array: [\"Kampala\"]. Call get_weather again with its arguments as an object.",
+        ),
+        (
+            "arguments that are JSON text",
+            json!({"name": "get_weather", "arguments": "{\"city\": \"Kampala\"}"}),
+            "ERROR: get_weather was called with invalid arguments: `arguments` must be a JSON object with one key per parameter, but it was a string: \"{\\\"city\\\": \\\"Kampala\\\"}\". Call get_weather again with its arguments as an object.",
+        ),
+        (
+            "an unknown tool with arguments that are an array",
+            json!({"name": "get_wether", "arguments": []}),
+            "ERROR: there is no tool named \"get_wether\". Did you mean \"get_weather\"? The available tools are: convert_currency, get_weather, search_news. Call one of them by its exact name.",
+        ),
+        (
+            "a name that is not a string",
+            json!({"name": 7}),
+            "Invalid params for `tools/call`: at `name`: invalid type: integer `7`, expected a string",
+        ),
+    ];
+    for (id, (what, params, message)) in cases.into_iter().enumerate() {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        assert_eq!(
+            server.exchange(request.to_string().as_bytes()).await,
+            error(json!(id), -32602, message),
+            "{what}"
+        );
+    }
+    let listing = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": [1]});
+    assert_eq!(
+        server.exchange(listing.to_string().as_bytes()).await,
+        error(
+            json!(10),
+            -32602,
+            "Invalid params for `tools/list`: they must be an object, but they were an array: [1]"
+        ),
+    );
+    let level = json!({"jsonrpc": "2.0", "id": 11, "method": "logging/setLevel", "params": {"level": "loud"}});
+    assert_eq!(
+        server.exchange(level.to_string().as_bytes()).await,
+        error(
+            json!(11),
+            -32602,
+            "Invalid params for `logging/setLevel`: at `level`: unknown variant `loud`, expected one of `debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`"
+        ),
+    );
+    // A method MCP does not have is still one the server does not know.
+    let unknown = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/juggle"});
+    assert_eq!(
+        server.exchange(unknown.to_string().as_bytes()).await,
+        error(json!(12), -32601, "tools/juggle"),
+    );
+    server.still_answers(100).await;
+    server.end().await;
+}
+
+#[tokio::test]
+async fn notifications_are_never_answered_even_unreadable_ones() {
+    let mut server = Raw::start().await;
+    server
+        .send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[]}}"#)
+        .await;
+    server
+        .send(br#"{"jsonrpc":"2.0","method":"$/lsp/notification"}"#)
+        .await;
+    server.send(b"").await;
+    // The next line is the ping's answer: nothing came before it.
+    server.still_answers(100).await;
+    server.end().await;
+}
+
+#[tokio::test]
+async fn a_message_over_16_mib_is_answered_and_skipped_with_its_id_when_it_shows_one() {
+    let mut server = Raw::start().await;
+    let city = "x".repeat(20_000_000);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"{city}"}}}},"id":12}}"#
+    );
+    assert_eq!(
+        server.exchange(call.as_bytes()).await,
+        error(
+            json!(12),
+            -32600,
+            &format!(
+                "Invalid Request: the message is {} bytes, over this server's limit of 16777216 bytes; it was not read",
+                call.len()
+            )
+        )
+    );
+    let garbage = vec![b'{'; 20_000_000];
+    assert_eq!(
+        server.exchange(&garbage).await,
+        error(
+            Value::Null,
+            -32600,
+            "Invalid Request: the message is 20000000 bytes, over this server's limit of 16777216 bytes; it was not read"
+        )
+    );
+    // Exactly at the limit is still read: a ping padded with spaces to 16 MiB.
+    let ping = br#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#;
+    let mut padded = ping.to_vec();
+    padded.resize(16 * 1024 * 1024, b' ');
+    assert_eq!(
+        server.exchange(&padded).await,
+        json!({"jsonrpc": "2.0", "id": 13, "result": {}})
+    );
+    server.still_answers(100).await;
+    server.end().await;
+}
