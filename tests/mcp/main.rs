@@ -8,6 +8,7 @@ mod elicitation;
 mod fuzz_inputs;
 mod hostile;
 mod mount;
+mod mount_refusals;
 mod oauth;
 mod serve;
 mod served_context;

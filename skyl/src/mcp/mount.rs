@@ -769,11 +769,17 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// As [`with`](Self::with) does, if a tool of the same name is already in the toolbox (give
     /// the server another prefix with [`RemoteBuilder::prefix`]) or a tool's definition is one a
-    /// toolbox refuses (an input schema that is not an object schema).
+    /// toolbox refuses (an input schema that is not an object schema); the message names the
+    /// server and the tool, and says why.
     #[track_caller]
     pub fn with_remote(mut self, remote: &Remote) -> Self {
         for tool in remote.tools() {
-            self = self.with(tool);
+            if let Err(error) = self.add(tool) {
+                panic!(
+                    "Toolbox::with_remote: the MCP server \"{}\" lists a tool this toolbox refuses: {error}; mount it with Toolbox::add_remote to leave out what cannot be mounted",
+                    remote.name()
+                );
+            }
         }
         self
     }

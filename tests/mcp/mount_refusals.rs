@@ -1,0 +1,145 @@
+//! A server nobody here wrote, listing tools a toolbox refuses: an input schema that is not an
+//! object's, a `$ref` to nowhere, a name that after sanitizing is a local tool's. Written with
+//! rmcp alone and served in process; each way of mounting it says what it did with them.
+
+use serde_json::{Value, json};
+use skyl::mcp::Remote;
+use skyl::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use skyl::mcp::rmcp::service::{RequestContext, RoleServer};
+use skyl::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
+use skyl::{RegistrationError, ToolCall, ToolResult, Toolbox};
+
+use crate::common::{bounded, object};
+
+/// An rmcp server whose tool list has two good tools and three a toolbox refuses.
+#[derive(Clone)]
+struct Odd;
+
+fn tool(name: &str, schema: Value) -> Tool {
+    Tool::new(name.to_owned(), format!("The tool {name}."), object(schema))
+}
+
+impl ServerHandler for Odd {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![
+            tool("echo", json!({"type": "object"})),
+            tool("text_in", json!({"type": "string"})),
+            tool(
+                "dangling",
+                json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}),
+            ),
+            tool("read.file", json!({"type": "object"})),
+            tool("read_file", json!({"type": "object"})),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let text = format!("{} ran", request.name);
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+async fn mount() -> Remote {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = Odd.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    bounded("mounting", Remote::builder("odd").connect(client_end))
+        .await
+        .unwrap()
+}
+
+/// A local tool whose name is the one `read.file` is mounted as.
+fn with_local_read_file() -> Toolbox {
+    let definition = skyl::ToolDefinition {
+        name: "odd_read_file".into(),
+        description: "Reads a local file.".into(),
+        parameters: json!({"type": "object"}),
+        ..Default::default()
+    };
+    Toolbox::new().with(skyl::DynamicTool::from_fn(definition, |_: Value| "local"))
+}
+
+fn refusals() -> Vec<String> {
+    [
+        RegistrationError::NotAnObjectSchema {
+            name: "odd_text_in".into(),
+            found: "a schema of \"type\": \"string\"".into(),
+        },
+        RegistrationError::UnresolvedReference {
+            name: "odd_dangling".into(),
+            reference: "#/$defs/Missing".into(),
+        },
+        RegistrationError::DuplicateName {
+            name: "odd_read_file".into(),
+        },
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect()
+}
+
+#[tokio::test]
+async fn add_remote_mounts_what_it_can_and_says_why_not_the_rest() {
+    let odd = mount().await;
+    let mut toolbox = with_local_read_file();
+    let refused = toolbox.add_remote(&odd);
+    assert_eq!(
+        refused.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        refusals()
+    );
+    // `read_file` comes out as `odd_read_file` too, and is mounted under the next free name.
+    assert_eq!(
+        toolbox.names().collect::<Vec<_>>(),
+        ["odd_read_file", "odd_echo", "odd_read_file_2"]
+    );
+    let call = ToolCall::new("call_1", "odd_read_file_2", json!({}));
+    assert_eq!(
+        bounded("a call", toolbox.dispatch(&call)).await,
+        ToolResult::success("call_1", "read_file ran")
+    );
+    odd.close().await;
+}
+
+#[tokio::test]
+async fn try_with_remote_refuses_the_first_tool_it_cannot_mount() {
+    let odd = mount().await;
+    let refused = with_local_read_file().try_with_remote(&odd).unwrap_err();
+    assert_eq!(refused.to_string(), refusals()[0]);
+    odd.close().await;
+}
+
+#[tokio::test]
+async fn with_remote_panics_for_a_server_it_cannot_mount_whole_saying_why() {
+    let odd = mount().await;
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        with_local_read_file().with_remote(&odd)
+    }))
+    .unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert_eq!(
+        message,
+        format!(
+            "Toolbox::with_remote: the MCP server \"odd\" lists a tool this toolbox refuses: {}; mount it with Toolbox::add_remote to leave out what cannot be mounted",
+            refusals()[0]
+        )
+    );
+    odd.close().await;
+}
