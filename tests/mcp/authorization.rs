@@ -159,3 +159,123 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
     );
     serving.abort();
 }
+
+/// A POST of `message` to a stateless server, with `token` as its bearer token.
+fn post(message: &Value, token: &str) -> String {
+    let body = message.to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// The tokens of a server where converting money needs a scope of its own.
+async fn verify_money(token: String) -> Option<Grant> {
+    match token.as_str() {
+        "reader" => Some(Grant::new(["weather:read"])),
+        "banker" => Some(Grant::new(["weather:read", "money:convert"])),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_tool_with_scopes_of_its_own_asks_for_them_when_a_token_lacks_them() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}/mcp");
+    let authorization = Authorization::bearer(&url, "https://auth.example.com", verify_money)
+        .require_scopes(["weather:read"])
+        .require_tool_scopes("convert_currency", ["money:convert"]);
+    let serving = tokio::spawn(
+        Server::new(weather_tools::toolbox())
+            .with_stateless_http()
+            .with_authorization(authorization)
+            .serve_http(listener),
+    );
+    let call = |tool: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+    let convert = call(
+        "convert_currency",
+        json!({"amount": 10, "from": "USD", "to": "UGX"}),
+    );
+
+    // A token without the tool's scope: 403, naming every scope the call needs (MCP's step-up).
+    let (head, body) = bounded(
+        "a call without the tool's scope",
+        http_exchange(address, post(&convert, "reader")),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{head}");
+    let metadata = format!("http://{address}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        header(&head, "www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read money:convert\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope the tool convert_currency requires\"").as_str())
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope the tool convert_currency requires"})
+    );
+
+    // With it, the call is answered.
+    let (head, body) = bounded(
+        "a call with the tool's scope",
+        http_exchange(address, post(&convert, "banker")),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "10 USD = 37000.00 UGX"}],
+            "isError": false
+        }})
+    );
+
+    // A tool that needs no scope of its own is answered with the server's scope alone.
+    let weather = call("get_weather", json!({"city": "Gulu"}));
+    let (head, body) = bounded(
+        "a call of a tool without scopes",
+        http_exchange(address, post(&weather, "reader")),
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "27C and cloudy in Gulu"}],
+            "isError": false
+        }})
+    );
+
+    // tools/list shows every tool to every token: a client must see a tool to ask for its scope.
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let (head, body) = bounded("tools/list", http_exchange(address, post(&list, "reader"))).await;
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_weather", "search_news", "convert_currency"]);
+
+    // The metadata document lists the tool's scope as one a client may ask for.
+    let (_, body) = bounded(
+        "the metadata document",
+        http_exchange(
+            address,
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n".to_owned(),
+        ),
+    )
+    .await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({
+            "resource": url,
+            "authorization_servers": ["https://auth.example.com"],
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": ["weather:read", "money:convert"]
+        })
+    );
+    serving.abort();
+}

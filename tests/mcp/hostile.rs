@@ -113,7 +113,7 @@ async fn lines_that_are_not_messages_get_json_rpc_answers_and_the_server_goes_on
             error(
                 Value::Null,
                 -32700,
-                "Parse error: the line is not JSON (expected value at line 1 column 1)",
+                "Parse error: the message is not JSON (expected value at line 1 column 1)",
             ),
         ),
         (
@@ -122,7 +122,7 @@ async fn lines_that_are_not_messages_get_json_rpc_answers_and_the_server_goes_on
             error(
                 Value::Null,
                 -32700,
-                "Parse error: the line is not JSON (EOF while parsing a value at line 1 column 33)",
+                "Parse error: the message is not JSON (EOF while parsing a value at line 1 column 33)",
             ),
         ),
         (
@@ -327,4 +327,91 @@ async fn a_message_over_16_mib_is_answered_and_skipped_with_its_id_when_it_shows
     );
     server.still_answers(100).await;
     server.end().await;
+}
+
+/// POSTs `body` to `address` and returns the status line and the body of the answer; the body
+/// is written beside the reading, and a server that answers before reading it all may close
+/// the connection under the writer.
+async fn http_post(address: std::net::SocketAddr, body: Vec<u8>) -> (String, Value) {
+    use tokio::io::AsyncReadExt;
+    let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let (mut reading, mut writing) = stream.into_split();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let writer = tokio::spawn(async move {
+        let _ = writing.write_all(head.as_bytes()).await;
+        let _ = writing.write_all(&body).await;
+        writing
+    });
+    let mut response = Vec::new();
+    let _ = reading.read_to_end(&mut response).await;
+    drop(writer.await);
+    let response = String::from_utf8(response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    let body = serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()));
+    (status, body)
+}
+
+#[tokio::test]
+async fn over_http_a_body_that_is_not_a_message_is_a_400_with_json_rpcs_answer() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving =
+        tokio::spawn(skyl::mcp::Server::new(crate::weather_tools::toolbox()).serve_http(listener));
+    let cases = [
+        (
+            b"hello, server".to_vec(),
+            "HTTP/1.1 400 Bad Request",
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the message is not JSON (expected value at line 1 column 1)",
+            ),
+        ),
+        (
+            "[".repeat(100_000).into_bytes(),
+            "HTTP/1.1 400 Bad Request",
+            error(
+                Value::Null,
+                -32700,
+                "Parse error: the message nests arrays and objects deeper than 128 levels",
+            ),
+        ),
+        (
+            b"42".to_vec(),
+            "HTTP/1.1 400 Bad Request",
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: a message is a JSON object",
+            ),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":3}"#.to_vec(),
+            "HTTP/1.1 400 Bad Request",
+            error(
+                json!(3),
+                -32600,
+                "Invalid Request: a message has a `method` (a request or a notification), or a `result` or an `error` (a response)",
+            ),
+        ),
+        (
+            vec![b' '; 5 * 1024 * 1024],
+            "HTTP/1.1 413 Payload Too Large",
+            error(
+                Value::Null,
+                -32600,
+                "Invalid Request: the message is over this server's limit of 4194304 bytes; it was not read",
+            ),
+        ),
+    ];
+    for (body, status, answer) in cases {
+        let shown = String::from_utf8_lossy(&body[..body.len().min(30)]).into_owned();
+        let (got_status, got) = bounded("a POST", http_post(address, body)).await;
+        assert_eq!((got_status.as_str(), got), (status, answer), "{shown}");
+    }
+    serving.abort();
 }

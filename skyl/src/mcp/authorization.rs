@@ -28,6 +28,10 @@ use serde_json::json;
 /// - a token the verifier refuses is answered 401 with `error="invalid_token"`;
 /// - a valid token without every required scope is answered 403 with `error="insufficient_scope"`
 ///   and the scopes to ask for;
+/// - a `tools/call` of a tool that needs scopes of its own
+///   ([`require_tool_scopes`](Self::require_tool_scopes)) by a token without them is answered the
+///   same 403, naming the scopes that call needs, so that the client asks for them and calls
+///   again (MCP's step-up authorization);
 /// - the metadata document is served at `/.well-known/oauth-protected-resource` (and, for a
 ///   resource with a path such as `/mcp`, at `/.well-known/oauth-protected-resource/mcp`).
 ///
@@ -42,7 +46,8 @@ use serde_json::json;
 ///         (token == "let-me-in").then(|| Grant::new(["tools:call"]))
 ///     },
 /// )
-/// .require_scopes(["tools:call"]);
+/// .require_scopes(["tools:call"])
+/// .require_tool_scopes("delete_file", ["files:write"]);
 /// # let _ = authorization;
 /// ```
 #[derive(Clone)]
@@ -50,6 +55,8 @@ pub struct Authorization {
     resource: String,
     authorization_servers: Vec<String>,
     required_scopes: Vec<String>,
+    /// Each tool that needs scopes of its own, with them, in the order they were given.
+    tool_scopes: Vec<(String, Vec<String>)>,
     verify: Arc<Verify>,
 }
 
@@ -90,6 +97,7 @@ impl Authorization {
             resource: resource.into(),
             authorization_servers: vec![authorization_server.into()],
             required_scopes: Vec::new(),
+            tool_scopes: Vec::new(),
             verify: Arc::new(move |token| Box::pin(verify(token))),
         }
     }
@@ -100,6 +108,79 @@ impl Authorization {
     pub fn require_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// The scopes a token must have, beside those every request needs, to call the tool named
+    /// `tool` (as `tools/list` shows it); calling again for the same tool replaces its scopes.
+    ///
+    /// A `tools/call` of it by a token without them is answered 403 with an
+    /// `insufficient_scope` challenge naming the scopes that call needs (every request's and the
+    /// tool's), as MCP's authorization section says for step-up authorization: the client asks
+    /// the authorization server for them and calls again. `tools/list` still lists the tool to
+    /// every token, since a client that never saw it could never ask for its scope; the metadata
+    /// document's `scopes_supported` lists the tools' scopes beside the required ones.
+    pub fn require_tool_scopes(
+        mut self,
+        tool: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let tool = tool.into();
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.tool_scopes.retain(|(name, _)| *name != tool);
+        self.tool_scopes.push((tool, scopes));
+        self
+    }
+
+    /// Whether some tool needs scopes of its own, so that a `tools/call` must be looked into.
+    pub(super) fn has_tool_scopes(&self) -> bool {
+        !self.tool_scopes.is_empty()
+    }
+
+    /// The scopes a call of `tool` needs that `grant` lacks, with all the scopes the call needs
+    /// (every request's, then the tool's), or `None` if it has them all.
+    fn missing_for(&self, tool: &str, grant: &Grant) -> Option<Vec<String>> {
+        let (_, own) = self.tool_scopes.iter().find(|(name, _)| name == tool)?;
+        if own.iter().all(|scope| grant.scopes.contains(scope)) {
+            return None;
+        }
+        let mut needed = self.required_scopes.clone();
+        for scope in own {
+            if !needed.contains(scope) {
+                needed.push(scope.clone());
+            }
+        }
+        Some(needed)
+    }
+
+    /// The refusal of a `tools/call` of `tool` with a token granting `grant`, if the tool needs
+    /// a scope the token lacks.
+    pub(super) fn check_tool(
+        &self,
+        tool: &str,
+        grant: &Grant,
+    ) -> Option<Response<BoxBody<Bytes, Infallible>>> {
+        let needed = self.missing_for(tool, grant)?;
+        Some(self.challenge(
+            StatusCode::FORBIDDEN,
+            &needed,
+            Some((
+                "insufficient_scope",
+                // No quotes: RFC 6750 keeps `"` and `\` out of error_description. A tool's name
+                // is letters, digits, `_` and `-`.
+                &format!("the access token lacks a scope the tool {tool} requires"),
+            )),
+        ))
+    }
+
+    /// Every scope a client may be asked for: the required ones, then the tools'.
+    fn scopes_supported(&self) -> Vec<&String> {
+        let mut scopes: Vec<&String> = self.required_scopes.iter().collect();
+        for scope in self.tool_scopes.iter().flat_map(|(_, scopes)| scopes) {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        scopes
     }
 
     /// The URL of the protected-resource metadata document: the `/.well-known/` path inserted
@@ -116,27 +197,28 @@ impl Authorization {
             || path == format!("/.well-known/oauth-protected-resource{resource_path}")
     }
 
-    /// The answer to a request for `path` carrying the `Authorization` header `header`: `None`
-    /// lets the request through to MCP, `Some` is the answer instead (the metadata document, or
-    /// a refusal).
+    /// The answer to a request for `path` carrying the `Authorization` header `header`: `Ok`
+    /// with what the token grants lets the request through to MCP, `Err` is the answer instead
+    /// (the metadata document, or a refusal).
     pub(super) async fn check(
         &self,
         path: &str,
         header: Option<&str>,
-    ) -> Option<Response<BoxBody<Bytes, Infallible>>> {
+    ) -> Result<Grant, Response<BoxBody<Bytes, Infallible>>> {
         if self.is_metadata_path(path) {
-            return Some(self.metadata());
+            return Err(self.metadata());
         }
         let token = header.and_then(|value| {
             let (scheme, token) = value.split_once(' ')?;
             scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
         });
         let Some(token) = token.filter(|token| !token.is_empty()) else {
-            return Some(self.challenge(StatusCode::UNAUTHORIZED, None));
+            return Err(self.challenge(StatusCode::UNAUTHORIZED, &self.required_scopes, None));
         };
         let Some(grant) = (self.verify)(token.to_owned()).await else {
-            return Some(self.challenge(
+            return Err(self.challenge(
                 StatusCode::UNAUTHORIZED,
+                &self.required_scopes,
                 Some(("invalid_token", "the access token is not valid")),
             ));
         };
@@ -145,10 +227,11 @@ impl Authorization {
             .iter()
             .all(|scope| grant.scopes.contains(scope));
         if has_all {
-            None
+            Ok(grant)
         } else {
-            Some(self.challenge(
+            Err(self.challenge(
                 StatusCode::FORBIDDEN,
+                &self.required_scopes,
                 Some((
                     "insufficient_scope",
                     "the access token lacks a scope this server requires",
@@ -163,8 +246,9 @@ impl Authorization {
             "authorization_servers": self.authorization_servers,
             "bearer_methods_supported": ["header"],
         });
-        if !self.required_scopes.is_empty() {
-            document["scopes_supported"] = json!(self.required_scopes);
+        let scopes = self.scopes_supported();
+        if !scopes.is_empty() {
+            document["scopes_supported"] = json!(scopes);
         }
         respond(
             StatusCode::OK,
@@ -174,15 +258,17 @@ impl Authorization {
         )
     }
 
-    /// A refusal with its `WWW-Authenticate: Bearer` challenge (RFC 6750, section 3).
+    /// A refusal with its `WWW-Authenticate: Bearer` challenge (RFC 6750, section 3), naming
+    /// the `scopes` the refused request needs.
     fn challenge(
         &self,
         status: StatusCode,
+        scopes: &[String],
         error: Option<(&str, &str)>,
     ) -> Response<BoxBody<Bytes, Infallible>> {
         let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
-        if !self.required_scopes.is_empty() {
-            challenge.push_str(&format!(", scope=\"{}\"", self.required_scopes.join(" ")));
+        if !scopes.is_empty() {
+            challenge.push_str(&format!(", scope=\"{}\"", scopes.join(" ")));
         }
         let body = match error {
             Some((code, description)) => {
@@ -211,6 +297,7 @@ impl fmt::Debug for Authorization {
             .field("resource", &self.resource)
             .field("authorization_servers", &self.authorization_servers)
             .field("required_scopes", &self.required_scopes)
+            .field("tool_scopes", &self.tool_scopes)
             .finish_non_exhaustive()
     }
 }

@@ -4,7 +4,13 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -17,6 +23,7 @@ use super::authorization::Authorization;
 use super::error::{Cause, ConnectError, ServeError};
 use super::mount::{Remote, RemoteBuilder};
 use super::serve::Server;
+use super::stdio;
 
 /// How a server answers over HTTP (set with [`Server::with_stateless_http`] and
 /// [`Server::with_authorization`]).
@@ -54,6 +61,10 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
     /// future is dropped (which also ends the sessions it started) or accepting fails.
     ///
+    /// A POST body is one message of at most 4 MiB (rmcp's limit): a longer one is answered 413,
+    /// and one that is not a message 400, each with a JSON-RPC error response as
+    /// [`serve_stdio`](Self::serve_stdio) would answer it (rmcp alone answers 415 in plain text).
+    ///
     /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
     /// requests addressed to `localhost`, `127.0.0.1` or `::1`: bind a loopback address. To serve
     /// other hosts, or to mount MCP beside other routes, build your own router around
@@ -68,6 +79,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
         let config = StreamableHttpServerConfig::default();
         let _stop_sessions = config.cancellation_token.clone().drop_guard();
+        let max_body = config.max_request_body_bytes;
         let authorization = self.http.authorization.clone().map(Arc::new);
         let service = Arc::new(self.http_service_with(config));
         loop {
@@ -79,25 +91,9 @@ impl<S: Send + Sync + 'static> Server<S> {
                     let service = Arc::clone(&service);
                     let authorization = authorization.clone();
                     async move {
-                        if let Some(authorization) = authorization {
-                            let header = request
-                                .headers()
-                                .get(hyper::header::AUTHORIZATION)
-                                .and_then(|value| value.to_str().ok());
-                            let path = request.uri().path();
-                            if let Some(refusal) = authorization.check(path, header).await {
-                                return Ok::<_, Infallible>(refusal);
-                            }
-                        }
-                        let ends_session = request.method() == hyper::Method::DELETE;
-                        let mut response = service.handle(request).await;
-                        // rmcp answers a client that ends its session with 202 Accepted; the
-                        // TypeScript and Python SDKs' servers answer 200, and the Python SDK's
-                        // client warns on anything but 200 or 204.
-                        if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
-                            *response.status_mut() = hyper::StatusCode::OK;
-                        }
-                        Ok::<_, Infallible>(response)
+                        Ok::<_, Infallible>(
+                            answer(&service, authorization.as_deref(), max_body, request).await,
+                        )
                     }
                 });
                 // A connection that fails (a client that went away) concerns only that client.
@@ -132,6 +128,89 @@ impl<S: Send + Sync + 'static> Server<S> {
             config,
         )
     }
+}
+
+/// The answer to one HTTP request: the authorization's, or rmcp's with skyl's corrections.
+async fn answer<S: Send + Sync + 'static>(
+    service: &StreamableHttpService<Server<S>, LocalSessionManager>,
+    authorization: Option<&Authorization>,
+    max_body: usize,
+    request: Request<Incoming>,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let mut grant = None;
+    if let Some(authorization) = authorization {
+        let header = request
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok());
+        match authorization.check(request.uri().path(), header).await {
+            Ok(granted) => grant = Some(granted),
+            Err(answer) => return answer,
+        }
+    }
+    if request.method() == Method::DELETE {
+        let mut response = service.handle(request).await;
+        // rmcp answers a client that ends its session with 202 Accepted; the TypeScript and
+        // Python SDKs' servers answer 200, and the Python SDK's client warns on anything but 200
+        // or 204.
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::OK;
+        }
+        return response;
+    }
+    if request.method() != Method::POST {
+        return service.handle(request).await;
+    }
+    // A message is read whole here, as rmcp would read it (and within its limit), so that a
+    // tool's own scopes can be checked and a body rmcp refuses can be answered as JSON-RPC says.
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, max_body).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => {
+            let refusal = stdio::too_long_answer(max_body);
+            return json_response(StatusCode::PAYLOAD_TOO_LARGE, &refusal);
+        }
+    };
+    if let (Some(authorization), Some(grant)) = (authorization, &grant)
+        && authorization.has_tool_scopes()
+        && let Some(tool) = called_tool(&body)
+        && let Some(refusal) = authorization.check_tool(&tool, grant)
+    {
+        return refusal;
+    }
+    let response = service
+        .handle(Request::from_parts(parts, Full::new(body.clone())))
+        .await;
+    // rmcp answers a body it cannot read as a message 415 Unsupported Media Type, in plain text,
+    // even when the media type was right; MCP asks for an HTTP error status and allows a
+    // JSON-RPC error response without an id.
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+        && let Some(refusal) = stdio::refusal(&body)
+    {
+        return json_response(StatusCode::BAD_REQUEST, &refusal);
+    }
+    response
+}
+
+/// The tool a `tools/call` calls, read as rmcp reads the message (so that no message reads as a
+/// call of one tool here and of another there).
+fn called_tool(body: &[u8]) -> Option<String> {
+    let message = serde_json::from_slice::<ClientJsonRpcMessage>(body).ok()?;
+    match message.into_request()?.0 {
+        ClientRequest::CallToolRequest(call) => Some(call.params.name.into_owned()),
+        _ => None,
+    }
+}
+
+fn json_response(
+    status: StatusCode,
+    body: &serde_json::Value,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    Response::builder()
+        .status(status)
+        .header(hyper::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .expect("a status, a known header and a body make a valid response")
 }
 
 impl RemoteBuilder {

@@ -70,8 +70,12 @@
 //! Without authorization it answers only requests addressed to a loopback host;
 //! [`Server::with_authorization`] requires a bearer token checked by a verifier you give
 //! ([`Authorization`]: 401 or 403 with a `WWW-Authenticate` challenge, and the protected-resource
-//! metadata document), and [`Server::with_stateless_http`] answers without sessions, so that
-//! several processes can sit behind a load balancer.
+//! metadata document; scopes for the whole server, and per tool with
+//! [`Authorization::require_tool_scopes`], whose calls without them get the 403 that starts MCP's
+//! step-up authorization), and [`Server::with_stateless_http`] answers without sessions, so that
+//! several processes can sit behind a load balancer. A POST body is a message of at most 4 MiB
+//! (rmcp's limit); one that is not a message is answered 400 with the JSON-RPC error stdio would
+//! give it (413 when it is too long).
 //!
 //! # Mounting a server's tools
 //!

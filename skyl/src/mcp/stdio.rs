@@ -180,7 +180,7 @@ fn judge(line: &[u8]) -> Judged {
             let cause = if error.to_string().starts_with("recursion limit exceeded") {
                 format!("the message nests arrays and objects deeper than {MAX_DEPTH} levels")
             } else {
-                format!("the line is not JSON ({error})")
+                format!("the message is not JSON ({error})")
             };
             return Judged::Answer(error_response(
                 Value::Null,
@@ -290,6 +290,29 @@ fn invalid(id: impl Into<Option<Value>>, cause: &str) -> Judged {
 
 fn error_response(id: Value, code: i32, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The JSON-RPC error answering `message`, a whole message received some other way than stdio
+/// (an HTTP request's body), if it is not a message rmcp can read; the same answer a line of it
+/// would get on stdio.
+#[cfg(feature = "mcp-http")]
+pub(super) fn refusal(message: &[u8]) -> Option<Value> {
+    match judge(message) {
+        Judged::Answer(answer) => Some(answer),
+        Judged::Message(_) | Judged::Nothing => None,
+    }
+}
+
+/// The JSON-RPC error answering a message over `max` bytes whose length and `id` are not known.
+#[cfg(feature = "mcp-http")]
+pub(super) fn too_long_answer(max: usize) -> Value {
+    error_response(
+        Value::Null,
+        INVALID_REQUEST,
+        &format!(
+            "Invalid Request: the message is over this server's limit of {max} bytes; it was not read"
+        ),
+    )
 }
 
 /// The answer to a line over the limit.
