@@ -623,6 +623,7 @@
 //! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for the four adapters, streamed or not (reqwest with rustls on ring, Tokio timers) |
 //! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
 //! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
+//! | `mcp-oauth` | no | `mcp-http` and `RemoteBuilder::oauth`: mount servers that require OAuth 2.1 (discovery, registration, PKCE, client credentials, step-up), on rmcp's OAuth client and the oauth2 crate |
 //! | `durable` | no | `skyl::durable::SqliteJournal`, the embedded journal of durable runs ([`agent::journal`]): rusqlite with its bundled SQLite, compiled from C |
 //!
 //! ```toml

@@ -54,8 +54,8 @@ impl Question {
         }
     }
 
-    /// Who asks: the name of the mounted server, as given to
-    /// [`Remote::builder`](crate::mcp::Remote::builder).
+    /// Who asks: the name of the mounted server, as given to `skyl::mcp::Remote::builder`
+    /// (feature `mcp`).
     pub fn from(&self) -> &str {
         &self.from
     }
