@@ -41,6 +41,16 @@ fn header<'h>(head: &'h str, name: &str) -> Option<&'h str> {
     })
 }
 
+/// Checks a refusal whole: its status line, its `WWW-Authenticate` challenge and its JSON body.
+fn assert_refused(head: &str, body: &str, status: &str, challenge: &str, expected: Value) {
+    assert!(
+        head.starts_with(&format!("HTTP/1.1 {status}\r\n")),
+        "{head}"
+    );
+    assert_eq!(header(head, "www-authenticate"), Some(challenge));
+    assert_eq!(serde_json::from_str::<Value>(body).unwrap(), expected);
+}
+
 #[tokio::test]
 async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -57,14 +67,12 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
 
     // No token: 401, and the challenge says where the metadata is and which scope to ask for.
     let (head, body) = bounded("no token", http_exchange(address, initialize(None))).await;
-    assert!(head.starts_with("HTTP/1.1 401 Unauthorized\r\n"), "{head}");
-    assert_eq!(
-        header(&head, "www-authenticate"),
-        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\"").as_str())
-    );
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
-        json!({"error": "invalid_request", "error_description": "this MCP server needs an access token (Authorization: Bearer)"})
+    assert_refused(
+        &head,
+        &body,
+        "401 Unauthorized",
+        &format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\""),
+        json!({"error": "invalid_request", "error_description": "this MCP server needs an access token (Authorization: Bearer)"}),
     );
 
     // A token the verifier refuses: 401, invalid_token.
@@ -73,14 +81,14 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
         http_exchange(address, initialize(Some("Bearer forged"))),
     )
     .await;
-    assert!(head.starts_with("HTTP/1.1 401 Unauthorized\r\n"), "{head}");
-    assert_eq!(
-        header(&head, "www-authenticate"),
-        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"invalid_token\", error_description=\"the access token is not valid\"").as_str())
-    );
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
-        json!({"error": "invalid_token", "error_description": "the access token is not valid"})
+    assert_refused(
+        &head,
+        &body,
+        "401 Unauthorized",
+        &format!(
+            "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"invalid_token\", error_description=\"the access token is not valid\""
+        ),
+        json!({"error": "invalid_token", "error_description": "the access token is not valid"}),
     );
 
     // A valid token without the scope: 403, insufficient_scope.
@@ -89,14 +97,14 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
         http_exchange(address, initialize(Some("Bearer no-scope"))),
     )
     .await;
-    assert!(head.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{head}");
-    assert_eq!(
-        header(&head, "www-authenticate"),
-        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope this server requires\"").as_str())
-    );
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
-        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope this server requires"})
+    assert_refused(
+        &head,
+        &body,
+        "403 Forbidden",
+        &format!(
+            "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope this server requires\""
+        ),
+        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope this server requires"}),
     );
 
     // The metadata document, at the address the challenge gave (and at the root form).
@@ -204,15 +212,15 @@ async fn a_tool_with_scopes_of_its_own_asks_for_them_when_a_token_lacks_them() {
         http_exchange(address, post(&convert, "reader")),
     )
     .await;
-    assert!(head.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{head}");
     let metadata = format!("http://{address}/.well-known/oauth-protected-resource/mcp");
-    assert_eq!(
-        header(&head, "www-authenticate"),
-        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read money:convert\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope the tool convert_currency requires\"").as_str())
-    );
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
-        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope the tool convert_currency requires"})
+    assert_refused(
+        &head,
+        &body,
+        "403 Forbidden",
+        &format!(
+            "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read money:convert\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope the tool convert_currency requires\""
+        ),
+        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope the tool convert_currency requires"}),
     );
 
     // With it, the call is answered.

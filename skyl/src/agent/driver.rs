@@ -647,7 +647,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 Slot::Replied { question, reply } => Some(self.replied(call, question, reply)),
                 _ => None,
             };
-            match settled {
+            let unknown = match settled {
                 Some(Settled::Replayed(result, content)) => {
                     self.event(|| Event::ToolAnswered {
                         name: call.name.clone(),
@@ -665,76 +665,68 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     to_run.push(position);
                     continue;
                 }
-                Some(Settled::Unknown(result)) => {
-                    self.event(|| Event::ToolAnswered {
-                        name: call.name.clone(),
-                        result: result.clone(),
-                        by: AnsweredBy::OutcomeUnknown,
-                    });
-                    records.push(Record::Result {
-                        step,
-                        call: position,
-                        result: result.clone(),
-                        content: Vec::new(),
-                    });
-                    turn.slots[position] = Slot::Answered(result);
-                    answered.push((position, Duration::ZERO));
-                    continue;
-                }
+                Some(Settled::Unknown(result)) => Some(result),
                 Some(Settled::Resumed(rest)) => {
                     replied.push((position, rest));
                     continue;
                 }
-                Some(Settled::Decided(decision)) => slot = decision,
-                None => {}
-            }
-            let (result, by) = match slot {
-                Slot::New => {
-                    let proposed = agent.proposed(call);
-                    match agent.hooks.before_tool_call(call, proposed).await {
-                        Decision::Run => {
+                Some(Settled::Decided(decision)) => {
+                    slot = decision;
+                    None
+                }
+                None => None,
+            };
+            let (result, by) = if let Some(result) = unknown {
+                (result, AnsweredBy::OutcomeUnknown)
+            } else {
+                match slot {
+                    Slot::New => {
+                        let proposed = agent.proposed(call);
+                        match agent.hooks.before_tool_call(call, proposed).await {
+                            Decision::Run => {
+                                to_run.push(position);
+                                continue;
+                            }
+                            Decision::Deny(reason) => (denied(call, &reason), AnsweredBy::Hook),
+                            Decision::Answer(outcome) => {
+                                (answered_with(call, outcome), AnsweredBy::Hook)
+                            }
+                            Decision::Pause => {
+                                turn.slots[position] = agent.paused(call);
+                                self.event(|| Event::ToolPaused {
+                                    call: (*call).clone(),
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                    Slot::Approved => {
+                        to_run.push(position);
+                        continue;
+                    }
+                    Slot::Granted(approval) => {
+                        let definition = agent.definition_fingerprint(&call.name);
+                        let arguments = arguments_fingerprint(call);
+                        if approval.holds(call, &arguments, &definition, unix_now()) {
                             to_run.push(position);
-                            continue;
-                        }
-                        Decision::Deny(reason) => (denied(call, &reason), AnsweredBy::Hook),
-                        Decision::Answer(outcome) => {
-                            (answered_with(call, outcome), AnsweredBy::Hook)
-                        }
-                        Decision::Pause => {
+                        } else {
+                            // Moved, changed or expired: ask again.
                             turn.slots[position] = agent.paused(call);
                             self.event(|| Event::ToolPaused {
                                 call: (*call).clone(),
                             });
-                            continue;
                         }
+                        continue;
                     }
-                }
-                Slot::Approved => {
-                    to_run.push(position);
-                    continue;
-                }
-                Slot::Granted(approval) => {
-                    let definition = agent.definition_fingerprint(&call.name);
-                    let arguments = arguments_fingerprint(call);
-                    if approval.holds(call, &arguments, &definition, unix_now()) {
-                        to_run.push(position);
-                    } else {
-                        // Moved, changed or expired: ask again.
-                        turn.slots[position] = agent.paused(call);
-                        self.event(|| Event::ToolPaused {
-                            call: (*call).clone(),
-                        });
+                    Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
+                    Slot::Answered(_)
+                    | Slot::Awaiting
+                    | Slot::Paused { .. }
+                    | Slot::Asking(_)
+                    | Slot::Replied { .. } => {
+                        turn.slots[position] = slot;
+                        continue;
                     }
-                    continue;
-                }
-                Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
-                Slot::Answered(_)
-                | Slot::Awaiting
-                | Slot::Paused { .. }
-                | Slot::Asking(_)
-                | Slot::Replied { .. } => {
-                    turn.slots[position] = slot;
-                    continue;
                 }
             };
             self.event(|| Event::ToolAnswered {
