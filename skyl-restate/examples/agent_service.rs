@@ -280,13 +280,29 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     runtime.block_on(async {
+        // Bound first, so that "serving" is true when it is printed, and a taken port is an
+        // error to read rather than a panic.
+        let listener = match tokio::net::TcpListener::bind(args.listen).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("{}", cannot_listen(args.listen, &error));
+                return ExitCode::FAILURE;
+            }
+        };
         println!(
             "serving AgentRun on http://{} with {tools} tools",
             args.listen
         );
         HttpServer::new(Endpoint::builder().bind(AgentRun { agent }).build())
-            .listen_and_serve(args.listen)
+            .serve(listener)
             .await;
-    });
-    ExitCode::SUCCESS
+        ExitCode::SUCCESS
+    })
+}
+
+/// What the service says when it cannot listen on `address`.
+fn cannot_listen(address: SocketAddr, error: &std::io::Error) -> String {
+    format!(
+        "agent_service cannot listen on {address}: {error}; stop what listens there, or pass another address with --listen"
+    )
 }

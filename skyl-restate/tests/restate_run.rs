@@ -166,3 +166,32 @@ fn a_decision_is_bound_to_the_arguments_and_the_expiry_and_counts_once() {
         ]
     );
 }
+
+#[test]
+fn the_service_says_when_its_address_is_taken_and_exits() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap();
+    let dir = TempDir::new("taken");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skyl-restate-demo"))
+        .arg("--listen")
+        .arg(address.to_string())
+        .arg("--outbox")
+        .arg(dir.0.join("outbox.txt"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let exit = wait_for("the service's exit", || child.try_wait().unwrap());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(exit.code(), Some(1));
+    // Nothing says "serving": it never listened.
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    let cause = std::net::TcpListener::bind(address).unwrap_err();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "agent_service cannot listen on {address}: {cause}; stop what listens there, or pass another address with --listen\n"
+        )
+    );
+}
