@@ -124,6 +124,45 @@
 //!   which is not journaled: an attempt that replays the pause after the expiry asks again, unless
 //!   the call's intent was recorded (then the journal decides, as everywhere).
 //!
+//! # When the service comes back: Restate's retry back-off
+//!
+//! A run whose service died is not resumed the moment the service is back: Restate tries the
+//! invocation again on its retry policy, an exponential back-off. With `restate-server` 1.7's
+//! defaults (`restate-server --dump-config` prints them) the first retry comes after 500 ms, each
+//! wait doubles, and a wait is at most a minute: a service down for a few minutes can sit idle up
+//! to a minute after it is back before its runs go on, and a decision posted meanwhile is
+//! answered only then. After 70 attempts Restate pauses the invocation, which then goes on only
+//! when resumed by hand.
+//!
+//! To go on at once, resume the invocation: the admin API's `PATCH /invocations/{id}/resume`
+//! starts a retry that is backing off. To shorten the wait for good, lower `max-interval` in the
+//! server's configuration file:
+//!
+//! ```toml
+//! [default-retry-policy]
+//! initial-interval = "100ms"
+//! exponentiation-factor = 2.0
+//! max-interval = "5s"
+//! ```
+//!
+//! or for the workflow alone, on its attribute (restate-sdk's `invocation_retry_policy`, which the
+//! service announces when it is registered; unset fields keep the server's defaults):
+//!
+//! ```no_run
+//! # use restate_sdk::prelude::*;
+//! # struct AgentRun;
+//! #[restate_sdk::workflow(invocation_retry_policy(initial_interval = "100ms", max_interval = "5s"))]
+//! impl AgentRun {
+//!     #[handler]
+//!     async fn run(&self, _ctx: WorkflowContext<'_>) -> Result<(), HandlerError> {
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! `local::LocalRestate` (feature `local-server`, the tests' server) retries every 50 to 500 ms:
+//! the tests kill the service on purpose.
+//!
 //! # Running it locally
 //!
 //! `scripts/install-restate-server.sh` installs the server (npm's `@restatedev/restate-server`);
