@@ -60,12 +60,14 @@ pub struct Decision {
     /// Why not, for a denial: the model reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Seconds since the Unix epoch after which an approval no longer holds: a run that gets to
-    /// the call later asks again.
+    /// Seconds since the Unix epoch after which an approval no longer holds: one that expired
+    /// before the run took it is answered 422 and the call asks again, as it does when the run
+    /// gets to the call later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<u64>,
     /// The arguments the person approved, when they were shown them: an approval of other
-    /// arguments than the call's does not let it run, and the call asks again.
+    /// arguments than the call's does not let it run; it is answered 422 and the call asks
+    /// again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
 }
