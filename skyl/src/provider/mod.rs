@@ -155,6 +155,7 @@ pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 #[cfg(feature = "mcp")]
 pub(crate) use lowering::is_json_of;
+pub use lowering::{Lowered, MediaRule, ResultLowering};
 pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
