@@ -94,7 +94,8 @@ impl MediaRule {
         self
     }
 
-    /// Why `part`, of `media_type` at `source`, is not taken, or `None` when it is.
+    /// Why a part of `media_type` is not taken, or `None` when it is; `data` is its base64, or
+    /// `None` for a part at a URL.
     fn refusal(&self, media_type: &str, data: Option<&str>) -> Option<&'static str> {
         if !self.taken {
             return Some(self.refused);
@@ -245,8 +246,7 @@ impl ResultLowering {
             Ok(Some(medium)) => medium,
             Ok(None) => return Lowered::Line(content::line(part)),
             Err(Unsent::Type(media_type)) => {
-                let why = format!("takes no {media_type} in a tool result");
-                return Lowered::Line(prose::not_taken(part, self.provider, &why));
+                return Lowered::Line(prose::blob_not_taken(part, self.provider, media_type));
             }
             Err(Unsent::Bytes(media_type)) => {
                 return Lowered::Line(prose::mislabelled(part, media_type));
@@ -283,8 +283,8 @@ pub enum Lowered<'c> {
 
 /// Why a blob resource is no medium.
 enum Unsent<'c> {
-    /// Its media type is none a model takes (or it has none).
-    Type(&'c str),
+    /// Its media type is none a model takes as media (`None`: it has none).
+    Type(Option<&'c str>),
     /// Its bytes are not what its media type says.
     Bytes(&'c str),
 }
@@ -308,8 +308,8 @@ fn medium(part: &Content) -> Result<Option<Cow<'_, Content>>, Unsent<'_>> {
         "application/pdf" => Kind::Document,
         "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/mpeg" | "audio/mp3" | "audio/ogg"
         | "audio/flac" => Kind::Audio,
-        "" => return Err(Unsent::Type("bytes of an unknown type")),
-        other => return Err(Unsent::Type(other)),
+        "" => return Err(Unsent::Type(None)),
+        other => return Err(Unsent::Type(Some(other))),
     };
     let label = media_type;
     let media_type = label.to_owned();
