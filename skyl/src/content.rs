@@ -33,11 +33,16 @@ pub(crate) use signature::Mismatch;
 /// | [`Image`] | `image` block, base64 or URL source | `input_image` (data URL or URL) | `parts[].inlineData` (URL: `fileData`); before Gemini 3 (`Gemini::with_response_parts(false)`), a part after the responses | `image_url` part of a `user` message after the tool messages |
 /// | [`Audio`] | prose (Anthropic takes no audio) | prose (no audio in a function output) | `inlineData` part after the responses | prose; with `OpenAiChat::with_audio_input`, an `input_audio` part of that `user` message (WAV and MP3) |
 /// | [`Document`] (PDF) | `document` block, base64 or URL source | `input_file` (`file_data` or `file_url`) | `parts[].inlineData` (URL: `fileData`) | `file` part of that `user` message (a URL: prose) |
-/// | [`ResourceLink`], [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | [`ResourceLink`], text [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | blob [`Resource`] of a PDF, PNG, JPEG, GIF, WebP, WAV, MP3, Ogg or FLAC type (how MCP carries a PDF) | as the [`Document`], [`Image`] or [`Audio`] it is | the same | the same | the same |
+/// | any other blob [`Resource`] | prose | prose | prose | prose |
 /// | [`Json`](Content::Json) | `text` block, unless the prose is that JSON | `input_text`, unless the prose is that JSON | appended to `response.output`, unless the prose is that JSON | appended, unless the prose is that JSON |
 ///
-/// "Prose" is a line saying what the part was and that this provider cannot take it (in
-/// `prose/`), so a model is never silently missing part of an answer. Served over MCP, each
+/// "Prose" is a line saying what the part was, that it was not sent and why (in `prose/`), so a
+/// model is never silently missing part of an answer. A blob resource is sent as media only when
+/// its bytes are what its media type says; a PDF keeps the file name its URI ends with as its
+/// title. [`ResultLowering`](crate::provider::ResultLowering) is this table as code, public for
+/// a provider of your own. Served over MCP, each
 /// part is the MCP content block of its kind and [`Json`](Content::Json) is `structuredContent`.
 ///
 /// Bytes are held in base64, the form every wire and MCP want, encoded once when the part is

@@ -188,6 +188,8 @@
 //! | `Gemini` | `inlineData` / `fileData` parts of the `functionResponse` (PNG, JPEG, WebP) | the same | an `inlineData` part after the responses | lines of `response.output` | GIFs; audio is beside the response, not in it |
 //! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | a line (`with_audio_input(true)`: `input_audio` there, WAV and MP3) | lines of the tool message | the media reach the model as the user's, not the tool's; audio by default |
 //!
+//! An embedded blob [`Resource`] of a PDF, image or audio type (how an MCP server sends a PDF,
+//! since MCP has no document block) goes as the document, image or clip it is.
 //! [`Toolbox::dispatch`], whose [`ToolResult`] is text alone, says each part in a line instead.
 //! [`Content`] has the details; `cargo run --example beyond_text` shows a chart made in code on
 //! every wire.

@@ -9,6 +9,7 @@ mod fuzz_inputs;
 mod hostile;
 mod mount;
 mod mount_refusals;
+mod mounted_media;
 mod oauth;
 mod serve;
 mod served_context;

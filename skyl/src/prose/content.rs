@@ -95,3 +95,23 @@ pub(crate) fn media_of_call(call_id: &str) -> String {
         "The result of the tool call {call_id} came with this content, which the tool message could not hold:"
     )
 }
+
+/// The line that stands for a blob resource whose media type (`None`: it has none) is not one a
+/// model takes as media.
+pub(crate) fn blob_not_taken(
+    part: &Content,
+    provider: Provider,
+    media_type: Option<&str>,
+) -> String {
+    let what = media_type.unwrap_or("bytes of an unknown type");
+    not_taken(part, provider, &format!("takes no {what} in a tool result"))
+}
+
+/// The line that stands for a blob resource of a media type a model takes whose bytes are not of
+/// that type: sent as media, it would have the request refused.
+pub(crate) fn mislabelled(part: &Content, media_type: &str) -> String {
+    format!(
+        "[The tool also returned {}, which was not sent: its bytes are not {media_type}. If it matters, tell the user it could not be shown.]",
+        content::what(part)
+    )
+}
