@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::future::{Future, IntoFuture, poll_fn};
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
@@ -18,14 +18,16 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
-use crate::toolbox::{Gate, RichResult, Timed};
+use crate::toolbox::{RichResult, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
-use super::journal::{DurableRunError, Entry, Journal, JournalError, Record, make_effect_key};
+use super::journal::{
+    DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
+};
 use super::replay::Replay;
 use super::run::add_usage;
 use super::step::ResponseMeta;
@@ -781,8 +783,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
 
         // The results decided here (and the run's first record) are written before any call
-        // runs; each call that can have effects then writes its intent, durably, just before it
-        // starts.
+        // runs; before each call starts, the results known by then are written, and its intent,
+        // durably, when it can have effects.
         let mut effect_keys = Vec::new();
         let mut intents: Vec<Option<Entry>> = Vec::new();
         if let Some(journaling) = &mut self.journal {
@@ -822,10 +824,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             // queue, emptied into the callback each time the turn is polled: the tools report
             // from any thread, and a call's reports come before its result.
             let reports = events.is_some().then(|| Arc::new(Reports::default()));
-            let journaled = self.journal.is_some();
-            let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-            // The journal's error, when it could not record an intent: no call starts after it.
-            let refused: Mutex<Option<JournalError>> = Mutex::new(None);
+            // In a journaled run, each result is queued as soon as it is known and written before
+            // the next call starts, or sooner (see `Recording`).
+            let recording = self
+                .journal
+                .as_deref()
+                .map(|journaling| Recording::new(journaling.journal, &journaling.id));
             let watch = Timed(|k: usize, answered: &RichResult, took| {
                 let result = &answered.result;
                 durations[k] = took;
@@ -834,14 +838,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 if desk.asked(&running[k].id) {
                     return;
                 }
-                if journaled {
+                if let Some(recording) = &recording {
                     let record = Record::Result {
                         step,
                         call: to_run[k],
                         result: result.clone(),
                         content: answered.content.clone(),
                     };
-                    lock(&finished).push(record.entry());
+                    recording.push(record.entry());
                 }
                 if let Some(reports) = &reports {
                     reports.push(Event::ToolFinished {
@@ -857,14 +861,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let results = {
                 // Boxed: the turn's calls in flight are the largest part of the run's state, and
                 // the run's future is smaller without them (one allocation per turn with calls).
-                let journal = self
-                    .journal
-                    .as_deref()
-                    .map(|journaling| (journaling.journal, journaling.id.as_str()));
-                let gates = intents
-                    .into_iter()
-                    .map(|intent| Some(intent_gate(journal?, intent?, &refused)))
-                    .collect();
+                let gates = match &recording {
+                    Some(recording) => intents
+                        .into_iter()
+                        .map(|intent| Some(recording.gate(intent)))
+                        .collect(),
+                    None => Vec::new(),
+                };
                 let turn_run =
                     agent
                         .toolbox
@@ -874,9 +877,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     reports: reports.as_deref(),
                     events: events.as_deref_mut(),
                 });
-                record_while(turn_run.as_mut(), &finished, journal).await?
+                match &recording {
+                    Some(recording) => recording.record_while(turn_run.as_mut()).await?,
+                    None => turn_run.await,
+                }
             };
-            if let Some(error) = lock(&refused).take() {
+            if let Some(error) = recording.as_ref().and_then(Recording::refused) {
                 return Err(Halt::Journal(error));
             }
             for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
@@ -958,24 +964,6 @@ enum Settled {
     Resumed(BoxFuture<'static, RichOutcome>),
 }
 
-/// What a call that can have effects waits for before it starts: its intent, written durably.
-/// A journal that cannot write it stops the turn, its error kept in `refused`.
-fn intent_gate<'a>(
-    (journal, id): (&'a dyn Journal, &'a str),
-    intent: Entry,
-    refused: &'a Mutex<Option<JournalError>>,
-) -> Gate<'a> {
-    Box::pin(async move {
-        match journal.append(id, vec![intent], true).await {
-            Ok(()) => true,
-            Err(error) => {
-                lock(refused).get_or_insert(error);
-                false
-            }
-        }
-    })
-}
-
 /// The reports of a turn's calls and their results, in the order they came, waiting to be
 /// handed to the run's event callback.
 #[derive(Default)]
@@ -1037,52 +1025,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Awaits `work`; in a journaled run, while appending, as they come, the entries that `finished`
-/// collects (not
-/// durably: a result lost to a power cut only makes its call run again or be answered as
-/// outcome-unknown). Returns once `work` is done and every entry is written.
-// `work` is pinned by the caller: taken by value, it would be held twice in the run's future.
-async fn record_while<F: Future>(
-    mut work: Pin<&mut F>,
-    finished: &Mutex<Vec<Entry>>,
-    journal: Option<(&dyn Journal, &str)>,
-) -> Result<F::Output, JournalError> {
-    let Some((journal, id)) = journal else {
-        return Ok(work.await);
-    };
-    let mut output = None;
-    let mut writing: Option<BoxFuture<'_, Result<(), JournalError>>> = None;
-    poll_fn(|cx| {
-        loop {
-            if let Some(write) = &mut writing {
-                match write.as_mut().poll(cx) {
-                    Poll::Ready(Ok(())) => writing = None,
-                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                    Poll::Pending => {}
-                }
-            }
-            if output.is_none()
-                && let Poll::Ready(done) = work.as_mut().poll(cx)
-            {
-                output = Some(done);
-            }
-            if writing.is_some() {
-                return Poll::Pending;
-            }
-            let entries = std::mem::take(&mut *lock(finished));
-            if !entries.is_empty() {
-                writing = Some(journal.append(id, entries, false));
-                continue;
-            }
-            return match output.take() {
-                Some(done) => Poll::Ready(Ok(done)),
-                None => Poll::Pending,
-            };
-        }
-    })
-    .await
 }
 
 impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {

@@ -15,7 +15,7 @@
 //! | `began` | the run as it was when its journal began (its messages, for a new run) | with the first other record | with it |
 //! | `answer/{step}` | the model's answer of a step | before any of its calls is acted on | yes |
 //! | `intent/{step}/{call}` | a call that can have effects is about to run | just before it starts | yes |
-//! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known | no |
+//! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known, and before the next call of its turn starts | no |
 //!
 //! `{call}` is the call's position in its turn (a provider may reuse an id).
 //!
@@ -32,6 +32,11 @@
 //! - Each intent is written on its own, durably, just before its call starts; the calls after
 //!   it in the turn wait for it (the calls before it may be running). A journal that cannot
 //!   write an intent stops the turn: no call starts after it.
+//! - Each result is written as soon as the loop hears of it, while the turn's other calls run,
+//!   and at the latest before the next call of the turn starts: a synchronous tool (not marked
+//!   `blocking`) holds the loop's thread while it runs, and a process killed then keeps the
+//!   results of the calls that finished before it. (A `blocking` or asynchronous call that
+//!   finishes while such a tool runs is heard of, and written, once that tool returns.)
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
@@ -66,7 +71,10 @@ use crate::message::{Message, ToolResult};
 use super::Run;
 
 use super::BoxFuture;
+
+mod recording;
 use super::step::ResponseMeta;
+pub(crate) use recording::Recording;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
