@@ -531,6 +531,69 @@ fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
 }
 
 #[test]
+fn an_approved_run_saved_under_one_id_is_refused_under_another_and_asks_again_without_its_journal()
+{
+    let dir = TempDir::new("approve-other-id");
+    let journal = dir.journal();
+    let (agent, _) = paused_email();
+    let mut run = agent
+        .run(vec![Message::user("Email Ada")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    run.approve("c1").unwrap();
+    let saved = serde_json::to_value(&run).unwrap();
+    assert_eq!(saved["id"], "r1");
+    // The approval names the run it was given in, beside the call it lets run.
+    let Value::Object(granted) = &saved["turn"]["slots"][0]["granted"] else {
+        panic!("{saved}")
+    };
+    let mut bound: Vec<&str> = granted.keys().map(String::as_str).collect();
+    bound.sort_unstable();
+    assert_eq!(bound, ["arguments", "call_id", "definition", "run", "tool"]);
+    assert_eq!(granted["run"], "r1");
+    let resumed = agent
+        .resume(serde_json::from_value(saved.clone()).unwrap())
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(resumed.stop(), &Stop::Answered);
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    // Under another id: refused before anything is read, written or run.
+    let error = agent
+        .resume(serde_json::from_value(saved.clone()).unwrap())
+        .journaled(&journal, "r2")
+        .blocking()
+        .unwrap_err();
+    assert!(
+        matches!(error, DurableRunError::AnotherRun { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "run \"r1\" cannot be resumed as run \"r2\": its journal, which records what it already did, is under \"r1\". Resume it with .journaled(journal, \"r1\"), or start a new run from its transcript to use \"r2\""
+    );
+    assert!(!journal.has_run("r2").unwrap());
+
+    // Without its journal: the approval does not hold there, so the call waits again.
+    let mut events = Vec::new();
+    let asked = agent
+        .resume(serde_json::from_value(saved).unwrap())
+        .on_event(|event| events.push(event))
+        .blocking()
+        .unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+    assert_eq!(
+        events,
+        [Event::ToolPaused {
+            call: call("c1", "send_email", json!({"to": "ada"}))
+        }]
+    );
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+}
+
+#[test]
 fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_again() {
     let (agent, _) = paused_email();
     let run = agent

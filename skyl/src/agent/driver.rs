@@ -99,7 +99,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     /// journal has them. A finished run comes back as it finished, running nothing.
     ///
     /// To resume a run that paused for approval, record the decisions on it and pass it to
-    /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id.
+    /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id. A saved run
+    /// keeps its id ([`Run::id`]): resumed under another, it fails with
+    /// [`DurableRunError::AnotherRun`] before anything runs, and resumed without its journal,
+    /// its approvals do not hold (the calls wait again), since its journal records what it
+    /// already did.
     ///
     /// Hooks see a replay as little as they can: `before_request` is not called for a recorded
     /// answer, nor `before_tool_call` and `after_tool_call` for a recorded result; `after_step`
@@ -213,9 +217,7 @@ fn durable(error: DurableRunError) -> DurableRunError {
 fn unjournaled(error: DurableRunError) -> RunError {
     match error {
         DurableRunError::Model(error) => error,
-        DurableRunError::Journal(error) => {
-            unreachable!("a run without a journal wrote to one: {error}")
-        }
+        other => unreachable!("a run without a journal failed as a journaled one: {other}"),
     }
 }
 
@@ -304,6 +306,10 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
                 span.record_end(run.steps, &run.usage, &run.stop);
                 return Err(error(DurableRunError::Journal(failure)));
             }
+            Err(Halt::Durable(failure)) => {
+                span.record_end(run.steps, &run.usage, &run.stop);
+                return Err(error(failure));
+            }
         };
         let run = match &result {
             Ok(run) => run,
@@ -319,6 +325,8 @@ enum Halt {
     /// The model request of this step failed.
     Model(ModelError, u32),
     Journal(JournalError),
+    /// The journaled run cannot go on as it was started.
+    Durable(DurableRunError),
 }
 
 impl From<JournalError> for Halt {
@@ -372,6 +380,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         run: &mut Run,
         resume: bool,
     ) -> Result<bool, Halt> {
+        // The run's journal, and the approvals and effects recorded in it, are under the id it
+        // was saved with.
+        if let Some(saved) = run.id.as_ref().filter(|saved| **saved != id) {
+            return Err(Halt::Durable(DurableRunError::AnotherRun {
+                saved: saved.clone(),
+                given: id,
+            }));
+        }
         let entries = journal.load(&id).await?;
         let replay = Replay::read(&id, &entries)?;
         let decisions = run
@@ -709,7 +725,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     Slot::Granted(approval) => {
                         let definition = agent.definition_fingerprint(&call.name);
                         let arguments = arguments_fingerprint(call);
-                        if approval.holds(call, &arguments, &definition, unix_now()) {
+                        let id = self
+                            .journal
+                            .as_ref()
+                            .map(|journaling| journaling.id.as_str());
+                        if approval.holds(call, id, &arguments, &definition, unix_now()) {
                             to_run.push(position);
                         } else {
                             // Moved, changed or expired: ask again.

@@ -311,6 +311,15 @@ pub enum DurableRunError {
     Model(super::RunError),
     /// The journal could not be read or written; nothing was acted on past the last record.
     Journal(JournalError),
+    /// A saved run was resumed under an id other than the one its journal has: nothing was read,
+    /// written or run. Its journal holds what it already did (the approved calls it ran
+    /// included), so under another id it would do that again.
+    AnotherRun {
+        /// The id the run was saved with ([`Run::id`]).
+        saved: String,
+        /// The id it was resumed under.
+        given: String,
+    },
 }
 
 impl fmt::Display for DurableRunError {
@@ -322,6 +331,10 @@ impl fmt::Display for DurableRunError {
                 "the journal of run \"{}\" could not be used",
                 error.run()
             ),
+            DurableRunError::AnotherRun { saved, given } => write!(
+                f,
+                "run \"{saved}\" cannot be resumed as run \"{given}\": its journal, which records what it already did, is under \"{saved}\". Resume it with .journaled(journal, \"{saved}\"), or start a new run from its transcript to use \"{given}\""
+            ),
         }
     }
 }
@@ -331,6 +344,7 @@ impl Error for DurableRunError {
         match self {
             DurableRunError::Model(error) => Some(error),
             DurableRunError::Journal(error) => Some(error),
+            DurableRunError::AnotherRun { .. } => None,
         }
     }
 }
