@@ -822,3 +822,114 @@ fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_be
     assert_eq!(marks.read("notes"), ["ada"]);
     assert_eq!(marks.read("faxing"), ["bob"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Resumed by another build
+
+mod rebuilt {
+    use super::Marks;
+
+    /// Appends a note; the rebuild marks it idempotent, which it is not.
+    #[skyl::tool(idempotent)]
+    pub(super) fn append_note(#[state] marks: &Marks, text: String) -> String {
+        marks.append("notes", &text);
+        format!("noted {text}")
+    }
+}
+
+/// A run of `note_agent` cut off while its note was being appended: the note was appended, its
+/// intent is recorded, its result is not.
+fn cut_off_note(dir: &TempDir, id: &str) -> Marks {
+    let dying = DiesBeforeResults {
+        journal: dir.journal(),
+        dead: AtomicBool::new(false),
+    };
+    let model = ScriptedModel::new().reply_calls([call("c1", "append_note", json!({"text": id}))]);
+    let agent = fax_agent(Marks(dir.0.clone()), model);
+    let error = agent
+        .run(vec![Message::user("Note it")])
+        .journaled(&dying, id)
+        .blocking()
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    Marks(dir.0.clone())
+}
+
+/// What a resumed run reported about changed tools and the calls it did not run.
+fn resumed_events(
+    agent: &Agent<Marks>,
+    journal: &SqliteJournal,
+    id: &str,
+) -> (Run, Vec<(String, String)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Note it")])
+        .journaled(journal, id)
+        .on_event(|event| match event {
+            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
+}
+
+#[test]
+fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_changed_tool_is_reported()
+ {
+    let dir = TempDir::new("rebuilt");
+    let marks = cut_off_note(&dir, "r1");
+    assert_eq!(marks.read("notes"), ["r1"]);
+
+    // The rebuild marks the tool idempotent: the note is not appended again, and the change is
+    // reported.
+    let journal = dir.journal();
+    let agent = Agent::new(
+        ScriptedModel::new().reply_text("I will check the notes."),
+        Toolbox::with_state(Marks(dir.0.clone()))
+            .with(rebuilt::AppendNote)
+            .with(SendFax),
+        "m",
+    );
+    let (run, events) = resumed_events(&agent, &journal, "r1");
+    assert_eq!(
+        events,
+        [
+            ("append_note".to_owned(), "gone: false".to_owned()),
+            ("c1".to_owned(), "OutcomeUnknown".to_owned()),
+        ]
+    );
+    assert_eq!(marks.read("notes"), ["r1"]);
+    assert_eq!(run.stop(), &Stop::Answered);
+
+    // A rebuild without the tool (renamed): reported as gone, and the run goes on.
+    cut_off_note(&dir, "r2");
+    let renamed = Agent::new(
+        ScriptedModel::new().reply_text("I will check the notes."),
+        Toolbox::with_state(Marks(dir.0.clone())).with(SendFax),
+        "m",
+    );
+    let (run, events) = resumed_events(&renamed, &journal, "r2");
+    assert_eq!(
+        events,
+        [
+            ("append_note".to_owned(), "gone: true".to_owned()),
+            ("c1".to_owned(), "OutcomeUnknown".to_owned()),
+        ]
+    );
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(marks.read("notes"), ["r1", "r2"]);
+
+    // The same build: nothing is reported.
+    cut_off_note(&dir, "r3");
+    let same = fax_agent(
+        Marks(dir.0.clone()),
+        ScriptedModel::new().reply_text("I will check the notes."),
+    );
+    let (_, events) = resumed_events(&same, &journal, "r3");
+    assert_eq!(events, [("c1".to_owned(), "OutcomeUnknown".to_owned())]);
+}

@@ -31,7 +31,7 @@ use super::journal::{
 use super::replay::Replay;
 use super::run::add_usage;
 use super::step::ResponseMeta;
-use super::telemetry::{Span, ToolSpans};
+use super::telemetry::{Span, ToolSpans, tool_changed};
 use super::typed::{Expected, TypedRun};
 use super::{
     Agent, AnsweredBy, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop,
@@ -406,12 +406,34 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 Some(
                     Record::Began {
                         run: Box::new(run.clone()),
+                        tools: self
+                            .agent
+                            .toolbox
+                            .definitions()
+                            .iter()
+                            .map(|definition| {
+                                (
+                                    definition.name.clone(),
+                                    self.agent.definition_fingerprint(&definition.name),
+                                )
+                            })
+                            .collect(),
                     }
                     .entry(),
                 ),
                 resume,
             ),
         };
+        let toolbox = &self.agent.toolbox;
+        let changed = replay.changed_tools(|name| {
+            toolbox
+                .definition(name)
+                .map(|_| self.agent.definition_fingerprint(name))
+        });
+        for super::replay::Changed { name, gone } in changed {
+            tool_changed(&id, &name, gone);
+            self.event(|| Event::ToolChanged { name, gone });
+        }
         self.journal = Some(Box::new(Journaling {
             journal,
             id,
@@ -579,12 +601,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. })) = slots.get(position)
         {
             return Some(match slot {
-                Slot::Replied { question, reply } => self.replied(call, question, reply),
+                Slot::Replied { question, reply } => {
+                    self.replied((step, position), call, question, reply)
+                }
                 _ => Settled::Decided(slot.clone()),
             });
         }
-        if journaling.replay.intents.contains(&(step, position)) {
-            return Some(if self.reruns(call) {
+        if journaling.replay.intents.contains_key(&(step, position)) {
+            return Some(if self.reruns(step, position, call) {
                 Settled::Rerun
             } else {
                 Settled::Unknown(ToolResult::error(
@@ -608,11 +632,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
     /// goes on with the reply when this process holds it; otherwise it is lost, and runs again
     /// if that repeats nothing, or is answered as outcome-unknown.
-    fn replied(&self, call: &ToolCall, question: &Question, reply: &Reply) -> Settled {
+    fn replied(
+        &self,
+        (step, position): (u32, usize),
+        call: &ToolCall,
+        question: &Question,
+        reply: &Reply,
+    ) -> Settled {
         if let Some(rest) = asking::resume(question, reply.clone()) {
             return Settled::Resumed(rest);
         }
-        if self.reruns(call) {
+        if self.reruns(step, position, call) {
             return Settled::Rerun;
         }
         Settled::Unknown(ToolResult::error(
@@ -621,9 +651,18 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         ))
     }
 
-    /// Whether `call`, started and lost before it finished, runs again: its tool is read-only
-    /// or idempotent.
-    fn reruns(&self, call: &ToolCall) -> bool {
+    /// Whether `call` (at `position` of step `step`), started and lost before it finished, runs
+    /// again: its tool is read-only or idempotent, as the build that recorded its intent
+    /// promised (a rebuild cannot change a cut-off call's fate), or as the toolbox says when
+    /// no intent was recorded.
+    fn reruns(&self, step: u32, position: usize, call: &ToolCall) -> bool {
+        if let Some(intent) = self
+            .journal
+            .as_ref()
+            .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
+        {
+            return intent.idempotent;
+        }
         self.agent
             .toolbox
             .definition(&call.name)
@@ -662,7 +701,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 }
                 // The reply is delivered here, before any call is awaited: a server may be
                 // waiting on one call's answer to finish another.
-                Slot::Replied { question, reply } => Some(self.replied(call, question, reply)),
+                Slot::Replied { question, reply } => {
+                    Some(self.replied((step, position), call, question, reply))
+                }
                 _ => None,
             };
             let unknown = match settled {
@@ -822,6 +863,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         call: position,
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
+                        // What this build promises, which decides the call's fate if it is cut off.
+                        idempotent: Some(false),
+                        definition: Some(agent.definition_fingerprint(&call.name)),
                     }
                     .entry()
                 }));

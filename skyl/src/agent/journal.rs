@@ -12,9 +12,9 @@
 //!
 //! | key | record | written | durable |
 //! |---|---|---|---|
-//! | `began` | the run as it was when its journal began (its messages, for a new run) | with the first other record | with it |
+//! | `began` | the run as it was when its journal began (its messages, for a new run), and the fingerprint of each tool's definition | with the first other record | with it |
 //! | `answer/{step}` | the model's answer of a step | before any of its calls is acted on | yes |
-//! | `intent/{step}/{call}` | a call that can have effects is about to run | just before it starts | yes |
+//! | `intent/{step}/{call}` | a call that can have effects is about to run: its tool, what the build promised of it (idempotent or not) and its definition's fingerprint | just before it starts | yes |
 //! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known, and before the next call of its turn starts | no |
 //!
 //! `{call}` is the call's position in its turn (a provider may reuse an id).
@@ -24,9 +24,13 @@
 //! - An answer that is recorded is never asked for again: replay reads it.
 //! - A result that is recorded is reused; its call does not run.
 //! - A call with an intent and no result was started and never finished (the process died while
-//!   it ran). A tool annotated read-only or idempotent runs again; any other tool does not, and
-//!   its result says that the call may or may not have taken effect and that the model must check
-//!   before calling it again (an *outcome-unknown* result).
+//!   it ran). It runs again if the build that recorded the intent promised that its tool is
+//!   read-only or idempotent, whatever the toolbox resumed with says now; otherwise it does not,
+//!   and its result says that the call may or may not have taken effect and that the model must
+//!   check before calling it again (an *outcome-unknown* result).
+//! - A journal resumed with a toolbox that defines one of its tools otherwise, or lacks it
+//!   (renamed, removed), is reported ([`Event::ToolChanged`](super::Event::ToolChanged), and a
+//!   warning with feature `tracing`), tool by tool; the run goes on.
 //! - Only calls that can have effects get an intent: a read-only or idempotent tool's call without
 //!   a result simply runs again.
 //! - Each intent is written on its own, durably, just before its call starts; the calls after
@@ -59,6 +63,7 @@
 //! reports when a second invocation races the first. The rules above are the core's and hold
 //! whatever the journal.
 
+use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt;
 
@@ -129,6 +134,10 @@ pub(crate) const RECORD_FORMAT: u32 = 1;
 pub(crate) enum Record {
     Began {
         run: Box<Run>,
+        /// The fingerprint of each tool's definition in the toolbox that began the journal, by
+        /// name; empty in a journal begun before it was recorded.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        tools: BTreeMap<String, String>,
     },
     Answer {
         step: u32,
@@ -140,6 +149,15 @@ pub(crate) enum Record {
         call: usize,
         call_id: String,
         tool: String,
+        /// What the writing build's toolbox promised of the tool: that running a call again
+        /// repeats no effect (read-only or idempotent). Replay decides a cut-off call by it, not
+        /// by the toolbox it is resumed with; absent in an older record, which reads as `false`
+        /// (such a build wrote intents only for tools that promised nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        idempotent: Option<bool>,
+        /// The fingerprint of the tool's definition in the writing build.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        definition: Option<String>,
     },
     Result {
         step: u32,
@@ -361,14 +379,54 @@ mod tests {
             call: 1,
             call_id: "c7".into(),
             tool: "send_email".into(),
+            idempotent: Some(false),
+            definition: Some("f00d".into()),
         };
         let entry = record.entry();
         assert_eq!(entry.key, "intent/2/1");
         assert_eq!(
             serde_json::from_str::<Value>(&entry.body).unwrap(),
-            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "format": 1})
+            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 1})
         );
         assert_eq!(Record::read("r1", &entry).unwrap(), record);
+    }
+
+    #[test]
+    fn an_intent_or_a_beginning_written_before_they_held_the_build_s_promise_still_reads() {
+        let old = Entry {
+            key: "intent/2/1".into(),
+            body: r#"{"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "format": 1}"#.into(),
+        };
+        assert_eq!(
+            Record::read("r1", &old).unwrap(),
+            Record::Intent {
+                step: 2,
+                call: 1,
+                call_id: "c7".into(),
+                tool: "send_email".into(),
+                idempotent: None,
+                definition: None,
+            }
+        );
+        let run = Run::start(vec![crate::message::Message::user("Hi")]);
+        let mut body = serde_json::to_value(Record::Began {
+            run: Box::new(run.clone()),
+            tools: BTreeMap::new(),
+        })
+        .unwrap();
+        assert!(body.get("tools").is_none(), "{body}");
+        body["format"] = json!(1);
+        let began = Entry {
+            key: "began".into(),
+            body: body.to_string(),
+        };
+        assert_eq!(
+            Record::read("r1", &began).unwrap(),
+            Record::Began {
+                run: Box::new(run),
+                tools: BTreeMap::new(),
+            }
+        );
     }
 
     #[test]
