@@ -146,3 +146,81 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::executor::block_on;
+
+    /// A journal whose first append takes three polls and every other one, one: a slow write of
+    /// results, then a quick intent.
+    #[derive(Default)]
+    struct Slow {
+        written: Mutex<Vec<String>>,
+        appends: AtomicUsize,
+    }
+
+    impl Journal for Slow {
+        fn load<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+            Box::pin(std::future::ready(Ok(Vec::new())))
+        }
+
+        fn append<'a>(
+            &'a self,
+            _: &'a str,
+            entries: Vec<Entry>,
+            _: bool,
+        ) -> BoxFuture<'a, Result<(), JournalError>> {
+            let mut polls = if self.appends.fetch_add(1, Ordering::SeqCst) == 0 {
+                3
+            } else {
+                1
+            };
+            Box::pin(poll_fn(move |cx| {
+                polls -= 1;
+                if polls > 0 {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                let keys = entries.iter().map(|entry| entry.key.clone());
+                lock(&self.written).extend(keys);
+                Poll::Ready(Ok(()))
+            }))
+        }
+    }
+
+    fn entry(key: &str) -> Entry {
+        Entry {
+            key: key.into(),
+            body: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn a_call_starts_only_once_the_results_being_written_are_written() {
+        let journal = Slow::default();
+        let recording = Recording::new(&journal, "r1");
+        recording.push(entry("result/1/0"));
+        let mut gate = recording.gate(Some(entry("intent/1/1")));
+        // The turn: idle once (the results are taken to be written), then its next call waits
+        // for its gate; what the journal held when the gate opened is what the call could
+        // count on.
+        let mut idle = true;
+        let turn = poll_fn(|cx| {
+            if std::mem::take(&mut idle) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            gate.as_mut()
+                .poll(cx)
+                .map(|open| (open, lock(&journal.written).clone()))
+        });
+        let turn = std::pin::pin!(turn);
+        let (open, written) = block_on(recording.record_while(turn)).unwrap();
+        assert!(open);
+        assert_eq!(written, ["result/1/0", "intent/1/1"]);
+        assert!(recording.refused().is_none());
+    }
+}
