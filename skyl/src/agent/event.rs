@@ -71,6 +71,19 @@ pub enum Event {
         /// The call.
         call: ToolCall,
     },
+    /// The journal of the run being resumed was written by a build whose tool `name` this
+    /// toolbox defines otherwise (its description, schema or annotations changed), or lacks
+    /// (`gone`: renamed or removed). Reported once per tool as the run starts, and logged (a
+    /// warning, feature `tracing`); the run goes on: its recorded results stand, a call of the
+    /// tool cut off mid-run is decided by what the writing build promised (it runs again only if
+    /// that build marked the tool read-only or idempotent), and a new call is answered by the
+    /// toolbox as it is now.
+    ToolChanged {
+        /// The tool's name in the build that wrote the journal.
+        name: String,
+        /// Whether this toolbox has no tool of that name.
+        gone: bool,
+    },
 }
 
 /// Who answered a call that did not run now ([`Event::ToolAnswered`]).
