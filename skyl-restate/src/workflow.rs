@@ -446,6 +446,8 @@ fn failed(error: DurableRunError) -> HandlerError {
     let terminal = match &error {
         DurableRunError::Model(failure) => !failure.model_error().is_retryable(),
         DurableRunError::Journal(skyl::agent::JournalError::Corrupt { .. }) => true,
+        // Resuming under another id fails the same way however often Restate retries it.
+        DurableRunError::AnotherRun { .. } => true,
         _ => false,
     };
     if terminal {
