@@ -11,6 +11,7 @@ mod agent_http;
 mod azure;
 mod call_context;
 mod content;
+mod content_shapes;
 mod durable;
 mod dynamic_tool;
 mod error_guidance;

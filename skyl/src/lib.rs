@@ -150,7 +150,8 @@
 //!
 //! A tool can answer with an image, audio, a PDF, a link to a resource, an embedded resource or
 //! structured JSON beside its prose: return an [`Image`] (`Image::png(bytes)`), a tuple such as
-//! `(String, Image)`, a [`ToolOutput`] built part by part, a `[Content; N]`, or a `Result` of
+//! `(String, Image)`, a [`ToolOutput`] built part by part, a list of content (`Vec<Image>`,
+//! `Vec<Content>`, `[Content; N]`: as many parts as it holds), or an `Option` or `Result` of
 //! these; a [`DynamicTool`] closure may return the same.
 //!
 //! ```
