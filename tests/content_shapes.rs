@@ -62,6 +62,12 @@ fn two_charts() -> Vec<Image> {
     vec![png(), jpeg()]
 }
 
+/// Returns no images.
+#[skyl::tool]
+fn no_charts() -> Vec<Image> {
+    Vec::new()
+}
+
 /// Returns text, two images and a link in a list of parts.
 #[skyl::tool]
 fn parts() -> Vec<Content> {
@@ -158,6 +164,7 @@ pub(crate) fn toolbox() -> Toolbox {
         .with(Array)
         .with(PartArray)
         .with(TwoCharts)
+        .with(NoCharts)
         .with(Parts)
         .with(Output)
         .with(Maybe)
@@ -183,6 +190,7 @@ pub(crate) fn shapes() -> Vec<(&'static str, &'static str, &'static str, Vec<Con
         ("array", "[Image; 2]", "", vec![png(), jpeg()]),
         ("part_array", "[Content; 2]", "A chart.", vec![png()]),
         ("two_charts", "Vec<Image>", "", vec![png(), jpeg()]),
+        ("no_charts", "Vec<Image>, empty", "[]", vec![]),
         (
             "parts",
             "Vec<Content>",

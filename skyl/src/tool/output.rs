@@ -27,7 +27,7 @@ use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLi
 /// | `Option<T>` for any `T` above | `T`'s text, or `null` for `None` |
 /// | `Result<T, E>` with `E` converting into a [`ToolFailure`] | `T`'s text, or the failure |
 /// | [`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`], [`Content`] | that part (an image the model sees, where its provider takes images) |
-/// | a list of content: `Vec<Image>`, `Vec<Content>`, `[Image; 2]`, … | each part in order, as many as there are (leading [`Content::Text`] parts are the text) |
+/// | a list of content: `Vec<Image>`, `Vec<Content>`, `[Image; 2]`, … | each part in order, as many as there are (leading [`Content::Text`] parts are the text; an empty list reads `[]`) |
 /// | a tuple such as `(String, Image)` | each element in order: text plus media |
 /// | [`ToolOutput`] | text and a list of content |
 ///
@@ -134,21 +134,21 @@ impl IntoToolOutput for Map<String, Value> {
 }
 
 /// A list of content ([`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`],
-/// [`Content`]) is that content, part after part; a list of anything else is a JSON array.
+/// [`Content`]) is that content, part after part (an empty one reads `[]`, as any empty list
+/// does); a list of anything else is a JSON array.
 ///
 /// Which one is decided by the element type: the content types are `Serialize` too (a journal
 /// stores them), so Rust's coherence rules allow no second `impl` for `Vec<Image>` beside this
 /// one, and the element type is compared instead (which is why `T` is `'static`).
 impl<T: Serialize + 'static> IntoToolOutput for Vec<T> {
     fn into_tool_output(self) -> ToolOutcome {
-        match content_list(self) {
-            Ok(parts) => Ok(ToolOutput::from(parts).into_text()),
-            Err(items) => Json(items).into_tool_output(),
-        }
+        self.into_output().map(ToolOutput::into_text)
     }
 
     fn into_output(self) -> Result<ToolOutput, ToolFailure> {
         match content_list(self) {
+            // An empty result would read as "nothing happened"; `[]` says the list was empty.
+            Ok(parts) if parts.is_empty() => Ok(ToolOutput::from("[]")),
             Ok(parts) => Ok(ToolOutput::from(parts)),
             Err(items) => Json(items).into_output(),
         }
@@ -508,7 +508,14 @@ mod tests {
             vec![resource.clone()].into_output(),
             Ok(ToolOutput::default().with(resource))
         );
-        assert_eq!(Vec::<Image>::new().into_output(), Ok(ToolOutput::default()));
+        assert_eq!(
+            Vec::<Image>::new().into_output(),
+            Ok(ToolOutput::from("[]"))
+        );
+        assert_eq!(
+            Vec::<Content>::new().into_tool_output(),
+            Ok("[]".to_owned())
+        );
         assert_eq!(
             Some(vec![png.clone()]).into_output(),
             Ok(ToolOutput::default().with(png.clone()))
