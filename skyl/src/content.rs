@@ -14,7 +14,7 @@ use crate::base64;
 
 mod signature;
 
-pub(crate) use signature::Mismatch;
+pub(crate) use signature::{Looks, Mismatch};
 
 /// One piece of a tool's answer beside its prose.
 ///
@@ -129,7 +129,7 @@ impl Content {
             },
             _ => return Ok(()),
         };
-        let head = base64::decode_prefix(data, signature::HEAD).ok_or(Mismatch::Bytes)?;
+        let head = base64::decode_prefix(data, signature::SHOWN).ok_or(Mismatch::NotBase64)?;
         signature::matches(media_type, &head)
     }
 }
@@ -161,9 +161,10 @@ pub enum Source {
 /// ```
 ///
 /// The toolbox checks that the bytes are what the media type says (a PNG starts as a PNG does)
-/// and refuses the call with prose when they are not; an image over
+/// and leaves the image out when they are not, with a note in the result's prose saying what
+/// they look like; an image over
 /// [`Limits::with_max_media_bytes`](crate::Limits::with_max_media_bytes) is left out with a
-/// note.
+/// note too. The result's text and its other parts are sent either way.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Image {
@@ -607,7 +608,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::png(b"GIF89a")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::Bytes(Looks::Format("a GIF")))
         );
         assert_eq!(
             Content::from(Image::new("image/bmp", b"BM")).check_media(),
@@ -615,7 +616,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::from_base64("image/png", "not base64!")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::NotBase64)
         );
         assert_eq!(
             Content::from(Image::url("https://x/y.png")).check_media(),

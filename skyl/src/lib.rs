@@ -176,9 +176,10 @@
 //!
 //! The [`ToolResult`] keeps its three fields and its prose; the content rides beside it as a
 //! [`Part::ResultContent`] in the same tool message, and the agent keeps it in its transcript.
-//! Errors stay prose. The toolbox refuses media whose bytes are not their media type (a GIF
-//! labelled PNG) with prose, and leaves a part over [`Limits::with_max_media_bytes`] (3.75 MiB
-//! by default) out with a note. Each adapter puts the content where its provider takes it and
+//! Errors stay prose. The toolbox leaves out, each with a note in the prose saying why, media
+//! whose bytes are not their media type (a GIF labelled PNG: the note says what the bytes look
+//! like) and a part over [`Limits::with_max_media_bytes`] (3.75 MiB by default); the text and
+//! the other parts are sent. Each adapter puts the content where its provider takes it and
 //! says in a line what it cannot take, so nothing is dropped in silence and nothing is sent to
 //! be refused:
 //!
