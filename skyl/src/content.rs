@@ -509,7 +509,7 @@ pub(crate) fn line(part: &Content) -> String {
 }
 
 /// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
-/// file:///notes.md: notes.md (the notes)".
+/// file:///notes.md: notes.md (text/markdown; the notes)".
 pub(crate) fn what(part: &Content) -> String {
     let source = |source: &Source, media_type: &str| match source {
         Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
@@ -537,8 +537,18 @@ pub(crate) fn what(part: &Content) -> String {
         }
         Content::ResourceLink(link) => {
             let mut text = format!("a resource link {}: {}", link.uri, link.name);
-            if let Some(description) = &link.description {
-                let _ = write!(text, " ({description})");
+            // The media type tells a model whether the link is worth reading, and as what.
+            match (&link.media_type, &link.description) {
+                (Some(media_type), Some(description)) => {
+                    let _ = write!(text, " ({media_type}; {description})");
+                }
+                (Some(media_type), None) => {
+                    let _ = write!(text, " ({media_type})");
+                }
+                (None, Some(description)) => {
+                    let _ = write!(text, " ({description})");
+                }
+                (None, None) => {}
             }
             text
         }
@@ -598,6 +608,30 @@ mod tests {
         assert_eq!(parts[1].byte_len(), Some(2));
         assert_eq!(parts[2].byte_len(), None);
         assert_eq!(Image::url("https://example.com/chart").media_type, "");
+    }
+
+    #[test]
+    fn a_resource_link_reads_with_its_media_type_and_description_when_known() {
+        let link = ResourceLink::new("file:///data.csv", "data.csv");
+        let lines: Vec<String> = [
+            link.clone(),
+            link.clone().with_media_type("text/csv"),
+            link.clone().with_description("the rows"),
+            link.with_media_type("text/csv")
+                .with_description("the rows"),
+        ]
+        .into_iter()
+        .map(|link| line(&link.into()))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "[a resource link file:///data.csv: data.csv]",
+                "[a resource link file:///data.csv: data.csv (text/csv)]",
+                "[a resource link file:///data.csv: data.csv (the rows)]",
+                "[a resource link file:///data.csv: data.csv (text/csv; the rows)]",
+            ]
+        );
     }
 
     #[test]
