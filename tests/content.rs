@@ -3,8 +3,10 @@
 //! (bytes of their media type, the media size limit) and the agent keeps the content in its
 //! transcript, beside the result it belongs to.
 
+use std::time::Duration;
+
 use serde_json::json;
-use skyl::agent::Agent;
+use skyl::agent::{Agent, Event};
 use skyl::model::Response;
 use skyl::testing::ScriptedModel;
 use skyl::{
@@ -316,4 +318,60 @@ fn an_agent_run_keeps_each_results_content_beside_it_and_sends_it() {
     assert_eq!(run.transcript()[2], tool_message);
     // The second request carries the tool message as it is.
     assert_eq!(model.requests()[1].messages[2], tool_message);
+}
+
+#[test]
+fn a_finished_calls_event_carries_its_content_for_a_display_to_show() {
+    let model = ScriptedModel::new()
+        .reply(Response::calls([
+            ToolCall::new("c1", "chart", json!({"city": "Gulu"})),
+            ToolCall::new("c2", "mislabelled", json!({})),
+        ]))
+        .reply(Response::text("Here is the chart."));
+    let agent = Agent::new(model, toolbox(), "any-model");
+    let mut finished = Vec::new();
+    agent
+        .run(vec![Message::user("Chart of Gulu?")])
+        .on_event(|event| {
+            if let Event::ToolFinished {
+                name,
+                result,
+                content,
+                ..
+            } = event
+            {
+                finished.push(Event::ToolFinished {
+                    name,
+                    result,
+                    duration: Duration::ZERO,
+                    content,
+                });
+            }
+        })
+        .blocking()
+        .unwrap();
+    finished.sort_by_key(|event| match event {
+        Event::ToolFinished { result, .. } => result.call_id.clone(),
+        _ => String::new(),
+    });
+    assert_eq!(
+        finished,
+        [
+            Event::ToolFinished {
+                name: "chart".into(),
+                result: ToolResult::success("c1", "The chart of Gulu."),
+                duration: Duration::ZERO,
+                content: vec![Content::from(Image::png(PNG))].into(),
+            },
+            Event::ToolFinished {
+                name: "mislabelled".into(),
+                result: ToolResult::success(
+                    "c2",
+                    "[mislabelled also returned an image (image/png, 10 bytes), which was left out: its bytes are not image/png (they start like a GIF). If it matters, tell the user it could not be shown.]"
+                ),
+                duration: Duration::ZERO,
+                content: Vec::new().into(),
+            },
+        ]
+    );
 }
