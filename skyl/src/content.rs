@@ -249,8 +249,8 @@ fn media_type_of_url(url: &str) -> Option<&'static str> {
 
 /// An audio clip a tool returns (WAV, MP3, Ogg or FLAC bytes).
 ///
-/// Of the four providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a tool;
-/// the others get a line of prose saying it was there.
+/// Of the four built-in providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a
+/// tool; the others get a line of prose saying it was there.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Audio {
