@@ -135,7 +135,8 @@ impl IntoToolOutput for Map<String, Value> {
 
 /// A list of content ([`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`],
 /// [`Content`]) is that content, part after part (an empty one reads `[]`, as any empty list
-/// does); a list of anything else is a JSON array.
+/// does); a list of anything else is a JSON array. To send a list of content as JSON instead,
+/// return it in a [`Json`].
 ///
 /// Which one is decided by the element type: the content types are `Serialize` too (a journal
 /// stores them), so Rust's coherence rules allow no second `impl` for `Vec<Image>` beside this
@@ -533,6 +534,12 @@ mod tests {
             Ok(ToolOutput::from(r#"["a"]"#))
         );
         assert_eq!([1_u8, 2, 3].into_output(), Ok(ToolOutput::from("[1,2,3]")));
+        assert_eq!(
+            Json(vec![link]).into_output(),
+            Ok(ToolOutput::from(
+                r#"[{"uri":"file:///a.md","name":"a.md"}]"#
+            ))
+        );
     }
 
     #[test]
