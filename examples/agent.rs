@@ -154,6 +154,7 @@ fn event_printer() -> impl FnMut(Event) + Send {
             name,
             result,
             duration,
+            ..
         } => println!(
             "  ← {name}: {}{} ({}µs)",
             if result.is_error { "error: " } else { "" },

@@ -12,6 +12,7 @@ mod azure;
 mod call_context;
 mod content;
 mod content_matrix;
+mod content_shapes;
 mod durable;
 mod dynamic_tool;
 mod error_guidance;

@@ -14,7 +14,7 @@ use crate::base64;
 
 mod signature;
 
-pub(crate) use signature::Mismatch;
+pub(crate) use signature::{Looks, Mismatch};
 
 /// One piece of a tool's answer beside its prose.
 ///
@@ -134,7 +134,7 @@ impl Content {
             },
             _ => return Ok(()),
         };
-        let head = base64::decode_prefix(data, signature::HEAD).ok_or(Mismatch::Bytes)?;
+        let head = base64::decode_prefix(data, signature::SHOWN).ok_or(Mismatch::NotBase64)?;
         signature::matches(media_type, &head)
     }
 }
@@ -166,9 +166,10 @@ pub enum Source {
 /// ```
 ///
 /// The toolbox checks that the bytes are what the media type says (a PNG starts as a PNG does)
-/// and refuses the call with prose when they are not; an image over
+/// and leaves the image out when they are not, with a note in the result's prose saying what
+/// they look like; an image over
 /// [`Limits::with_max_media_bytes`](crate::Limits::with_max_media_bytes) is left out with a
-/// note.
+/// note too. The result's text and its other parts are sent either way.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Image {
@@ -253,8 +254,8 @@ fn media_type_of_url(url: &str) -> Option<&'static str> {
 
 /// An audio clip a tool returns (WAV, MP3, Ogg or FLAC bytes).
 ///
-/// Of the four providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a tool;
-/// the others get a line of prose saying it was there.
+/// Of the four built-in providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a
+/// tool; the others get a line of prose saying it was there.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Audio {
@@ -513,7 +514,7 @@ pub(crate) fn line(part: &Content) -> String {
 }
 
 /// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
-/// file:///notes.md: notes.md (the notes)".
+/// file:///notes.md: notes.md (text/markdown; the notes)".
 pub(crate) fn what(part: &Content) -> String {
     let source = |source: &Source, media_type: &str| match source {
         Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
@@ -541,8 +542,18 @@ pub(crate) fn what(part: &Content) -> String {
         }
         Content::ResourceLink(link) => {
             let mut text = format!("a resource link {}: {}", link.uri, link.name);
-            if let Some(description) = &link.description {
-                let _ = write!(text, " ({description})");
+            // The media type tells a model whether the link is worth reading, and as what.
+            match (&link.media_type, &link.description) {
+                (Some(media_type), Some(description)) => {
+                    let _ = write!(text, " ({media_type}; {description})");
+                }
+                (Some(media_type), None) => {
+                    let _ = write!(text, " ({media_type})");
+                }
+                (None, Some(description)) => {
+                    let _ = write!(text, " ({description})");
+                }
+                (None, None) => {}
             }
             text
         }
@@ -605,6 +616,30 @@ mod tests {
     }
 
     #[test]
+    fn a_resource_link_reads_with_its_media_type_and_description_when_known() {
+        let link = ResourceLink::new("file:///data.csv", "data.csv");
+        let lines: Vec<String> = [
+            link.clone(),
+            link.clone().with_media_type("text/csv"),
+            link.clone().with_description("the rows"),
+            link.with_media_type("text/csv")
+                .with_description("the rows"),
+        ]
+        .into_iter()
+        .map(|link| line(&link.into()))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "[a resource link file:///data.csv: data.csv]",
+                "[a resource link file:///data.csv: data.csv (text/csv)]",
+                "[a resource link file:///data.csv: data.csv (the rows)]",
+                "[a resource link file:///data.csv: data.csv (text/csv; the rows)]",
+            ]
+        );
+    }
+
+    #[test]
     fn media_is_checked_against_its_type() {
         assert_eq!(
             Content::from(Image::png(b"\x89PNG\r\n\x1a\n\0")).check_media(),
@@ -612,7 +647,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::png(b"GIF89a")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::Bytes(Looks::Format("a GIF")))
         );
         assert_eq!(
             Content::from(Image::new("image/bmp", b"BM")).check_media(),
@@ -620,7 +655,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::from_base64("image/png", "not base64!")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::NotBase64)
         );
         assert_eq!(
             Content::from(Image::url("https://x/y.png")).check_media(),

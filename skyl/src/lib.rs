@@ -150,7 +150,8 @@
 //!
 //! A tool can answer with an image, audio, a PDF, a link to a resource, an embedded resource or
 //! structured JSON beside its prose: return an [`Image`] (`Image::png(bytes)`), a tuple such as
-//! `(String, Image)`, a [`ToolOutput`] built part by part, a `[Content; N]`, or a `Result` of
+//! `(String, Image)`, a [`ToolOutput`] built part by part, a list of content (`Vec<Image>`,
+//! `Vec<Content>`, `[Content; N]`: as many parts as it holds), or an `Option` or `Result` of
 //! these; a [`DynamicTool`] closure may return the same.
 //!
 //! ```
@@ -175,9 +176,10 @@
 //!
 //! The [`ToolResult`] keeps its three fields and its prose; the content rides beside it as a
 //! [`Part::ResultContent`] in the same tool message, and the agent keeps it in its transcript.
-//! Errors stay prose. The toolbox refuses media whose bytes are not their media type (a GIF
-//! labelled PNG) with prose, and leaves a part over [`Limits::with_max_media_bytes`] (3.75 MiB
-//! by default) out with a note. Each adapter puts the content where its provider takes it and
+//! Errors stay prose. The toolbox leaves out, each with a note in the prose saying why, media
+//! whose bytes are not their media type (a GIF labelled PNG: the note says what the bytes look
+//! like) and a part over [`Limits::with_max_media_bytes`] (3.75 MiB by default); the text and
+//! the other parts are sent. Each adapter puts the content where its provider takes it and
 //! says in a line what it cannot take, so nothing is dropped in silence and nothing is sent to
 //! be refused:
 //!
@@ -622,7 +624,7 @@
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
-//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for the four adapters, streamed or not (reqwest with rustls on ring, Tokio timers) |
+//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for any `provider::Api` (the built-in adapters and your own), streamed or not (reqwest with rustls on ring, Tokio timers) |
 //! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
 //! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 //! | `mcp-oauth` | no | `mcp-http` and `RemoteBuilder::oauth`: mount servers that require OAuth 2.1 (discovery, registration, PKCE, client credentials, step-up), on rmcp's OAuth client and the oauth2 crate |

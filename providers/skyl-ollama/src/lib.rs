@@ -1,8 +1,9 @@
 //! Ollama's own chat API (`POST /api/chat`) as a skyl provider, written the way any crate outside
 //! skyl writes one: through skyl's public provider API only.
 //!
-//! It is the worked example of `skyl::provider`'s guide. A provider is one type and four trait
-//! impls, each in the file of its step:
+//! It is the worked example of `skyl::provider`'s guide. A provider is one type and six trait
+//! impls (five on the type, [`StreamSteps`](skyl::provider::StreamSteps) on its stream's
+//! state), each in the file of its step:
 //!
 //! | file | what it holds | skyl trait |
 //! |---|---|---|

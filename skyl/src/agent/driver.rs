@@ -826,6 +826,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 name: call.name.clone(),
                 result: answered_call.result.clone(),
                 duration: took,
+                content: Arc::from(answered_call.content.as_slice()),
             });
             records.push(Record::Result {
                 step,
@@ -916,6 +917,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         name: running[k].name.clone(),
                         result: result.clone(),
                         duration: took,
+                        content: Arc::from(answered.content.as_slice()),
                     });
                 }
             });

@@ -1,7 +1,9 @@
 //! What a run reports while it goes on, for a progress display.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::content::Content;
 use crate::message::{ToolCall, ToolResult};
 use crate::provider::StreamEvent;
 use crate::tool::Report;
@@ -39,6 +41,10 @@ pub enum Event {
         result: ToolResult,
         /// How long the call ran.
         duration: Duration,
+        /// The content beside the result (images, documents, …: the
+        /// [`ResultContent`](crate::ResultContent) of this call in the transcript), empty when
+        /// the result is text only. Shared: cloning the event does not copy the bytes.
+        content: Arc<[Content]>,
     },
     /// A running call reported progress or wrote a log line through its
     /// [`CallContext`](crate::CallContext). Reports come between the call's

@@ -1,8 +1,8 @@
 //! Provider adapters: a transcript in, a request body out; a response body in, a message out.
 //!
-//! Four adapters implement [`Adapter`], one per wire format (and [`AzureOpenAi`] puts the two
-//! OpenAI ones on Azure); a provider of your own is written the same way, outside skyl (see
-//! [Adding a provider](#adding-a-provider)):
+//! skyl's four built-in adapters implement [`Adapter`], one per wire format (and [`AzureOpenAi`]
+//! puts the two OpenAI ones on Azure); a provider of your own is written the same way, outside
+//! skyl (see [Adding a provider](#adding-a-provider)):
 //!
 //! | adapter | API | tool result on the wire | [`ToolResult::is_error`](crate::ToolResult::is_error) |
 //! |---|---|---|---|
@@ -102,8 +102,9 @@
 //! # Adding a provider
 //!
 //! The set of providers is open: a provider is a type in a crate of its own, and nothing in skyl
-//! changes for it. It implements four traits, each small because the drivers do what every
-//! provider shares:
+//! changes for it. It implements up to six traits, each small because the drivers do what every
+//! provider shares: [`Encoder`], [`Decoder`] and [`Adapter`] always, [`Streaming`] (made from
+//! its [`StreamSteps`]) to stream, and [`Api`] to be reached over HTTP:
 //!
 //! | trait | what the provider writes | what skyl does around it |
 //! |---|---|---|

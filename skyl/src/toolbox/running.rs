@@ -236,8 +236,8 @@ impl From<ToolResult> for RichResult {
 }
 
 /// The result of a call that ran: its text cut to the output limit, each part of its content
-/// checked (media whose bytes are not their type fail the call) and left out with a note when
-/// it is over the media limit.
+/// checked and left out with a note when its bytes are not its media type or it is over the
+/// media limit.
 #[inline(always)]
 fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> RichResult {
     let max_output = limits.max_output_bytes();
@@ -273,19 +273,24 @@ fn with_content(
     let max_media = limits.max_media_bytes();
     let mut content = Vec::with_capacity(parts.len());
     for part in parts {
-        if let Err(mismatch) = part.check_media() {
-            let failure = prose::malformed_media(&part, mismatch);
-            return ToolResult::error(result.call_id, prose::failed(name, &failure)).into();
-        }
-        if part.byte_len().is_some_and(|len| len > max_media) {
-            let note = prose::media_too_large(name, &part, max_media);
-            if !result.content.is_empty() {
-                result.content.push('\n');
+        // A part that cannot be sent is left out with a note; the text and the other parts are
+        // still the tool's answer.
+        let note = match part.check_media() {
+            Err(mismatch) => Some(prose::media_refused(name, &part, &mismatch)),
+            Ok(()) if part.byte_len().is_some_and(|len| len > max_media) => {
+                Some(prose::media_too_large(name, &part, max_media))
             }
-            result.content.push_str(&note);
-            continue;
+            Ok(()) => None,
+        };
+        match note {
+            Some(note) => {
+                if !result.content.is_empty() {
+                    result.content.push('\n');
+                }
+                result.content.push_str(&note);
+            }
+            None => content.push(part),
         }
-        content.push(part);
     }
     RichResult { result, content }
 }

@@ -19,8 +19,9 @@ use super::StreamEvent;
 
 /// An [`Adapter`] whose provider can stream its answers.
 ///
-/// Implemented by the four adapters. It is object-safe, so `Box<dyn Streaming>` can encode,
-/// decode and stream.
+/// Implemented by the built-in adapters and by any provider of your own that streams (from its
+/// [`StreamSteps`](crate::provider::StreamSteps)). It is object-safe, so `Box<dyn Streaming>`
+/// can encode, decode and stream.
 ///
 /// ```
 /// use skyl::provider::{Anthropic, Streaming};
