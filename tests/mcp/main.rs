@@ -4,6 +4,8 @@
 
 mod authorization;
 mod common;
+#[path = "../support/content_rows.rs"]
+mod content_rows;
 mod elicitation;
 mod fuzz_inputs;
 mod hostile;

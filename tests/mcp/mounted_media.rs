@@ -16,6 +16,7 @@ use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Re
 use skyl::{Content, Document, Image, Message, Part, Resource, Role, ToolCall, Toolbox};
 
 use crate::common::{bounded, object};
+use crate::content_rows::{KINDS, Kind, PROSE, Wire, check_cells, not_sent, rows};
 
 const PDF: &[u8] = b"%PDF-1.4";
 const PDF_BASE64: &str = "JVBERi0xLjQ=";
@@ -220,4 +221,54 @@ async fn a_pdf_served_by_skyl_and_mounted_back_is_a_titled_document_again() {
             ]
         })
     );
+}
+
+/// Answers with the prose and the content of the matrix row it is asked for.
+#[skyl::tool]
+fn row(kind: Kind) -> (String, Content) {
+    (PROSE.to_owned(), kind.content())
+}
+
+/// The MCP axis of the content matrix (`tests/content_matrix.rs`): every kind of content, served
+/// by skyl over MCP and mounted back through rmcp's client, reaches every wire as the body the
+/// same content gives when the tool is local. MCP has no document or JSON block, so two kinds
+/// travel as something else, and the model reads the same words in another frame: JSON comes
+/// back as text, so the wires that keep parts apart carry it joined to the prose; a PDF comes back
+/// as a blob resource, sent as the document it is, and named by its URI where a wire takes no
+/// documents.
+#[tokio::test]
+async fn every_kind_of_content_served_and_mounted_back_is_the_rows_body_on_every_wire() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Toolbox::new().with(Row)).serve(server_end));
+    let served = bounded("mounting", Remote::builder("docs").connect(client_end))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with_remote(&served);
+    let mut rows = rows();
+    let joined = json!(format!("{PROSE}\n{{\"pages\":2}}"));
+    rows[Kind::Json as usize].cells[0] = joined.clone();
+    rows[Kind::Json as usize].cells[1] = joined;
+    rows[Kind::Pdf as usize].cells[4] = json!({
+        "role": "tool",
+        "content": format!("{PROSE}\n{}", not_sent(
+            "the resource attachment:///q3.pdf (application/pdf, 8 bytes)",
+            Wire::Ollama,
+            "takes no documents",
+        )),
+        "tool_name": "report"
+    });
+    let mut wrong = Vec::new();
+    for (row, kind) in rows.iter().zip(KINDS) {
+        let turn = Message {
+            role: Role::Assistant,
+            parts: vec![Part::ToolCall(ToolCall::new(
+                "c1",
+                "docs_row",
+                json!({"kind": kind}),
+            ))],
+        };
+        let answer = bounded("the call", toolbox.answer(&turn)).await;
+        check_cells("served and mounted back", row, answer, &mut wrong);
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
