@@ -2,6 +2,7 @@
 //! provider's structured-output field.
 
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::PORTABLE_NAMES;
@@ -33,7 +34,9 @@ use super::PORTABLE_NAMES;
 /// assert_eq!(output.name, "Verdict");
 /// assert_eq!(output.schema["properties"]["holds"]["type"], "boolean");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It serializes as `{"name": ..., "schema": ...}`, to be logged or stored beside a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct OutputSchema {
     /// The schema's name (OpenAI requires one): letters, digits, `_` and `-`, at most 64.
@@ -58,5 +61,21 @@ impl OutputSchema {
                 .collect(),
             schema,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn it_serializes_as_its_name_and_schema() {
+        let output = OutputSchema::new("a verdict", json!({"type": "boolean"}));
+        assert_eq!(
+            serde_json::to_value(&output).unwrap(),
+            json!({"name": "a_verdict", "schema": {"type": "boolean"}})
+        );
     }
 }
