@@ -10,7 +10,9 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::builder::{ConfigError, HttpModelBuilder};
-use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
+use super::failure::{
+    not_a_stream, request_id, scrub, status_error, stream_error, transport_error,
+};
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{
@@ -237,6 +239,8 @@ impl HttpModel {
         let mut frames = Frames::new(self.shared.api.framing(), self.shared.max_event_bytes);
         let mut decoder = self.shared.api.stream_decoder();
         let mut deadline = Instant::now() + self.shared.idle_timeout;
+        // The start of a body that has yet to give an event, to quote should it give none.
+        let mut head = Vec::new();
         loop {
             let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => {
@@ -281,6 +285,10 @@ impl HttpModel {
                 }
             };
             let before = decoder.events_read();
+            if before == 0 && head.len() < MAX_QUOTED_BYTES {
+                let room = MAX_QUOTED_BYTES - head.len();
+                head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
             frames
                 .feed(&chunk, |event, data| {
                     decoder.push(event, data, &mut *events)
@@ -303,6 +311,11 @@ impl HttpModel {
             }
         }
         if decoder.events_read() == 0 {
+            let said = said(&head);
+            if !said.trim_ascii().is_empty() {
+                let error = not_a_stream(&*self.shared.api, &said, self.shared.key.as_deref());
+                return Err(self.annotate(error, &id, retries));
+            }
             // Nothing to read at all: not a stream cut short, nor a body of another API.
             let error = ModelError::new(
                 ModelErrorKind::Provider,
@@ -405,6 +418,21 @@ impl HttpModel {
             None => error,
         }
     }
+}
+
+/// The most bytes of a body that is not a stream kept to quote in its error: a server's reason
+/// (or an HTML error page) says what it needs to in its first lines.
+const MAX_QUOTED_BYTES: usize = 4096;
+
+/// The lines of `head` that are not comments of a stream (`: ping`), which say nothing.
+fn said(head: &[u8]) -> Vec<u8> {
+    let mut said = Vec::with_capacity(head.len());
+    for line in head.split_inclusive(|&byte| byte == b'\n') {
+        if !line.starts_with(b":") {
+            said.extend_from_slice(line);
+        }
+    }
+    said
 }
 
 /// The events of a stream, as its API frames them.
