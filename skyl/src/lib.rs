@@ -322,7 +322,8 @@
 //! effect key in a journaled run, a progress reporter and a logger (which reach an agent's
 //! [`Event::ToolReport`](agent::Event::ToolReport), an MCP client's notifications, and `tracing`),
 //! and its cancellation, set on a timeout, an MCP client's cancel or a dropped run, which a
-//! cooperative tool checks or awaits on any executor. [`DynamicTool`] closures take it with
+//! cooperative tool checks or awaits on any executor, and cleans up after in a grace
+//! ([`Toolbox::with_cancel_grace`]). [`DynamicTool`] closures take it with
 //! `from_fn_with_context`, and a hand-written [`Tool`] through [`Tool::invoke`]. See
 //! [`tool`](macro@tool#the-calls-context).
 //!
