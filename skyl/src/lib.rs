@@ -449,7 +449,8 @@
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
 //! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final
-//!   answer a `T: Deserialize + JsonSchema`: every request carries `T`'s schema as the provider's
+//!   answer a `T: Deserialize + JsonSchema` (a struct, or a list, number, string or enum, which
+//!   travels as `{"answer": ...}`): every request carries `T`'s schema as the provider's
 //!   structured output ([`OutputSchema`](provider::OutputSchema) says where, per provider), an
 //!   answer that does not read as `T` goes back to the model with what was wrong (twice, unless
 //!   [`with_corrections`](agent::TypedRun::with_corrections) says otherwise), and then the run
