@@ -326,6 +326,14 @@ data: {"message": "Automatic streaming tool choice is not supported"}
             "OpenAI Chat answered with an error: Automatic streaming tool choice is not supported",
         ),
         (
+            "an error event of plain text",
+            Reply::stream(
+                b"event: error\ndata: Automatic streaming tool choice is not supported\n\n",
+                End::Close,
+            ),
+            "OpenAI Chat answered with an error: Automatic streaming tool choice is not supported",
+        ),
+        (
             "an error object that is not a stream",
             Reply::stream(refusal.as_bytes(), End::Close),
             "OpenAI Chat answered with an error (internal_server_error): the server accepted the request (200) and sent a body that is not a stream of events: Automatic streaming tool choice is not supported",
