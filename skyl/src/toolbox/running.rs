@@ -101,8 +101,8 @@ pub(super) struct Running<'a> {
     pub(super) call_id: &'a str,
     /// The call's effect key, in a journaled run: set for the tool while it is polled.
     effect_key: Option<&'a str>,
-    /// The call's context, if the tool asked for one: cancelled when the call times out or is
-    /// dropped unfinished.
+    /// The call's context, if the tool asked for one: cancelled when the call times out, is
+    /// cancelled by its caller (an MCP client) or is dropped unfinished.
     context: Option<CallContext>,
     /// The toolbox's bounds on the result's content.
     limits: &'a Limits,
