@@ -14,6 +14,9 @@
 //! any OpenAI-compatible server, such as Ollama on this machine). [`model`] is the one place that
 //! chooses the model: the loop is the same whichever it is.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 #[path = "support/http_model.rs"]
 mod http_model;
 
@@ -211,7 +214,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("agent: cannot start Tokio: {error}");
+            eprintln!("agent: cannot start Tokio: {}", errors::chain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -241,7 +244,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", errors::chain(&error));
             ExitCode::FAILURE
         }
     }

@@ -10,6 +10,7 @@ mod agent;
 mod agent_http;
 mod azure;
 mod call_context;
+mod cancel_grace;
 mod content;
 mod content_matrix;
 mod content_shapes;

@@ -326,7 +326,8 @@
 //! effect key in a journaled run, a progress reporter and a logger (which reach an agent's
 //! [`Event::ToolReport`](agent::Event::ToolReport), an MCP client's notifications, and `tracing`),
 //! and its cancellation, set on a timeout, an MCP client's cancel or a dropped run, which a
-//! cooperative tool checks or awaits on any executor. [`DynamicTool`] closures take it with
+//! cooperative tool checks or awaits on any executor, and cleans up after in a grace
+//! ([`Toolbox::with_cancel_grace`]). [`DynamicTool`] closures take it with
 //! `from_fn_with_context`, and a hand-written [`Tool`] through [`Tool::invoke`]. See
 //! [`tool`](macro@tool#the-calls-context).
 //!
@@ -452,7 +453,8 @@
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
 //! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final
-//!   answer a `T: Deserialize + JsonSchema`: every request carries `T`'s schema as the provider's
+//!   answer a `T: Deserialize + JsonSchema` (a struct, or a list, number, string or enum, which
+//!   travels as `{"answer": ...}`): every request carries `T`'s schema as the provider's
 //!   structured output ([`OutputSchema`](provider::OutputSchema) says where, per provider), an
 //!   answer that does not read as `T` goes back to the model with what was wrong (twice, unless
 //!   [`with_corrections`](agent::TypedRun::with_corrections) says otherwise), and then the run
