@@ -83,6 +83,13 @@ impl<'a> Step<'a> {
         self.answer.model.as_deref()
     }
 
+    /// Which of several models answered: the name of the [`Member`](crate::model::Member) of a
+    /// [`Failover`](crate::model::Failover) that gave this step's answer; `None` for a single
+    /// model.
+    pub fn answered_by(&self) -> Option<&'a str> {
+        self.answer.answered_by.as_deref()
+    }
+
     /// The run's whole transcript, ending with this step.
     pub fn transcript(&self) -> &'a [Message] {
         self.transcript
@@ -98,6 +105,8 @@ pub(crate) struct ResponseMeta {
     pub(crate) id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answered_by: Option<String>,
 }
 
 impl ResponseMeta {
@@ -109,6 +118,7 @@ impl ResponseMeta {
             usage,
             id,
             model,
+            answered_by,
         } = response;
         (
             message,
@@ -117,6 +127,7 @@ impl ResponseMeta {
                 usage,
                 id,
                 model,
+                answered_by,
             },
         )
     }

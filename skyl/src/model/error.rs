@@ -68,6 +68,9 @@ struct Inner {
     retryable: bool,
     retries: u32,
     source: Option<Box<dyn Error + Send + Sync>>,
+    /// The models a [`Failover`](super::Failover) tried before the one that failed with this
+    /// error, each with its own error, in the order they were tried.
+    failed_over: Vec<(String, ModelError)>,
 }
 
 impl ModelError {
@@ -85,6 +88,7 @@ impl ModelError {
             retryable: matches!(kind, ModelErrorKind::Connection | ModelErrorKind::Timeout),
             retries: 0,
             source: None,
+            failed_over: Vec::new(),
         }))
     }
 
@@ -140,6 +144,14 @@ impl ModelError {
         self
     }
 
+    /// Records the models tried before the one that failed with this error, each named and with
+    /// its own error, in the order they were tried: a [`Failover`](super::Failover) whose every
+    /// model failed gives the last one's error with the others here.
+    pub(crate) fn with_failed_over(mut self, failed_over: Vec<(String, ModelError)>) -> Self {
+        self.0.failed_over = failed_over;
+        self
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> ModelErrorKind {
         self.0.kind
@@ -178,6 +190,40 @@ impl ModelError {
     /// How many times the request was retried before this error was final.
     pub fn retries(&self) -> u32 {
         self.0.retries
+    }
+
+    /// The models a [`Failover`](super::Failover) tried before the one that failed with this
+    /// error: each one's name and its own error, in the order they were tried. Empty for an error
+    /// that did not come through a failover, or when the first model's error was not one to fail
+    /// over on.
+    ///
+    /// ```
+    /// use skyl::agent::Agent;
+    /// use skyl::model::{Failover, Member, ModelError};
+    /// use skyl::testing::ScriptedModel;
+    /// use skyl::{Message, Toolbox};
+    ///
+    /// let model = Failover::new([
+    ///     Member::new(ScriptedModel::new().fail(ModelError::provider(503, "down"))).named("primary"),
+    ///     Member::new(ScriptedModel::new().fail(ModelError::provider(529, "overloaded")))
+    ///         .named("secondary"),
+    /// ]);
+    /// let agent = Agent::new(model, Toolbox::new(), "m");
+    /// let failed = agent.run(vec![Message::user("Hi")]).blocking().unwrap_err();
+    /// let error = failed.model_error();
+    /// assert_eq!(error.status(), Some(529), "the last model's error");
+    /// let before: Vec<_> = error.failed_over().map(|(name, error)| (name, error.status())).collect();
+    /// assert_eq!(before, [("primary", Some(503))]);
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "the model answered HTTP 529: overloaded [after failing over from primary]"
+    /// );
+    /// ```
+    pub fn failed_over(&self) -> impl ExactSizeIterator<Item = (&str, &ModelError)> {
+        self.0
+            .failed_over
+            .iter()
+            .map(|(name, error)| (name.as_str(), error))
     }
 }
 
@@ -220,6 +266,15 @@ impl fmt::Display for ModelError {
                 "retries"
             };
             notes.push(format!("gave up after {} {plural}", self.0.retries));
+        }
+        if !self.0.failed_over.is_empty() {
+            let names: Vec<&str> = self
+                .0
+                .failed_over
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect();
+            notes.push(format!("after failing over from {}", names.join(", ")));
         }
         if !notes.is_empty() {
             write!(f, " [{}]", notes.join("; "))?;

@@ -6,6 +6,8 @@
 //! - [`ModelError`] and its [`ModelErrorKind`]: why a request failed, and whether trying again
 //!   can help.
 //! - [`BoxFuture`] and [`EventSink`]: what [`Model`]'s methods return and send events to.
+//! - [`Failover`]: a model made of several, of any providers, which moves to the next
+//!   [`Member`] when one fails in a way that may pass.
 //!
 //! The agent loop, the HTTP transport and the testing tools all depend on this module, and it on
 //! none of them. (The same names are re-exported from [`agent`](crate::agent), where they lived
@@ -16,9 +18,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 mod error;
+mod failover;
 
 pub use crate::provider::{Request, Response, StopReason, StreamEvent, Usage};
 pub use error::{ModelError, ModelErrorKind};
+pub use failover::{Failover, Member};
 
 /// A boxed future that can move between threads, as [`Model`]'s methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -77,6 +77,7 @@ pub fn decode_with<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, De
             .opt_str()?
             .filter(|model| !model.is_empty())
             .map(str::to_owned),
+        answered_by: None,
     })
 }
 

@@ -25,6 +25,10 @@ pub struct Response {
     /// The model that answered, as the provider names it, when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Which of several models answered: the name of the [`Member`](crate::model::Member) of a
+    /// [`Failover`](crate::model::Failover) whose answer this is. `None` from a single model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
 }
 
 impl Response {
@@ -74,6 +78,7 @@ impl Response {
             usage: Usage::default(),
             id: None,
             model: None,
+            answered_by: None,
         }
     }
 

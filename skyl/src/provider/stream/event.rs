@@ -47,6 +47,20 @@ pub enum StreamEvent {
         /// Why the model stopped.
         stop_reason: StopReason,
     },
+    /// The answer starts again from another model: the model `from` failed with `reason`, a
+    /// failure to fail over on, and `to` now answers the same request from its start. Only a
+    /// [`Failover`](crate::model::Failover) sends it.
+    ///
+    /// What this answer streamed before it (text, calls taking shape) is dropped: none of it
+    /// reaches the transcript and none of its calls runs, so a display that showed it clears it.
+    Failover {
+        /// The name of the model that failed.
+        from: String,
+        /// The name of the model that answers now.
+        to: String,
+        /// Why `from` failed, as its error says it.
+        reason: String,
+    },
 }
 
 impl StreamEvent {
@@ -143,6 +157,7 @@ mod tests {
             },
             id: None,
             model: None,
+            answered_by: None,
         };
         let usage = response.usage.clone();
         assert_eq!(
