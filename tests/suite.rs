@@ -16,6 +16,7 @@ mod content_matrix;
 mod content_shapes;
 mod durable;
 mod dynamic_tool;
+mod failover;
 mod error_guidance;
 mod fuzz_regressions;
 mod http;

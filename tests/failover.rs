@@ -1,0 +1,416 @@
+//! A run on a [`Failover`] over the HTTP transport, against two real HTTP servers on 127.0.0.1
+//! (`http_server.rs`), one per provider: the primary answers a tool call and then fails (with a
+//! 5xx, or a stream cut off mid-answer), and the secondary, on another provider's wire, finishes
+//! the run.
+//!
+//! What it proves: the run ends as if one model had answered; each request body is the one its
+//! provider takes (compared whole: the other provider's call ids made valid, its signatures and
+//! reasoning left out), and the tool ran once, also when the run is journaled and started again
+//! after a crash.
+
+use std::future::IntoFuture;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skyl::agent::{
+    Agent, AnsweredBy, BoxFuture, DurableRunError, Entry, Event, Journal, JournalError, Stop,
+    hooks,
+};
+use skyl::durable::SqliteJournal;
+use skyl::http::{Api, HttpModel, RetryPolicy};
+use skyl::model::{Failover, Member};
+use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
+use skyl::{Message, Toolbox};
+
+use crate::support::http_server::{End, Reply, Server};
+
+/// What the tools did.
+#[derive(Default)]
+struct Effects {
+    sent: Mutex<Vec<String>>,
+}
+
+/// Sends an email.
+#[skyl::tool(idempotent = false)]
+fn send_email(#[state] effects: &Effects, to: String) -> String {
+    effects.sent.lock().unwrap().push(to.clone());
+    format!("sent to {to}")
+}
+
+fn toolbox() -> Toolbox<Effects> {
+    Toolbox::with_state(Effects::default()).with(SendEmail)
+}
+
+/// A model of `api` at `server`, retrying what may pass `retries` times (with no wait to speak
+/// of) before it gives up.
+fn http(api: impl Api + 'static, server: &Server, retries: u32) -> HttpModel {
+    HttpModel::builder(api)
+        .api_key("sk-test")
+        .base_url(&server.url)
+        .retry(
+            RetryPolicy::default()
+                .with_max_retries(retries)
+                .with_initial_delay(Duration::from_millis(1))
+                .with_max_delay(Duration::from_millis(1)),
+        )
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap()
+}
+
+/// Claude thinks (a signed thinking block) and calls `send_email`.
+const CLAUDE_CALLS: &str = r#"{
+  "id": "msg_01FailoverCallsA", "type": "message", "role": "assistant",
+  "model": "claude-sonnet-4-5-20250929", "stop_reason": "tool_use", "stop_sequence": null,
+  "usage": {"input_tokens": 380, "output_tokens": 61},
+  "content": [
+    {"type": "thinking", "thinking": "Ada asked for the report by email.", "signature": "EqQBCkYIBxgCKkBsig=="},
+    {"type": "text", "text": "Sending it now."},
+    {"type": "tool_use", "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "name": "send_email", "input": {"to": "ada"}}
+  ]
+}"#;
+
+const CLAUDE_OVERLOADED: &str =
+    r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
+
+/// GPT answers from the result.
+const GPT_ANSWER: &str = r#"{
+  "id": "chatcmpl-Failover1", "object": "chat.completion", "model": "gpt-4o-mini-2024-07-18",
+  "choices": [{"index": 0, "message": {"role": "assistant", "content": "Sent to Ada."}, "finish_reason": "stop"}],
+  "usage": {"prompt_tokens": 96, "completion_tokens": 5, "total_tokens": 101}
+}"#;
+
+/// The tool's definition as Anthropic takes it.
+fn claude_tools() -> Value {
+    json!([{
+        "name": "send_email",
+        "description": "Sends an email.",
+        "input_schema": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"to": {"type": "string"}},
+            "required": ["to"]
+        }
+    }])
+}
+
+/// The tool's definition as OpenAI Chat takes it.
+fn gpt_tools() -> Value {
+    json!([{
+        "type": "function",
+        "function": {
+            "name": "send_email",
+            "description": "Sends an email.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {"to": {"type": "string"}},
+                "required": ["to"]
+            }
+        }
+    }])
+}
+
+/// The path and body of each request `server` received.
+fn received(server: &Server) -> Vec<(String, Value)> {
+    server
+        .requests()
+        .into_iter()
+        .map(|request| (request.path, request.body))
+        .collect()
+}
+
+/// The user's message as Anthropic takes it.
+fn claude_user() -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": "Email Ada the report."}]})
+}
+
+/// Anthropic's body of step 1, and of step 2 after Claude's call got `result`.
+fn claude_bodies(result: &str) -> (Value, Value) {
+    let step1 = json!({
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 512,
+        "system": "You are terse.",
+        "messages": [claude_user()],
+        "tools": claude_tools(),
+        "tool_choice": {"type": "auto"}
+    });
+    let step2 = json!({
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 512,
+        "system": "You are terse.",
+        "messages": [
+            claude_user(),
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "Ada asked for the report by email.", "signature": "EqQBCkYIBxgCKkBsig=="},
+                {"type": "text", "text": "Sending it now."},
+                {"type": "tool_use", "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "name": "send_email", "input": {"to": "ada"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "is_error": false, "content": result}
+            ]}
+        ],
+        "tools": claude_tools(),
+        "tool_choice": {"type": "auto"}
+    });
+    (step1, step2)
+}
+
+/// OpenAI Chat's body of step 2, after Claude's call got `result`: Claude's call id is one
+/// OpenAI takes as it is, and its thinking (signed for Anthropic only) is left out.
+fn gpt_body(result: &str, is_error: bool) -> Value {
+    let content = if is_error {
+        format!("ERROR: {result}")
+    } else {
+        result.to_owned()
+    };
+    json!({
+        "model": "gpt-4o-mini",
+        "messages": [
+            {"role": "system", "content": "You are terse."},
+            {"role": "user", "content": "Email Ada the report."},
+            {"role": "assistant", "content": "Sending it now.", "tool_calls": [{
+                "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn",
+                "type": "function",
+                "function": {"name": "send_email", "arguments": "{\"to\":\"ada\"}"}
+            }]},
+            {"role": "tool", "tool_call_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "content": content}
+        ],
+        "tools": gpt_tools(),
+        "tool_choice": "auto",
+        "max_tokens": 512
+    })
+}
+
+#[tokio::test]
+async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_and_no_call_runs_twice()
+ {
+    // The primary answers step 1 with a call, then is overloaded past its one retry.
+    let claude = Server::start(vec![
+        Reply::json(200, CLAUDE_CALLS),
+        Reply::json(529, CLAUDE_OVERLOADED),
+        Reply::json(529, CLAUDE_OVERLOADED),
+    ])
+    .await;
+    let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
+    let model = Failover::new([
+        Member::new(http(Anthropic, &claude, 1)).named("claude"),
+        Member::new(http(OpenAiChat::default().with_compatible(true), &gpt, 1))
+            .named("gpt")
+            .model_name("gpt-4o-mini"),
+    ]);
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&answered);
+    let agent = Agent::new(model, toolbox(), "claude-sonnet-4-5")
+        .with_system("You are terse.")
+        .with_max_tokens(512)
+        .with_hooks(hooks::after_step(move |step| {
+            seen.lock()
+                .unwrap()
+                .push(step.answered_by().map(str::to_owned));
+        }));
+
+    let run = agent
+        .run(vec![Message::user("Email Ada the report.")])
+        .await
+        .unwrap();
+
+    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 2));
+    assert_eq!(run.text(), "Sent to Ada.");
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    assert_eq!(
+        *answered.lock().unwrap(),
+        [Some("claude".to_owned()), Some("gpt".to_owned())]
+    );
+    // Claude was asked step 1, then step 2 twice (its transport's one retry); GPT step 2 once.
+    let (step1, step2) = claude_bodies("sent to ada");
+    let messages = "/v1/messages".to_owned();
+    assert_eq!(
+        received(&claude),
+        [
+            (messages.clone(), step1),
+            (messages.clone(), step2.clone()),
+            (messages, step2)
+        ]
+    );
+    assert_eq!(
+        received(&gpt),
+        [("/chat/completions".to_owned(), gpt_body("sent to ada", false))]
+    );
+}
+
+/// Kimi (an OpenAI-compatible server) streams a call whose id Anthropic's rules refuse, with its
+/// reasoning, which only Kimi takes back.
+const KIMI_CALLS: &str = concat!(
+    r#"data: {"id":"chatcmpl-kimi1","object":"chat.completion.chunk","model":"kimi-k2","choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning_content":"Ada wants the report."},"finish_reason":null}]}"#,
+    "\n\n",
+    r#"data: {"id":"chatcmpl-kimi1","object":"chat.completion.chunk","model":"kimi-k2","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"functions.send_email:0","type":"function","function":{"name":"send_email","arguments":"{\"to\":\"ada\"}"}}]},"finish_reason":null}]}"#,
+    "\n\n",
+    r#"data: {"id":"chatcmpl-kimi1","object":"chat.completion.chunk","model":"kimi-k2","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    "\n\n",
+    r#"data: {"id":"chatcmpl-kimi1","object":"chat.completion.chunk","model":"kimi-k2","choices":[],"usage":{"prompt_tokens":70,"completion_tokens":20,"total_tokens":90}}"#,
+    "\n\n",
+    "data: [DONE]\n\n",
+);
+
+/// Kimi begins its answer and the connection is cut.
+const KIMI_CUT: &str = concat!(
+    r#"data: {"id":"chatcmpl-kimi2","object":"chat.completion.chunk","model":"kimi-k2","choices":[{"index":0,"delta":{"role":"assistant","content":"I sent"},"finish_reason":null}]}"#,
+    "\n\n",
+);
+
+/// Claude answers from the result, streamed.
+const CLAUDE_STREAMED_ANSWER: &str = concat!(
+    "event: message_start\n",
+    r#"data: {"type":"message_start","message":{"id":"msg_01FailoverAnswerB","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":120,"output_tokens":1}}}"#,
+    "\n\n",
+    "event: content_block_start\n",
+    r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Ada has "}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"the report."}}"#,
+    "\n\n",
+    "event: content_block_stop\n",
+    r#"data: {"type":"content_block_stop","index":0}"#,
+    "\n\n",
+    "event: message_delta\n",
+    r#"data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+    "\n\n",
+    "event: message_stop\n",
+    r#"data: {"type":"message_stop"}"#,
+    "\n\n",
+);
+
+#[tokio::test]
+async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_call_id_made_valid_for_it()
+ {
+    let kimi = Server::start(vec![
+        Reply::stream(KIMI_CALLS.as_bytes(), End::Close),
+        Reply::stream(KIMI_CUT.as_bytes(), End::Drop),
+    ])
+    .await;
+    let claude = Server::start(vec![Reply::stream(
+        CLAUDE_STREAMED_ANSWER.as_bytes(),
+        End::Close,
+    )])
+    .await;
+    let model = Failover::new([
+        Member::new(http(OpenAiChat::default().with_server("kimi"), &kimi, 1)).named("kimi"),
+        Member::new(http(Anthropic, &claude, 1))
+            .named("claude")
+            .model_name("claude-sonnet-4-5"),
+    ]);
+    let agent = Agent::new(model, toolbox(), "kimi-k2")
+        .with_system("You are terse.")
+        .with_max_tokens(512);
+
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Email Ada the report.")])
+        .on_event(|event| events.push(event))
+        .into_future()
+        .await
+        .unwrap();
+
+    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 2));
+    assert_eq!(run.text(), "Ada has the report.");
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    let told: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Model(StreamEvent::Failover { from, to, reason }) => {
+                Some((from.as_str(), to.as_str(), reason.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [(
+            "kimi",
+            "claude",
+            "the connection to OpenAI Chat failed: the stream broke after 1 event"
+        )]
+    );
+    // What Kimi streamed of its cut answer came before the move, Claude's answer after it.
+    let texts: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Model(StreamEvent::TextDelta(text)) => Some(text.as_str()),
+            Event::Model(StreamEvent::Failover { .. }) => Some("<failover>"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["I sent", "<failover>", "Ada has ", "the report."]);
+    let started = events
+        .iter()
+        .filter(|event| matches!(event, Event::ToolStarted { .. }))
+        .count();
+    assert_eq!(started, 1);
+
+    let tools = gpt_tools();
+    let kimi_user = [
+        json!({"role": "system", "content": "You are terse."}),
+        json!({"role": "user", "content": "Email Ada the report."}),
+    ];
+    let kimi_body = |messages: &[Value]| {
+        json!({
+            "model": "kimi-k2",
+            "messages": messages,
+            "tools": tools,
+            "tool_choice": "auto",
+            "max_tokens": 512,
+            "stream": true,
+            "stream_options": {"include_usage": true}
+        })
+    };
+    let mut step2 = kimi_user.to_vec();
+    // Kimi's reasoning goes back to Kimi, with its call id as Kimi wrote it.
+    step2.extend([
+        json!({"role": "assistant", "content": "", "reasoning_content": "Ada wants the report.", "tool_calls": [{
+            "id": "functions.send_email:0",
+            "type": "function",
+            "function": {"name": "send_email", "arguments": "{\"to\":\"ada\"}"}
+        }]}),
+        json!({"role": "tool", "tool_call_id": "functions.send_email:0", "content": "sent to ada"}),
+    ]);
+    let completions = "/chat/completions".to_owned();
+    assert_eq!(
+        received(&kimi),
+        [
+            (completions.clone(), kimi_body(&kimi_user)),
+            (completions, kimi_body(&step2))
+        ]
+    );
+    // Claude gets the call under an id its pattern takes, the same on the call and its result,
+    // and no reasoning of Kimi's.
+    let id = "functions_send_email_0_bf2e7a83";
+    assert_eq!(
+        received(&claude),
+        [(
+            "/v1/messages".to_owned(),
+            json!({
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 512,
+                "system": "You are terse.",
+                "messages": [
+                    claude_user(),
+                    {"role": "assistant", "content": [
+                        {"type": "tool_use", "id": id, "name": "send_email", "input": {"to": "ada"}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": "sent to ada"}
+                    ]}
+                ],
+                "tools": claude_tools(),
+                "tool_choice": {"type": "auto"},
+                "stream": true
+            })
+        )]
+    );
+}
