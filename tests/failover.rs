@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AnsweredBy, BoxFuture, DurableRunError, Entry, Event, Journal, JournalError, Stop,
-    hooks,
+    Agent, AnsweredBy, BoxFuture, DurableRunError, Entry, Event, Journal, JournalError, Stop, hooks,
 };
 use skyl::durable::SqliteJournal;
 use skyl::http::{Api, HttpModel, RetryPolicy};
@@ -158,14 +157,9 @@ fn claude_bodies(result: &str) -> (Value, Value) {
     (step1, step2)
 }
 
-/// OpenAI Chat's body of step 2, after Claude's call got `result`: Claude's call id is one
-/// OpenAI takes as it is, and its thinking (signed for Anthropic only) is left out.
-fn gpt_body(result: &str, is_error: bool) -> Value {
-    let content = if is_error {
-        format!("ERROR: {result}")
-    } else {
-        result.to_owned()
-    };
+/// OpenAI Chat's body of step 2, with `result` as the content of the tool message: Claude's call
+/// id is one OpenAI takes as it is, and its thinking (signed for Anthropic only) is left out.
+fn gpt_body(result: &str) -> Value {
     json!({
         "model": "gpt-4o-mini",
         "messages": [
@@ -176,7 +170,7 @@ fn gpt_body(result: &str, is_error: bool) -> Value {
                 "type": "function",
                 "function": {"name": "send_email", "arguments": "{\"to\":\"ada\"}"}
             }]},
-            {"role": "tool", "tool_call_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "content": content}
+            {"role": "tool", "tool_call_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "content": result}
         ],
         "tools": gpt_tools(),
         "tool_choice": "auto",
@@ -237,7 +231,7 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     );
     assert_eq!(
         received(&gpt),
-        [("/chat/completions".to_owned(), gpt_body("sent to ada", false))]
+        [("/chat/completions".to_owned(), gpt_body("sent to ada"))]
     );
 }
 
@@ -412,5 +406,182 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
                 "stream": true
             })
         )]
+    );
+}
+
+/// The SQLite journal of a process that "dies" at the first group it is asked to write without a
+/// sync: the result of a call that ran is lost, its intent is not.
+struct DiesBeforeResults {
+    journal: SqliteJournal,
+    dead: AtomicBool,
+}
+
+impl Journal for DiesBeforeResults {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        self.journal.load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if !durable || self.dead.load(Ordering::SeqCst) {
+            self.dead.store(true, Ordering::SeqCst);
+            return Box::pin(std::future::ready(Err(JournalError::Storage {
+                run: run.to_owned(),
+                doing: "writing results",
+                source: "the process died".into(),
+            })));
+        }
+        self.journal.append(run, entries, durable)
+    }
+}
+
+/// A temporary directory, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path =
+            std::env::temp_dir().join(format!("skyl-failover-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn journal(&self) -> SqliteJournal {
+        SqliteJournal::open(self.0.join("journal.db")).unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Claude then GPT, as in the 5xx case, at these servers.
+fn claude_then_gpt(claude: &Server, gpt: &Server) -> Failover {
+    Failover::new([
+        Member::new(http(Anthropic, claude, 1)).named("claude"),
+        Member::new(http(OpenAiChat::default().with_compatible(true), gpt, 1))
+            .named("gpt")
+            .model_name("gpt-4o-mini"),
+    ])
+}
+
+#[tokio::test]
+async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_call_answered_as_the_journal_says()
+ {
+    let dir = TempDir::new("journaled");
+    let claude = Server::start(vec![
+        Reply::json(200, CLAUDE_CALLS),
+        Reply::json(529, CLAUDE_OVERLOADED),
+        Reply::json(529, CLAUDE_OVERLOADED),
+    ])
+    .await;
+    let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
+
+    // The process dies after the email was sent, before its result was written.
+    let dying = DiesBeforeResults {
+        journal: dir.journal(),
+        dead: AtomicBool::new(false),
+    };
+    let agent = Agent::new(
+        claude_then_gpt(&claude, &gpt),
+        toolbox(),
+        "claude-sonnet-4-5",
+    )
+    .with_system("You are terse.")
+    .with_max_tokens(512);
+    let error = agent
+        .run(vec![Message::user("Email Ada the report.")])
+        .journaled(&dying, "r1")
+        .await
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    // Started again in a "new process": Claude's answer comes from the journal, the email is
+    // outcome-unknown and not sent again, Claude is overloaded and GPT answers.
+    let journal = dir.journal();
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&steps);
+    let agent = Agent::new(
+        claude_then_gpt(&claude, &gpt),
+        toolbox(),
+        "claude-sonnet-4-5",
+    )
+    .with_system("You are terse.")
+    .with_max_tokens(512)
+    .with_hooks(hooks::after_step(move |step| {
+        seen.lock()
+            .unwrap()
+            .push(step.answered_by().map(str::to_owned));
+    }));
+    let run = agent
+        .run(vec![Message::user("Email Ada the report.")])
+        .journaled(&journal, "r1")
+        .await
+        .unwrap();
+    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 2));
+    assert_eq!(run.text(), "Sent to Ada.");
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+    let unknown = "ERROR: the outcome of this send_email call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling send_email again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not.";
+    let (step1, _) = claude_bodies("");
+    let step2 = {
+        let mut body = claude_bodies("").1;
+        body["messages"][2]["content"][0] = json!({
+            "type": "tool_result",
+            "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn",
+            "is_error": true,
+            "content": unknown
+        });
+        body
+    };
+    let messages = "/v1/messages".to_owned();
+    assert_eq!(
+        received(&claude),
+        [
+            (messages.clone(), step1),
+            (messages.clone(), step2.clone()),
+            (messages, step2)
+        ]
+    );
+    assert_eq!(
+        received(&gpt),
+        // A wire without an error flag says it in the content.
+        [(
+            "/chat/completions".to_owned(),
+            gpt_body(&format!("error: {unknown}"))
+        )]
+    );
+
+    // Started once more, the finished run asks no model and runs nothing: its call is answered
+    // from the journal.
+    let mut answered = Vec::new();
+    let again = agent
+        .run(vec![Message::user("Email Ada the report.")])
+        .journaled(&journal, "r1")
+        .on_event(|event| {
+            if let Event::ToolAnswered { by, .. } = event {
+                answered.push(by);
+            }
+        })
+        .into_future()
+        .await
+        .unwrap();
+    assert_eq!(again.transcript(), run.transcript());
+    assert_eq!((claude.requests().len(), gpt.requests().len()), (3, 1));
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+    assert_eq!(answered, [AnsweredBy::Journal]);
+    // Which model answered each step is journaled with the answer: the first run's step by
+    // Claude, the second's by GPT, and the replay reads both back.
+    let claude_gpt = [Some("claude".to_owned()), Some("gpt".to_owned())];
+    assert_eq!(
+        *steps.lock().unwrap(),
+        [claude_gpt.clone(), claude_gpt].concat()
     );
 }
