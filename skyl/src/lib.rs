@@ -596,6 +596,57 @@
 //! with an error that names the limit. The API key appears in no `Debug` or `Display`. The
 //! transport runs on Tokio, as reqwest does.
 //!
+//! ## Failing over to another provider
+//!
+//! [`model::Failover`] is a model made of several, of any providers: each request goes to the
+//! first [`model::Member`], and moves to the next when a member fails in a way that may pass
+//! ([`ModelError::is_retryable`](model::ModelError::is_retryable): a rate limit, an overload, a
+//! 5xx, a timeout, a stream cut before its end), once that member's own retries are spent. A run
+//! goes on mid-way: its transcript, with the first provider's answers in it, is sent to the next
+//! provider as that provider takes it (call ids made valid for its rules, provider data such as
+//! thinking signatures and reasoning items sent back only to the provider that gave them), and
+//! calls already answered are not run again, since a failed or cut answer runs nothing. Any other
+//! failure (a 400, a bad key) is returned at once; when every member fails, the last error comes
+//! back with the others in [`ModelError::failed_over`](model::ModelError::failed_over).
+//!
+//! ```no_run
+//! # #[cfg(feature = "http")]
+//! async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//!     use skyl::agent::{Agent, Event};
+//!     use skyl::http::HttpModel;
+//!     use skyl::model::{Failover, Member};
+//!     use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
+//!     use skyl::{Message, Toolbox};
+//!
+//!     let model = Failover::new([
+//!         Member::new(HttpModel::from_env(Anthropic)?).model_name("claude-sonnet-4-5"),
+//!         Member::new(HttpModel::from_env(OpenAiChat::default())?).model_name("gpt-4.1"),
+//!     ]);
+//!     let agent = Agent::new(model, Toolbox::new(), "claude-sonnet-4-5");
+//!     let run = agent
+//!         .run(vec![Message::user("Summarise the incident.")])
+//!         .on_event(|event| {
+//!             if let Event::Model(StreamEvent::Failover { from, to, reason }) = event {
+//!                 eprintln!("{from} failed ({reason}); {to} answers");
+//!             }
+//!         })
+//!         .await?;
+//!     println!("{}", run.text());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Each request starts at the first member, so a run returns to the primary at its next step;
+//! [`Failover::sticky`](model::Failover::sticky) keeps to the member that answered last. A
+//! member's model name and provider-specific fields are its own
+//! ([`Member::model_name`](model::Member::model_name), [`Member::extra`](model::Member::extra)):
+//! keep fields only one provider takes there rather than on the agent. Which member answered a
+//! step is [`Step::answered_by`](agent::Step::answered_by) (journaled with the answer), a
+//! streaming caller is told of each move by [`provider::StreamEvent::Failover`] (and drops what
+//! the failed member had streamed), and with the `tracing` feature each move is logged as a
+//! warning. In a journaled run the journal's rules hold across the move: a call cut off by a
+//! crash is answered as the journal says, whichever member asks next.
+//!
 //! ## MCP
 //!
 //! With the feature `mcp`, `skyl::mcp` carries tools across the Model Context Protocol both ways,

@@ -504,6 +504,75 @@ mod tests {
         );
     }
 
+    /// With the `tracing` feature each move is a warning naming both models and the reason.
+    #[cfg(feature = "tracing")]
+    #[test]
+    fn each_move_is_logged_as_a_warning() {
+        use std::collections::BTreeMap;
+        use std::sync::{Arc, Mutex};
+        use tracing::field::{Field, Visit};
+        use tracing::span::{Attributes, Id, Record};
+        use tracing::{Event, Level, Metadata, Subscriber};
+
+        type Logged = Vec<(Level, BTreeMap<String, String>)>;
+
+        #[derive(Clone, Default)]
+        struct Lines(Arc<Mutex<Logged>>);
+
+        struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+        impl Visit for Fields<'_> {
+            fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+                self.0.insert(field.name().to_owned(), format!("{value:?}"));
+            }
+
+            fn record_str(&mut self, field: &Field, value: &str) {
+                self.0.insert(field.name().to_owned(), value.to_owned());
+            }
+        }
+
+        impl Subscriber for Lines {
+            fn enabled(&self, _: &Metadata<'_>) -> bool {
+                true
+            }
+            fn new_span(&self, _: &Attributes<'_>) -> Id {
+                Id::from_u64(1)
+            }
+            fn record(&self, _: &Id, _: &Record<'_>) {}
+            fn record_follows_from(&self, _: &Id, _: &Id) {}
+            fn event(&self, event: &Event<'_>) {
+                let mut fields = BTreeMap::new();
+                event.record(&mut Fields(&mut fields));
+                let level = *event.metadata().level();
+                self.0.lock().unwrap().push((level, fields));
+            }
+            fn enter(&self, _: &Id) {}
+            fn exit(&self, _: &Id) {}
+        }
+
+        let model = Failover::new([
+            Member::new(ScriptedModel::new().fail(overloaded())).named("claude"),
+            Member::new(ScriptedModel::new().reply_text("Hi")).named("gpt"),
+        ]);
+        let lines = Lines::default();
+        tracing::subscriber::with_default(lines.clone(), || {
+            block_on(model.complete(&request())).unwrap();
+        });
+        let expected: BTreeMap<String, String> = [
+            ("skyl.failover.from", "claude"),
+            ("skyl.failover.to", "gpt"),
+            ("error.message", "the model answered HTTP 529: Overloaded"),
+            (
+                "message",
+                "the model claude failed (the model answered HTTP 529: Overloaded); the request goes to gpt",
+            ),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect();
+        assert_eq!(*lines.0.lock().unwrap(), [(Level::WARN, expected)]);
+    }
+
     #[test]
     fn a_failover_without_members_says_so() {
         let error = block_on(Failover::new([]).complete(&request())).unwrap_err();

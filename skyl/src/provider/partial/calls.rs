@@ -62,7 +62,9 @@ impl PartialCalls {
     }
 
     /// Reads one event of the stream. Returns the call the event was about (started, grown by a
-    /// delta, or finished), as it is now; `None` for the other events.
+    /// delta, or finished), as it is now; `None` for the other events. A
+    /// [`Failover`](StreamEvent::Failover) forgets every call read so far: the answer starts
+    /// again, and none of the calls of the answer cut off will run.
     ///
     /// A finished call's arguments are complete: those of the
     /// [`ToolCallFinished`](StreamEvent::ToolCallFinished) call when its deltas were empty (a call
@@ -103,6 +105,11 @@ impl PartialCalls {
                     }
                 }
                 *index
+            }
+            // The answer starts again from another model: the calls of the one cut off are gone.
+            StreamEvent::Failover { .. } => {
+                self.calls.clear();
+                return None;
             }
             _ => return None,
         };
@@ -153,5 +160,48 @@ impl PartialCall {
     /// Whether the stream said the call is complete.
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::message::ToolCall;
+
+    #[test]
+    fn a_failover_forgets_the_calls_of_the_answer_cut_off() {
+        let mut calls = PartialCalls::new();
+        let started = |id: &str, name: &str| StreamEvent::ToolCallStarted {
+            index: 0,
+            id: id.into(),
+            name: name.into(),
+        };
+        calls.read(&started("toolu_1", "write_file"));
+        calls.read(&StreamEvent::ToolCallDelta {
+            index: 0,
+            arguments: r#"{"path": "a.md""#.into(),
+        });
+        let failover = StreamEvent::Failover {
+            from: "claude".into(),
+            to: "gpt".into(),
+            reason: "the stream broke".into(),
+        };
+        assert!(calls.read(&failover).is_none());
+        assert_eq!(calls.iter().count(), 0);
+        // The next model's first call is index 0 again, read from its own start.
+        calls.read(&started("call_1", "read_file"));
+        let finished = calls
+            .read(&StreamEvent::ToolCallFinished {
+                index: 0,
+                call: ToolCall::new("call_1", "read_file", json!({"path": "b.md"})),
+            })
+            .unwrap();
+        assert_eq!(
+            (finished.id(), finished.arguments().get::<String>("path")),
+            ("call_1", Some("b.md".to_owned()))
+        );
+        assert_eq!(calls.iter().count(), 1);
     }
 }
