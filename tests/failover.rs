@@ -585,3 +585,153 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
         [claude_gpt.clone(), claude_gpt].concat()
     );
 }
+
+/// A run that moved from Anthropic to OpenAI Responses to Gemini: each answer with its provider's
+/// own data (a signed thinking block; an encrypted reasoning item and the call's item id; a
+/// signed call without an id, which skyl minted), each call answered.
+fn transcript_of_three_providers() -> Vec<Message> {
+    use skyl::provider::{Adapter, Gemini, OpenAiResponses};
+    let claude = Anthropic
+        .decode(&serde_json::from_str(CLAUDE_CALLS).unwrap())
+        .unwrap();
+    let gpt = OpenAiResponses::default()
+        .decode(&json!({
+            "id": "resp_01d311e2", "object": "response", "status": "completed", "model": "gpt-5",
+            "output": [
+                {"type": "reasoning", "id": "rs_01d311e2", "summary": [], "encrypted_content": "gAAAAABo-6wE"},
+                {"type": "function_call", "id": "fc_01d311e2", "call_id": "call_cp3x6W9e", "name": "send_email", "arguments": "{\"to\":\"bo\"}", "status": "completed"}
+            ],
+            "usage": {"input_tokens": 40, "output_tokens": 148, "total_tokens": 188}
+        }))
+        .unwrap();
+    let gemini = Gemini::default()
+        .decode(&json!({
+            "candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"name": "send_email", "args": {"to": "cy"}}, "thoughtSignature": "EpwICpkI"}
+            ]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 29, "candidatesTokenCount": 10, "totalTokenCount": 39},
+            "modelVersion": "gemini-3-pro-preview", "responseId": "QUVVadTS"
+        }))
+        .unwrap();
+    let mut transcript = vec![Message::user("Email Ada, Bo and Cy the report.")];
+    for answer in [claude, gpt, gemini] {
+        let call = answer.message.tool_calls().next().unwrap().clone();
+        transcript.push(answer.message);
+        let to = call.arguments["to"].as_str().unwrap().to_owned();
+        transcript.push(skyl::tool_result_message(call.id, format!("sent to {to}")));
+    }
+    transcript
+}
+
+/// What `send_email` answers for an email to `to`.
+fn sent(to: &str) -> String {
+    format!("sent to {to}")
+}
+
+#[test]
+fn a_transcript_of_several_providers_encodes_for_each_with_valid_ids_and_only_its_own_data() {
+    use skyl::provider::{Adapter, Gemini, OpenAiResponses, Request};
+    let transcript = transcript_of_three_providers();
+    let request = Request {
+        model: "m".into(),
+        messages: transcript.as_slice().into(),
+        max_tokens: Some(512),
+        ..Default::default()
+    };
+    let encode = |adapter: &dyn Adapter| adapter.encode(&request).unwrap();
+    let user = "Email Ada, Bo and Cy the report.";
+    // Ids: Claude's and OpenAI's are Anthropic-valid as they are; Gemini gave none, so skyl
+    // minted one from its response id.
+    let (claude_id, gpt_id, gemini_id) = (
+        "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn",
+        "call_cp3x6W9e",
+        "gemini_QUVVadTS_0",
+    );
+    let calls = [(claude_id, "ada"), (gpt_id, "bo"), (gemini_id, "cy")];
+
+    // Anthropic: its own signed thinking, no reasoning item, no Gemini signature.
+    let mut messages = vec![json!({"role": "user", "content": [{"type": "text", "text": user}]})];
+    for (n, (id, to)) in calls.iter().enumerate() {
+        let mut content = Vec::new();
+        if n == 0 {
+            content.push(json!({"type": "thinking", "thinking": "Ada asked for the report by email.", "signature": "EqQBCkYIBxgCKkBsig=="}));
+            content.push(json!({"type": "text", "text": "Sending it now."}));
+        }
+        content
+            .push(json!({"type": "tool_use", "id": id, "name": "send_email", "input": {"to": to}}));
+        messages.push(json!({"role": "assistant", "content": content}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": sent(to)}
+        ]}));
+    }
+    assert_eq!(
+        encode(&Anthropic),
+        json!({"model": "m", "max_tokens": 512, "messages": messages})
+    );
+
+    // OpenAI Chat: no provider's data at all.
+    let mut messages = vec![json!({"role": "user", "content": user})];
+    for (n, (id, to)) in calls.iter().enumerate() {
+        messages.push(json!({
+            "role": "assistant",
+            "content": if n == 0 { "Sending it now." } else { "" },
+            "tool_calls": [{"id": id, "type": "function", "function": {
+                "name": "send_email", "arguments": format!("{{\"to\":\"{to}\"}}")
+            }}]
+        }));
+        messages.push(json!({"role": "tool", "tool_call_id": id, "content": sent(to)}));
+    }
+    assert_eq!(
+        encode(&OpenAiChat::default()),
+        json!({"model": "m", "messages": messages, "max_completion_tokens": 512})
+    );
+
+    // OpenAI Responses: its own reasoning item and the item id of its own call; the others'
+    // calls go without an item id, as the API takes calls it did not make.
+    let mut input = vec![
+        json!({"role": "user", "content": user}),
+        json!({"role": "assistant", "content": "Sending it now."}),
+    ];
+    for (n, (id, to)) in calls.iter().enumerate() {
+        let mut call = json!({"type": "function_call", "call_id": id, "name": "send_email", "arguments": format!("{{\"to\":\"{to}\"}}")});
+        if n == 1 {
+            input.push(json!({"type": "reasoning", "id": "rs_01d311e2", "summary": [], "encrypted_content": "gAAAAABo-6wE"}));
+            call["id"] = json!("fc_01d311e2");
+        }
+        input.push(call);
+        input.push(json!({"type": "function_call_output", "call_id": id, "output": sent(to)}));
+    }
+    assert_eq!(
+        encode(&OpenAiResponses::default()),
+        json!({"model": "m", "input": input, "max_output_tokens": 512})
+    );
+
+    // Gemini: its own call with its signature and without the id skyl minted for it; the
+    // others' calls with their ids, which the Developer API matches results by. (Gemini 3
+    // also wants a signature on the others' calls of the current turn: see `Failover`'s docs.)
+    let mut contents = vec![json!({"role": "user", "parts": [{"text": user}]})];
+    for (n, (id, to)) in calls.iter().enumerate() {
+        let mut parts = Vec::new();
+        if n == 0 {
+            parts.push(json!({"text": "Sending it now."}));
+        }
+        let (call, response) = if n == 2 {
+            (
+                json!({"functionCall": {"name": "send_email", "args": {"to": to}}, "thoughtSignature": "EpwICpkI"}),
+                json!({"functionResponse": {"name": "send_email", "response": {"output": sent(to)}}}),
+            )
+        } else {
+            (
+                json!({"functionCall": {"name": "send_email", "args": {"to": to}, "id": id}}),
+                json!({"functionResponse": {"name": "send_email", "response": {"output": sent(to)}, "id": id}}),
+            )
+        };
+        parts.push(call);
+        contents.push(json!({"role": "model", "parts": parts}));
+        contents.push(json!({"role": "user", "parts": [response]}));
+    }
+    assert_eq!(
+        encode(&Gemini::default()),
+        json!({"contents": contents, "generationConfig": {"maxOutputTokens": 512}})
+    );
+}

@@ -645,7 +645,10 @@
 //! streaming caller is told of each move by [`provider::StreamEvent::Failover`] (and drops what
 //! the failed member had streamed), and with the `tracing` feature each move is logged as a
 //! warning. In a journaled run the journal's rules hold across the move: a call cut off by a
-//! crash is answered as the journal says, whichever member asks next.
+//! crash is answered as the journal says, whichever member asks next. Two providers ask for data
+//! only their own model can write (Gemini 3 a thought signature on each call of the current
+//! turn, Anthropic with extended thinking a thinking block opening the last turn of calls):
+//! [`model::Failover`]'s docs say how to order members around them.
 //!
 //! ## MCP
 //!

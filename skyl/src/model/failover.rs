@@ -132,6 +132,13 @@ impl fmt::Debug for Member {
 /// signatures) is sent back only to the provider that gave it. A member moves the model name and
 /// the provider-specific fields to its own ([`Member::model_name`], [`Member::extra`]).
 ///
+/// Two provider rules cannot be met by translation, since the data they ask for exists only
+/// when their own model wrote the turn: Gemini 3 refuses a call of the current turn without its
+/// thought signature, and Anthropic with extended thinking enabled refuses a last assistant turn
+/// of calls that does not open with a thinking block. Moving to one of those in the middle of a
+/// turn of another provider's calls is answered 400 (returned, not failed over on); put such a
+/// member first, or without those features, or end the turn first.
+///
 /// **No call runs twice.** The loop runs an answer's calls only once the whole answer has come,
 /// so a failed or cut answer runs nothing; the next member is asked the same request, whose
 /// transcript holds every call already answered with its result. In a journaled run the journal
