@@ -129,8 +129,9 @@ impl fmt::Debug for Member {
 /// that answered. Each adapter encodes it for its own provider: call ids minted by one provider
 /// are made valid for the other's rules (Anthropic's `^[a-zA-Z0-9_-]+$`), and provider data
 /// (Anthropic thinking signatures, OpenAI Responses reasoning items and item ids, Gemini thought
-/// signatures) is sent back only to the provider that gave it. A member moves the model name and
-/// the provider-specific fields to its own ([`Member::model_name`], [`Member::extra`]).
+/// signatures) is sent back only to the provider that gave it. A member replaces the request's
+/// model name and provider-specific fields with its own ([`Member::model_name`],
+/// [`Member::extra`]).
 ///
 /// Two provider rules cannot be met by translation, since the data they ask for exists only
 /// when their own model wrote the turn: Gemini 3 refuses a call of the current turn without its
