@@ -2,7 +2,7 @@
 //! email twice.
 //!
 //! ```text
-//! cargo run --example durable -- --journal PATH --outbox FILE [--transcript FILE]
+//! cargo run --example durable -- --journal PATH --outbox FILE [--transcript FILE] [--owner NAME]
 //! ```
 //!
 //! Offline: a scripted model plays the provider, over three steps of tool calls (seven calls:
@@ -15,6 +15,11 @@
 //! again, a lookup that was cut off runs again, and an email that was cut off is not sent again:
 //! the model reads that its outcome is unknown. Once the run is finished, starting it prints the
 //! same finished run and runs nothing. `--transcript FILE` writes the final transcript as JSON.
+//!
+//! The run has one owner at a time, the worker holding its lease in the journal: `--owner NAME`
+//! names this one (`durable-example` unless given). Started again under the same name after a
+//! kill, it takes the run back at once; a worker under another name is refused while the lease
+//! is live (five minutes after the owner's last write), and takes the run over after that.
 //!
 //! The example is also a binary of this package (`durable_worker`), which the crash test kills.
 
@@ -147,12 +152,14 @@ struct Args {
     journal: PathBuf,
     outbox: PathBuf,
     transcript: Option<PathBuf>,
+    owner: String,
 }
 
 fn args() -> Result<Args, String> {
     let mut journal = None;
     let mut outbox = None;
     let mut transcript = None;
+    let mut owner = "durable-example".to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -160,6 +167,7 @@ fn args() -> Result<Args, String> {
             "--journal" => journal = Some(PathBuf::from(value)),
             "--outbox" => outbox = Some(PathBuf::from(value)),
             "--transcript" => transcript = Some(PathBuf::from(value)),
+            "--owner" => owner = value,
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -168,8 +176,11 @@ fn args() -> Result<Args, String> {
             journal,
             outbox,
             transcript,
+            owner,
         }),
-        _ => Err("usage: durable --journal PATH --outbox FILE [--transcript FILE]".into()),
+        _ => Err(
+            "usage: durable --journal PATH --outbox FILE [--transcript FILE] [--owner NAME]".into(),
+        ),
     }
 }
 
@@ -183,7 +194,7 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     let journal = match SqliteJournal::open(&args.journal) {
-        Ok(journal) => journal,
+        Ok(journal) => journal.with_owner(&args.owner),
         Err(error) => {
             eprintln!(
                 "the journal {} cannot be opened: {error}",

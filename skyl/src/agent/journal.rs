@@ -56,6 +56,7 @@
 
 use std::error::Error;
 use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -95,6 +96,19 @@ pub trait Journal: Send + Sync {
         entries: Vec<Entry>,
         durable: bool,
     ) -> BoxFuture<'a, Result<(), JournalError>>;
+
+    /// Gives back this worker's hold on `run`, once the run has stopped (finished, paused for a
+    /// decision, or failed), so that another worker may resume it at once.
+    ///
+    /// For a journal that gives each run one owner at a time (a lease, as
+    /// `skyl::durable::SqliteJournal` does): `load` takes the hold, or fails with
+    /// [`JournalError::Owned`] while another live worker has it, and each `append` renews it.
+    /// The loop calls this when a journaled run stops, and ignores its failure (a hold not given
+    /// back lapses on its own). A journal without owners does nothing, the default.
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        let _ = run;
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 impl<J: Journal + ?Sized> Journal for &J {
@@ -109,6 +123,10 @@ impl<J: Journal + ?Sized> Journal for &J {
         durable: bool,
     ) -> BoxFuture<'a, Result<(), JournalError>> {
         (**self).append(run, entries, durable)
+    }
+
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        (**self).release(run)
     }
 }
 
@@ -221,6 +239,16 @@ pub enum JournalError {
         /// The key both wrote.
         key: String,
     },
+    /// Another worker owns the run: its lease is live until `expires`, unless it renews it.
+    /// This worker did nothing to the run.
+    Owned {
+        /// The run.
+        run: String,
+        /// The worker that owns it.
+        owner: String,
+        /// When its lease expires, if it does not renew it.
+        expires: SystemTime,
+    },
     /// A record was written by a later version of skyl.
     NewerFormat {
         /// The run.
@@ -255,6 +283,7 @@ impl JournalError {
     pub fn run(&self) -> &str {
         match self {
             JournalError::Conflict { run, .. }
+            | JournalError::Owned { run, .. }
             | JournalError::NewerFormat { run, .. }
             | JournalError::Corrupt { run, .. }
             | JournalError::Storage { run, .. } => run,
@@ -269,6 +298,15 @@ impl fmt::Display for JournalError {
                 f,
                 "run \"{run}\": another worker recorded \"{key}\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
             ),
+            JournalError::Owned {
+                run,
+                owner,
+                expires,
+            } => write!(
+                f,
+                "run \"{run}\" is owned by worker \"{owner}\", whose lease expires at {} unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired",
+                Utc(*expires)
+            ),
             JournalError::NewerFormat { run, key, version } => write!(
                 f,
                 "run \"{run}\": record \"{key}\" has format version {version}, and this skyl reads up to version {RECORD_FORMAT}; resume the run with the newer skyl that wrote it"
@@ -281,6 +319,40 @@ impl fmt::Display for JournalError {
                 write!(f, "run \"{run}\": the journal failed while {doing}")
             }
         }
+    }
+}
+
+/// A time as UTC in RFC 3339, to the millisecond: `2026-12-05T08:01:02.345Z`.
+struct Utc(SystemTime);
+
+impl fmt::Display for Utc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let seconds = since.as_secs();
+        let (days, of_day) = (seconds / 86_400, seconds % 86_400);
+        // Howard Hinnant's days-to-civil, for days since 1970-01-01.
+        let z = days + 719_468;
+        let era = z / 146_097;
+        let day_of_era = z % 146_097;
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let shifted_month = (5 * day_of_year + 2) / 153;
+        let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+        let month = if shifted_month < 10 {
+            shifted_month + 3
+        } else {
+            shifted_month - 9
+        };
+        let year = year_of_era + era * 400 + u64::from(month <= 2);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+            of_day / 3600,
+            of_day / 60 % 60,
+            of_day % 60,
+            since.subsec_millis()
+        )
     }
 }
 
@@ -380,6 +452,27 @@ mod tests {
             misplaced.to_string(),
             "run \"r1\": record \"began\" cannot be read: it holds the record of key \"intent/1/0\". Nothing was dropped: restore the journal from a backup, or start the run under a new id"
         );
+    }
+
+    #[test]
+    fn a_run_owned_by_another_worker_is_an_error_naming_the_run_the_owner_and_the_expiry() {
+        let owned = JournalError::Owned {
+            run: "r1".into(),
+            owner: "worker-a".into(),
+            expires: UNIX_EPOCH + std::time::Duration::from_millis(1_796_457_662_345),
+        };
+        assert_eq!(
+            owned.to_string(),
+            "run \"r1\" is owned by worker \"worker-a\", whose lease expires at 2026-12-05T08:01:02.345Z unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired"
+        );
+        assert_eq!(owned.run(), "r1");
+        // Leap days, and the turn of a century that is not a leap year.
+        assert_eq!(Utc(UNIX_EPOCH).to_string(), "1970-01-01T00:00:00.000Z");
+        let at =
+            |seconds: u64| Utc(UNIX_EPOCH + std::time::Duration::from_secs(seconds)).to_string();
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00.000Z");
+        assert_eq!(at(4_107_542_399), "2100-02-28T23:59:59.000Z");
+        assert_eq!(at(4_107_542_400), "2100-03-01T00:00:00.000Z");
     }
 
     #[test]
