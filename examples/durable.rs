@@ -33,9 +33,8 @@ use std::time::Duration;
 use serde_json::json;
 use skyl::agent::{Agent, AnsweredBy, Event};
 use skyl::durable::SqliteJournal;
-use skyl::model::{BoxFuture, Model, ModelError};
-use skyl::provider::{Request, Response};
-use skyl::{Message, Role, ToolCall, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
 
 /// The run's id in the journal.
 const RUN_ID: &str = "demo";
@@ -96,56 +95,37 @@ fn busy(seed: &str) {
     sleep(Duration::from_millis(100 + spread));
 }
 
-/// The scripted model: the answer of a step depends on how many answers the transcript holds, so
-/// a run replayed from its journal asks for exactly the step it is at.
-struct Script;
-
-impl Script {
-    fn answer(step: usize) -> Response {
-        let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
-        match step {
-            0 => Response::calls([
-                call("c1", "lookup_contact", json!({"name": "Ada"})),
-                call("c2", "lookup_contact", json!({"name": "Bob"})),
-                call("c3", "get_weather", json!({"city": "Lisbon"})),
-            ]),
-            1 => Response::calls([
-                call(
-                    "c4",
-                    "send_email",
-                    json!({"to": "ada@example.com", "body": "Lisbon: 21C and clear."}),
-                ),
-                call(
-                    "c5",
-                    "send_email",
-                    json!({"to": "bob@example.com", "body": "Lisbon: 21C and clear."}),
-                ),
-            ]),
-            2 => Response::calls([
-                call("c6", "get_weather", json!({"city": "Porto"})),
-                call(
-                    "c7",
-                    "send_email",
-                    json!({"to": "ada@example.com", "body": "Porto too, if you go north."}),
-                ),
-            ]),
-            _ => Response::text("I sent Ada and Bob the weather in Lisbon, and Ada Porto's too."),
-        }
-    }
-}
-
-impl Model for Script {
-    fn complete<'a>(
-        &'a self,
-        request: &'a Request<'_>,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let step = request
-            .messages
-            .iter()
-            .filter(|message| message.role == Role::Assistant)
-            .count();
-        Box::pin(std::future::ready(Ok(Script::answer(step))))
-    }
+/// The scripted model, by step: a run replayed from its journal asks for exactly the step it is
+/// at, and gets that step's answer.
+fn script() -> ScriptedModel {
+    let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
+    ScriptedModel::by_step()
+        .reply_calls([
+            call("c1", "lookup_contact", json!({"name": "Ada"})),
+            call("c2", "lookup_contact", json!({"name": "Bob"})),
+            call("c3", "get_weather", json!({"city": "Lisbon"})),
+        ])
+        .reply_calls([
+            call(
+                "c4",
+                "send_email",
+                json!({"to": "ada@example.com", "body": "Lisbon: 21C and clear."}),
+            ),
+            call(
+                "c5",
+                "send_email",
+                json!({"to": "bob@example.com", "body": "Lisbon: 21C and clear."}),
+            ),
+        ])
+        .reply_calls([
+            call("c6", "get_weather", json!({"city": "Porto"})),
+            call(
+                "c7",
+                "send_email",
+                json!({"to": "ada@example.com", "body": "Porto too, if you go north."}),
+            ),
+        ])
+        .reply_text("I sent Ada and Bob the weather in Lisbon, and Ada Porto's too.")
 }
 
 struct Args {
@@ -207,7 +187,7 @@ pub(crate) fn main() -> ExitCode {
         .with(LookupContact)
         .with(GetWeather)
         .with(SendEmail);
-    let agent = Agent::new(Script, toolbox, "scripted");
+    let agent = Agent::new(script(), toolbox, "scripted");
     let run = agent
         .run(vec![Message::user(
             "Email Ada and Bob the weather in Lisbon; Ada may go to Porto.",
