@@ -14,6 +14,9 @@
 //! any OpenAI-compatible server, such as Ollama on this machine). [`model`] is the one place that
 //! chooses the model: the loop is the same whichever it is.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 #[path = "support/http_model.rs"]
 mod http_model;
 
@@ -154,6 +157,7 @@ fn event_printer() -> impl FnMut(Event) + Send {
             name,
             result,
             duration,
+            ..
         } => println!(
             "  ← {name}: {}{} ({}µs)",
             if result.is_error { "error: " } else { "" },
@@ -210,7 +214,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("agent: cannot start Tokio: {error}");
+            eprintln!("agent: cannot start Tokio: {}", errors::chain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -240,7 +244,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", errors::chain(&error));
             ExitCode::FAILURE
         }
     }

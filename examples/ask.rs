@@ -8,6 +8,9 @@
 //! `--no-stream` waits for the whole answer instead. Without `--provider` it only says how to
 //! call it: every other example runs offline, this one needs a provider.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 #[path = "support/http_model.rs"]
 mod http_model;
 
@@ -47,7 +50,7 @@ async fn main() -> Result<(), String> {
         }
         response
     }
-    .map_err(|error| error.to_string())?;
+    .map_err(|error| errors::chain(&error))?;
     eprintln!(
         "[{:?}; {} tokens in, {} out]",
         response.stop_reason, response.usage.input_tokens, response.usage.output_tokens

@@ -23,6 +23,9 @@
 //!
 //! The example is also a binary of this package (`durable_worker`), which the crash test kills.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -177,8 +180,9 @@ pub(crate) fn main() -> ExitCode {
         Ok(journal) => journal.with_owner(&args.owner),
         Err(error) => {
             eprintln!(
-                "the journal {} cannot be opened: {error}",
-                args.journal.display()
+                "the journal {} cannot be opened: {}",
+                args.journal.display(),
+                errors::chain(&error)
             );
             return ExitCode::FAILURE;
         }
@@ -215,12 +219,7 @@ pub(crate) fn main() -> ExitCode {
     let run = match run {
         Ok(run) => run,
         Err(error) => {
-            eprintln!("the run stopped: {error}");
-            let mut source = std::error::Error::source(&error);
-            while let Some(cause) = source {
-                eprintln!("  because: {cause}");
-                source = cause.source();
-            }
+            eprintln!("the run stopped: {}", errors::chain(&error));
             return ExitCode::FAILURE;
         }
     };

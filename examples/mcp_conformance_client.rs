@@ -16,6 +16,9 @@
 //! where it gives some, and stands in for the person by following the suite's authorization page,
 //! which approves at once and redirects.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use serde_json::{Value, json};
 use skyl::agent::Reply;
 use skyl::mcp::{OAuth, Remote};
@@ -46,7 +49,17 @@ fn calls(scenario: &str) -> Vec<(&'static str, serde_json::Value)> {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp_conformance_client: {}", errors::chain(&*error));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::args()
         .nth(1)
         .ok_or("usage: mcp_conformance_client URL (with MCP_CONFORMANCE_SCENARIO set)")?;

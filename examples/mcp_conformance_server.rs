@@ -17,6 +17,9 @@
 // still tests it on the versions skyl speaks.
 #![allow(deprecated)]
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -348,7 +351,17 @@ fn toolbox() -> Toolbox {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp_conformance_server: {}", errors::chain(&*error));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let address: SocketAddr = std::env::args()
         .nth(1)
         .ok_or("usage: mcp_conformance_server 127.0.0.1:PORT")?

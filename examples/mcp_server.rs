@@ -11,10 +11,23 @@
 //! and ends at once. Only JSON-RPC goes to stdout: a tool's panic is reported to the client as a
 //! failed result and printed to stderr by the panic hook.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 mod weather_tools;
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), skyl::mcp::ServeError> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp_server: {}", errors::chain(&error));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), skyl::mcp::ServeError> {
     skyl::mcp::Server::new(weather_tools::toolbox())
         .with_name("skyl-weather", env!("CARGO_PKG_VERSION"))
         .with_instructions(

@@ -3,6 +3,9 @@
 //!
 //! Run it with `cargo run --example providers` (offline: adapters build bodies, they send nothing).
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use serde_json::json;
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_result_message};
@@ -89,7 +92,7 @@ fn main() {
                 "{}\n",
                 serde_json::to_string_pretty(&body).expect("a body serializes")
             ),
-            Err(error) => println!("refused: {error}\n"),
+            Err(error) => println!("refused: {}\n", errors::chain(&error)),
         }
     }
 
@@ -99,7 +102,7 @@ fn main() {
     println!("=== the same transcript without the tool message answering call_2 and call_3 ===");
     for (adapter, _) in &adapters {
         if let Err(error) = adapter.encode(&broken) {
-            println!("{error}");
+            println!("{}", errors::chain(&error));
         }
     }
 }

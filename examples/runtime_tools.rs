@@ -5,6 +5,9 @@
 //! Run it with `cargo run --example runtime_tools`. It needs no network and no API key: the
 //! assistant turn is written by hand, as a strict-mode model would send it.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -115,7 +118,7 @@ fn main() {
         };
         match toolbox.add(tool) {
             Ok(()) => println!("{name}: registered"),
-            Err(error) => println!("{name}: skipped: {error}"),
+            Err(error) => println!("{name}: skipped: {}", errors::chain(&error)),
         }
     }
 

@@ -2,6 +2,9 @@
 //!
 //! Run it with `cargo run --example transcript`.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use serde_json::json;
 use skyl::{Message, Part, Role, ToolCall, tool_error_message, tool_result_message, transcript};
 
@@ -52,6 +55,6 @@ fn main() {
 fn report(messages: &[Message]) {
     match transcript::validate_complete(messages) {
         Ok(()) => println!("\ntranscript check: ok, every call has exactly one result in place"),
-        Err(error) => println!("\ntranscript check: {error}"),
+        Err(error) => println!("\ntranscript check: {}", errors::chain(&error)),
     }
 }

@@ -4,6 +4,9 @@
 //! turn is written by hand, as a model would send it. The tools are in `weather_tools.rs`, which
 //! the `mcp_server` example serves over MCP.
 
+#[path = "support/errors.rs"]
+mod errors;
+
 use serde_json::json;
 use skyl::{Message, Part, Role, ToolCall};
 
@@ -73,6 +76,6 @@ fn main() {
     ];
     match skyl::transcript::validate_complete(&transcript) {
         Ok(()) => println!("== Transcript check: every call has exactly one result, in place."),
-        Err(error) => println!("== Transcript check failed: {error}"),
+        Err(error) => println!("== Transcript check failed: {}", errors::chain(&error)),
     }
 }

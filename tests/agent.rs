@@ -723,6 +723,7 @@ fn every_calls_outcome_is_an_event_whoever_decided_it() {
                 name: "final_answer".into(),
                 result: ToolResult::success("c4", "no"),
                 duration: Duration::ZERO,
+                content: Vec::new().into(),
             },
         ]
     );
@@ -1378,7 +1379,8 @@ fn events_report_each_step_as_it_happens() {
             Event::ToolFinished {
                 name: "get_weather".into(),
                 result: ToolResult::success("c1", "22C and sunny in Gulu"),
-                duration: Duration::ZERO
+                duration: Duration::ZERO,
+                content: Vec::new().into(),
             },
             Event::StepStarted { step: 2 },
             Event::Model(StreamEvent::TextDelta("Sunny.".into())),

@@ -289,3 +289,78 @@ async fn a_streamed_run_over_http_answers_every_call_and_tells_each_event() {
         run_case(&case, true).await;
     }
 }
+
+/// The error of a run and each cause below it, one a line: what the examples print.
+fn chain(error: &dyn std::error::Error) -> Vec<String> {
+    let mut lines = vec![error.to_string()];
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        lines.push(error.to_string());
+        cause = error.source();
+    }
+    lines
+}
+
+/// llama-cpp-python's server answers a streamed request with tools 200 and then refuses it
+/// inside the stream, or sends a 200 whose body is no stream at all: the run's error chain says
+/// what the server said.
+#[tokio::test]
+async fn a_stream_refused_after_its_200_says_the_servers_words_in_the_runs_error_chain() {
+    let refusal = r#"{"error": {"message": "Automatic streaming tool choice is not supported", "type": "internal_server_error"}}"#;
+    let step_failed = "the model request of step 1 failed; the run so far is kept in this error: resume it with Agent::resume(error.into_run())";
+    let cases = [
+        (
+            "a data line of an error object",
+            Reply::stream(format!("data: {refusal}\n\n").as_bytes(), End::Close),
+            "OpenAI Chat answered with an error (internal_server_error): Automatic streaming tool choice is not supported",
+        ),
+        (
+            "an error event",
+            Reply::stream(
+                br#"event: error
+data: {"message": "Automatic streaming tool choice is not supported"}
+
+"#,
+                End::Close,
+            ),
+            "OpenAI Chat answered with an error: Automatic streaming tool choice is not supported",
+        ),
+        (
+            "an error event of plain text",
+            Reply::stream(
+                b"event: error\ndata: Automatic streaming tool choice is not supported\n\n",
+                End::Close,
+            ),
+            "OpenAI Chat answered with an error: Automatic streaming tool choice is not supported",
+        ),
+        (
+            "an error object that is not a stream",
+            Reply::stream(refusal.as_bytes(), End::Close),
+            "OpenAI Chat answered with an error (internal_server_error): the server accepted the request (200) and sent a body that is not a stream of events: Automatic streaming tool choice is not supported",
+        ),
+        (
+            "plain text that is not a stream",
+            Reply::Body {
+                status: 200,
+                headers: vec![("content-type", "text/plain".into())],
+                body: ": ping\nInternal Server Error: tool choice auto cannot stream\n".into(),
+            },
+            "OpenAI Chat answered with an error: the server accepted the request (200) and sent a body that is not a stream of events: Internal Server Error: tool choice auto cannot stream",
+        ),
+    ];
+    for (case, reply, said) in cases {
+        let server = Server::start(vec![reply]).await;
+        let agent = Agent::new(
+            model(Box::new(OpenAiChat::default()), &server),
+            Toolbox::new().with(GetWeather),
+            "test-model",
+        );
+        let error = agent
+            .run(vec![Message::user("Weather in Gulu?")])
+            .on_event(|_| {})
+            .into_future()
+            .await
+            .expect_err(case);
+        assert_eq!(chain(&error), [step_failed, said], "{case}");
+    }
+}

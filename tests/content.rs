@@ -3,8 +3,10 @@
 //! (bytes of their media type, the media size limit) and the agent keeps the content in its
 //! transcript, beside the result it belongs to.
 
+use std::time::Duration;
+
 use serde_json::json;
-use skyl::agent::Agent;
+use skyl::agent::{Agent, Event};
 use skyl::model::Response;
 use skyl::testing::ScriptedModel;
 use skyl::{
@@ -60,6 +62,24 @@ fn bitmap() -> (&'static str, Image) {
     ("A bitmap.", Image::new("image/bmp", b"BM\0\0"))
 }
 
+/// Returns two charts, one of them a web page labelled as a PNG.
+#[skyl::tool]
+fn page_and_chart() -> (&'static str, Vec<Image>) {
+    (
+        "Two charts.",
+        vec![
+            Image::png(b"<!DOCTYPE html><html>"),
+            Image::jpeg(b"\xff\xd8\xff\xe0"),
+        ],
+    )
+}
+
+/// Returns a clip of silence with no header, labelled as WAV.
+#[skyl::tool]
+fn headless_clip() -> (&'static str, Audio) {
+    ("The clip.", Audio::wav([0_u8; 32]))
+}
+
 /// Returns a 20 MB screenshot.
 #[skyl::tool]
 fn huge_screenshot() -> (&'static str, Image) {
@@ -76,6 +96,8 @@ fn toolbox() -> Toolbox {
         .with(Contents)
         .with(Mislabelled)
         .with(Bitmap)
+        .with(PageAndChart)
+        .with(HeadlessClip)
         .with(HugeScreenshot)
 }
 
@@ -156,14 +178,14 @@ fn a_list_of_content_takes_its_leading_text_as_prose() {
 }
 
 #[test]
-fn an_image_whose_bytes_are_not_its_type_is_refused_with_prose() {
+fn media_whose_bytes_are_not_its_type_is_left_out_with_a_note_saying_what_they_look_like() {
     let toolbox = toolbox();
     assert_eq!(
         answer(&toolbox, "mislabelled", json!({})),
         answered(
-            ToolResult::error(
+            ToolResult::success(
                 "c1",
-                "ERROR: mislabelled failed: it returned an image labelled image/png whose bytes are not image/png, so it was not sent. Do not retry; tell the user the result is unavailable."
+                "[mislabelled also returned an image (image/png, 10 bytes), which was left out: its bytes are not image/png (they start like a GIF). If it matters, tell the user it could not be shown.]"
             ),
             vec![]
         )
@@ -171,9 +193,30 @@ fn an_image_whose_bytes_are_not_its_type_is_refused_with_prose() {
     assert_eq!(
         answer(&toolbox, "bitmap", json!({})),
         answered(
-            ToolResult::error(
+            ToolResult::success(
                 "c1",
-                "ERROR: bitmap failed: it returned an image of type \"image/bmp\", which models do not take (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf), so it was not sent. Do not retry; tell the user the result is unavailable."
+                "A bitmap.\n[bitmap also returned an image (image/bmp, 4 bytes), which was left out: models do not take image/bmp (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf). If it matters, tell the user it could not be shown.]"
+            ),
+            vec![]
+        )
+    );
+    // The text and the part that is what it says are kept.
+    assert_eq!(
+        answer(&toolbox, "page_and_chart", json!({})),
+        answered(
+            ToolResult::success(
+                "c1",
+                "Two charts.\n[page_and_chart also returned an image (image/png, 21 bytes), which was left out: its bytes are not image/png (they start like text, \"<!DOCTYPE html><ht\"). If it matters, tell the user it could not be shown.]"
+            ),
+            vec![Image::jpeg(b"\xff\xd8\xff\xe0").into()]
+        )
+    );
+    assert_eq!(
+        answer(&toolbox, "headless_clip", json!({})),
+        answered(
+            ToolResult::success(
+                "c1",
+                "The clip.\n[headless_clip also returned audio (audio/wav, 32 bytes), which was left out: its bytes are not audio/wav (they start with the bytes 00 00 00 00 00 00 00 00). If it matters, tell the user it could not be shown.]"
             ),
             vec![]
         )
@@ -275,4 +318,60 @@ fn an_agent_run_keeps_each_results_content_beside_it_and_sends_it() {
     assert_eq!(run.transcript()[2], tool_message);
     // The second request carries the tool message as it is.
     assert_eq!(model.requests()[1].messages[2], tool_message);
+}
+
+#[test]
+fn a_finished_calls_event_carries_its_content_for_a_display_to_show() {
+    let model = ScriptedModel::new()
+        .reply(Response::calls([
+            ToolCall::new("c1", "chart", json!({"city": "Gulu"})),
+            ToolCall::new("c2", "mislabelled", json!({})),
+        ]))
+        .reply(Response::text("Here is the chart."));
+    let agent = Agent::new(model, toolbox(), "any-model");
+    let mut finished = Vec::new();
+    agent
+        .run(vec![Message::user("Chart of Gulu?")])
+        .on_event(|event| {
+            if let Event::ToolFinished {
+                name,
+                result,
+                content,
+                ..
+            } = event
+            {
+                finished.push(Event::ToolFinished {
+                    name,
+                    result,
+                    duration: Duration::ZERO,
+                    content,
+                });
+            }
+        })
+        .blocking()
+        .unwrap();
+    finished.sort_by_key(|event| match event {
+        Event::ToolFinished { result, .. } => result.call_id.clone(),
+        _ => String::new(),
+    });
+    assert_eq!(
+        finished,
+        [
+            Event::ToolFinished {
+                name: "chart".into(),
+                result: ToolResult::success("c1", "The chart of Gulu."),
+                duration: Duration::ZERO,
+                content: vec![Content::from(Image::png(PNG))].into(),
+            },
+            Event::ToolFinished {
+                name: "mislabelled".into(),
+                result: ToolResult::success(
+                    "c2",
+                    "[mislabelled also returned an image (image/png, 10 bytes), which was left out: its bytes are not image/png (they start like a GIF). If it matters, tell the user it could not be shown.]"
+                ),
+                duration: Duration::ZERO,
+                content: Vec::new().into(),
+            },
+        ]
+    );
 }

@@ -135,12 +135,10 @@ fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
 }
 
 /// The SQLite journal, whose process "dies" at the first group it is asked to write without a
-/// sync once the email's intent is written (the answer's write is the first durable one, the
-/// intent's the second): the results of calls that ran are lost, their intents are not.
+/// sync: the results of calls that ran are lost, their intents are not.
 struct DiesBeforeResults {
     journal: SqliteJournal,
     dead: AtomicBool,
-    durable: std::sync::atomic::AtomicUsize,
 }
 
 impl Journal for DiesBeforeResults {
@@ -158,28 +156,15 @@ impl Journal for DiesBeforeResults {
         entries: Vec<Entry>,
         durable: bool,
     ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if durable && !self.dead.load(Ordering::SeqCst) {
-            let written = self.journal.append(run, entries, durable);
-            return Box::pin(async move {
-                written.await?;
-                self.durable.fetch_add(1, Ordering::SeqCst);
-                Ok(())
-            });
-        }
-        Box::pin(std::future::poll_fn(move |cx| {
-            // A result that comes before the intent is written waits for it, as it would with
-            // a journal slower to write it.
-            if self.durable.load(Ordering::SeqCst) < 2 && !self.dead.load(Ordering::SeqCst) {
-                cx.waker().wake_by_ref();
-                return std::task::Poll::Pending;
-            }
+        if !durable || self.dead.load(Ordering::SeqCst) {
             self.dead.store(true, Ordering::SeqCst);
-            std::task::Poll::Ready(Err(JournalError::Storage {
+            return Box::pin(std::future::ready(Err(JournalError::Storage {
                 run: run.to_owned(),
                 doing: "writing results",
                 source: "the process died".into(),
-            }))
-        }))
+            })));
+        }
+        self.journal.append(run, entries, durable)
     }
 }
 
@@ -189,9 +174,14 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     let dying = DiesBeforeResults {
         journal: dir.journal(),
         dead: AtomicBool::new(false),
-        durable: std::sync::atomic::AtomicUsize::new(0),
     };
-    let agent = Agent::new(script(), toolbox(), "m");
+    // The email first: its result is the first group written without a sync, before the lookup
+    // starts, so the "process" dies between the two calls.
+    let model = ScriptedModel::new().reply_calls([
+        call("c1", "send_email", json!({"to": "ada"})),
+        call("c2", "lookup", json!({"word": "ada"})),
+    ]);
+    let agent = Agent::new(model, toolbox(), "m");
     let error = agent
         .run(vec![Message::user("Go")])
         .journaled(&dying, "r1")
@@ -199,6 +189,7 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
         .unwrap_err();
     assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
     assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    assert!(agent.toolbox().state().lookups.lock().unwrap().is_empty());
 
     let journal = dir.journal();
     let model = ScriptedModel::new().reply_text("I will check the outbox first.");
@@ -219,11 +210,12 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     assert_eq!(
         events,
         [
-            ("c2".to_owned(), "OutcomeUnknown".to_owned()),
-            ("c1".to_owned(), "ran".to_owned())
+            ("c1".to_owned(), "OutcomeUnknown".to_owned()),
+            ("c2".to_owned(), "ran".to_owned())
         ]
     );
-    // The lookup ran again (read-only); the email was not sent again.
+    // The lookup ran (it has no intent: it runs whenever it has no result); the email was not
+    // sent again.
     assert_eq!(*agent.toolbox().state().lookups.lock().unwrap(), ["ada"]);
     assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
     assert_eq!(
@@ -231,11 +223,11 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
         Message {
             role: skyl::Role::Tool,
             parts: vec![
-                skyl::Part::ToolResult(ToolResult::success("c1", "ada: found")),
                 skyl::Part::ToolResult(ToolResult::error(
-                    "c2",
+                    "c1",
                     "ERROR: the outcome of this send_email call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling send_email again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
                 )),
+                skyl::Part::ToolResult(ToolResult::success("c2", "ada: found")),
             ],
         }
     );
@@ -543,6 +535,69 @@ fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
 }
 
 #[test]
+fn an_approved_run_saved_under_one_id_is_refused_under_another_and_asks_again_without_its_journal()
+{
+    let dir = TempDir::new("approve-other-id");
+    let journal = dir.journal();
+    let (agent, _) = paused_email();
+    let mut run = agent
+        .run(vec![Message::user("Email Ada")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    run.approve("c1").unwrap();
+    let saved = serde_json::to_value(&run).unwrap();
+    assert_eq!(saved["id"], "r1");
+    // The approval names the run it was given in, beside the call it lets run.
+    let Value::Object(granted) = &saved["turn"]["slots"][0]["granted"] else {
+        panic!("{saved}")
+    };
+    let mut bound: Vec<&str> = granted.keys().map(String::as_str).collect();
+    bound.sort_unstable();
+    assert_eq!(bound, ["arguments", "call_id", "definition", "run", "tool"]);
+    assert_eq!(granted["run"], "r1");
+    let resumed = agent
+        .resume(serde_json::from_value(saved.clone()).unwrap())
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(resumed.stop(), &Stop::Answered);
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    // Under another id: refused before anything is read, written or run.
+    let error = agent
+        .resume(serde_json::from_value(saved.clone()).unwrap())
+        .journaled(&journal, "r2")
+        .blocking()
+        .unwrap_err();
+    assert!(
+        matches!(error, DurableRunError::AnotherRun { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "run \"r1\" cannot be resumed as run \"r2\": its journal, which records what it already did, is under \"r1\". Resume it with .journaled(journal, \"r1\"), or start a new run from its transcript to use \"r2\""
+    );
+    assert!(!journal.has_run("r2").unwrap());
+
+    // Without its journal: the approval does not hold there, so the call waits again.
+    let mut events = Vec::new();
+    let asked = agent
+        .resume(serde_json::from_value(saved).unwrap())
+        .on_event(|event| events.push(event))
+        .blocking()
+        .unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+    assert_eq!(
+        events,
+        [Event::ToolPaused {
+            call: call("c1", "send_email", json!({"to": "ada"}))
+        }]
+    );
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+}
+
+#[test]
 fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_again() {
     let (agent, _) = paused_email();
     let run = agent
@@ -809,4 +864,248 @@ fn a_run_whose_owner_stopped_renewing_is_taken_over_once_its_lease_expires() {
         matches!(&late, JournalError::Owned { owner, .. } if owner == "worker-b"),
         "{late}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Killed between two calls
+
+/// Where the tools of a crash test leave their marks.
+struct Marks(PathBuf);
+
+impl Marks {
+    fn append(&self, file: &str, line: &str) {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.0.join(file))
+            .unwrap();
+        writeln!(file, "{line}").unwrap();
+    }
+
+    fn read(&self, file: &str) -> Vec<String> {
+        std::fs::read_to_string(self.0.join(file))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// Appends a note (synchronous, on the calling thread; each call appends one).
+#[skyl::tool(idempotent = false)]
+fn append_note(#[state] marks: &Marks, text: String) -> String {
+    marks.append("notes", &text);
+    format!("noted {text}")
+}
+
+/// Sends a fax (synchronous, on the calling thread): marks that it started, then never finishes.
+#[skyl::tool(idempotent = false)]
+fn send_fax(#[state] marks: &Marks, to: String) -> String {
+    marks.append("faxing", &to);
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn fax_agent(marks: Marks, model: ScriptedModel) -> Agent<Marks> {
+    Agent::new(
+        model,
+        Toolbox::with_state(marks).with(AppendNote).with(SendFax),
+        "m",
+    )
+}
+
+/// Set in the child process of the test below, to the test's directory.
+const CRASH_CHILD: &str = "SKYL_DURABLE_CRASH_CHILD";
+
+#[test]
+fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_before() {
+    if let Some(dir) = std::env::var_os(CRASH_CHILD) {
+        // The child: one turn of two synchronous calls, the second never finishing.
+        let dir = PathBuf::from(dir);
+        let journal = SqliteJournal::open(dir.join("journal.db"))
+            .unwrap()
+            .with_owner("worker");
+        let model = ScriptedModel::new().reply_calls([
+            call("c1", "append_note", json!({"text": "ada"})),
+            call("c2", "send_fax", json!({"to": "bob"})),
+        ]);
+        let _ = fax_agent(Marks(dir), model)
+            .run(vec![Message::user("Note, then fax")])
+            .journaled(&journal, "r1")
+            .blocking();
+        unreachable!("the fax never finishes");
+    }
+
+    let dir = TempDir::new("killed-between");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "durable::a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_before",
+            "--nocapture",
+        ])
+        .env(CRASH_CHILD, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marks = Marks(dir.0.clone());
+    // Bounded: the child starts the fax within a minute, or the test fails.
+    let mut waited = 0;
+    while marks.read("faxing").is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the child process ended before it started the fax"
+        );
+        assert!(waited < 6000, "the child process never started the fax");
+        std::thread::sleep(Duration::from_millis(10));
+        waited += 1;
+    }
+    // SIGKILL while the fax runs: the note finished before it started.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(marks.read("notes"), ["ada"]);
+
+    // The worker started again under its name takes its run back at once.
+    let journal = dir.journal().with_owner("worker");
+    let agent = fax_agent(
+        Marks(dir.0.clone()),
+        ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
+    );
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Note, then fax")])
+        .journaled(&journal, "r1")
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event {
+                events.push((result.call_id, by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    // The note replays as finished, from its recorded result; only the fax is unknown.
+    assert_eq!(
+        events,
+        [
+            ("c1".to_owned(), AnsweredBy::Journal),
+            ("c2".to_owned(), AnsweredBy::OutcomeUnknown)
+        ]
+    );
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap(),
+        &ToolResult::success("c1", "noted ada")
+    );
+    assert_eq!(marks.read("notes"), ["ada"]);
+    assert_eq!(marks.read("faxing"), ["bob"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resumed by another build
+
+mod rebuilt {
+    use super::Marks;
+
+    /// Appends a note; the rebuild marks it idempotent, which it is not.
+    #[skyl::tool(idempotent)]
+    pub(super) fn append_note(#[state] marks: &Marks, text: String) -> String {
+        marks.append("notes", &text);
+        format!("noted {text}")
+    }
+}
+
+/// A run of `note_agent` cut off while its note was being appended: the note was appended, its
+/// intent is recorded, its result is not.
+fn cut_off_note(dir: &TempDir, id: &str) -> Marks {
+    let dying = DiesBeforeResults {
+        journal: dir.journal(),
+        dead: AtomicBool::new(false),
+    };
+    let model = ScriptedModel::new().reply_calls([call("c1", "append_note", json!({"text": id}))]);
+    let agent = fax_agent(Marks(dir.0.clone()), model);
+    let error = agent
+        .run(vec![Message::user("Note it")])
+        .journaled(&dying, id)
+        .blocking()
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    Marks(dir.0.clone())
+}
+
+/// What a resumed run reported about changed tools and the calls it did not run.
+fn resumed_events(
+    agent: &Agent<Marks>,
+    journal: &SqliteJournal,
+    id: &str,
+) -> (Run, Vec<(String, String)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Note it")])
+        .journaled(journal, id)
+        .on_event(|event| match event {
+            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
+}
+
+#[test]
+fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_changed_tool_is_reported()
+ {
+    let dir = TempDir::new("rebuilt");
+    let marks = cut_off_note(&dir, "r1");
+    assert_eq!(marks.read("notes"), ["r1"]);
+
+    // The rebuild marks the tool idempotent: the note is not appended again, and the change is
+    // reported.
+    let journal = dir.journal();
+    let agent = Agent::new(
+        ScriptedModel::new().reply_text("I will check the notes."),
+        Toolbox::with_state(Marks(dir.0.clone()))
+            .with(rebuilt::AppendNote)
+            .with(SendFax),
+        "m",
+    );
+    let (run, events) = resumed_events(&agent, &journal, "r1");
+    assert_eq!(
+        events,
+        [
+            ("append_note".to_owned(), "gone: false".to_owned()),
+            ("c1".to_owned(), "OutcomeUnknown".to_owned()),
+        ]
+    );
+    assert_eq!(marks.read("notes"), ["r1"]);
+    assert_eq!(run.stop(), &Stop::Answered);
+
+    // A rebuild without the tool (renamed): reported as gone, and the run goes on.
+    cut_off_note(&dir, "r2");
+    let renamed = Agent::new(
+        ScriptedModel::new().reply_text("I will check the notes."),
+        Toolbox::with_state(Marks(dir.0.clone())).with(SendFax),
+        "m",
+    );
+    let (run, events) = resumed_events(&renamed, &journal, "r2");
+    assert_eq!(
+        events,
+        [
+            ("append_note".to_owned(), "gone: true".to_owned()),
+            ("c1".to_owned(), "OutcomeUnknown".to_owned()),
+        ]
+    );
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(marks.read("notes"), ["r1", "r2"]);
+
+    // The same build: nothing is reported.
+    cut_off_note(&dir, "r3");
+    let same = fax_agent(
+        Marks(dir.0.clone()),
+        ScriptedModel::new().reply_text("I will check the notes."),
+    );
+    let (_, events) = resumed_events(&same, &journal, "r3");
+    assert_eq!(events, [("c1".to_owned(), "OutcomeUnknown".to_owned())]);
 }

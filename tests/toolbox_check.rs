@@ -301,6 +301,41 @@ fn a_result_without_content_is_caught() {
         == "the result has no content: a model reads nothing, not even that the call ran; return a short confirmation"));
 }
 
+/// Draws the chart of a city's weeks.
+#[skyl::tool]
+fn chart(city: String, weeks: u8) -> (String, skyl::Image) {
+    (
+        format!("{weeks} weeks in {city}."),
+        skyl::Image::png(b"\x89PNG\r\n\x1a\n"),
+    )
+}
+
+/// Takes a screenshot of each of a few pages.
+#[skyl::tool]
+fn screenshots(pages: Vec<u8>) -> Vec<skyl::Image> {
+    pages
+        .iter()
+        .map(|_| skyl::Image::png(b"\x89PNG\r\n\x1a\n"))
+        .collect()
+}
+
+/// Takes one screenshot, with no words.
+#[skyl::tool]
+fn screenshot() -> skyl::Image {
+    skyl::Image::png(b"\x89PNG\r\n\x1a\n")
+}
+
+#[test]
+fn a_toolbox_whose_tools_answer_with_images_passes() {
+    let toolbox = good_toolbox()
+        .with(Chart)
+        .with(Screenshots)
+        .with(Screenshot);
+    let report = ToolboxCheck::new(&toolbox).run();
+    assert!(report.passed(), "{report}");
+    check_toolbox(&toolbox);
+}
+
 /// Takes the first letter of a word, and crashes on an empty one, which its schema allows.
 #[skyl::tool]
 fn initial(word: String) -> String {

@@ -94,3 +94,26 @@ fn an_answer_that_never_reads_ends_with_the_error_and_keeps_the_run() {
     assert_eq!(serde_json::to_value(&loaded).unwrap(), saved);
     let _ = json!(null);
 }
+
+#[test]
+fn an_answer_that_is_not_an_object_travels_wrapped_and_reads_back() {
+    let model = ScriptedModel::new().reply_text(r#"{"answer": ["Gulu", "Lira"]}"#);
+    let agent = Agent::new(model.clone(), Toolbox::new(), "m");
+    let answer = agent
+        .run(vec![Message::user("Two cities in the north?")])
+        .answer_as::<Vec<String>>()
+        .blocking()
+        .unwrap();
+    assert_eq!(answer.value, ["Gulu", "Lira"]);
+    assert_eq!(
+        model.requests()[0]
+            .output
+            .as_deref()
+            .map(|output| &output.schema),
+        Some(&json!({
+            "type": "object",
+            "properties": {"answer": {"type": "array", "items": {"type": "string"}}},
+            "required": ["answer"]
+        }))
+    );
+}

@@ -103,6 +103,14 @@ impl Worker<'_> {
     }
 }
 
+/// The call ids of the emails sent since the outbox held `before` lines.
+fn sent_since(worker: &Worker<'_>, before: usize) -> Vec<String> {
+    worker.outbox()[before..]
+        .iter()
+        .map(|line| line.split(' ').next().unwrap().to_owned())
+        .collect()
+}
+
 /// Waits for `child` at most `limit`; kills it and panics past that.
 fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
     let begun = Instant::now();
@@ -188,6 +196,40 @@ fn check_finished(worker: &Worker<'_>) -> usize {
     unknown
 }
 
+/// How many emails of a finished run were answered as outcome-unknown although they had finished:
+/// a later email of their turn was sent by the same start of the worker (its tools are
+/// synchronous, so the calls of a turn run one after another, each once the one before returned).
+/// `starts` holds the call ids each start of the worker sent.
+fn finished_but_unknown(worker: &Worker<'_>, starts: &[Vec<String>]) -> usize {
+    let transcript = worker.transcript();
+    let unknown: Vec<&str> = transcript
+        .iter()
+        .flat_map(Message::tool_results)
+        .filter(|result| result.content.starts_with(OUTCOME_UNKNOWN))
+        .map(|result| result.call_id.as_str())
+        .collect();
+    let mut finished = 0;
+    for turn in &transcript {
+        let emails: Vec<&str> = turn
+            .tool_calls()
+            .filter(|call| call.name == "send_email")
+            .map(|call| call.id.as_str())
+            .collect();
+        for (at, email) in emails.iter().enumerate() {
+            let sent_with_a_later_one = starts.iter().any(|sent| {
+                sent.iter().any(|id| id == email)
+                    && emails[at + 1..]
+                        .iter()
+                        .any(|later| sent.iter().any(|id| id == later))
+            });
+            if unknown.contains(email) && sent_with_a_later_one {
+                finished += 1;
+            }
+        }
+    }
+    finished
+}
+
 #[test]
 fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
     let seed = std::env::var("SKYL_CRASH_SEED")
@@ -208,41 +250,50 @@ fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
     let mut kills = 0;
     let mut runs = 0;
     let mut unknown = 0;
+    let mut finished_unknown = 0;
     let mut sent = 0;
     let mut logs = String::new();
     let dir = loop {
         runs += 1;
         let dir = TempDir::new(&format!("crash-{runs}"));
         let worker = Worker { dir: &dir.0 };
+        // The call ids each start sent.
+        let mut starts: Vec<Vec<String>> = Vec::new();
         for start in 0.. {
+            let before = worker.outbox().len();
             let log = format!("start-{start}.log");
             let mut child = worker.start(&log);
             if kills < KILLS {
-                sleep(Duration::from_millis(20 + rng.below(600)));
+                sleep(Duration::from_millis(20 + rng.below(1200)));
                 if child.try_wait().unwrap().is_none() {
                     child.kill().unwrap();
                     child.wait().unwrap();
                     kills += 1;
                     logs += &worker.log(&log);
+                    starts.push(sent_since(&worker, before));
                     continue;
                 }
             }
             let status = wait(&mut child, START_LIMIT);
             assert!(status.success(), "{}", worker.log(&log));
             logs += &worker.log(&log);
+            starts.push(sent_since(&worker, before));
             break;
         }
         unknown += check_finished(&worker);
+        finished_unknown += finished_but_unknown(&worker, &starts);
         sent += worker.outbox().len();
         if kills >= KILLS {
             break dir;
         }
     };
     println!(
-        "{kills} kills over {runs} runs; {sent} of {} emails sent, {unknown} answered as outcome-unknown; {} lookups and emails replayed from the journal",
+        "{kills} kills over {runs} runs; {sent} of {} emails sent, none twice; {unknown} answered as outcome-unknown, {finished_unknown} of them finished; {} lookups and emails replayed from the journal",
         3 * runs,
         logs.matches("replayed").count()
     );
+    // An email that finished before the next one of its turn started has its result recorded.
+    assert_eq!(finished_unknown, 0);
     let worker = Worker { dir: &dir.0 };
 
     // Finished: a further start prints the same run and runs nothing.

@@ -1,5 +1,5 @@
 //! The options of `#[tool(...)]`: the name and description, the per-tool settings (`timeout`,
-//! `blocking`), the annotations a host reads (`title`, `read_only`, `destructive`, `idempotent`,
+//! `cancel_grace`, `blocking`), the annotations a host reads (`title`, `read_only`, `destructive`, `idempotent`,
 //! `open_world`), and `output_schema`.
 
 use proc_macro2::{Span, TokenStream};
@@ -17,6 +17,8 @@ pub(crate) struct Options {
     pub(crate) title: Option<LitStr>,
     /// `timeout = "5s"`: how long a call may run.
     pub(crate) timeout: Option<Timeout>,
+    /// `cancel_grace = "2s"`: how long a cancelled call is still polled, to clean up.
+    pub(crate) cancel_grace: Option<Timeout>,
     /// `blocking`: run the synchronous function on another thread; the word's span.
     pub(crate) blocking: Option<Span>,
     /// `output_schema`: state the schema of a `Json<T>` output; the word's span.
@@ -34,7 +36,7 @@ pub(crate) struct Flag {
     pub(crate) span: Span,
 }
 
-/// A `timeout = "..."` option, read at compile time.
+/// A duration option (`timeout = "..."`, `cancel_grace = "..."`), read at compile time.
 pub(crate) struct Timeout {
     pub(crate) literal: LitStr,
     pub(crate) secs: u64,
@@ -57,6 +59,7 @@ const KNOWN: &[(&str, Shape)] = &[
     ("description", Shape::Text),
     ("title", Shape::Text),
     ("timeout", Shape::Text),
+    ("cancel_grace", Shape::Text),
     ("blocking", Shape::Word),
     ("read_only", Shape::Hint),
     ("destructive", Shape::Hint),
@@ -66,7 +69,7 @@ const KNOWN: &[(&str, Shape)] = &[
 ];
 
 const EVERY_OPTION: &str = "`#[tool]` takes `name = \"...\"`, `description = \"...\"`, \
-     `title = \"...\"`, `timeout = \"5s\"`, `blocking`, `read_only`, `destructive`, `idempotent`, \
+     `title = \"...\"`, `timeout = \"5s\"`, `cancel_grace = \"1s\"`, `blocking`, `read_only`, `destructive`, `idempotent`, \
      `open_world` and `output_schema`";
 
 /// Parses the tokens inside `#[tool(...)]`. Stops at the first mistake, so the user sees one error.
@@ -131,7 +134,8 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
                     "name" => options.name = Some(literal),
                     "description" => options.description = Some(literal),
                     "title" => options.title = Some(literal),
-                    _ => options.timeout = Some(Timeout::parse(literal)?),
+                    "timeout" => options.timeout = Some(Timeout::parse(literal, "timeout")?),
+                    _ => options.cancel_grace = Some(Timeout::parse(literal, "cancel_grace")?),
                 }
             }
             Shape::Word => {
@@ -183,6 +187,7 @@ impl Options {
             "description" => self.description.is_some(),
             "title" => self.title.is_some(),
             "timeout" => self.timeout.is_some(),
+            "cancel_grace" => self.cancel_grace.is_some(),
             "blocking" => self.blocking.is_some(),
             "output_schema" => self.output_schema.is_some(),
             "read_only" => self.read_only.is_some(),
@@ -197,25 +202,27 @@ impl Options {
 fn example(key: &str, shape: Shape) -> String {
     match (key, shape) {
         ("timeout", _) => "timeout = \"5s\"".to_owned(),
+        ("cancel_grace", _) => "cancel_grace = \"1s\"".to_owned(),
         (_, Shape::Text) => format!("{key} = \"...\""),
         (_, Shape::Word | Shape::Hint) => key.to_owned(),
     }
 }
 
 impl Timeout {
-    /// Reads `"250ms"`, `"5s"`, `"1.5s"`, `"2m"` or `"1h"`.
-    fn parse(literal: LitStr) -> syn::Result<Self> {
+    /// Reads `"250ms"`, `"5s"`, `"1.5s"`, `"2m"` or `"1h"`, the value of the option `key`. A
+    /// grace may be zero (a cancelled call is dropped at once); a timeout may not.
+    fn parse(literal: LitStr, key: &str) -> syn::Result<Self> {
         let text = literal.value();
         let Some((secs, nanos)) = parse_duration(text.trim()) else {
             return Err(syn::Error::new_spanned(
                 &literal,
                 format!(
                     "`{text}` is not a duration; write a number and a unit, `ms`, `s`, `m` or \
-                     `h`: `timeout = \"500ms\"`, `\"5s\"`, `\"1.5s\"`, `\"2m\"`"
+                     `h`: `{key} = \"500ms\"`, `\"5s\"`, `\"1.5s\"`, `\"2m\"`"
                 ),
             ));
         };
-        if secs == 0 && nanos == 0 {
+        if key == "timeout" && secs == 0 && nanos == 0 {
             return Err(syn::Error::new_spanned(
                 &literal,
                 "a timeout of zero would stop every call before it starts; give the time a call \

@@ -393,6 +393,14 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             }
         }
     });
+    let cancel_grace = options.cancel_grace.as_ref().map(|grace| {
+        let (secs, nanos) = (grace.secs, grace.nanos);
+        quote! {
+            fn cancel_grace(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::new(#secs, #nanos))
+            }
+        }
+    });
 
     // A tool that sees its call (a `#[context]` parameter; a blocking tool, which passes the
     // effect key to its thread) implements `invoke`, and `call` as `invoke` outside any run; any
@@ -479,6 +487,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             }
 
             #timeout
+            #cancel_grace
         }
     }
 }

@@ -142,6 +142,26 @@ impl Tool<'_> {
                  \"...\")]`), or make it an `async fn`",
             ));
         }
+        if let Some(grace) = &options.cancel_grace {
+            let fix = if !self.is_async && options.blocking.is_none() {
+                Some(
+                    "a synchronous tool finishes inside the call, before anything can cancel it, so \
+                     it has no grace; remove `cancel_grace`, or make it an `async fn` that takes \
+                     `#[context] call: skyl::CallContext` and races `call.cancelled()`",
+                )
+            } else if self.params.iter().all(|param| param.context.is_none()) {
+                Some(
+                    "a tool without a `#[context]` parameter cannot see its call cancelled, so a \
+                     grace would only keep it running; take `#[context] call: skyl::CallContext` \
+                     and race `call.cancelled()` against the work, or remove `cancel_grace`",
+                )
+            } else {
+                None
+            };
+            if let Some(fix) = fix {
+                errors.push(syn::Error::new_spanned(&grace.literal, fix));
+            }
+        }
         if let (Some(read_only), Some(destructive)) = (options.read_only, options.destructive)
             && read_only.value
             && destructive.value

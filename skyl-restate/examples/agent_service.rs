@@ -20,7 +20,8 @@
 //! outbox: a line appears at most once per call, however often the service dies.
 //!
 //! `--variant rebuilt` serves a rebuilt service (one more tool): a run started by the first build
-//! finishes on it. The example is also a binary of this package (`skyl-restate-demo`), which the
+//! finishes on it. `--variant changed` serves one whose `cancel_meeting` takes one more argument:
+//! an approval given while the first build paused the call does not count there. The example is also a binary of this package (`skyl-restate-demo`), which the
 //! tests start, kill and start again.
 
 use std::fs::OpenOptions;
@@ -94,6 +95,24 @@ async fn cancel_meeting(
     busy(&meeting, "cancel").await;
     outbox.record(&format!("cancel {meeting}"))?;
     Ok(format!("{meeting} is cancelled"))
+}
+
+/// Cancels a meeting for everyone invited, with a note to them (the `changed` service's
+/// cancel_meeting: one more argument, so the tool is defined otherwise).
+#[skyl::tool(name = "cancel_meeting", destructive, idempotent = false)]
+async fn cancel_meeting_with_note(
+    #[state] outbox: &Outbox,
+    /// The meeting's name.
+    meeting: String,
+    /// A note to the people invited.
+    note: Option<String>,
+) -> Result<String, String> {
+    busy(&meeting, "cancel").await;
+    outbox.record(&format!("cancel {meeting}"))?;
+    Ok(format!(
+        "{meeting} is cancelled{}",
+        note.map(|note| format!(" ({note})")).unwrap_or_default()
+    ))
 }
 
 /// Gets today's weather for a city (only in the rebuilt service).
@@ -191,16 +210,26 @@ impl AgentRun {
     }
 }
 
+/// Which build of the service this is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    First,
+    /// One more tool.
+    Rebuilt,
+    /// `cancel_meeting` defined otherwise.
+    Changed,
+}
+
 struct Args {
     listen: SocketAddr,
     outbox: PathBuf,
-    rebuilt: bool,
+    variant: Variant,
 }
 
 fn args() -> Result<Args, String> {
     let mut listen = None;
     let mut outbox = None;
-    let mut rebuilt = false;
+    let mut variant = Variant::First;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -213,9 +242,18 @@ fn args() -> Result<Args, String> {
                 );
             }
             "--outbox" => outbox = Some(PathBuf::from(value)),
-            "--variant" if value == "rebuilt" => rebuilt = true,
-            "--variant" if value == "first" => rebuilt = false,
-            "--variant" => return Err(format!("--variant is first or rebuilt, not {value}")),
+            "--variant" => {
+                variant = match value.as_str() {
+                    "first" => Variant::First,
+                    "rebuilt" => Variant::Rebuilt,
+                    "changed" => Variant::Changed,
+                    _ => {
+                        return Err(format!(
+                            "--variant is first, rebuilt or changed, not {value}"
+                        ));
+                    }
+                }
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -223,10 +261,10 @@ fn args() -> Result<Args, String> {
         (Some(listen), Some(outbox)) => Ok(Args {
             listen,
             outbox,
-            rebuilt,
+            variant,
         }),
         _ => Err(
-            "usage: agent_service --listen 127.0.0.1:PORT --outbox FILE [--variant first|rebuilt]"
+            "usage: agent_service --listen 127.0.0.1:PORT --outbox FILE [--variant first|rebuilt|changed]"
                 .into(),
         ),
     }
@@ -241,13 +279,14 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut toolbox = Toolbox::with_state(Outbox(args.outbox))
+    let toolbox = Toolbox::with_state(Outbox(args.outbox))
         .with(LookupContact)
-        .with(SendEmail)
-        .with(CancelMeeting);
-    if args.rebuilt {
-        toolbox = toolbox.with(GetWeather);
-    }
+        .with(SendEmail);
+    let toolbox = match args.variant {
+        Variant::First => toolbox.with(CancelMeeting),
+        Variant::Rebuilt => toolbox.with(CancelMeeting).with(GetWeather),
+        Variant::Changed => toolbox.with(CancelMeetingWithNote),
+    };
     let tools = toolbox.definitions().len();
     let agent = Agent::new(script(), toolbox, "scripted").with_approval_for_destructive(true);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -262,13 +301,29 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     runtime.block_on(async {
+        // Bound first, so that "serving" is true when it is printed, and a taken port is an
+        // error to read rather than a panic.
+        let listener = match tokio::net::TcpListener::bind(args.listen).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("{}", cannot_listen(args.listen, &error));
+                return ExitCode::FAILURE;
+            }
+        };
         println!(
             "serving AgentRun on http://{} with {tools} tools",
             args.listen
         );
         HttpServer::new(Endpoint::builder().bind(AgentRun { agent }).build())
-            .listen_and_serve(args.listen)
+            .serve(listener)
             .await;
-    });
-    ExitCode::SUCCESS
+        ExitCode::SUCCESS
+    })
+}
+
+/// What the service says when it cannot listen on `address`.
+fn cannot_listen(address: SocketAddr, error: &std::io::Error) -> String {
+    format!(
+        "agent_service cannot listen on {address}: {error}; stop what listens there, or pass another address with --listen"
+    )
 }

@@ -62,8 +62,22 @@
 //! stops the loop; the handler lists the calls in the workflow's state and waits on one durable
 //! promise per call. A [`Decision`] posted to the decision handler over Restate's ingress resolves
 //! it, and the run resumes with skyl's binding rules: the approval is bound to the call's id, its
-//! tool, its arguments and the tool's definition, is used once, and may expire; a decision about
-//! other arguments than the call's, or one that expired before the call could run, asks again.
+//! tool, its arguments and the tool's definition, is used once, and may expire.
+//!
+//! The decision handler answers once the run has taken the decision, and says what became of it:
+//!
+//! | the decision | HTTP status | and then |
+//! |---|---|---|
+//! | taken | 200 | the call runs (or, denied, is answered with the reason) |
+//! | posted while another one about the call was taken (two at once: exactly one is taken) | 409, naming the decision that stands | nothing changes |
+//! | an approval of other arguments than the call's, or one that expired | 422, saying which | the call waits for another decision |
+//! | an approval taken by a rebuilt service that defines the tool otherwise than when the call paused | 409, saying so | the call waits for another decision |
+//! | about a call the run does not wait on | 404, listing the calls it waits on | nothing changes |
+//! | for a key no run was started under (so is the status handler's answer) | 404, saying so | nothing changes |
+//! | not a decision's JSON | 400 (Restate's) | nothing changes |
+//!
+//! In Rust, each of these is the `Err` of [`decide`] (or [`status`]): a [`TerminalError`](restate_sdk::errors::TerminalError)
+//! with that status code, which Restate does not retry and its ingress answers with.
 //!
 //! # Compatibility data
 //!
@@ -74,11 +88,21 @@
 //! | what | name | value |
 //! |---|---|---|
 //! | the journal | `ctx.run` named [`JOURNAL_RUN`] (`skyl-journal`), every one | `{"skyl": "open"}`, `{"skyl": "close"}`, or `{"skyl": "entries", "entries": [{"key": ..., "body": ...}]}`, the bodies skyl's records (versioned: `"format": 1`) |
+//! | that the run started | workflow state [`STARTED_STATE`] (`skyl-started`), set first | `true` |
+//! | the definitions of the waiting calls' tools when the run paused | `ctx.run` named [`PAUSED_RUN`] (`skyl-paused`), once per pause | a list of tool definitions (`null` for a tool the service lacked), in the order of the calls |
 //! | the calls waiting | workflow state [`WAITING_STATE`] (`skyl-waiting`) | a list of [`WaitingCall`] |
-//! | a decision | durable promise `skyl-approval/{pause}/{call id}` ([`APPROVAL_PROMISE`]; `{pause}` counts the run's pauses from 1) | a [`Decision`] |
+//! | a decision | durable promise `skyl-approval/{pause}/{call id}` ([`APPROVAL_PROMISE`]; `{pause}` counts the run's pauses from 1) | a [`Decision`], with `"decided_by"`: the invocation id of the decision handler that posted it |
+//! | whether a decision counts | `ctx.run` named [`VERDICT_RUN`] (`skyl-verdict`), once per decision taken | `{"verdict": "counts"}` or `{"verdict": "refused", "status": 422, "message": "..."}` |
+//! | the answer to a decision | durable promise `skyl-verdict/{pause}/{call id}` ([`VERDICT_PROMISE`]) | resolved with `{"verdict": "counts"}`, or rejected with the status and message of the refusal |
+//! | the calls of the last pause, decided | workflow state [`DECIDED_STATE`] (`skyl-decided`) | a list of [`WaitingCall`] |
 //!
 //! The workflow's and its handlers' names are yours (the example's are `AgentRun`, `run`,
 //! `decide`, `status`); they are compatibility data too.
+//!
+//! The rows `skyl-started`, `skyl-paused`, `skyl-verdict` and `skyl-decided` are new in this
+//! version, and a replay issues them where an earlier version's journal has other steps: let the
+//! runs an earlier version started finish (or cancel them) before a service on this version takes
+//! their place.
 //!
 //! # What Restate could not express
 //!
@@ -100,6 +124,45 @@
 //!   which is not journaled: an attempt that replays the pause after the expiry asks again, unless
 //!   the call's intent was recorded (then the journal decides, as everywhere).
 //!
+//! # When the service comes back: Restate's retry back-off
+//!
+//! A run whose service died is not resumed the moment the service is back: Restate tries the
+//! invocation again on its retry policy, an exponential back-off. With `restate-server` 1.7's
+//! defaults (`restate-server --dump-config` prints them) the first retry comes after 500 ms, each
+//! wait doubles, and a wait is at most a minute: a service down for a few minutes can sit idle up
+//! to a minute after it is back before its runs go on, and a decision posted meanwhile is
+//! answered only then. After 70 attempts Restate pauses the invocation, which then goes on only
+//! when resumed by hand.
+//!
+//! To go on at once, resume the invocation: the admin API's `PATCH /invocations/{id}/resume`
+//! starts a retry that is backing off. To shorten the wait for good, lower `max-interval` in the
+//! server's configuration file:
+//!
+//! ```toml
+//! [default-retry-policy]
+//! initial-interval = "100ms"
+//! exponentiation-factor = 2.0
+//! max-interval = "5s"
+//! ```
+//!
+//! or for the workflow alone, on its attribute (restate-sdk's `invocation_retry_policy`, which the
+//! service announces when it is registered; unset fields keep the server's defaults):
+//!
+//! ```no_run
+//! # use restate_sdk::prelude::*;
+//! # struct AgentRun;
+//! #[restate_sdk::workflow(invocation_retry_policy(initial_interval = "100ms", max_interval = "5s"))]
+//! impl AgentRun {
+//!     #[handler]
+//!     async fn run(&self, _ctx: WorkflowContext<'_>) -> Result<(), HandlerError> {
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! `local::LocalRestate` (feature `local-server`, the tests' server) retries every 50 to 500 ms:
+//! the tests kill the service on purpose.
+//!
 //! # Running it locally
 //!
 //! `scripts/install-restate-server.sh` installs the server (npm's `@restatedev/restate-server`);
@@ -113,5 +176,6 @@ mod workflow;
 
 pub use journal::{JOURNAL_RUN, RestateJournal};
 pub use workflow::{
-    APPROVAL_PROMISE, Decision, Status, WAITING_STATE, WaitingCall, decide, run_agent, status,
+    APPROVAL_PROMISE, DECIDED_STATE, Decision, PAUSED_RUN, STARTED_STATE, Status, VERDICT_PROMISE,
+    VERDICT_RUN, WAITING_STATE, WaitingCall, decide, run_agent, status,
 };

@@ -74,3 +74,54 @@ fn a_run_started_by_one_build_finishes_on_a_rebuilt_one() {
         ]
     );
 }
+
+#[test]
+fn an_approval_taken_by_a_build_that_defines_the_tool_otherwise_does_not_count() {
+    let dir = TempDir::new("changed");
+    let restate = restate();
+    let mut service = Service::new(&dir.0);
+    service.start("first");
+    restate.register(&service.uri()).unwrap();
+
+    start_run(&restate, "changed");
+    wait_for("the pause for c5", || {
+        (status(&restate, "changed")["waiting"][0]["promise"] == "skyl-approval/1/c5").then_some(())
+    });
+    // The call paused on the first build; the one that takes its place defines cancel_meeting
+    // with one more argument, which the person approving it was not shown.
+    service.kill();
+    service.start("changed");
+    restate.register(&service.uri()).unwrap();
+
+    let approved = post(
+        &restate,
+        "/AgentRun/changed/decide",
+        r#"{"call": "c5", "approve": true}"#,
+    );
+    assert_refused(
+        &approved,
+        409,
+        r#"the approval of call "c5" (cancel_meeting) of run "changed" does not count: the tool cancel_meeting is defined otherwise than when the call paused (the service was rebuilt since); the call waits for another decision (read the run's status)"#,
+    );
+    // Asked again, on this build, the approval counts.
+    wait_for("the second pause for c5", || {
+        (status(&restate, "changed")["waiting"][0]["promise"] == "skyl-approval/2/c5").then_some(())
+    });
+    assert!(
+        service
+            .outbox()
+            .iter()
+            .all(|line| line != "c5 cancel standup")
+    );
+    let approved = post(
+        &restate,
+        "/AgentRun/changed/decide",
+        r#"{"call": "c5", "approve": true}"#,
+    );
+    assert_eq!(approved.status, 200, "{approved:?}");
+    let run = wait_for("the end of the run", || output(&restate, "changed"));
+    assert_eq!(
+        check_finished(&run, &service.outbox()),
+        Vec::<String>::new()
+    );
+}

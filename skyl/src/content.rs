@@ -14,7 +14,7 @@ use crate::base64;
 
 mod signature;
 
-pub(crate) use signature::Mismatch;
+pub(crate) use signature::{Looks, Mismatch};
 
 /// One piece of a tool's answer beside its prose.
 ///
@@ -33,11 +33,16 @@ pub(crate) use signature::Mismatch;
 /// | [`Image`] | `image` block, base64 or URL source | `input_image` (data URL or URL) | `parts[].inlineData` (URL: `fileData`); before Gemini 3 (`Gemini::with_response_parts(false)`), a part after the responses | `image_url` part of a `user` message after the tool messages |
 /// | [`Audio`] | prose (Anthropic takes no audio) | prose (no audio in a function output) | `inlineData` part after the responses | prose; with `OpenAiChat::with_audio_input`, an `input_audio` part of that `user` message (WAV and MP3) |
 /// | [`Document`] (PDF) | `document` block, base64 or URL source | `input_file` (`file_data` or `file_url`) | `parts[].inlineData` (URL: `fileData`) | `file` part of that `user` message (a URL: prose) |
-/// | [`ResourceLink`], [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | [`ResourceLink`], text [`Resource`] | `text` block | `input_text` | appended to `response.output` | appended to the tool message |
+/// | blob [`Resource`] of a PDF, PNG, JPEG, GIF, WebP, WAV, MP3, Ogg or FLAC type (how MCP carries a PDF) | as the [`Document`], [`Image`] or [`Audio`] it is | the same | the same | the same |
+/// | any other blob [`Resource`] | prose | prose | prose | prose |
 /// | [`Json`](Content::Json) | `text` block, unless the prose is that JSON | `input_text`, unless the prose is that JSON | appended to `response.output`, unless the prose is that JSON | appended, unless the prose is that JSON |
 ///
-/// "Prose" is a line saying what the part was and that this provider cannot take it (in
-/// `prose/`), so a model is never silently missing part of an answer. Served over MCP, each
+/// "Prose" is a line saying what the part was, that it was not sent and why (in `prose/`), so a
+/// model is never silently missing part of an answer. A blob resource is sent as media only when
+/// its bytes are what its media type says; a PDF keeps the file name its URI ends with as its
+/// title. [`ResultLowering`](crate::provider::ResultLowering) is this table as code, public for
+/// a provider of your own. Served over MCP, each
 /// part is the MCP content block of its kind and [`Json`](Content::Json) is `structuredContent`.
 ///
 /// Bytes are held in base64, the form every wire and MCP want, encoded once when the part is
@@ -129,7 +134,7 @@ impl Content {
             },
             _ => return Ok(()),
         };
-        let head = base64::decode_prefix(data, signature::HEAD).ok_or(Mismatch::Bytes)?;
+        let head = base64::decode_prefix(data, signature::SHOWN).ok_or(Mismatch::NotBase64)?;
         signature::matches(media_type, &head)
     }
 }
@@ -161,9 +166,10 @@ pub enum Source {
 /// ```
 ///
 /// The toolbox checks that the bytes are what the media type says (a PNG starts as a PNG does)
-/// and refuses the call with prose when they are not; an image over
+/// and leaves the image out when they are not, with a note in the result's prose saying what
+/// they look like; an image over
 /// [`Limits::with_max_media_bytes`](crate::Limits::with_max_media_bytes) is left out with a
-/// note.
+/// note too. The result's text and its other parts are sent either way.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Image {
@@ -248,8 +254,8 @@ fn media_type_of_url(url: &str) -> Option<&'static str> {
 
 /// An audio clip a tool returns (WAV, MP3, Ogg or FLAC bytes).
 ///
-/// Of the four providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a tool;
-/// the others get a line of prose saying it was there.
+/// Of the four built-in providers, only Gemini and OpenAI Chat (WAV and MP3) take audio from a
+/// tool; the others get a line of prose saying it was there.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Audio {
@@ -508,7 +514,7 @@ pub(crate) fn line(part: &Content) -> String {
 }
 
 /// What a part is, in a few words: "an image (image/png, 1204 bytes)", "a resource link
-/// file:///notes.md: notes.md (the notes)".
+/// file:///notes.md: notes.md (text/markdown; the notes)".
 pub(crate) fn what(part: &Content) -> String {
     let source = |source: &Source, media_type: &str| match source {
         Source::Base64(data) => format!("({media_type}, {} bytes)", base64::decoded_len(data)),
@@ -536,8 +542,18 @@ pub(crate) fn what(part: &Content) -> String {
         }
         Content::ResourceLink(link) => {
             let mut text = format!("a resource link {}: {}", link.uri, link.name);
-            if let Some(description) = &link.description {
-                let _ = write!(text, " ({description})");
+            // The media type tells a model whether the link is worth reading, and as what.
+            match (&link.media_type, &link.description) {
+                (Some(media_type), Some(description)) => {
+                    let _ = write!(text, " ({media_type}; {description})");
+                }
+                (Some(media_type), None) => {
+                    let _ = write!(text, " ({media_type})");
+                }
+                (None, Some(description)) => {
+                    let _ = write!(text, " ({description})");
+                }
+                (None, None) => {}
             }
             text
         }
@@ -600,6 +616,30 @@ mod tests {
     }
 
     #[test]
+    fn a_resource_link_reads_with_its_media_type_and_description_when_known() {
+        let link = ResourceLink::new("file:///data.csv", "data.csv");
+        let lines: Vec<String> = [
+            link.clone(),
+            link.clone().with_media_type("text/csv"),
+            link.clone().with_description("the rows"),
+            link.with_media_type("text/csv")
+                .with_description("the rows"),
+        ]
+        .into_iter()
+        .map(|link| line(&link.into()))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "[a resource link file:///data.csv: data.csv]",
+                "[a resource link file:///data.csv: data.csv (text/csv)]",
+                "[a resource link file:///data.csv: data.csv (the rows)]",
+                "[a resource link file:///data.csv: data.csv (text/csv; the rows)]",
+            ]
+        );
+    }
+
+    #[test]
     fn media_is_checked_against_its_type() {
         assert_eq!(
             Content::from(Image::png(b"\x89PNG\r\n\x1a\n\0")).check_media(),
@@ -607,7 +647,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::png(b"GIF89a")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::Bytes(Looks::Format("a GIF")))
         );
         assert_eq!(
             Content::from(Image::new("image/bmp", b"BM")).check_media(),
@@ -615,7 +655,7 @@ mod tests {
         );
         assert_eq!(
             Content::from(Image::from_base64("image/png", "not base64!")).check_media(),
-            Err(Mismatch::Bytes)
+            Err(Mismatch::NotBase64)
         );
         assert_eq!(
             Content::from(Image::url("https://x/y.png")).check_media(),

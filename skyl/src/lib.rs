@@ -150,7 +150,8 @@
 //!
 //! A tool can answer with an image, audio, a PDF, a link to a resource, an embedded resource or
 //! structured JSON beside its prose: return an [`Image`] (`Image::png(bytes)`), a tuple such as
-//! `(String, Image)`, a [`ToolOutput`] built part by part, a `[Content; N]`, or a `Result` of
+//! `(String, Image)`, a [`ToolOutput`] built part by part, a list of content (`Vec<Image>`,
+//! `Vec<Content>`, `[Content; N]`: as many parts as it holds), or an `Option` or `Result` of
 //! these; a [`DynamicTool`] closure may return the same.
 //!
 //! ```
@@ -175,9 +176,10 @@
 //!
 //! The [`ToolResult`] keeps its three fields and its prose; the content rides beside it as a
 //! [`Part::ResultContent`] in the same tool message, and the agent keeps it in its transcript.
-//! Errors stay prose. The toolbox refuses media whose bytes are not their media type (a GIF
-//! labelled PNG) with prose, and leaves a part over [`Limits::with_max_media_bytes`] (3.75 MiB
-//! by default) out with a note. Each adapter puts the content where its provider takes it and
+//! Errors stay prose. The toolbox leaves out, each with a note in the prose saying why, media
+//! whose bytes are not their media type (a GIF labelled PNG: the note says what the bytes look
+//! like) and a part over [`Limits::with_max_media_bytes`] (3.75 MiB by default); the text and
+//! the other parts are sent. Each adapter puts the content where its provider takes it and
 //! says in a line what it cannot take, so nothing is dropped in silence and nothing is sent to
 //! be refused:
 //!
@@ -188,6 +190,8 @@
 //! | `Gemini` | `inlineData` / `fileData` parts of the `functionResponse` (PNG, JPEG, WebP) | the same | an `inlineData` part after the responses | lines of `response.output` | GIFs; audio is beside the response, not in it |
 //! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | a line (`with_audio_input(true)`: `input_audio` there, WAV and MP3) | lines of the tool message | the media reach the model as the user's, not the tool's; audio by default |
 //!
+//! An embedded blob [`Resource`] of a PDF, image or audio type (how an MCP server sends a PDF,
+//! since MCP has no document block) goes as the document, image or clip it is.
 //! [`Toolbox::dispatch`], whose [`ToolResult`] is text alone, says each part in a line instead.
 //! [`Content`] has the details; `cargo run --example beyond_text` shows a chart made in code on
 //! every wire.
@@ -322,7 +326,8 @@
 //! effect key in a journaled run, a progress reporter and a logger (which reach an agent's
 //! [`Event::ToolReport`](agent::Event::ToolReport), an MCP client's notifications, and `tracing`),
 //! and its cancellation, set on a timeout, an MCP client's cancel or a dropped run, which a
-//! cooperative tool checks or awaits on any executor. [`DynamicTool`] closures take it with
+//! cooperative tool checks or awaits on any executor, and cleans up after in a grace
+//! ([`Toolbox::with_cancel_grace`]). [`DynamicTool`] closures take it with
 //! `from_fn_with_context`, and a hand-written [`Tool`] through [`Tool::invoke`]. See
 //! [`tool`](macro@tool#the-calls-context).
 //!
@@ -448,7 +453,8 @@
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
 //! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final
-//!   answer a `T: Deserialize + JsonSchema`: every request carries `T`'s schema as the provider's
+//!   answer a `T: Deserialize + JsonSchema` (a struct, or a list, number, string or enum, which
+//!   travels as `{"answer": ...}`): every request carries `T`'s schema as the provider's
 //!   structured output ([`OutputSchema`](provider::OutputSchema) says where, per provider), an
 //!   answer that does not read as `T` goes back to the model with what was wrong (twice, unless
 //!   [`with_corrections`](agent::TypedRun::with_corrections) says otherwise), and then the run
@@ -621,7 +627,7 @@
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
-//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for the four adapters, streamed or not (reqwest with rustls on ring, Tokio timers) |
+//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for any `provider::Api` (the built-in adapters and your own), streamed or not (reqwest with rustls on ring, Tokio timers) |
 //! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
 //! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 //! | `mcp-oauth` | no | `mcp-http` and `RemoteBuilder::oauth`: mount servers that require OAuth 2.1 (discovery, registration, PKCE, client credentials, step-up), on rmcp's OAuth client and the oauth2 crate |

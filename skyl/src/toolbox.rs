@@ -6,7 +6,7 @@
 //! | file | what |
 //! |---|---|
 //! | `registration.rs` | adding tools and sets (the checks a tool passes are in `crate::registration`), replacing and removing them |
-//! | `running.rs` | one call running: started, polled inside `catch_unwind`, timed out, dropped; its result finished (cut to the limits, content checked) |
+//! | `running.rs` | one call running: started, polled inside `catch_unwind`, timed out, cancelled and given its grace, dropped; its result finished (cut to the limits, content checked) |
 //! | `dispatch.rs` | [`Dispatch`], the future of one call |
 //! | `turn.rs` | the turn runner: every call of one assistant turn, for [`Toolbox::answer`] and the agent loop alike |
 //! | `batch.rs` | the calls of a turn polled together in one task, under the concurrency limit |
@@ -15,7 +15,6 @@
 
 use std::fmt;
 use std::sync::Arc;
-#[cfg(feature = "timeout")]
 use std::time::Duration;
 
 use crate::executor::block_on;
@@ -87,6 +86,14 @@ pub(crate) use running::RichResult;
 /// `Toolbox::with_timeout` stops an asynchronous call that runs too long; its result says so.
 /// Without the feature, no timer is compiled in and calls run until they finish.
 ///
+/// # Cancellation
+///
+/// A call is cancelled when it times out, when the MCP client that asked for it cancels it, or
+/// when whoever awaited it (a run, a [`Dispatch`]) drops it unfinished. A tool that takes its
+/// [`CallContext`](crate::CallContext) sees it, and one that races
+/// [`CallContext::cancelled`](crate::CallContext::cancelled) against its work gets a grace
+/// ([`with_cancel_grace`](Toolbox::with_cancel_grace), one second by default) to clean up.
+///
 /// # Limits
 ///
 /// A tool's output past 100 KiB is cut with a note, and a call whose arguments are over 1 MiB or
@@ -108,7 +115,14 @@ pub struct Toolbox<S = ()> {
     limits: Limits,
     #[cfg(feature = "timeout")]
     timeout: Option<Duration>,
+    /// How long a cancelled call is still polled, unless its tool says otherwise.
+    cancel_grace: Duration,
 }
+
+/// How long a cancelled call is still polled when neither its tool nor its toolbox says: enough
+/// to undo a step or close a connection, short enough that a tool that ignores cancellation
+/// costs little.
+const DEFAULT_CANCEL_GRACE: Duration = Duration::from_secs(1);
 
 impl Toolbox<()> {
     /// An empty toolbox with no state.
@@ -155,6 +169,7 @@ impl<S: 'static> Toolbox<S> {
             limits: Limits::new(),
             #[cfg(feature = "timeout")]
             timeout: None,
+            cancel_grace: DEFAULT_CANCEL_GRACE,
         }
     }
 
@@ -233,6 +248,61 @@ impl<S: 'static> Toolbox<S> {
     #[cfg(feature = "timeout")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
+        self
+    }
+
+    /// How long a cancelled call is still polled so that it can clean up: one second unless set
+    /// here; a tool's own [`Tool::cancel_grace`] (`#[tool(cancel_grace = "2s")]`) replaces it for
+    /// that tool.
+    ///
+    /// A call is cancelled when it times out, when the MCP client that asked for it sends
+    /// `notifications/cancelled`, or when whoever awaited it drops it unfinished. Its
+    /// [`CallContext`](crate::CallContext) says so at once, and a tool that races
+    /// [`CallContext::cancelled`](crate::CallContext::cancelled) against its work runs its
+    /// cleanup in the grace. What each case gives:
+    ///
+    /// - **A timeout or an MCP cancellation** (the `mcp` feature turns on `timeout`): the tool's
+    ///   future is still polled until it finishes or the grace is over, then dropped. The call's
+    ///   result is the timeout's (an MCP client gets none), whatever the tool returns in its
+    ///   grace, and a tool that ignores its cancellation delays that result by the grace at most.
+    /// - **A dropped call** (a dropped run or [`Dispatch`]): nothing is left to wait, so the
+    ///   grace is what runs on the spot, inside the drop: the future is polled for as long as it
+    ///   wakes itself. Cleanup that needs no waiting (undo a step, write a line, send on a
+    ///   channel) runs; cleanup that awaits anything else (a socket, a timer) does not, and is
+    ///   dropped with the future.
+    ///
+    /// A grace of zero drops a cancelled call's future at once, unpolled. A tool that took no
+    /// context cannot see its cancellation and gets no grace. Without the `timeout` feature there
+    /// is no timer to wait on, and every cancelled call gets what a dropped one gets.
+    ///
+    #[cfg_attr(feature = "timeout", doc = "```")]
+    #[cfg_attr(not(feature = "timeout"), doc = "```ignore")]
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use std::time::Duration;
+    ///
+    /// use skyl::{CallContext, ToolCall, Toolbox};
+    ///
+    /// static UNDONE: AtomicBool = AtomicBool::new(false);
+    ///
+    /// /// Waits for a reply, and takes its request back when cancelled.
+    /// #[skyl::tool]
+    /// async fn wait_for_reply(#[context] call: CallContext) -> String {
+    ///     call.cancelled().await;
+    ///     UNDONE.store(true, Ordering::SeqCst);
+    ///     "taken back".to_owned()
+    /// }
+    ///
+    /// let toolbox = Toolbox::new()
+    ///     .with(WaitForReply)
+    ///     .with_timeout(Duration::from_millis(10))
+    ///     .with_cancel_grace(Duration::from_millis(500));
+    /// let call = ToolCall::new("c1", "wait_for_reply", serde_json::json!({}));
+    /// let result = toolbox.dispatch_blocking(&call);
+    /// assert!(result.content.contains("did not finish within 10ms"));
+    /// assert!(UNDONE.load(Ordering::SeqCst));
+    /// ```
+    pub fn with_cancel_grace(mut self, grace: Duration) -> Self {
+        self.cancel_grace = grace;
         self
     }
 
@@ -472,17 +542,35 @@ impl<S: 'static> Toolbox<S> {
         })
     }
 
-    /// [`dispatch_observed`](Self::dispatch_observed), with the content beside the result.
+    /// [`dispatch_observed`](Self::dispatch_observed), with the content beside the result, for
+    /// a caller that may cancel the call: `None` when `cancelled` finished first, after the
+    /// call ran out its grace.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) async fn dispatch_rich(
         &self,
         call: &ToolCall,
         observer: Option<Arc<dyn CallObserver>>,
-    ) -> RichResult {
-        match self.start(call, None, observer.as_ref(), Ok, Err) {
-            Ok(answered) => answered,
-            Err(running) => running.await,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Option<RichResult> {
+        let mut running = match self.start(call, None, observer.as_ref(), Ok, Err) {
+            Ok(answered) => return Some(answered),
+            Err(running) => running,
+        };
+        let mut cancelled = std::pin::pin!(cancelled);
+        let finished = std::future::poll_fn(|cx| {
+            if let std::task::Poll::Ready(answered) = std::pin::Pin::new(&mut running).poll(cx) {
+                return std::task::Poll::Ready(Some(answered));
+            }
+            cancelled.as_mut().poll(cx).map(|()| None)
+        })
+        .await;
+        if finished.is_some() {
+            return finished;
         }
+        // Nobody reads this result: the call only runs out its grace.
+        running.cancel(ToolResult::error(call.id.as_str(), String::new()));
+        running.await;
+        None
     }
 
     /// The definition of the tool called `name`, if there is one.

@@ -4,11 +4,14 @@
 
 mod authorization;
 mod common;
+#[path = "../support/content_rows.rs"]
+mod content_rows;
 mod elicitation;
 mod fuzz_inputs;
 mod hostile;
 mod mount;
 mod mount_refusals;
+mod mounted_media;
 mod oauth;
 mod serve;
 mod served_context;

@@ -1,7 +1,8 @@
 //! What a served tool says through its `CallContext` reaches rmcp's real client: progress as
 //! `notifications/progress` with the request's token (rmcp's client gives every request one), log lines as `notifications/message` at
 //! the level the client set, all before the result; and a client's cancellation cancels the
-//! call's context, which a tool still running on another thread sees.
+//! call's context, which a tool still running on another thread sees, and an async tool racing
+//! `CallContext::cancelled` cleans up in its grace.
 
 #![allow(deprecated)] // MCP logging: deprecated in rmcp, spoken by clients today.
 
@@ -68,6 +69,21 @@ fn work_until_cancelled(#[context] call: CallContext) -> &'static str {
     "never cancelled"
 }
 
+/// Signals when the racing tool started, and when its cleanup ran.
+static RACE: std::sync::LazyLock<(Notify, Notify)> =
+    std::sync::LazyLock::new(|| (Notify::new(), Notify::new()));
+
+/// Holds a seat until the call is cancelled, then gives it back, which takes a moment.
+#[skyl::tool]
+async fn hold_a_seat(#[context] call: CallContext) -> &'static str {
+    RACE.0.notify_one();
+    call.cancelled().await;
+    // Cleanup that waits for something outside the tool: the runtime's timer.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    RACE.1.notify_one();
+    "seat given back"
+}
+
 /// An rmcp client that keeps the notifications it receives, as JSON.
 #[derive(Clone, Default)]
 struct Heard(Arc<Mutex<Vec<Value>>>);
@@ -96,7 +112,10 @@ async fn client() -> (
     skyl::mcp::rmcp::service::RunningService<RoleClient, Heard>,
     Heard,
 ) {
-    let toolbox = Toolbox::new().with(Convert).with(WorkUntilCancelled);
+    let toolbox = Toolbox::new()
+        .with(Convert)
+        .with(WorkUntilCancelled)
+        .with(HoldASeat);
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(Server::new(toolbox).serve(server_end));
     let heard = Heard::default();
@@ -192,4 +211,11 @@ async fn a_client_cancelling_a_call_cancels_the_tools_context() {
     call_then_cancel(&client, "work_until_cancelled", PROBE.started.notified()).await;
     bounded("the tool to stop", PROBE.stopped.notified()).await;
     assert!(PROBE.saw_cancel.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_client_cancelling_a_call_lets_an_async_tool_racing_its_cancellation_clean_up() {
+    let (client, _heard) = client().await;
+    call_then_cancel(&client, "hold_a_seat", RACE.0.notified()).await;
+    bounded("the tool's cleanup", RACE.1.notified()).await;
 }

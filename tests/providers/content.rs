@@ -305,3 +305,142 @@ fn a_transcript_with_content_round_trips_through_json() {
         json!({"image": {"media_type": "image/png", "source": {"base64": PNG_BASE64}}})
     );
 }
+
+/// Blob resources as an MCP server sends them (MCP has no document block, so a served PDF is
+/// one): a PDF, a PNG and a WAV clip, then three no model takes as media: bytes of a type none
+/// takes, bytes whose type is a PDF's but which are not a PDF, bytes of no type.
+fn blobs() -> Vec<Content> {
+    let mut untyped = Resource::blob("file:///unknown", "", [0u8, 1]);
+    untyped.media_type = None;
+    vec![
+        Resource::blob("attachment:///q3.pdf", "application/pdf", PDF).into(),
+        Resource::blob("file:///chart.png", "image/png", PNG).into(),
+        Resource::blob("file:///clip.wav", "audio/wav", WAV).into(),
+        Resource::blob("file:///data.bin", "application/octet-stream", [0u8, 1, 2]).into(),
+        Resource::blob("file:///fake.pdf", "application/pdf", b"<html>").into(),
+        untyped.into(),
+    ]
+}
+
+#[test]
+fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_every_wire() {
+    let not_sent = |what: &str, provider: &str, why: &str| {
+        format!(
+            "[The tool also returned the resource {what}, which was not sent: {provider} {why}. If it matters, tell the user it could not be shown.]"
+        )
+    };
+    let wav = "file:///clip.wav (audio/wav, 16 bytes)";
+    let data_bin = |provider| {
+        not_sent(
+            "file:///data.bin (application/octet-stream, 3 bytes)",
+            provider,
+            "takes no application/octet-stream in a tool result",
+        )
+    };
+    let fake = "[The tool also returned the resource file:///fake.pdf (application/pdf, 6 bytes), which was not sent: its bytes are not application/pdf. If it matters, tell the user it could not be shown.]";
+    let unknown = |provider| {
+        not_sent(
+            "file:///unknown (binary, 2 bytes)",
+            provider,
+            "takes no bytes of an unknown type in a tool result",
+        )
+    };
+    let pdf_url = format!("data:application/pdf;base64,{PDF_BASE64}");
+    let png_url = format!("data:image/png;base64,{PNG_BASE64}");
+    let media_of_call = "The result of the tool call c1 came with this content, which the tool message could not hold:";
+
+    assert_eq!(
+        encode(&Anthropic, blobs()),
+        json!({
+            "model": "m",
+            "max_tokens": 4096,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "Report?"}]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "c1", "name": "report", "input": {}}
+                ]},
+                {"role": "user", "content": [{
+                    "type": "tool_result",
+                    "tool_use_id": "c1",
+                    "is_error": false,
+                    "content": [
+                        {"type": "text", "text": "The report."},
+                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                        {"type": "text", "text": not_sent(wav, "Anthropic", "takes no audio in a tool result")},
+                        {"type": "text", "text": data_bin("Anthropic")},
+                        {"type": "text", "text": fake},
+                        {"type": "text", "text": unknown("Anthropic")}
+                    ]
+                }]}
+            ]
+        })
+    );
+
+    assert_eq!(
+        encode(&OpenAiResponses::default(), blobs()),
+        json!({
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "Report?"},
+                {"type": "function_call", "call_id": "c1", "name": "report", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": [
+                    {"type": "input_text", "text": "The report."},
+                    {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
+                    {"type": "input_image", "image_url": png_url},
+                    {"type": "input_text", "text": not_sent(wav, "OpenAI Responses", "takes no audio in a function call's output")},
+                    {"type": "input_text", "text": data_bin("OpenAI Responses")},
+                    {"type": "input_text", "text": fake},
+                    {"type": "input_text", "text": unknown("OpenAI Responses")}
+                ]}
+            ]
+        })
+    );
+
+    assert_eq!(
+        encode(&Gemini::default(), blobs()),
+        json!({
+            "contents": [
+                {"role": "user", "parts": [{"text": "Report?"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "report", "args": {}, "id": "c1"}}]},
+                {"role": "user", "parts": [
+                    {"functionResponse": {
+                        "name": "report",
+                        "response": {"output": format!("The report.\n{}\n{fake}\n{}", data_bin("Gemini"), unknown("Gemini"))},
+                        "id": "c1",
+                        "parts": [
+                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
+                        ]
+                    }},
+                    {"text": media_of_call},
+                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+                ]}
+            ]
+        })
+    );
+
+    assert_eq!(
+        encode(&OpenAiChat::default(), blobs()),
+        json!({
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "Report?"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "c1", "content": format!(
+                    "The report.\n{}\n{}\n{fake}\n{}",
+                    not_sent(wav, "OpenAI Chat", "takes audio only on audio models"),
+                    data_bin("OpenAI Chat"),
+                    unknown("OpenAI Chat")
+                )},
+                {"role": "user", "content": [
+                    {"type": "text", "text": media_of_call},
+                    {"type": "file", "file": {"filename": "q3.pdf", "file_data": pdf_url}},
+                    {"type": "image_url", "image_url": {"url": png_url}}
+                ]}
+            ]
+        })
+    );
+}

@@ -17,4 +17,5 @@ mod robustness;
 mod schema;
 mod structured_output;
 mod support;
+mod typed_roots;
 mod wire_rules;

@@ -9,6 +9,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Streaming};
 
+pub(crate) mod content_rows;
 pub(crate) mod http_server;
 
 /// A future that is pending `n` times, waking itself each time: concurrency without a timer.

@@ -3,8 +3,13 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use skyl::provider::{EncodeError, Encoder, NameRule, Provider, Request, ToolChoice, system_texts};
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult};
+use skyl::provider::{
+    EncodeError, Encoder, MediaRule, NameRule, Provider, Request, ResultLowering, ToolChoice,
+    system_texts,
+};
+use skyl::{
+    Content, Message, Part, ResultContent, Role, Source, ToolCall, ToolDefinition, ToolResult,
+};
 
 use crate::{Ollama, PROVIDER};
 
@@ -49,7 +54,8 @@ impl Encoder for Ollama {
                 Role::Tool => {
                     for result in message.tool_results() {
                         let name = tools.get(result.call_id.as_str()).copied().unwrap_or("");
-                        messages.push(tool_message(result, name));
+                        let content = message.result_content(&result.call_id);
+                        messages.push(tool_message(result, content, name));
                     }
                 }
             }
@@ -123,13 +129,46 @@ fn arguments(arguments: &Value) -> Value {
     }
 }
 
+/// What a message's `images` take: PNG and JPEG, as base64 without a `data:` prefix (the formats
+/// every vision model Ollama runs decodes). Ollama takes no documents or audio.
+const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+    .images(
+        MediaRule::only(
+            &["image/png", "image/jpeg"],
+            "takes only PNG and JPEG images",
+        )
+        .bytes_only("takes images only as bytes, not at a URL"),
+    )
+    .documents(MediaRule::none("takes no documents"))
+    .audio(MediaRule::none("takes no audio"));
+
 /// A result as a `tool` message naming its tool. Ollama has no error flag: an error says so in
-/// its content.
-fn tool_message(result: &ToolResult, name: &str) -> Value {
-    let content = if result.is_error && !result.content.is_empty() {
+/// its content. The images of its content go in the message's `images`; each other part is a
+/// line of the content, saying what it was (and, for a part Ollama cannot take, that it was not
+/// sent and why).
+fn tool_message(result: &ToolResult, content: Option<&ResultContent>, name: &str) -> Value {
+    let prose = if result.is_error && !result.content.is_empty() {
         format!("error: {}", result.content)
     } else {
         result.content.clone()
     };
-    json!({"role": "tool", "content": content, "tool_name": name})
+    let (text, media) = match content {
+        Some(content) => LOWERING.split(prose, result, content),
+        None => (prose, Vec::new()),
+    };
+    let mut message = json!({"role": "tool", "content": text, "tool_name": name});
+    let images: Vec<Value> = media
+        .iter()
+        .filter_map(|part| match part.as_ref() {
+            Content::Image(image) => match &image.source {
+                Source::Base64(data) => Some(Value::from(data.as_str())),
+                Source::Url(_) => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if !images.is_empty() {
+        message["images"] = Value::Array(images);
+    }
+    message
 }

@@ -1,8 +1,9 @@
 //! Ollama's own chat API (`POST /api/chat`) as a skyl provider, written the way any crate outside
 //! skyl writes one: through skyl's public provider API only.
 //!
-//! It is the worked example of `skyl::provider`'s guide. A provider is one type and four trait
-//! impls, each in the file of its step:
+//! It is the worked example of `skyl::provider`'s guide. A provider is one type and six trait
+//! impls (five on the type, [`StreamSteps`](skyl::provider::StreamSteps) on its stream's
+//! state), each in the file of its step:
 //!
 //! | file | what it holds | skyl trait |
 //! |---|---|---|
@@ -73,8 +74,12 @@ pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollam
 /// message first; a user message's text is its `content`; an assistant turn's text is its
 /// `content`, its calls `tool_calls` (`{"function": {"name", "arguments"}}`, the arguments an
 /// object), and thinking it came with goes back as `thinking`; each tool result is a `tool`
-/// message with the result as `content` and its call's tool as `tool_name`. Ollama has no error
-/// flag on a result: an error's content is sent prefixed with `"error: "`. Ollama has no tool
+/// message with the result as `content` and its call's tool as `tool_name`. The PNG and JPEG
+/// images of a result's content (a blob resource of those types included) go in the message's
+/// `images`; every other part is a line of its `content`, written by skyl's
+/// [`ResultLowering`](skyl::provider::ResultLowering) as the built-in adapters write it (a PDF,
+/// audio, an image at a URL: a line saying it was not sent and why). Ollama has no error flag on
+/// a result: an error's content is sent prefixed with `"error: "`. Ollama has no tool
 /// choice: with [`ToolChoice::None`](skyl::provider::ToolChoice::None) the tools are not sent,
 /// and any other choice sends them all. [`Request::max_tokens`] is `options.num_predict`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,10 @@ use skyl::provider::{
     Adapter, DecodeError, JsonLinesParser, Request, Response, StopReason, StreamEvent, Streaming,
     ToolChoice, Usage,
 };
-use skyl::{Message, Part, ProviderData, Role, ToolCall, ToolDefinition, ToolResult};
+use skyl::{
+    Audio, Content, Document, Image, Message, Part, ProviderData, Resource, ResourceLink,
+    ResultContent, Role, ToolCall, ToolDefinition, ToolResult,
+};
 use skyl_ollama::{Ollama, PROVIDER};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -92,6 +95,92 @@ fn a_transcript_is_encoded_in_ollamas_shapes() {
             }],
             "stream": false,
             "options": {"num_predict": 100}
+        })
+    );
+}
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
+const PNG_BASE64: &str = "iVBORw0KGgo=";
+const JPEG: &[u8] = &[0xff, 0xd8, 0xff, 0xe0];
+const JPEG_BASE64: &str = "/9j/4A==";
+
+#[test]
+fn a_results_images_go_in_images_and_every_other_part_is_a_line_saying_what_it_was() {
+    let not_sent = |what: &str, why: &str| {
+        format!(
+            "[The tool also returned {what}, which was not sent: Ollama {why}. If it matters, tell the user it could not be shown.]"
+        )
+    };
+    let request = Request {
+        model: "qwen3".into(),
+        messages: vec![
+            Message::user("The chart and the report?"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![
+                    Part::ToolCall(ToolCall::new("c1", "chart", json!({}))),
+                    Part::ToolCall(ToolCall::new("c2", "report", json!({}))),
+                ],
+            },
+            Message {
+                role: Role::Tool,
+                parts: vec![
+                    // An image and no text: the image is the answer.
+                    Part::ToolResult(ToolResult::success("c1", "")),
+                    Part::ResultContent(ResultContent::new("c1", vec![Image::png(PNG).into()])),
+                    Part::ToolResult(ToolResult::success("c2", "The report.")),
+                    Part::ResultContent(ResultContent::new(
+                        "c2",
+                        vec![
+                            Document::pdf(b"%PDF-1.4").with_title("q3.pdf").into(),
+                            // A JPEG as an MCP server may send it.
+                            Resource::blob("file:///photo.jpg", "image/jpeg", JPEG).into(),
+                            Image::url("https://example.com/map.png").into(),
+                            Image::gif(b"GIF89a").into(),
+                            Audio::wav(b"RIFF\x24\0\0\0WAVEfmt ").into(),
+                            ResourceLink::new("file:///notes.md", "notes.md").into(),
+                            Content::text("That is all."),
+                        ],
+                    )),
+                ],
+            },
+        ]
+        .into(),
+        ..Default::default()
+    };
+    let report = [
+        "The report.".to_owned(),
+        not_sent(
+            "a document \"q3.pdf\" (application/pdf, 8 bytes)",
+            "takes no documents",
+        ),
+        not_sent(
+            "an image at https://example.com/map.png",
+            "takes images only as bytes, not at a URL",
+        ),
+        not_sent(
+            "an image (image/gif, 6 bytes)",
+            "takes only PNG and JPEG images",
+        ),
+        not_sent("audio (audio/wav, 16 bytes)", "takes no audio"),
+        "[a resource link file:///notes.md: notes.md]".to_owned(),
+        "That is all.".to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        Ollama.encode(&request).unwrap(),
+        json!({
+            "model": "qwen3",
+            "messages": [
+                {"role": "user", "content": "The chart and the report?"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"function": {"name": "chart", "arguments": {}}},
+                    {"function": {"name": "report", "arguments": {}}}
+                ]},
+                {"role": "tool", "content": "", "images": [PNG_BASE64], "tool_name": "chart"},
+                {"role": "tool", "content": report, "images": [JPEG_BASE64], "tool_name": "report"}
+            ],
+            "stream": false
         })
     );
 }

@@ -172,13 +172,30 @@ pub fn post(restate: &LocalRestate, path: &str, body: &str) -> Response {
     restate.ingress_request("POST", path, Some(body)).unwrap()
 }
 
-/// The run's status, as the workflow's status handler answers it.
+/// The run's status, as the workflow's status handler answers it; waits (bounded) while the run
+/// Restate accepted has not started yet.
 pub fn status(restate: &LocalRestate, id: &str) -> Value {
-    let response = restate
-        .ingress_request("POST", &format!("/AgentRun/{id}/status"), None)
-        .unwrap();
+    let response = wait_for("the run's start", || {
+        let response = restate
+            .ingress_request("POST", &format!("/AgentRun/{id}/status"), None)
+            .unwrap();
+        (response.status != 404).then_some(response)
+    });
     assert_eq!(response.status, 200, "{response:?}");
     serde_json::from_str(&response.body).unwrap()
+}
+
+/// Checks that `response` is the ingress's answer to a handler's terminal error: `status`, and
+/// the body Restate writes for it, whole.
+pub fn assert_refused(response: &Response, status: u16, message: &str) {
+    assert_eq!(response.status, status, "{response:?}");
+    let body: Value = serde_json::from_str(&response.body)
+        .unwrap_or_else(|error| panic!("{error}: {response:?}"));
+    assert_eq!(
+        body,
+        serde_json::json!({"code": status, "message": message, "source": "invocation"}),
+        "{response:?}"
+    );
 }
 
 /// The finished run, or `None` while it goes on.

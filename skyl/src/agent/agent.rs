@@ -218,6 +218,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// stopped for any other reason is finished and comes back as it is; to go on with the
     /// conversation, start a new run from its transcript.
     ///
+    /// A run that was journaled ([`Run::id`] says under which id) goes on with
+    /// [`.journaled`](RunBuilder::journaled) and that id, since its journal records what it
+    /// already did: under another id it is refused, and without a journal its approvals do not
+    /// hold (the calls wait again).
+    ///
     /// [`Stop::AwaitingApproval`]: super::Stop::AwaitingApproval
     /// [`Stop::Failed`]: super::Stop::Failed
     pub fn resume(&self, run: Run) -> RunBuilder<'_, S, H> {

@@ -98,12 +98,17 @@ impl Slot {
     }
 }
 
-/// What an approval lets run: one call (its id, its tool, its arguments), of a tool defined as it
-/// was when the call paused, until an expiry. A run resumed with another definition of the tool,
-/// or after the expiry, asks again instead of running; the call running uses it up.
+/// What an approval lets run: one call (its id, its tool, its arguments) of one run (its id, in a
+/// journaled run), of a tool defined as it was when the call paused, until an expiry. A run
+/// resumed without its journal or under another id, with another definition of the tool, or after
+/// the expiry, asks again instead of running; the call running uses it up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Approval {
     pub(crate) call_id: String,
+    /// The id of the journaled run it was given in: it holds only in that run's journal, where
+    /// its use is recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) run: Option<String>,
     pub(crate) tool: String,
     /// The fingerprint of the call's canonical arguments.
     pub(crate) arguments: String,
@@ -117,15 +122,18 @@ pub(crate) struct Approval {
 
 impl Approval {
     /// Whether it still lets `call` of a tool whose definition is now `definition` run at `now`
-    /// (seconds since the Unix epoch).
+    /// (seconds since the Unix epoch), in the journaled run `run` (`None`: a run without a
+    /// journal).
     pub(crate) fn holds(
         &self,
         call: &ToolCall,
+        run: Option<&str>,
         arguments: &str,
         definition: &str,
         now: u64,
     ) -> bool {
         self.call_id == call.id
+            && self.run.as_deref().is_none_or(|bound| Some(bound) == run)
             && self.tool == call.name
             && self.arguments == arguments
             && self
@@ -207,11 +215,12 @@ impl Run {
 
     /// Lets the paused call `call_id` run when the run is resumed.
     ///
-    /// The approval is bound to the call: its id, its tool, its arguments and the tool's
-    /// definition when it paused. Resumed with a tool defined otherwise, the run asks again
-    /// instead of running the call; and the call running uses the approval up (in a journaled
-    /// run, two workers resuming the same saved run run it at most once). A decision can be
-    /// changed until the run is resumed.
+    /// The approval is bound to the call: its id, its tool, its arguments, the tool's
+    /// definition when it paused, and the run's id when the run is journaled. Resumed with a tool
+    /// defined otherwise, or a journaled run resumed without its journal, the run asks again
+    /// instead of running the call (a journaled run resumed under another id is refused); and
+    /// the call running uses the approval up (in a journaled run, two workers resuming the same
+    /// saved run run it at most once). A decision can be changed until the run is resumed.
     ///
     /// A call that asked a [`Question`] gets the answer [`Reply::Accept`] with the schema's
     /// [`defaults`](Question::defaults).
@@ -241,6 +250,7 @@ impl Run {
                 } else if call.id == call_id && slot.is_paused() {
                     *slot = Slot::Granted(Approval {
                         call_id: call.id.clone(),
+                        run: self.id.clone(),
                         tool: call.name.clone(),
                         arguments: arguments_fingerprint(call),
                         definition: slot.paused_definition(),

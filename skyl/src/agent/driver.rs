@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::future::{Future, IntoFuture, poll_fn};
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
@@ -18,18 +18,20 @@ use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
-use crate::toolbox::{Gate, RichResult, Timed};
+use crate::toolbox::{RichResult, Timed};
 
 use crate::arguments::canonical::fingerprint;
 
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
-use super::journal::{DurableRunError, Entry, Journal, JournalError, Record, make_effect_key};
+use super::journal::{
+    DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
+};
 use super::replay::Replay;
 use super::run::add_usage;
 use super::step::ResponseMeta;
-use super::telemetry::{Span, ToolSpans};
+use super::telemetry::{Span, ToolSpans, tool_changed};
 use super::typed::{Expected, TypedRun};
 use super::{
     Agent, AnsweredBy, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop,
@@ -97,7 +99,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     /// journal has them. A finished run comes back as it finished, running nothing.
     ///
     /// To resume a run that paused for approval, record the decisions on it and pass it to
-    /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id.
+    /// [`Agent::resume`](super::Agent::resume), then `.journaled` with the same id. A saved run
+    /// keeps its id ([`Run::id`]): resumed under another, it fails with
+    /// [`DurableRunError::AnotherRun`] before anything runs, and resumed without its journal,
+    /// its approvals do not hold (the calls wait again), since its journal records what it
+    /// already did.
     ///
     /// Hooks see a replay as little as they can: `before_request` is not called for a recorded
     /// answer, nor `before_tool_call` and `after_tool_call` for a recorded result; `after_step`
@@ -211,9 +217,7 @@ fn durable(error: DurableRunError) -> DurableRunError {
 fn unjournaled(error: DurableRunError) -> RunError {
     match error {
         DurableRunError::Model(error) => error,
-        DurableRunError::Journal(error) => {
-            unreachable!("a run without a journal wrote to one: {error}")
-        }
+        other => unreachable!("a run without a journal failed as a journaled one: {other}"),
     }
 }
 
@@ -308,6 +312,10 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
                 span.record_end(run.steps, &run.usage, &run.stop);
                 return Err(error(DurableRunError::Journal(failure)));
             }
+            Err(Halt::Durable(failure)) => {
+                span.record_end(run.steps, &run.usage, &run.stop);
+                return Err(error(failure));
+            }
         };
         let run = match &result {
             Ok(run) => run,
@@ -323,6 +331,8 @@ enum Halt {
     /// The model request of this step failed.
     Model(ModelError, u32),
     Journal(JournalError),
+    /// The journaled run cannot go on as it was started.
+    Durable(DurableRunError),
 }
 
 impl From<JournalError> for Halt {
@@ -376,6 +386,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         run: &mut Run,
         resume: bool,
     ) -> Result<bool, Halt> {
+        // The run's journal, and the approvals and effects recorded in it, are under the id it
+        // was saved with.
+        if let Some(saved) = run.id.as_ref().filter(|saved| **saved != id) {
+            return Err(Halt::Durable(DurableRunError::AnotherRun {
+                saved: saved.clone(),
+                given: id,
+            }));
+        }
         let entries = journal.load(&id).await?;
         let replay = Replay::read(&id, &entries)?;
         let decisions = run
@@ -394,12 +412,34 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 Some(
                     Record::Began {
                         run: Box::new(run.clone()),
+                        tools: self
+                            .agent
+                            .toolbox
+                            .definitions()
+                            .iter()
+                            .map(|definition| {
+                                (
+                                    definition.name.clone(),
+                                    self.agent.definition_fingerprint(&definition.name),
+                                )
+                            })
+                            .collect(),
                     }
                     .entry(),
                 ),
                 resume,
             ),
         };
+        let toolbox = &self.agent.toolbox;
+        let changed = replay.changed_tools(|name| {
+            toolbox
+                .definition(name)
+                .map(|_| self.agent.definition_fingerprint(name))
+        });
+        for super::replay::Changed { name, gone } in changed {
+            tool_changed(&id, &name, gone);
+            self.event(|| Event::ToolChanged { name, gone });
+        }
         self.journal = Some(Box::new(Journaling {
             journal,
             id,
@@ -567,12 +607,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. })) = slots.get(position)
         {
             return Some(match slot {
-                Slot::Replied { question, reply } => self.replied(call, question, reply),
+                Slot::Replied { question, reply } => {
+                    self.replied((step, position), call, question, reply)
+                }
                 _ => Settled::Decided(slot.clone()),
             });
         }
-        if journaling.replay.intents.contains(&(step, position)) {
-            return Some(if self.reruns(call) {
+        if journaling.replay.intents.contains_key(&(step, position)) {
+            return Some(if self.reruns(step, position, call) {
                 Settled::Rerun
             } else {
                 Settled::Unknown(ToolResult::error(
@@ -596,11 +638,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
     /// goes on with the reply when this process holds it; otherwise it is lost, and runs again
     /// if that repeats nothing, or is answered as outcome-unknown.
-    fn replied(&self, call: &ToolCall, question: &Question, reply: &Reply) -> Settled {
+    fn replied(
+        &self,
+        (step, position): (u32, usize),
+        call: &ToolCall,
+        question: &Question,
+        reply: &Reply,
+    ) -> Settled {
         if let Some(rest) = asking::resume(question, reply.clone()) {
             return Settled::Resumed(rest);
         }
-        if self.reruns(call) {
+        if self.reruns(step, position, call) {
             return Settled::Rerun;
         }
         Settled::Unknown(ToolResult::error(
@@ -609,9 +657,18 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         ))
     }
 
-    /// Whether `call`, started and lost before it finished, runs again: its tool is read-only
-    /// or idempotent.
-    fn reruns(&self, call: &ToolCall) -> bool {
+    /// Whether `call` (at `position` of step `step`), started and lost before it finished, runs
+    /// again: its tool is read-only or idempotent, as the build that recorded its intent
+    /// promised (a rebuild cannot change a cut-off call's fate), or as the toolbox says when
+    /// no intent was recorded.
+    fn reruns(&self, step: u32, position: usize, call: &ToolCall) -> bool {
+        if let Some(intent) = self
+            .journal
+            .as_ref()
+            .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
+        {
+            return intent.idempotent;
+        }
         self.agent
             .toolbox
             .definition(&call.name)
@@ -650,7 +707,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 }
                 // The reply is delivered here, before any call is awaited: a server may be
                 // waiting on one call's answer to finish another.
-                Slot::Replied { question, reply } => Some(self.replied(call, question, reply)),
+                Slot::Replied { question, reply } => {
+                    Some(self.replied((step, position), call, question, reply))
+                }
                 _ => None,
             };
             let unknown = match settled {
@@ -713,7 +772,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     Slot::Granted(approval) => {
                         let definition = agent.definition_fingerprint(&call.name);
                         let arguments = arguments_fingerprint(call);
-                        if approval.holds(call, &arguments, &definition, unix_now()) {
+                        let id = self
+                            .journal
+                            .as_ref()
+                            .map(|journaling| journaling.id.as_str());
+                        if approval.holds(call, id, &arguments, &definition, unix_now()) {
                             to_run.push(position);
                         } else {
                             // Moved, changed or expired: ask again.
@@ -769,6 +832,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 name: call.name.clone(),
                 result: answered_call.result.clone(),
                 duration: took,
+                content: Arc::from(answered_call.content.as_slice()),
             });
             records.push(Record::Result {
                 step,
@@ -787,8 +851,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
 
         // The results decided here (and the run's first record) are written before any call
-        // runs; each call that can have effects then writes its intent, durably, just before it
-        // starts.
+        // runs; before each call starts, the results known by then are written, and its intent,
+        // durably, when it can have effects.
         let mut effect_keys = Vec::new();
         let mut intents: Vec<Option<Entry>> = Vec::new();
         if let Some(journaling) = &mut self.journal {
@@ -806,6 +870,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         call: position,
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
+                        // What this build promises, which decides the call's fate if it is cut off.
+                        idempotent: Some(false),
+                        definition: Some(agent.definition_fingerprint(&call.name)),
                     }
                     .entry()
                 }));
@@ -828,10 +895,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             // queue, emptied into the callback each time the turn is polled: the tools report
             // from any thread, and a call's reports come before its result.
             let reports = events.is_some().then(|| Arc::new(Reports::default()));
-            let journaled = self.journal.is_some();
-            let finished: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-            // The journal's error, when it could not record an intent: no call starts after it.
-            let refused: Mutex<Option<JournalError>> = Mutex::new(None);
+            // In a journaled run, each result is queued as soon as it is known and written before
+            // the next call starts, or sooner (see `Recording`).
+            let recording = self
+                .journal
+                .as_deref()
+                .map(|journaling| Recording::new(journaling.journal, &journaling.id));
             let watch = Timed(|k: usize, answered: &RichResult, took| {
                 let result = &answered.result;
                 durations[k] = took;
@@ -840,20 +909,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 if desk.asked(&running[k].id) {
                     return;
                 }
-                if journaled {
+                if let Some(recording) = &recording {
                     let record = Record::Result {
                         step,
                         call: to_run[k],
                         result: result.clone(),
                         content: answered.content.clone(),
                     };
-                    lock(&finished).push(record.entry());
+                    recording.push(record.entry());
                 }
                 if let Some(reports) = &reports {
                     reports.push(Event::ToolFinished {
                         name: running[k].name.clone(),
                         result: result.clone(),
                         duration: took,
+                        content: Arc::from(answered.content.as_slice()),
                     });
                 }
             });
@@ -863,14 +933,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let results = {
                 // Boxed: the turn's calls in flight are the largest part of the run's state, and
                 // the run's future is smaller without them (one allocation per turn with calls).
-                let journal = self
-                    .journal
-                    .as_deref()
-                    .map(|journaling| (journaling.journal, journaling.id.as_str()));
-                let gates = intents
-                    .into_iter()
-                    .map(|intent| Some(intent_gate(journal?, intent?, &refused)))
-                    .collect();
+                let gates = match &recording {
+                    Some(recording) => intents
+                        .into_iter()
+                        .map(|intent| Some(recording.gate(intent)))
+                        .collect(),
+                    None => Vec::new(),
+                };
                 let turn_run =
                     agent
                         .toolbox
@@ -880,9 +949,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     reports: reports.as_deref(),
                     events: events.as_deref_mut(),
                 });
-                record_while(turn_run.as_mut(), &finished, journal).await?
+                match &recording {
+                    Some(recording) => recording.record_while(turn_run.as_mut()).await?,
+                    None => turn_run.await,
+                }
             };
-            if let Some(error) = lock(&refused).take() {
+            if let Some(error) = recording.as_ref().and_then(Recording::refused) {
                 return Err(Halt::Journal(error));
             }
             for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
@@ -964,24 +1036,6 @@ enum Settled {
     Resumed(BoxFuture<'static, RichOutcome>),
 }
 
-/// What a call that can have effects waits for before it starts: its intent, written durably.
-/// A journal that cannot write it stops the turn, its error kept in `refused`.
-fn intent_gate<'a>(
-    (journal, id): (&'a dyn Journal, &'a str),
-    intent: Entry,
-    refused: &'a Mutex<Option<JournalError>>,
-) -> Gate<'a> {
-    Box::pin(async move {
-        match journal.append(id, vec![intent], true).await {
-            Ok(()) => true,
-            Err(error) => {
-                lock(refused).get_or_insert(error);
-                false
-            }
-        }
-    })
-}
-
 /// The reports of a turn's calls and their results, in the order they came, waiting to be
 /// handed to the run's event callback.
 #[derive(Default)]
@@ -1043,52 +1097,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Awaits `work`; in a journaled run, while appending, as they come, the entries that `finished`
-/// collects (not
-/// durably: a result lost to a power cut only makes its call run again or be answered as
-/// outcome-unknown). Returns once `work` is done and every entry is written.
-// `work` is pinned by the caller: taken by value, it would be held twice in the run's future.
-async fn record_while<F: Future>(
-    mut work: Pin<&mut F>,
-    finished: &Mutex<Vec<Entry>>,
-    journal: Option<(&dyn Journal, &str)>,
-) -> Result<F::Output, JournalError> {
-    let Some((journal, id)) = journal else {
-        return Ok(work.await);
-    };
-    let mut output = None;
-    let mut writing: Option<BoxFuture<'_, Result<(), JournalError>>> = None;
-    poll_fn(|cx| {
-        loop {
-            if let Some(write) = &mut writing {
-                match write.as_mut().poll(cx) {
-                    Poll::Ready(Ok(())) => writing = None,
-                    Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                    Poll::Pending => {}
-                }
-            }
-            if output.is_none()
-                && let Poll::Ready(done) = work.as_mut().poll(cx)
-            {
-                output = Some(done);
-            }
-            if writing.is_some() {
-                return Poll::Pending;
-            }
-            let entries = std::mem::take(&mut *lock(finished));
-            if !entries.is_empty() {
-                writing = Some(journal.append(id, entries, false));
-                continue;
-            }
-            return match output.take() {
-                Some(done) => Poll::Ready(Ok(done)),
-                None => Poll::Pending,
-            };
-        }
-    })
-    .await
 }
 
 impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {

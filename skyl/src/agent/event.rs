@@ -1,7 +1,9 @@
 //! What a run reports while it goes on, for a progress display.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::content::Content;
 use crate::message::{ToolCall, ToolResult};
 use crate::provider::StreamEvent;
 use crate::tool::Report;
@@ -39,6 +41,10 @@ pub enum Event {
         result: ToolResult,
         /// How long the call ran.
         duration: Duration,
+        /// The content beside the result (images, documents, …: the
+        /// [`ResultContent`](crate::ResultContent) of this call in the transcript), empty when
+        /// the result is text only. Shared: cloning the event does not copy the bytes.
+        content: Arc<[Content]>,
     },
     /// A running call reported progress or wrote a log line through its
     /// [`CallContext`](crate::CallContext). Reports come between the call's
@@ -70,6 +76,19 @@ pub enum Event {
     ToolPaused {
         /// The call.
         call: ToolCall,
+    },
+    /// The journal of the run being resumed was written by a build whose tool `name` this
+    /// toolbox defines otherwise (its description, schema or annotations changed), or lacks
+    /// (`gone`: renamed or removed). Reported once per tool as the run starts, and logged (a
+    /// warning, feature `tracing`); the run goes on: its recorded results stand, a call of the
+    /// tool cut off mid-run is decided by what the writing build promised (it runs again only if
+    /// that build marked the tool read-only or idempotent), and a new call is answered by the
+    /// toolbox as it is now.
+    ToolChanged {
+        /// The tool's name in the build that wrote the journal.
+        name: String,
+        /// Whether this toolbox has no tool of that name.
+        gone: bool,
     },
 }
 

@@ -12,10 +12,10 @@
 //!
 //! | key | record | written | durable |
 //! |---|---|---|---|
-//! | `began` | the run as it was when its journal began (its messages, for a new run) | with the first other record | with it |
+//! | `began` | the run as it was when its journal began (its messages, for a new run), and the fingerprint of each tool's definition | with the first other record | with it |
 //! | `answer/{step}` | the model's answer of a step | before any of its calls is acted on | yes |
-//! | `intent/{step}/{call}` | a call that can have effects is about to run | just before it starts | yes |
-//! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known | no |
+//! | `intent/{step}/{call}` | a call that can have effects is about to run: its tool, what the build promised of it (idempotent or not) and its definition's fingerprint | just before it starts | yes |
+//! | `result/{step}/{call}` | a call's result, whoever gave it | as soon as it is known, and before the next call of its turn starts | no |
 //!
 //! `{call}` is the call's position in its turn (a provider may reuse an id).
 //!
@@ -24,14 +24,23 @@
 //! - An answer that is recorded is never asked for again: replay reads it.
 //! - A result that is recorded is reused; its call does not run.
 //! - A call with an intent and no result was started and never finished (the process died while
-//!   it ran). A tool annotated read-only or idempotent runs again; any other tool does not, and
-//!   its result says that the call may or may not have taken effect and that the model must check
-//!   before calling it again (an *outcome-unknown* result).
+//!   it ran). It runs again if the build that recorded the intent promised that its tool is
+//!   read-only or idempotent, whatever the toolbox resumed with says now; otherwise it does not,
+//!   and its result says that the call may or may not have taken effect and that the model must
+//!   check before calling it again (an *outcome-unknown* result).
+//! - A journal resumed with a toolbox that defines one of its tools otherwise, or lacks it
+//!   (renamed, removed), is reported ([`Event::ToolChanged`](super::Event::ToolChanged), and a
+//!   warning with feature `tracing`), tool by tool; the run goes on.
 //! - Only calls that can have effects get an intent: a read-only or idempotent tool's call without
 //!   a result simply runs again.
 //! - Each intent is written on its own, durably, just before its call starts; the calls after
 //!   it in the turn wait for it (the calls before it may be running). A journal that cannot
 //!   write an intent stops the turn: no call starts after it.
+//! - Each result is written as soon as the loop hears of it, while the turn's other calls run,
+//!   and at the latest before the next call of the turn starts: a synchronous tool (not marked
+//!   `blocking`) holds the loop's thread while it runs, and a process killed then keeps the
+//!   results of the calls that finished before it. (A `blocking` or asynchronous call that
+//!   finishes while such a tool runs is heard of, and written, once that tool returns.)
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
@@ -54,6 +63,7 @@
 //! reports when a second invocation races the first. The rules above are the core's and hold
 //! whatever the journal.
 
+use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -67,7 +77,10 @@ use crate::message::{Message, ToolResult};
 use super::Run;
 
 use super::BoxFuture;
+
+mod recording;
 use super::step::ResponseMeta;
+pub(crate) use recording::Recording;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,6 +152,10 @@ pub(crate) const RECORD_FORMAT: u32 = 1;
 pub(crate) enum Record {
     Began {
         run: Box<Run>,
+        /// The fingerprint of each tool's definition in the toolbox that began the journal, by
+        /// name; empty in a journal begun before it was recorded.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        tools: BTreeMap<String, String>,
     },
     Answer {
         step: u32,
@@ -150,6 +167,15 @@ pub(crate) enum Record {
         call: usize,
         call_id: String,
         tool: String,
+        /// What the writing build's toolbox promised of the tool: that running a call again
+        /// repeats no effect (read-only or idempotent). Replay decides a cut-off call by it, not
+        /// by the toolbox it is resumed with; absent in an older record, which reads as `false`
+        /// (such a build wrote intents only for tools that promised nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        idempotent: Option<bool>,
+        /// The fingerprint of the tool's definition in the writing build.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        definition: Option<String>,
     },
     Result {
         step: u32,
@@ -375,6 +401,15 @@ pub enum DurableRunError {
     Model(super::RunError),
     /// The journal could not be read or written; nothing was acted on past the last record.
     Journal(JournalError),
+    /// A saved run was resumed under an id other than the one its journal has: nothing was read,
+    /// written or run. Its journal holds what it already did (the approved calls it ran
+    /// included), so under another id it would do that again.
+    AnotherRun {
+        /// The id the run was saved with ([`Run::id`]).
+        saved: String,
+        /// The id it was resumed under.
+        given: String,
+    },
 }
 
 impl fmt::Display for DurableRunError {
@@ -386,6 +421,10 @@ impl fmt::Display for DurableRunError {
                 "the journal of run \"{}\" could not be used",
                 error.run()
             ),
+            DurableRunError::AnotherRun { saved, given } => write!(
+                f,
+                "run \"{saved}\" cannot be resumed as run \"{given}\": its journal, which records what it already did, is under \"{saved}\". Resume it with .journaled(journal, \"{saved}\"), or start a new run from its transcript to use \"{given}\""
+            ),
         }
     }
 }
@@ -395,6 +434,7 @@ impl Error for DurableRunError {
         match self {
             DurableRunError::Model(error) => Some(error),
             DurableRunError::Journal(error) => Some(error),
+            DurableRunError::AnotherRun { .. } => None,
         }
     }
 }
@@ -411,14 +451,54 @@ mod tests {
             call: 1,
             call_id: "c7".into(),
             tool: "send_email".into(),
+            idempotent: Some(false),
+            definition: Some("f00d".into()),
         };
         let entry = record.entry();
         assert_eq!(entry.key, "intent/2/1");
         assert_eq!(
             serde_json::from_str::<Value>(&entry.body).unwrap(),
-            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "format": 1})
+            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 1})
         );
         assert_eq!(Record::read("r1", &entry).unwrap(), record);
+    }
+
+    #[test]
+    fn an_intent_or_a_beginning_written_before_they_held_the_build_s_promise_still_reads() {
+        let old = Entry {
+            key: "intent/2/1".into(),
+            body: r#"{"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "format": 1}"#.into(),
+        };
+        assert_eq!(
+            Record::read("r1", &old).unwrap(),
+            Record::Intent {
+                step: 2,
+                call: 1,
+                call_id: "c7".into(),
+                tool: "send_email".into(),
+                idempotent: None,
+                definition: None,
+            }
+        );
+        let run = Run::start(vec![crate::message::Message::user("Hi")]);
+        let mut body = serde_json::to_value(Record::Began {
+            run: Box::new(run.clone()),
+            tools: BTreeMap::new(),
+        })
+        .unwrap();
+        assert!(body.get("tools").is_none(), "{body}");
+        body["format"] = json!(1);
+        let began = Entry {
+            key: "began".into(),
+            body: body.to_string(),
+        };
+        assert_eq!(
+            Record::read("r1", &began).unwrap(),
+            Record::Began {
+                run: Box::new(run),
+                tools: BTreeMap::new(),
+            }
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What a run's journal held when the run started again: read once, then looked up by step and
 //! call as the loop goes over the run from its start.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::content::Content;
 use crate::message::{Message, ToolResult};
@@ -18,8 +18,27 @@ pub(crate) struct Replay {
     pub(crate) answers: HashMap<u32, (Message, ResponseMeta)>,
     /// Each recorded result, with the content beside it.
     pub(crate) results: HashMap<(u32, usize), (ToolResult, Vec<Content>)>,
-    /// The calls that were started, whether or not they finished.
-    pub(crate) intents: HashSet<(u32, usize)>,
+    /// The calls that were started, whether or not they finished, with what the build that
+    /// started them promised.
+    pub(crate) intents: HashMap<(u32, usize), Intent>,
+    /// The fingerprint of each tool's definition in the builds that wrote the journal, by name.
+    pub(crate) tools: BTreeMap<String, String>,
+}
+
+/// What the build that started a call recorded about its tool.
+#[derive(Debug)]
+pub(crate) struct Intent {
+    /// Whether it promised that running the call again repeats no effect (`false` when the
+    /// record is older than the promise).
+    pub(crate) idempotent: bool,
+}
+
+/// A tool the journal's builds had that the toolbox replaying it has otherwise, or not at all.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Changed {
+    pub(crate) name: String,
+    /// No tool of that name now (renamed or removed).
+    pub(crate) gone: bool,
 }
 
 impl Replay {
@@ -29,7 +48,10 @@ impl Replay {
         let mut replay = Replay::default();
         for entry in entries {
             match Record::read(run, entry)? {
-                Record::Began { run } => replay.began = Some(*run),
+                Record::Began { run, tools } => {
+                    replay.began = Some(*run);
+                    replay.tools.extend(tools);
+                }
                 Record::Answer {
                     step,
                     message,
@@ -37,8 +59,20 @@ impl Replay {
                 } => {
                     replay.answers.insert(step, (message, answer));
                 }
-                Record::Intent { step, call, .. } => {
-                    replay.intents.insert((step, call));
+                Record::Intent {
+                    step,
+                    call,
+                    tool,
+                    idempotent,
+                    definition,
+                    ..
+                } => {
+                    let idempotent = idempotent.unwrap_or(false);
+                    replay.intents.insert((step, call), Intent { idempotent });
+                    if let Some(definition) = definition {
+                        // The latest build that started a call of the tool says how it was.
+                        replay.tools.insert(tool, definition);
+                    }
                 }
                 Record::Result {
                     step,
@@ -51,5 +85,20 @@ impl Replay {
             }
         }
         Ok(replay)
+    }
+
+    /// The tools whose definition the journal recorded and `now` (the fingerprint of a tool's
+    /// definition in the toolbox replaying it, `None` for a tool it lacks) differs from, by name.
+    pub(crate) fn changed_tools(&self, now: impl Fn(&str) -> Option<String>) -> Vec<Changed> {
+        self.tools
+            .iter()
+            .filter_map(|(name, recorded)| match now(name) {
+                Some(current) if current == *recorded => None,
+                current => Some(Changed {
+                    name: name.clone(),
+                    gone: current.is_none(),
+                }),
+            })
+            .collect()
     }
 }

@@ -13,9 +13,24 @@
 #[cfg(feature = "tracing")]
 mod traced;
 #[cfg(feature = "tracing")]
-pub(crate) use traced::{Span, ToolSpans};
+pub(crate) use traced::{Span, ToolSpans, tool_changed};
 
 #[cfg(not(feature = "tracing"))]
 mod untraced;
 #[cfg(not(feature = "tracing"))]
-pub(crate) use untraced::{Span, ToolSpans};
+pub(crate) use untraced::{Span, ToolSpans, tool_changed};
+
+/// The log line of [`tool_changed`]: which run, which tool, what changed and what the run does
+/// about it.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+pub(crate) fn tool_changed_line(run: &str, name: &str, gone: bool) -> String {
+    if gone {
+        format!(
+            "run \"{run}\" was journaled by a build with the tool {name}, which this toolbox lacks (renamed or removed): the run goes on, its recorded results of {name} stand, and a new call of {name} is answered as a call of an unknown tool"
+        )
+    } else {
+        format!(
+            "run \"{run}\" was journaled by a build that defined the tool {name} otherwise (its description, schema or annotations changed): the run goes on, its recorded results of {name} stand, a call of {name} cut off mid-run is decided by what that build promised, and a new call runs the tool as it is now"
+        )
+    }
+}

@@ -35,6 +35,11 @@ pub(crate) struct Expected {
 /// what was wrong (at most [`with_corrections`](Self::with_corrections) times, by default
 /// [`DEFAULT_CORRECTIONS`]), and the run goes on; after that the run ends with an
 /// [`AnswerError`] that keeps the run.
+///
+/// `T` may be any type with a schema, not only a struct: a list, a number, a string, a `bool`
+/// or an enum travels wrapped as `{"answer": ...}` ([`ANSWER_FIELD`](crate::provider::ANSWER_FIELD)),
+/// the same on every provider, since OpenAI and Anthropic take only an object at the root; the
+/// value is read out of it (or read bare, from a model without structured output).
 #[must_use = "a run does nothing until it is awaited or `blocking` is called"]
 pub struct TypedRun<'a, S, H, T> {
     builder: RunBuilder<'a, S, H>,
@@ -115,7 +120,7 @@ fn finish<T: DeserializeOwned>(
     if run.stop() != &Stop::Answered {
         return Err(AnswerError(Box::new(Failure::Stopped(run))));
     }
-    match read::<T>(&run.text()) {
+    match read::<T>(&run.text(), expected.schema.wraps_answer()) {
         Ok(value) => Ok(TypedAnswer { value, run }),
         Err(reason) => Err(AnswerError(Box::new(Failure::Unreadable {
             run,
@@ -128,11 +133,32 @@ fn finish<T: DeserializeOwned>(
 
 /// Reads an answer as `T`: the text, or the text inside a Markdown code fence; the error says
 /// where and what was wrong, in words a model can act on.
-pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+///
+/// A `wrapped` answer (`T` is not an object: see [`OutputSchema`]) is `{"answer": ...}`; a
+/// bare value is read too, as a model without structured output may send it, and the error is
+/// the wrapped reading's.
+pub(crate) fn read<T: DeserializeOwned>(text: &str, wrapped: bool) -> Result<T, String> {
     let text = unfenced(text.trim());
     if text.is_empty() {
         return Err("the answer is empty".to_owned());
     }
+    if !wrapped {
+        return read_json::<T>(text);
+    }
+    match read_json::<Wrapped<T>>(text) {
+        Ok(Wrapped { answer }) => Ok(answer),
+        Err(reason) => read_json::<T>(text).map_err(|_| reason),
+    }
+}
+
+/// An answer wrapped in [`ANSWER_FIELD`](crate::provider::ANSWER_FIELD).
+#[derive(serde::Deserialize)]
+struct Wrapped<T> {
+    answer: T,
+}
+
+/// Reads `text` as JSON of `T`, saying where it does not fit.
+fn read_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
@@ -149,8 +175,8 @@ pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     Ok(value)
 }
 
-fn check<T: DeserializeOwned>(text: &str) -> Result<(), String> {
-    read::<T>(text).map(drop)
+fn check<T: DeserializeOwned + JsonSchema>(text: &str) -> Result<(), String> {
+    read::<T>(text, OutputSchema::of::<T>().wraps_answer()).map(drop)
 }
 
 /// The inside of a Markdown code fence around the whole text, or the text.
@@ -266,25 +292,48 @@ mod tests {
     #[test]
     fn an_answer_reads_plain_or_fenced_and_a_wrong_one_says_where() {
         assert_eq!(
-            read::<Verdict>(r#" {"holds": true} "#),
+            read::<Verdict>(r#" {"holds": true} "#, false),
             Ok(Verdict { holds: true })
         );
         assert_eq!(
-            read::<Verdict>("```json\n{\"holds\": false}\n```"),
+            read::<Verdict>("```json\n{\"holds\": false}\n```", false),
             Ok(Verdict { holds: false })
         );
         assert_eq!(
-            read::<Verdict>(r#"{"holds": "yes"}"#),
+            read::<Verdict>(r#"{"holds": "yes"}"#, false),
             Err(
                 "at `holds`: invalid type: string \"yes\", expected a boolean at line 1 column 15"
                     .to_owned()
             )
         );
-        assert_eq!(read::<Verdict>("  "), Err("the answer is empty".to_owned()));
+        assert_eq!(
+            read::<Verdict>("  ", false),
+            Err("the answer is empty".to_owned())
+        );
         assert!(
-            read::<Verdict>(r#"{"holds": true} and more"#)
+            read::<Verdict>(r#"{"holds": true} and more"#, false)
                 .unwrap_err()
                 .starts_with("text follows the JSON value")
+        );
+    }
+
+    #[test]
+    fn a_wrapped_answer_reads_from_its_field_or_bare_and_a_wrong_one_says_where() {
+        assert_eq!(
+            read::<Vec<u32>>(r#"{"answer": [1, 2]}"#, true),
+            Ok(vec![1, 2])
+        );
+        assert_eq!(read::<Vec<u32>>("[3]", true), Ok(vec![3]));
+        assert_eq!(
+            read::<Vec<u32>>(r#"{"answer": ["one"]}"#, true),
+            Err(
+                "at `answer[0]`: invalid type: string \"one\", expected u32 at line 1 column 17"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            read::<u32>("seven", true),
+            Err("expected value at line 1 column 1".to_owned())
         );
     }
 }

@@ -1,11 +1,12 @@
 //! Building an [`HttpModel`]: from the environment the official SDKs read, or piece by piece.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use super::model::HttpModel;
+use super::model::{HttpModel, Shared};
 use super::retry::RetryPolicy;
 use crate::provider::Api;
 
@@ -390,16 +391,18 @@ impl HttpModelBuilder {
                     .with_source(error)
             })?;
         Ok(HttpModel {
-            api: self.api,
-            base_url,
-            key: self.key,
-            headers,
-            client,
-            retry: self.retry,
-            timeout: self.timeout,
-            idle_timeout: self.idle_timeout,
-            max_response_bytes: self.max_response_bytes,
-            max_event_bytes: self.max_event_bytes,
+            shared: Arc::new(Shared {
+                api: self.api,
+                base_url,
+                key: self.key,
+                headers,
+                client,
+                retry: self.retry,
+                timeout: self.timeout,
+                idle_timeout: self.idle_timeout,
+                max_response_bytes: self.max_response_bytes,
+                max_event_bytes: self.max_event_bytes,
+            }),
         })
     }
 }

@@ -84,6 +84,30 @@ fn body_text(body: &str, status: u16) -> String {
     }
 }
 
+/// The error for a 200 whose body holds no event of a stream (a server that failed after it
+/// sent its status, llama-cpp-python's among them, writes its reason as plain text or as its
+/// error object instead): the provider's words when the body is its error object, the body's
+/// text otherwise, so that the caller reads what the server said.
+pub(crate) fn not_a_stream(api: &dyn Api, body: &[u8], key: Option<&str>) -> ModelError {
+    let body = String::from_utf8_lossy(body);
+    let (error_type, words) = match provider_words(api, &body) {
+        Some(words) => words,
+        None => (None, body_text(&body, 200)),
+    };
+    let mut error = ModelError::new(
+        ModelErrorKind::Provider,
+        format!(
+            "the server accepted the request (200) and sent a body that is not a stream of events: {}",
+            scrub(&words, key)
+        ),
+    )
+    .with_provider(api.provider());
+    if let Some(error_type) = error_type {
+        error = error.with_error_type(error_type);
+    }
+    error
+}
+
 /// A failure to send the request or read the answer: a timeout says how long was waited, and
 /// what failed below is the cause (`source()`: reqwest's error, then hyper's or the system's).
 pub(crate) fn transport_error(

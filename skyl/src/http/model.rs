@@ -2,6 +2,7 @@
 //! answer, whole or streamed.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -9,7 +10,9 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::builder::{ConfigError, HttpModelBuilder};
-use super::failure::{request_id, scrub, status_error, stream_error, transport_error};
+use super::failure::{
+    not_a_stream, request_id, scrub, status_error, stream_error, transport_error,
+};
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{
@@ -53,7 +56,16 @@ use crate::provider::{
 /// # Ok(())
 /// # }
 /// ```
+///
+/// Cloning it is cheap: a clone shares the configuration and the connection pool (an [`Arc`]),
+/// so one model can serve many runs and tasks at once.
+#[derive(Clone)]
 pub struct HttpModel {
+    pub(super) shared: Arc<Shared>,
+}
+
+/// What every clone of an [`HttpModel`] shares.
+pub(super) struct Shared {
     pub(super) api: Box<dyn Api>,
     pub(super) base_url: String,
     pub(super) key: Option<String>,
@@ -72,15 +84,15 @@ pub struct HttpModel {
 impl fmt::Debug for HttpModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpModel")
-            .field("api", &self.api)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.key.as_ref().map(|_| "<redacted>"))
-            .field("headers", &self.headers.keys().collect::<Vec<_>>())
-            .field("retry", &self.retry)
-            .field("timeout", &self.timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("max_response_bytes", &self.max_response_bytes)
-            .field("max_event_bytes", &self.max_event_bytes)
+            .field("api", &self.shared.api)
+            .field("base_url", &self.shared.base_url)
+            .field("api_key", &self.shared.key.as_ref().map(|_| "<redacted>"))
+            .field("headers", &self.shared.headers.keys().collect::<Vec<_>>())
+            .field("retry", &self.shared.retry)
+            .field("timeout", &self.shared.timeout)
+            .field("idle_timeout", &self.shared.idle_timeout)
+            .field("max_response_bytes", &self.shared.max_response_bytes)
+            .field("max_event_bytes", &self.shared.max_event_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -103,12 +115,12 @@ impl HttpModel {
 
     /// The API it talks to.
     pub fn api(&self) -> &dyn Api {
-        &*self.api
+        &*self.shared.api
     }
 
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
-        &self.base_url
+        &self.shared.base_url
     }
 
     /// Sends `body` to `url` until it is answered with a success or a failure that a retry
@@ -121,23 +133,24 @@ impl HttpModel {
     ) -> Result<(reqwest::Response, u32), ModelError> {
         let payload = serde_json::to_vec(body).map_err(|error| {
             ModelError::new(ModelErrorKind::Encode, error.to_string())
-                .with_provider(self.api.provider())
+                .with_provider(self.shared.api.provider())
         })?;
-        let mut headers = self.headers.clone();
+        let mut headers = self.shared.headers.clone();
         if stream {
             headers.insert(
                 ACCEPT,
-                HeaderValue::from_static(self.api.framing().media_type()),
+                HeaderValue::from_static(self.shared.api.framing().media_type()),
             );
         }
         let mut retries = 0;
         loop {
             let attempt = self
+                .shared
                 .client
                 .post(url)
                 .headers(headers.clone())
                 .body(payload.clone())
-                .timeout(self.timeout)
+                .timeout(self.shared.timeout)
                 .send()
                 .await;
             let (error, wait) = match attempt {
@@ -151,21 +164,21 @@ impl HttpModel {
                         Err(_) => String::new(),
                     };
                     let error = status_error(
-                        &*self.api,
+                        &*self.shared.api,
                         status,
                         &response_headers,
                         &text,
-                        self.key.as_deref(),
+                        self.shared.key.as_deref(),
                     );
-                    let wait = self.retry.delay(retries, Some(&response_headers));
+                    let wait = self.shared.retry.delay(retries, Some(&response_headers));
                     (error, wait)
                 }
                 Err(error) => (
-                    transport_error(&*self.api, error, self.timeout),
-                    self.retry.delay(retries, None),
+                    transport_error(&*self.shared.api, error, self.shared.timeout),
+                    self.shared.retry.delay(retries, None),
                 ),
             };
-            if !error.is_retryable() || retries >= self.retry.max_retries {
+            if !error.is_retryable() || retries >= self.shared.retry.max_retries {
                 return Err(error.with_retries(retries));
             }
             tokio::time::sleep(wait).await;
@@ -175,7 +188,10 @@ impl HttpModel {
 
     async fn complete_inner(&self, request: &Request<'_>) -> Result<Response, ModelError> {
         let body = self.encode(request)?;
-        let url = self.api.url(&self.base_url, &request.model, false);
+        let url = self
+            .shared
+            .api
+            .url(&self.shared.base_url, &request.model, false);
         let (response, retries) = self.send(&url, &body, false).await?;
         let id = request_id(response.headers());
         let bytes = self
@@ -192,8 +208,11 @@ impl HttpModel {
         events: &mut EventSink<'_>,
     ) -> Result<Response, ModelError> {
         let mut body = self.encode(request)?;
-        self.api.stream_body(&mut body);
-        let url = self.api.url(&self.base_url, &request.model, true);
+        self.shared.api.stream_body(&mut body);
+        let url = self
+            .shared
+            .api
+            .url(&self.shared.base_url, &request.model, true);
         let (mut response, retries) = self.send(&url, &body, true).await?;
         let id = request_id(response.headers());
 
@@ -217,9 +236,11 @@ impl HttpModel {
             return Ok(answer);
         }
 
-        let mut frames = Frames::new(self.api.framing(), self.max_event_bytes);
-        let mut decoder = self.api.stream_decoder();
-        let mut deadline = Instant::now() + self.idle_timeout;
+        let mut frames = Frames::new(self.shared.api.framing(), self.shared.max_event_bytes);
+        let mut decoder = self.shared.api.stream_decoder();
+        let mut deadline = Instant::now() + self.shared.idle_timeout;
+        // The start of a body that has yet to give an event, to quote should it give none.
+        let mut head = Vec::new();
         loop {
             let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => {
@@ -227,11 +248,11 @@ impl HttpModel {
                         ModelErrorKind::Timeout,
                         format!(
                             "the stream sent no event for {:?}, after {}; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
-                            self.idle_timeout,
+                            self.shared.idle_timeout,
                             count_events(decoder.events_read())
                         ),
                     )
-                    .with_provider(self.api.provider());
+                    .with_provider(self.shared.api.provider());
                     return Err(self.annotate(error, &id, retries));
                 }
                 Ok(Ok(Some(chunk))) => chunk,
@@ -239,7 +260,7 @@ impl HttpModel {
                     frames
                         .finish(|event, data| decoder.push(event, data, &mut *events))
                         .map_err(|error| {
-                            self.annotate(stream_error(&*self.api, error), &id, retries)
+                            self.annotate(stream_error(&*self.shared.api, error), &id, retries)
                         })?;
                     break;
                 }
@@ -258,40 +279,49 @@ impl HttpModel {
                             count_events(decoder.events_read())
                         ),
                     )
-                    .with_provider(self.api.provider())
+                    .with_provider(self.shared.api.provider())
                     .with_source(error);
                     return Err(self.annotate(error, &id, retries));
                 }
             };
             let before = decoder.events_read();
+            if before == 0 && head.len() < MAX_QUOTED_BYTES {
+                let room = MAX_QUOTED_BYTES - head.len();
+                head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
             frames
                 .feed(&chunk, |event, data| {
                     decoder.push(event, data, &mut *events)
                 })
                 .map_err(|error| {
                     let error = match error {
-                        FeedError::Event(error) => stream_error(&*self.api, error),
+                        FeedError::Event(error) => stream_error(&*self.shared.api, error),
                         FeedError::TooLarge(error) => {
                             ModelError::new(ModelErrorKind::Decode, error.to_string())
-                                .with_provider(self.api.provider())
+                                .with_provider(self.shared.api.provider())
                         }
                     };
                     self.annotate(error, &id, retries)
                 })?;
             if decoder.events_read() > before {
-                deadline = Instant::now() + self.idle_timeout;
+                deadline = Instant::now() + self.shared.idle_timeout;
             }
-            if decoder.is_complete() && self.api.ends_at_completion() {
+            if decoder.is_complete() && self.shared.api.ends_at_completion() {
                 break;
             }
         }
         if decoder.events_read() == 0 {
+            let said = said(&head);
+            if !said.trim_ascii().is_empty() {
+                let error = not_a_stream(&*self.shared.api, &said, self.shared.key.as_deref());
+                return Err(self.annotate(error, &id, retries));
+            }
             // Nothing to read at all: not a stream cut short, nor a body of another API.
             let error = ModelError::new(
                 ModelErrorKind::Provider,
                 "the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why",
             )
-            .with_provider(self.api.provider());
+            .with_provider(self.shared.api.provider());
             return Err(self.annotate(error, &id, retries));
         }
         if !decoder.can_end() {
@@ -303,7 +333,7 @@ impl HttpModel {
                     count_events(count)
                 ),
             )
-            .with_provider(self.api.provider());
+            .with_provider(self.shared.api.provider());
             // What the answer lacked is the decoder's to say.
             if let Err(cause) = decoder.finish(&mut |_| {}) {
                 error = error.with_source(cause);
@@ -312,14 +342,14 @@ impl HttpModel {
         }
         decoder
             .finish(&mut *events)
-            .map_err(|error| self.annotate(stream_error(&*self.api, error), &id, retries))
+            .map_err(|error| self.annotate(stream_error(&*self.shared.api, error), &id, retries))
     }
 
     /// The whole body of `response`, read as it arrives up to the limit: a server that sends
     /// more (or says it will) is cut off with an error naming the limit, rather than read into
     /// memory for as long as it sends.
     async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, ModelError> {
-        let limit = self.max_response_bytes;
+        let limit = self.shared.max_response_bytes;
         let too_large = || {
             ModelError::new(
                 ModelErrorKind::Decode,
@@ -327,7 +357,7 @@ impl HttpModel {
                     "the body is longer than {limit} bytes, the most this HttpModel reads of one answer; if the provider's answers are this large, raise the limit (HttpModelBuilder::max_response_bytes)"
                 ),
             )
-            .with_provider(self.api.provider())
+            .with_provider(self.shared.api.provider())
         };
         let announced = response.content_length().unwrap_or(0);
         if announced > limit as u64 {
@@ -344,16 +374,21 @@ impl HttpModel {
                 }
                 Ok(None) => return Ok(body),
                 Err(error) => {
-                    return Err(transport_error(&*self.api, error, self.timeout));
+                    return Err(transport_error(
+                        &*self.shared.api,
+                        error,
+                        self.shared.timeout,
+                    ));
                 }
             }
         }
     }
 
     fn encode(&self, request: &Request<'_>) -> Result<Value, ModelError> {
-        self.api
+        self.shared
+            .api
             .encode(request)
-            .map_err(|error| ModelError::from(error).with_provider(self.api.provider()))
+            .map_err(|error| ModelError::from(error).with_provider(self.shared.api.provider()))
     }
 
     /// The answer in a whole response body.
@@ -364,15 +399,16 @@ impl HttpModel {
                 ModelErrorKind::Decode,
                 format!(
                     "the body is not JSON; it starts with {:?}",
-                    scrub(&text, self.key.as_deref())
+                    scrub(&text, self.shared.key.as_deref())
                 ),
             )
-            .with_provider(self.api.provider())
+            .with_provider(self.shared.api.provider())
             .with_source(error)
         })?;
-        self.api
+        self.shared
+            .api
             .decode(&body)
-            .map_err(|error| ModelError::from(error).with_provider(self.api.provider()))
+            .map_err(|error| ModelError::from(error).with_provider(self.shared.api.provider()))
     }
 
     fn annotate(&self, error: ModelError, id: &Option<String>, retries: u32) -> ModelError {
@@ -382,6 +418,21 @@ impl HttpModel {
             None => error,
         }
     }
+}
+
+/// The most bytes of a body that is not a stream kept to quote in its error: a server's reason
+/// (or an HTML error page) says what it needs to in its first lines.
+const MAX_QUOTED_BYTES: usize = 4096;
+
+/// The lines of `head` that are not comments of a stream (`: ping`), which say nothing.
+fn said(head: &[u8]) -> Vec<u8> {
+    let mut said = Vec::with_capacity(head.len());
+    for line in head.split_inclusive(|&byte| byte == b'\n') {
+        if !line.starts_with(b":") {
+            said.extend_from_slice(line);
+        }
+    }
+    said
 }
 
 /// The events of a stream, as its API frames them.
@@ -451,5 +502,23 @@ impl Model for HttpModel {
         events: &'a mut EventSink<'_>,
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(self.stream_inner(request, events))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::Anthropic;
+
+    #[test]
+    fn a_clone_shares_the_client_and_the_configuration() {
+        let model = HttpModel::builder(Anthropic)
+            .api_key("k")
+            .base_url("http://127.0.0.1:9")
+            .build()
+            .unwrap();
+        let clone = model.clone();
+        assert!(Arc::ptr_eq(&model.shared, &clone.shared));
+        assert_eq!(clone.base_url(), "http://127.0.0.1:9");
     }
 }

@@ -34,7 +34,7 @@
 //! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
 //! | a tool name the toolbox does not have | JSON-RPC error -32602 (MCP makes it a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
 //! | `arguments` that are not an object (an array, JSON text) | JSON-RPC error -32602, whose message is skyl's prose: the request does not satisfy MCP's `CallToolRequest`, which MCP makes a protocol error, and the tool does not run |
-//! | `notifications/cancelled` | the tool's future is dropped and its [`CallContext`](crate::CallContext) cancelled, and no response is sent |
+//! | `notifications/cancelled` | the tool's [`CallContext`](crate::CallContext) is cancelled, its future is polled through its grace ([`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace)) and then dropped, and no response is sent |
 //! | a tool's [`CallContext::progress`](crate::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
 //! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result |
 //!

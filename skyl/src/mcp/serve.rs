@@ -225,11 +225,15 @@ impl<S: Send + Sync + 'static> Server<S> {
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
+        // The client's cancellation cancels the call's context, and the tool's future runs out
+        // its grace (the toolbox's `with_cancel_grace`) before the dispatch ends.
         let mut dispatch = std::pin::pin!(super::caller::answering(
             context.peer.clone(),
-            self.tools
-                .toolbox
-                .dispatch_rich(&call, Some(Arc::new(notifier)))
+            self.tools.toolbox.dispatch_rich(
+                &call,
+                Some(Arc::new(notifier)),
+                context.ct.cancelled()
+            )
         ));
         loop {
             tokio::select! {
@@ -238,18 +242,19 @@ impl<S: Send + Sync + 'static> Server<S> {
                     notices.send(&context.peer, &self.log_level, report).await;
                 }
                 answered = &mut dispatch => {
+                    let Some(answered) = answered else {
+                        // rmcp sends no response for a request the client cancelled.
+                        return Err(ErrorData::new(
+                            ErrorCode::INTERNAL_ERROR,
+                            "the client cancelled the call",
+                            None,
+                        ));
+                    };
                     for report in notices.pending() {
                         notices.send(&context.peer, &self.log_level, report).await;
                     }
                     return Ok(content::to_mcp(answered, structured).into());
                 }
-                // Returning drops the dispatch, and the tool's future with it, which cancels the
-                // call's context; rmcp sends no response for a request the client cancelled.
-                () = context.ct.cancelled() => return Err(ErrorData::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "the client cancelled the call",
-                    None,
-                )),
             }
         }
     }

@@ -1,9 +1,8 @@
 //! Notes about what a tool returned: an output cut to the toolbox's limit, a part a provider
 //! cannot take or that is too large to send, media whose bytes are not what they say.
 
-use crate::content::{self, Content, Mismatch};
+use crate::content::{self, Content, Looks, Mismatch};
 use crate::message::Provider;
-use crate::tool::ToolFailure;
 
 /// The note after a tool's output that was cut as text to its first `kept` bytes.
 pub(crate) fn output_cut(tool: &str, kept: usize, total: usize) -> String {
@@ -70,22 +69,33 @@ pub(crate) fn media_too_large(tool: &str, part: &Content, max_bytes: usize) -> S
     )
 }
 
-/// The failure of a tool whose media bytes are not what their media type says.
-pub(crate) fn malformed_media(part: &Content, mismatch: Mismatch) -> ToolFailure {
-    let (kind, media_type) = match part {
-        Content::Image(image) => ("an image", image.media_type.as_str()),
-        Content::Audio(audio) => ("audio", audio.media_type.as_str()),
-        Content::Document(document) => ("a document", document.media_type.as_str()),
-        other => (other.kind(), ""),
-    };
-    ToolFailure::do_not_retry(match mismatch {
-        Mismatch::Bytes => format!(
-            "it returned {kind} labelled {media_type} whose bytes are not {media_type}, so it was not sent"
-        ),
+/// The line that stands for a part of a tool's content that was left out because its bytes
+/// are not what its media type says, or its media type is one no model takes: what the bytes
+/// look like, so that whoever reads it can find the mistake.
+pub(crate) fn media_refused(tool: &str, part: &Content, mismatch: &Mismatch) -> String {
+    let media_type = part.base64().map_or("", |(media_type, _)| media_type);
+    let why = match mismatch {
+        Mismatch::Bytes(looks) => {
+            let looks = match looks {
+                Looks::Format(name) => format!("they start like {name}"),
+                Looks::Text(text) => format!("they start like text, {text:?}"),
+                Looks::Bytes(bytes) => {
+                    let hex: Vec<String> = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+                    format!("they start with the bytes {}", hex.join(" "))
+                }
+                Looks::Empty => "there are none".to_owned(),
+            };
+            format!("its bytes are not {media_type} ({looks})")
+        }
+        Mismatch::NotBase64 => "its data is not base64".to_owned(),
         Mismatch::Unsupported => format!(
-            "it returned {kind} of type \"{media_type}\", which models do not take (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf), so it was not sent"
+            "models do not take {media_type} (images: image/png, image/jpeg, image/gif, image/webp; audio: audio/wav, audio/mpeg, audio/ogg, audio/flac; documents: application/pdf)"
         ),
-    })
+    };
+    format!(
+        "[{tool} also returned {}, which was left out: {why}. If it matters, tell the user it could not be shown.]",
+        content::what(part)
+    )
 }
 
 /// The text that introduces, in a user message, the media of a tool's answer that a provider
@@ -93,5 +103,25 @@ pub(crate) fn malformed_media(part: &Content, mismatch: Mismatch) -> ToolFailure
 pub(crate) fn media_of_call(call_id: &str) -> String {
     format!(
         "The result of the tool call {call_id} came with this content, which the tool message could not hold:"
+    )
+}
+
+/// The line that stands for a blob resource whose media type (`None`: it has none) is not one a
+/// model takes as media.
+pub(crate) fn blob_not_taken(
+    part: &Content,
+    provider: Provider,
+    media_type: Option<&str>,
+) -> String {
+    let what = media_type.unwrap_or("bytes of an unknown type");
+    not_taken(part, provider, &format!("takes no {what} in a tool result"))
+}
+
+/// The line that stands for a blob resource of a media type a model takes whose bytes are not of
+/// that type: sent as media, it would have the request refused.
+pub(crate) fn mislabelled(part: &Content, media_type: &str) -> String {
+    format!(
+        "[The tool also returned {}, which was not sent: its bytes are not {media_type}. If it matters, tell the user it could not be shown.]",
+        content::what(part)
     )
 }

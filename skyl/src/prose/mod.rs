@@ -39,7 +39,7 @@ pub(crate) use call::{
     panicked, question_lost, repeated_call, unknown_tool,
 };
 pub(crate) use content::{
-    LeftOut, json_output_cut, malformed_media, media_of_call, media_too_large, not_taken,
-    output_cut,
+    LeftOut, blob_not_taken, json_output_cut, media_of_call, media_refused, media_too_large,
+    mislabelled, not_taken, output_cut,
 };
 pub(crate) use run::answer_unreadable;

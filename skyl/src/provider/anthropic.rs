@@ -5,14 +5,14 @@ use serde_json::{Map, Value};
 use super::call_ids::AnthropicIds;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
-use super::lowering;
+use super::lowering::{self, Lowered, MediaRule, ResultLowering};
 use super::names::{self, NameRule};
 use super::read::Node;
 use super::{
     Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason, ToolChoice, Usage,
     dialect,
 };
-use crate::content::{Content, ResultContent, Source};
+use crate::content::{self, Content, ResultContent, Source};
 use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::tool::ToolDefinition;
@@ -286,7 +286,12 @@ fn result_block(
         if !result.content.is_empty() {
             blocks.push(text_block(&result.content));
         }
-        blocks.extend(lowering::parts(&result.content, content).map(content_block));
+        blocks.extend(
+            LOWERING
+                .lower(result, content)
+                .into_iter()
+                .map(content_block),
+        );
         block.insert("content".into(), Value::Array(blocks));
     } else if !result.content.is_empty() {
         block.insert("content".into(), Value::from(&*result.content));
@@ -294,10 +299,18 @@ fn result_block(
     Value::Object(block)
 }
 
-/// A part of a result's content as a block of a `tool_result`'s `content`: text, image and
-/// document blocks as the SDK's `ToolResultBlockParam` types them; audio, which Anthropic does
-/// not take, and an image over its 5 MB, as a line of text.
-fn content_block(part: &Content) -> Value {
+/// What a `tool_result` takes: image and document blocks as the SDK's `ToolResultBlockParam`
+/// types them; no audio, and no image over 5 MB.
+const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+    .images(MediaRule::any().at_most(
+        lowering::ANTHROPIC_MAX_IMAGE_BASE64,
+        "takes images of at most 5 MB",
+    ))
+    .documents(MediaRule::any())
+    .audio(MediaRule::none("takes no audio in a tool result"));
+
+/// A part of a result's content as a block of a `tool_result`'s `content`.
+fn content_block(part: Lowered<'_>) -> Value {
     let source = |source: &Source, media_type: &str| match source {
         Source::Base64(data) => object([
             ("type", "base64".into()),
@@ -306,14 +319,11 @@ fn content_block(part: &Content) -> Value {
         ]),
         Source::Url(url) => object([("type", "url".into()), ("url", Value::from(&**url))]),
     };
-    match part {
-        Content::Image(image) if matches!(&image.source, Source::Base64(data) if data.len() > lowering::ANTHROPIC_MAX_IMAGE_BASE64) => {
-            text_block(&lowering::not_taken(
-                part,
-                PROVIDER,
-                "takes images of at most 5 MB",
-            ))
-        }
+    let part = match part {
+        Lowered::Line(line) => return text_block(&line),
+        Lowered::Media(part) => part,
+    };
+    match &*part {
         Content::Image(image) => object([
             ("type", "image".into()),
             ("source", source(&image.source, &image.media_type)),
@@ -330,12 +340,8 @@ fn content_block(part: &Content) -> Value {
             }
             Value::Object(block)
         }
-        Content::Audio(_) => text_block(&lowering::not_taken(
-            part,
-            PROVIDER,
-            "takes no audio in a tool result",
-        )),
-        other => text_block(&lowering::line(other)),
+        // The lowering gives no other medium to a wire that takes no other.
+        other => text_block(&content::line(other)),
     }
 }
 

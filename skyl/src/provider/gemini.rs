@@ -8,14 +8,14 @@ use serde_json::{Map, Value};
 use super::api::path_segment;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
-use super::lowering;
+use super::lowering::{self, MediaRule, ResultLowering};
 use super::names::NameRule;
 use super::read::Node;
 use super::{
     Adapter, Api, DecodeError, EncodeError, OutputSchema, Provider, Request, StopReason,
     ToolChoice, Usage, dialect,
 };
-use crate::content::{Content as ResultPart, ResultContent, Source};
+use crate::content::{self, Content as ResultPart, ResultContent, Source};
 use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::prose;
@@ -236,21 +236,14 @@ impl Gemini {
             }
             return object([("functionResponse", Value::Object(response))]);
         };
-        let mut output = result.content.clone();
+        let (output, media) = LOWERING.split(result.content.clone(), result, content);
         let mut parts = Vec::new();
         // Audio, and the media a model before Gemini 3 takes only beside the response.
         let mut audio = Vec::new();
-        for part in lowering::parts(&result.content, content) {
+        for part in &media {
             match response_media(part) {
                 Media::Part(value) if self.response_parts => parts.push(value),
-                Media::Part(value) => audio.push(value),
-                Media::After(value) => audio.push(value),
-                Media::Line(line) => {
-                    if !output.is_empty() {
-                        output.push('\n');
-                    }
-                    output.push_str(&line);
-                }
+                Media::Part(value) | Media::After(value) => audio.push(value),
             }
         }
         response.insert("response".into(), object([(key, output.into())]));
@@ -268,18 +261,26 @@ impl Gemini {
     }
 }
 
-/// Where a part of a result's content goes on this wire.
+/// Where a medium of a result's content goes on this wire.
 enum Media {
     /// In the function response's `parts`.
     Part(Value),
     /// In the `user` content, after the function responses.
     After(Value),
-    /// A line of the response's `output`.
-    Line(String),
 }
 
 /// The media types a function response's `parts` take.
-const RESPONSE_MEDIA: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "application/pdf"];
+const RESPONSE_MEDIA: &[&str] = &["image/png", "image/jpeg", "image/webp", "application/pdf"];
+
+/// What a function response takes: PNG, JPEG and WebP images and PDFs in its `parts`, and
+/// audio of any type beside it.
+const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+    .images(MediaRule::only(RESPONSE_MEDIA, RESPONSE_MEDIA_ONLY))
+    .documents(MediaRule::only(RESPONSE_MEDIA, RESPONSE_MEDIA_ONLY))
+    .audio(MediaRule::any());
+
+const RESPONSE_MEDIA_ONLY: &str =
+    "takes only PNG, JPEG and WebP images and PDFs in a function response";
 
 fn response_media(part: &ResultPart) -> Media {
     let (media_type, source) = match part {
@@ -288,15 +289,9 @@ fn response_media(part: &ResultPart) -> Media {
         ResultPart::Audio(audio) => {
             return Media::After(inline_data(&audio.media_type, &audio.data));
         }
-        other => return Media::Line(lowering::line(other)),
+        // The lowering gives no other medium.
+        other => return Media::After(text_part(&content::line(other))),
     };
-    if !RESPONSE_MEDIA.contains(&media_type.as_str()) {
-        return Media::Line(lowering::not_taken(
-            part,
-            PROVIDER,
-            "takes only PNG, JPEG and WebP images and PDFs in a function response",
-        ));
-    }
     Media::Part(match source {
         Source::Base64(data) => inline_data(media_type, data),
         Source::Url(url) => object([(

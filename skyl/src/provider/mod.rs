@@ -1,8 +1,8 @@
 //! Provider adapters: a transcript in, a request body out; a response body in, a message out.
 //!
-//! Four adapters implement [`Adapter`], one per wire format (and [`AzureOpenAi`] puts the two
-//! OpenAI ones on Azure); a provider of your own is written the same way, outside skyl (see
-//! [Adding a provider](#adding-a-provider)):
+//! skyl's four built-in adapters implement [`Adapter`], one per wire format (and [`AzureOpenAi`]
+//! puts the two OpenAI ones on Azure); a provider of your own is written the same way, outside
+//! skyl (see [Adding a provider](#adding-a-provider)):
 //!
 //! | adapter | API | tool result on the wire | [`ToolResult::is_error`](crate::ToolResult::is_error) |
 //! |---|---|---|---|
@@ -102,8 +102,9 @@
 //! # Adding a provider
 //!
 //! The set of providers is open: a provider is a type in a crate of its own, and nothing in skyl
-//! changes for it. It implements four traits, each small because the drivers do what every
-//! provider shares:
+//! changes for it. It implements up to six traits, each small because the drivers do what every
+//! provider shares: [`Encoder`], [`Decoder`] and [`Adapter`] always, [`Streaming`] (made from
+//! its [`StreamSteps`]) to stream, and [`Api`] to be reached over HTTP:
 //!
 //! | trait | what the provider writes | what skyl does around it |
 //! |---|---|---|
@@ -123,6 +124,69 @@
 //! the OpenAI transcript walk, the schema checks of `check.rs`), which are rules of those
 //! providers rather than tools for others; a provider of your own calls the public
 //! [`transcript`](crate::transcript) and [`dialect`] functions for the same ends.
+//!
+//! ## A result's content
+//!
+//! A tool may answer with more than its prose: images, PDFs, audio, resources and JSON ride
+//! beside its [`ToolResult`](crate::ToolResult) as a
+//! [`Part::ResultContent`](crate::Part::ResultContent) in the same tool message
+//! ([`Message::result_content`](crate::Message::result_content) finds it by the call's id).
+//! An encoder that sends only the prose drops them in silence. Lower them with a
+//! [`ResultLowering`], the one the built-in adapters are written on: say once, as a constant,
+//! which images, documents and audio the provider takes, and it gives each part as a medium to
+//! put on the wire or a line of text, with the same sentences the built-ins write for a part a
+//! provider cannot take ("… which was not sent: Ollama takes no documents. …"). A blob
+//! resource of a PDF, image or audio type (how MCP servers send a PDF) comes as the medium it
+//! is.
+//!
+//! ```
+//! use serde_json::{Value, json};
+//! use skyl::provider::{MediaRule, Provider, ProviderInfo, ResultLowering};
+//! use skyl::{Content, Document, Image, Message, Part, ResultContent, Role, Source, ToolResult};
+//!
+//! const PROVIDER: Provider = Provider::new(&ProviderInfo::new("example", "Example"));
+//! /// A tool message takes PNG images as base64; nothing else.
+//! const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+//!     .images(MediaRule::only(&["image/png"], "takes only PNG images")
+//!         .bytes_only("takes images only as bytes, not at a URL"))
+//!     .documents(MediaRule::none("takes no documents"));
+//!
+//! /// Each result of a tool message as `{"role": "tool", "content", "images"}`.
+//! fn tool_messages(message: &Message) -> Vec<Value> {
+//!     message.tool_results().map(|result| {
+//!         let Some(content) = message.result_content(&result.call_id) else {
+//!             return json!({"role": "tool", "content": result.content});
+//!         };
+//!         let (text, media) = LOWERING.split(result.content.clone(), result, content);
+//!         let images: Vec<&str> = media.iter().filter_map(|part| match part.as_ref() {
+//!             Content::Image(image) => match &image.source {
+//!                 Source::Base64(data) => Some(data.as_str()),
+//!                 _ => None,
+//!             },
+//!             _ => None,
+//!         }).collect();
+//!         json!({"role": "tool", "content": text, "images": images})
+//!     }).collect()
+//! }
+//!
+//! let answer = Message {
+//!     role: Role::Tool,
+//!     parts: vec![
+//!         Part::ToolResult(ToolResult::success("c1", "The chart and the report.")),
+//!         Part::ResultContent(ResultContent::new("c1", vec![
+//!             Image::png(b"\x89PNG\r\n\x1a\n").into(),
+//!             Document::pdf(b"%PDF-1.7").into(),
+//!         ])),
+//!     ],
+//! };
+//! assert_eq!(tool_messages(&answer), [json!({
+//!     "role": "tool",
+//!     "content": "The chart and the report.\n[The tool also returned a document (application/pdf, 8 bytes), which was not sent: Example takes no documents. If it matters, tell the user it could not be shown.]",
+//!     "images": ["iVBORw0KGgo="]
+//! })]);
+//! ```
+//!
+//! `skyl-ollama`'s `encode.rs` does this for Ollama's `images`.
 
 use serde_json::Value;
 
@@ -155,11 +219,12 @@ pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
 #[cfg(feature = "mcp")]
 pub(crate) use lowering::is_json_of;
+pub use lowering::{Lowered, MediaRule, ResultLowering};
 pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
-pub use output::OutputSchema;
+pub use output::{ANSWER_FIELD, OutputSchema};
 pub use partial::{
     BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
     PartialCalls, PartialObject,

@@ -1,13 +1,17 @@
 //! A model that answers from a script, for tests and offline examples.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::ready;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::message::{Role, ToolCall};
+use crate::message::{Message, Role, ToolCall};
 use crate::model::{BoxFuture, Model, ModelError, ModelErrorKind};
-use crate::provider::{Request, Response};
+use crate::provider::{
+    Adapter, Anthropic, EncodeError, Gemini, OpenAiChat, OpenAiResponses, OutputSchema, Request,
+    Response,
+};
 use crate::transcript;
 
 /// A [`Model`] that answers each request with the next entry of a script, and records every
@@ -16,9 +20,11 @@ use crate::transcript;
 /// Script it with [`reply_text`](Self::reply_text), [`reply_calls`](Self::reply_calls),
 /// [`reply`](Self::reply) (a whole [`Response`]), [`reply_with`](Self::reply_with) (a closure over
 /// the request) and [`fail`](Self::fail). Like a provider, it refuses a request whose transcript
-/// leaves a call without its result ([`transcript::validate_complete`]), with a
-/// [`ModelErrorKind::Encode`] error; and a request past the end of the script is a
-/// [`ModelErrorKind::Other`] error that says so.
+/// leaves a call without its result ([`transcript::validate_complete`]), and one whose answer
+/// schema ([`Request::output`], a typed run's) a built-in adapter would refuse (OpenAI's strict
+/// mode takes no map, for one), with a [`ModelErrorKind::Encode`] error whose cause is the
+/// refusal; and a request past the end of the script is a [`ModelErrorKind::Other`] error that
+/// says so.
 ///
 /// Clones share the script and the record: keep one to look at the requests after handing the
 /// other to an [`Agent`](crate::agent::Agent).
@@ -232,6 +238,16 @@ impl ScriptedModel {
             )
             .with_source(error));
         }
+        if let Some(refusal) = request.output.as_deref().and_then(answer_refusal) {
+            return Err(ModelError::new(
+                ModelErrorKind::Encode,
+                format!(
+                    "request {number} would be refused by {}: its answer's schema cannot be sent there",
+                    refusal.provider()
+                ),
+            )
+            .with_source(refusal));
+        }
         if script.steps.is_some() {
             return self.answer_step(script, request);
         }
@@ -303,6 +319,26 @@ impl ScriptedModel {
             )),
         }
     }
+}
+
+/// What the first built-in adapter that refuses `output` says of it: each puts it on its
+/// provider's structured-output field, by the rules it would send it by.
+fn answer_refusal(output: &OutputSchema) -> Option<EncodeError> {
+    let probe = Request {
+        model: "scripted".into(),
+        messages: vec![Message::user("?")].into(),
+        output: Some(Cow::Borrowed(output)),
+        ..Default::default()
+    };
+    let adapters: [&dyn Adapter; 4] = [
+        &Anthropic,
+        &OpenAiChat::default(),
+        &OpenAiResponses::default(),
+        &Gemini::default(),
+    ];
+    adapters
+        .into_iter()
+        .find_map(|adapter| adapter.encode(&probe).err())
 }
 
 impl Model for ScriptedModel {

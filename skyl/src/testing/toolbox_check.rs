@@ -497,6 +497,25 @@ struct Tally {
 }
 
 /// Reads the toolbox's answers into a report, turn by turn.
+/// Whether `answer` is a tool message of results, each followed by the content of its own call
+/// when it has content, as the toolbox writes it and every adapter reads it.
+fn is_results_only(answer: &Message) -> bool {
+    let mut previous: Option<&Part> = None;
+    answer.role == Role::Tool
+        && answer.parts.iter().all(|part| {
+            let fits = match part {
+                Part::ToolResult(_) => true,
+                Part::ResultContent(content) => matches!(
+                    previous,
+                    Some(Part::ToolResult(result)) if result.call_id == content.call_id
+                ),
+                _ => false,
+            };
+            previous = Some(part);
+            fits
+        })
+}
+
 struct Judge {
     runner: Runner,
     report: ToolboxReport,
@@ -542,12 +561,12 @@ impl Judge {
             return;
         };
         let results: Vec<&ToolResult> = answer.tool_results().collect();
-        if answer.role != Role::Tool || results.len() != answer.parts.len() {
+        if !is_results_only(&answer) {
             for planned in &turn.calls {
                 fail(
                     report,
                     planned,
-                    "the answer to its turn is not a tool message of results only".into(),
+                    "the answer to its turn is not a tool message of results only, each with its content right after it".into(),
                     None,
                 );
             }
@@ -571,7 +590,11 @@ impl Judge {
                 let tally = self.tallies.entry(planned.call.name.clone()).or_default();
                 tally.count(planned, result);
             }
-            if let Some(problem) = problem(planned, result, self.runner) {
+            // An image alone is an answer: its prose may be empty.
+            let has_content = answer
+                .result_content(&result.call_id)
+                .is_some_and(|content| !content.content.is_empty());
+            if let Some(problem) = problem(planned, result, has_content, self.runner) {
                 fail(report, planned, problem, Some(result.clone()));
             }
         }
@@ -683,7 +706,12 @@ impl Tally {
 const RUN_ASYNC: &str = "Check this toolbox inside the runtime instead: `ToolboxCheck::new(&toolbox).run_async().await` in a #[tokio::test] (check_toolbox and ToolboxCheck::run call tools without a runtime)";
 
 /// What is wrong with `result` as the answer to `planned`, if anything.
-fn problem(planned: &Planned, result: &ToolResult, runner: Runner) -> Option<String> {
+fn problem(
+    planned: &Planned,
+    result: &ToolResult,
+    has_content: bool,
+    runner: Runner,
+) -> Option<String> {
     let call = &planned.call;
     let name = call.name.as_str();
     if result.call_id != call.id {
@@ -692,7 +720,7 @@ fn problem(planned: &Planned, result: &ToolResult, runner: Runner) -> Option<Str
             result.call_id, call.id
         ));
     }
-    if result.content.trim().is_empty() {
+    if result.content.trim().is_empty() && !has_content {
         return Some(
             "the result has no content: a model reads nothing, not even that the call ran; return a short confirmation".into(),
         );
@@ -947,5 +975,42 @@ impl<F: Future> Future for CatchUnwind<F> {
             Ok(Poll::Pending) => Poll::Pending,
             Err(_) => Poll::Ready(None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{Image, ResultContent};
+
+    fn tool_message(parts: Vec<Part>) -> Message {
+        Message {
+            role: Role::Tool,
+            parts,
+        }
+    }
+
+    fn content(call_id: &str) -> Part {
+        Part::ResultContent(ResultContent::new(
+            call_id,
+            vec![Image::png(b"\x89PNG\r\n\x1a\n").into()],
+        ))
+    }
+
+    #[test]
+    fn results_may_each_have_their_content_right_after_them() {
+        let result = |id: &str| Part::ToolResult(ToolResult::success(id, "done"));
+        let fits = |parts: Vec<Part>| is_results_only(&tool_message(parts));
+        assert!(fits(vec![result("c1"), result("c2")]));
+        assert!(fits(vec![result("c1"), content("c1"), result("c2")]));
+        assert!(fits(vec![result("c1"), result("c2"), content("c2")]));
+        assert!(!fits(vec![result("c1"), content("c2"), result("c2")]));
+        assert!(!fits(vec![content("c1"), result("c1")]));
+        assert!(!fits(vec![result("c1"), content("c1"), content("c1")]));
+        assert!(!fits(vec![result("c1"), Part::Text("and".into())]));
+        assert!(!is_results_only(&Message {
+            role: Role::User,
+            parts: vec![result("c1")],
+        }));
     }
 }

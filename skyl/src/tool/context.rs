@@ -255,6 +255,12 @@ impl CallContext {
     /// A future that finishes when the call is cancelled ([`is_cancelled`](Self::is_cancelled)).
     /// It needs no particular executor: race it against the work with any `select`.
     ///
+    /// The toolbox goes on polling a cancelled call's future for a grace
+    /// ([`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace), one second by
+    /// default), so the branch that wins on cancellation runs: undo what was started there. A
+    /// call dropped unfinished (a dropped run) can only be polled on the spot, which runs cleanup
+    /// that does not wait; the toolbox's method says what each case gives.
+    ///
     /// ```
     /// use skyl::CallContext;
     ///

@@ -143,4 +143,15 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     fn timeout(&self) -> Option<Duration> {
         None
     }
+
+    /// How long a cancelled call of this tool is still polled so that it can clean up,
+    /// overriding [`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace) (one second
+    /// by default) for this tool; `None` (the default) keeps the toolbox's.
+    ///
+    /// It matters to a tool that takes its [`CallContext`] and races
+    /// [`CallContext::cancelled`] against its work: see the toolbox's method for what happens
+    /// when. `#[tool(cancel_grace = "2s")]` implements this method.
+    fn cancel_grace(&self) -> Option<Duration> {
+        None
+    }
 }

@@ -1,5 +1,6 @@
 //! What a tool may return, and how it becomes the text the model reads.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
@@ -20,19 +21,22 @@ use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLi
 /// | `()` | nothing (empty content) |
 /// | numbers, `bool`, `char` | `42`, `true`, `x` |
 /// | `serde_json::Value`, `serde_json::Map` | the JSON |
-/// | `Vec<T>` for `T: Serialize` | a JSON array: `["a","b"]` for a `Vec<String>` |
+/// | `Vec<T>`, `[T; N]` for `T: Serialize` | a JSON array: `["a","b"]` for a `Vec<String>` |
 /// | `HashMap<K, V>`, `BTreeMap<K, V>` for `Serialize` keys and values | a JSON object |
 /// | [`Json<T>`] for any `T: Serialize` | the JSON of `T` (for your own structs) |
 /// | `Option<T>` for any `T` above | `T`'s text, or `null` for `None` |
 /// | `Result<T, E>` with `E` converting into a [`ToolFailure`] | `T`'s text, or the failure |
 /// | [`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`], [`Content`] | that part (an image the model sees, where its provider takes images) |
+/// | a list of content: `Vec<Image>`, `Vec<Content>`, `[Image; 2]`, … | each part in order, as many as there are (leading [`Content::Text`] parts are the text; an empty list reads `[]`) |
 /// | a tuple such as `(String, Image)` | each element in order: text plus media |
-/// | [`ToolOutput`], `[Content; N]` | text and a list of content |
+/// | [`ToolOutput`] | text and a list of content |
 ///
 /// Every `Display` error converts into a [`ToolFailure`] that tells the model not to retry, so
 /// `Result<T, std::io::Error>` and `anyhow::Result<T>` work as they are; return a `ToolFailure` to
 /// choose the guidance. A `Vec<String>` is a list, so it is JSON; join it yourself to send
-/// lines of text.
+/// lines of text. A list of content is content, not JSON: `Option<Vec<Image>>` and
+/// `Result<Vec<Content>, E>` send their images. A list's elements are owned (`'static`): see the
+/// `Vec` impl for why.
 ///
 /// Implement it to choose the text a model reads for your own type:
 ///
@@ -59,7 +63,7 @@ use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLi
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "a #[tool] must return a type that implements `skyl::IntoToolOutput`",
-    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of `Serialize` values, `skyl::Json<T>` for a `T: Serialize`, content (`skyl::Image`, `skyl::ToolOutput`, a tuple such as `(String, skyl::Image)`), or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
+    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of owned `Serialize` values (JSON), `skyl::Json<T>` for a `T: Serialize`, content (`skyl::Image`, `skyl::Content`, `skyl::ToolOutput`, a list of content such as `Vec<skyl::Image>`, a tuple such as `(String, skyl::Image)`), or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
 )]
 pub trait IntoToolOutput {
     /// The text given to the model, or the failure.
@@ -129,10 +133,65 @@ impl IntoToolOutput for Map<String, Value> {
     }
 }
 
-impl<T: Serialize> IntoToolOutput for Vec<T> {
+/// A list of content ([`Image`], [`Audio`], [`Document`], [`ResourceLink`], [`Resource`],
+/// [`Content`]) is that content, part after part (an empty one reads `[]`, as any empty list
+/// does); a list of anything else is a JSON array. To send a list of content as JSON instead,
+/// return it in a [`Json`].
+///
+/// Which one is decided by the element type: the content types are `Serialize` too (a journal
+/// stores them), so Rust's coherence rules allow no second `impl` for `Vec<Image>` beside this
+/// one, and the element type is compared instead (which is why `T` is `'static`).
+impl<T: Serialize + 'static> IntoToolOutput for Vec<T> {
     fn into_tool_output(self) -> ToolOutcome {
-        Json(self).into_tool_output()
+        self.into_output().map(ToolOutput::into_text)
     }
+
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        match content_list(self) {
+            // An empty result would read as "nothing happened"; `[]` says the list was empty.
+            Ok(parts) if parts.is_empty() => Ok(ToolOutput::from("[]")),
+            Ok(parts) => Ok(ToolOutput::from(parts)),
+            Err(items) => Json(items).into_output(),
+        }
+    }
+}
+
+/// As a `Vec` of its elements: `[Image; 2]` is two images, `[u32; 3]` a JSON array.
+impl<T: Serialize + 'static, const N: usize> IntoToolOutput for [T; N] {
+    fn into_tool_output(self) -> ToolOutcome {
+        Vec::from(self).into_tool_output()
+    }
+
+    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
+        Vec::from(self).into_output()
+    }
+}
+
+/// `items` as parts when `T` is one of the content types, or `items` back as they were.
+fn content_list<T: 'static>(items: Vec<T>) -> Result<Vec<Content>, Vec<T>> {
+    /// The list out of `slot` when its elements are `U`.
+    fn take<U: 'static, T: 'static>(slot: &mut Option<Vec<T>>) -> Option<Vec<U>> {
+        (slot as &mut dyn Any)
+            .downcast_mut::<Option<Vec<U>>>()?
+            .take()
+    }
+    fn parts<U: Into<Content>>(items: Vec<U>) -> Vec<Content> {
+        items.into_iter().map(Into::into).collect()
+    }
+    let mut slot = Some(items);
+    if let Some(parts) = take::<Content, T>(&mut slot) {
+        return Ok(parts);
+    }
+    macro_rules! try_kinds {
+        ($($ty:ty)*) => {$(
+            if let Some(items) = take::<$ty, T>(&mut slot) {
+                return Ok(parts(items));
+            }
+        )*};
+    }
+    try_kinds!(Image Audio Document ResourceLink Resource);
+    // No kind matched, so nothing was taken: the slot still holds the items.
+    Err(slot.unwrap_or_default())
 }
 
 impl<K: Serialize, V: Serialize, H: BuildHasher> IntoToolOutput for HashMap<K, V, H> {
@@ -297,16 +356,6 @@ impl IntoToolOutput for ToolOutput {
     }
 }
 
-impl<const N: usize> IntoToolOutput for [Content; N] {
-    fn into_tool_output(self) -> ToolOutcome {
-        ToolOutput::from_iter(self).into_tool_output()
-    }
-
-    fn into_output(self) -> Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::from_iter(self))
-    }
-}
-
 macro_rules! content_output {
     ($($ty:ty)*) => {$(
         impl IntoToolOutput for $ty {
@@ -417,6 +466,79 @@ mod tests {
         assert_eq!(
             Some(Err::<u8, _>("gone")).into_tool_output(),
             Err(ToolFailure::do_not_retry("gone"))
+        );
+    }
+
+    #[test]
+    fn a_list_of_content_is_content_and_any_other_list_is_json() {
+        let png = Image::png(b"\x89PNG\r\n\x1a\n");
+        let link = ResourceLink::new("file:///a.md", "a.md");
+        assert_eq!(
+            vec![png.clone(), png.clone()].into_output(),
+            Ok(ToolOutput::default().with(png.clone()).with(png.clone()))
+        );
+        assert_eq!(
+            vec![
+                Content::text("Two:"),
+                png.clone().into(),
+                link.clone().into()
+            ]
+            .into_output(),
+            Ok(ToolOutput::from("Two:")
+                .with(png.clone())
+                .with(link.clone()))
+        );
+        assert_eq!(
+            [link.clone(), link.clone()].into_output(),
+            Ok(ToolOutput::default().with(link.clone()).with(link.clone()))
+        );
+        assert_eq!(
+            vec![link.clone()].into_tool_output(),
+            Ok("[a resource link file:///a.md: a.md]".to_owned())
+        );
+        assert_eq!(
+            vec![Audio::wav(b"RIFF")].into_output(),
+            Ok(ToolOutput::default().with(Audio::wav(b"RIFF")))
+        );
+        assert_eq!(
+            vec![Document::pdf(b"%PDF-")].into_output(),
+            Ok(ToolOutput::default().with(Document::pdf(b"%PDF-")))
+        );
+        let resource = Resource::text("file:///b.txt", "inside b");
+        assert_eq!(
+            vec![resource.clone()].into_output(),
+            Ok(ToolOutput::default().with(resource))
+        );
+        assert_eq!(
+            Vec::<Image>::new().into_output(),
+            Ok(ToolOutput::from("[]"))
+        );
+        assert_eq!(
+            Vec::<Content>::new().into_tool_output(),
+            Ok("[]".to_owned())
+        );
+        assert_eq!(
+            Some(vec![png.clone()]).into_output(),
+            Ok(ToolOutput::default().with(png.clone()))
+        );
+        assert_eq!(
+            Ok::<_, ToolFailure>(vec![Content::from(png.clone())]).into_output(),
+            Ok(ToolOutput::default().with(png.clone()))
+        );
+        assert_eq!(
+            ("Charts:", vec![png.clone()]).into_output(),
+            Ok(ToolOutput::from("Charts:").with(png))
+        );
+        assert_eq!(
+            vec!["a".to_owned()].into_output(),
+            Ok(ToolOutput::from(r#"["a"]"#))
+        );
+        assert_eq!([1_u8, 2, 3].into_output(), Ok(ToolOutput::from("[1,2,3]")));
+        assert_eq!(
+            Json(vec![link]).into_output(),
+            Ok(ToolOutput::from(
+                r#"[{"uri":"file:///a.md","name":"a.md"}]"#
+            ))
         );
     }
 

@@ -133,4 +133,8 @@ impl<S, T: Tool<S>> Tool<S> for Prefixed<T> {
     fn timeout(&self) -> Option<Duration> {
         self.tool.timeout()
     }
+
+    fn cancel_grace(&self) -> Option<Duration> {
+        self.tool.cancel_grace()
+    }
 }

@@ -37,10 +37,10 @@ use crate::prose;
 ///   bound would make calls that wait on each other (two sides of a handshake) wait forever. Set
 ///   one when the tools share a scarce resource, such as a connection pool or a rate limit.
 /// - **3.75 MiB of media per part** is 5 MiB once base64-encoded, the most Anthropic's API takes
-///   of one image (the strictest of the four providers; OpenAI and Gemini take more per request),
-///   so a part the toolbox lets through is not refused by any of them for its size. A 20 MB
-///   screenshot never goes out whole: it is left out with a note that tells the model to ask for
-///   less. Raise the limit for a provider that takes more.
+///   of one image (the strictest of the four built-in providers; OpenAI and Gemini take more per
+///   request), so a part the toolbox lets through is not refused by any of them for its size. A
+///   20 MB screenshot never goes out whole: it is left out with a note that tells the model to
+///   ask for less. Raise the limit for a provider that takes more.
 ///
 /// ```
 /// use skyl::{Limits, Toolbox};

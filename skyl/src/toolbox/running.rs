@@ -1,15 +1,16 @@
 //! One call running, from start to result: the tool invoked inside `catch_unwind`, its future
-//! polled inside it too (with the call's effect key set), timed out, or dropped unfinished; and
-//! its result finished: the text cut to the limits, each part of content checked. The panic and
-//! drop helpers here are what [`Dispatch`](super::Dispatch) and the batch of a turn reach for.
+//! polled inside it too (with the call's effect key set), timed out, cancelled and given its
+//! grace, or dropped unfinished; and its result finished: the text cut to the limits, each part of
+//! content checked. The panic and drop helpers here are what [`Dispatch`](super::Dispatch) and
+//! the batch of a turn reach for.
 
 use std::any::Any;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-#[cfg(feature = "timeout")]
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use super::{Limits, Toolbox, cut};
@@ -58,6 +59,11 @@ impl<S: 'static> Toolbox<S> {
         }));
         drop(keyed);
         let context = invocation.into_context();
+        // Only a tool that took its context can see a cancellation, and use a grace.
+        let grace = match context {
+            Some(_) => tool.cancel_grace().unwrap_or(self.cancel_grace),
+            None => Duration::ZERO,
+        };
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
@@ -73,6 +79,8 @@ impl<S: 'static> Toolbox<S> {
                 context,
                 limits: &self.limits,
                 future: Some(future),
+                grace,
+                cancelled: None,
                 #[cfg(feature = "timeout")]
                 deadline: tool
                     .timeout()
@@ -93,30 +101,45 @@ pub(super) struct Running<'a> {
     pub(super) call_id: &'a str,
     /// The call's effect key, in a journaled run: set for the tool while it is polled.
     effect_key: Option<&'a str>,
-    /// The call's context, if the tool asked for one: cancelled when the call times out or is
-    /// dropped unfinished.
+    /// The call's context, if the tool asked for one: cancelled when the call times out, is
+    /// cancelled by its caller (an MCP client) or is dropped unfinished.
     context: Option<CallContext>,
     /// The toolbox's bounds on the result's content.
     limits: &'a Limits,
     /// `None` once the call has its result.
     future: Option<ToolFuture<'a>>,
+    /// How long the future is still polled once the call is cancelled; zero for a tool that took
+    /// no context, which cannot tell.
+    grace: Duration,
+    /// Once the call is cancelled: its result, given when the future ends or the grace does.
+    cancelled: Option<Grace>,
     #[cfg(feature = "timeout")]
     deadline: Option<(futures_timer::Delay, Duration)>,
 }
+
+/// A cancelled call in its grace.
+struct Grace {
+    /// The call's result, whatever the tool returns now: nobody waits for the tool's own.
+    result: ToolResult,
+    /// When the grace is over; none when there is none.
+    #[cfg(feature = "timeout")]
+    until: Option<futures_timer::Delay>,
+}
+
+/// The most polls a cancelled call's future gets on the spot, where nothing can wait (a dropped
+/// call, or no timer): enough for cleanup that wakes itself a few times, bounded for one that
+/// wakes itself forever.
+const SPOT_POLLS: usize = 64;
 
 impl Future for Running<'_> {
     type Output = RichResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RichResult> {
         let this = &mut *self;
-        let future = this
-            .future
-            .as_mut()
-            .expect("a tool call polled after it completed");
-        let keyed = EffectKeyGuard::set(this.effect_key);
-        let polled = catch_unwind(AssertUnwindSafe(|| future.poll_output(cx)));
-        drop(keyed);
-        let result = match polled {
+        if this.cancelled.is_some() {
+            return this.poll_grace(cx).map(RichResult::from);
+        }
+        let result = match this.poll_future(cx) {
             Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.limits),
             Err(payload) => panicked(
                 this.name,
@@ -126,7 +149,10 @@ impl Future for Running<'_> {
             )
             .into(),
             Ok(Poll::Pending) => match this.timed_out(cx) {
-                Some(result) => result.into(),
+                Some(result) => {
+                    this.cancel(result);
+                    return this.poll_grace(cx).map(RichResult::from);
+                }
                 None => return Poll::Pending,
             },
         };
@@ -136,15 +162,108 @@ impl Future for Running<'_> {
 }
 
 impl Running<'_> {
+    /// Polls the tool's future once, with the call's effect key set; `Err` with the payload of a
+    /// panic.
+    fn poll_future(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Result<Poll<RichOutcome>, Box<dyn Any + Send>> {
+        let future = self
+            .future
+            .as_mut()
+            .expect("a tool call polled after it completed");
+        let keyed = EffectKeyGuard::set(self.effect_key);
+        let polled = catch_unwind(AssertUnwindSafe(|| future.poll_output(cx)));
+        drop(keyed);
+        polled
+    }
+
+    /// Cancels the call, whose result is now `result`: its context says so, and from here on the
+    /// call ends when its future does or its grace is over, whichever comes first.
+    pub(super) fn cancel(&mut self, result: ToolResult) {
+        if let Some(context) = &self.context {
+            context.cancel();
+        }
+        self.cancelled = Some(Grace {
+            result,
+            #[cfg(feature = "timeout")]
+            until: (!self.grace.is_zero()).then(|| futures_timer::Delay::new(self.grace)),
+        });
+    }
+
+    /// Polls a cancelled call through its grace: the tool's future runs on (racing
+    /// [`CallContext::cancelled`], it cleans up) until it ends or the grace is over, then is
+    /// dropped, and the call's result is the one it was cancelled with.
+    fn poll_grace(&mut self, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let ended = self.grace.is_zero() || self.future.is_none() || self.grace_ended(cx);
+        if !ended {
+            return Poll::Pending;
+        }
+        drop_quietly(self.future.take());
+        let grace = self
+            .cancelled
+            .take()
+            .expect("a call in its grace was cancelled");
+        Poll::Ready(grace.result)
+    }
+
+    /// Whether the future ended (its output, or a panic, goes unread) or the grace is over.
+    #[cfg(feature = "timeout")]
+    fn grace_ended(&mut self, cx: &mut Context<'_>) -> bool {
+        match self.poll_future(cx) {
+            Ok(Poll::Ready(_)) => true,
+            Err(payload) => {
+                drop_payload(payload);
+                true
+            }
+            Ok(Poll::Pending) => {
+                let grace = self
+                    .cancelled
+                    .as_mut()
+                    .expect("a call in its grace was cancelled");
+                grace
+                    .until
+                    .as_mut()
+                    .is_none_or(|until| Pin::new(until).poll(cx).is_ready())
+            }
+        }
+    }
+
+    /// Without the `timeout` feature there is no timer to end a grace: the future gets the polls
+    /// a dropped call's gets, on the spot.
+    #[cfg(not(feature = "timeout"))]
+    fn grace_ended(&mut self, _: &mut Context<'_>) -> bool {
+        self.poll_on_the_spot();
+        true
+    }
+
+    /// Polls a cancelled call's future here and now, as long as it wakes itself (at most
+    /// [`SPOT_POLLS`] times): cleanup that needs no waiting runs; cleanup that waits for
+    /// anything else does not, since nothing is left to wake.
+    fn poll_on_the_spot(&mut self) {
+        let woken = Arc::new(Woken(AtomicBool::new(false)));
+        let waker = Waker::from(Arc::clone(&woken));
+        let mut cx = Context::from_waker(&waker);
+        for _ in 0..SPOT_POLLS {
+            woken.0.store(false, Ordering::Relaxed);
+            match self.poll_future(&mut cx) {
+                Ok(Poll::Ready(_)) => return,
+                Err(payload) => {
+                    drop_payload(payload);
+                    return;
+                }
+                Ok(Poll::Pending) if !woken.0.load(Ordering::Acquire) => return,
+                Ok(Poll::Pending) => {}
+            }
+        }
+    }
+
     /// The result of a call that ran past the toolbox's timeout.
     #[cfg(feature = "timeout")]
     fn timed_out(&mut self, cx: &mut Context<'_>) -> Option<ToolResult> {
         let (delay, limit) = self.deadline.as_mut()?;
         if Pin::new(delay).poll(cx).is_pending() {
             return None;
-        }
-        if let Some(context) = &self.context {
-            context.cancel();
         }
         Some(ToolResult::error(
             self.call_id,
@@ -161,11 +280,31 @@ impl Running<'_> {
 
 impl Drop for Running<'_> {
     /// A call dropped before it finished (its caller gave up on it) drops the tool's future here.
+    ///
+    /// Nothing can poll the future after this, so its grace is what can run on the spot: the
+    /// context is cancelled and the future polled for as long as it wakes itself, which runs
+    /// cleanup that does not wait; then it is dropped.
     fn drop(&mut self) {
         if let (Some(_), Some(context)) = (&self.future, &self.context) {
             context.cancel();
+            if !self.grace.is_zero() {
+                self.poll_on_the_spot();
+            }
         }
         drop_quietly(self.future.take());
+    }
+}
+
+/// A waker that notes it was woken.
+struct Woken(AtomicBool);
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -236,8 +375,8 @@ impl From<ToolResult> for RichResult {
 }
 
 /// The result of a call that ran: its text cut to the output limit, each part of its content
-/// checked (media whose bytes are not their type fail the call) and left out with a note when
-/// it is over the media limit.
+/// checked and left out with a note when its bytes are not its media type or it is over the
+/// media limit.
 #[inline(always)]
 fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> RichResult {
     let max_output = limits.max_output_bytes();
@@ -273,19 +412,24 @@ fn with_content(
     let max_media = limits.max_media_bytes();
     let mut content = Vec::with_capacity(parts.len());
     for part in parts {
-        if let Err(mismatch) = part.check_media() {
-            let failure = prose::malformed_media(&part, mismatch);
-            return ToolResult::error(result.call_id, prose::failed(name, &failure)).into();
-        }
-        if part.byte_len().is_some_and(|len| len > max_media) {
-            let note = prose::media_too_large(name, &part, max_media);
-            if !result.content.is_empty() {
-                result.content.push('\n');
+        // A part that cannot be sent is left out with a note; the text and the other parts are
+        // still the tool's answer.
+        let note = match part.check_media() {
+            Err(mismatch) => Some(prose::media_refused(name, &part, &mismatch)),
+            Ok(()) if part.byte_len().is_some_and(|len| len > max_media) => {
+                Some(prose::media_too_large(name, &part, max_media))
             }
-            result.content.push_str(&note);
-            continue;
+            Ok(()) => None,
+        };
+        match note {
+            Some(note) => {
+                if !result.content.is_empty() {
+                    result.content.push('\n');
+                }
+                result.content.push_str(&note);
+            }
+            None => content.push(part),
         }
-        content.push(part);
     }
     RichResult { result, content }
 }

@@ -165,6 +165,17 @@ impl ToolSpans {
     }
 }
 
+/// A log line (a warning) saying that the journal of run `run` was written by a build whose tool
+/// `name` the toolbox replaying it defines otherwise, or lacks (`gone`).
+pub(crate) fn tool_changed(run: &str, name: &str, gone: bool) {
+    tracing::warn!(
+        skyl.run.id = run,
+        gen_ai.tool.name = name,
+        "{}",
+        super::tool_changed_line(run, name, gone)
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -190,6 +201,8 @@ mod tests {
     struct SpansInner {
         spans: Vec<(BTreeMap<String, String>, Option<usize>)>,
         entered: Vec<usize>,
+        /// Every event (log line): its level and its fields as text.
+        events: Vec<(tracing::Level, BTreeMap<String, String>)>,
     }
 
     struct Fields<'a>(&'a mut BTreeMap<String, String>);
@@ -227,7 +240,12 @@ mod tests {
 
         fn record_follows_from(&self, _: &Id, _: &Id) {}
 
-        fn event(&self, _: &Event<'_>) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            let level = *event.metadata().level();
+            self.0.lock().unwrap().events.push((level, fields));
+        }
 
         fn enter(&self, span: &Id) {
             let index = span.into_u64() as usize - 1;
@@ -361,5 +379,77 @@ mod tests {
             ),
         ];
         assert_eq!(inner.spans, expected);
+    }
+
+    /// A journal in memory.
+    #[derive(Default)]
+    struct Memory(Mutex<Vec<crate::agent::Entry>>);
+
+    impl crate::agent::Journal for Memory {
+        fn load<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::agent::BoxFuture<'a, Result<Vec<crate::agent::Entry>, crate::agent::JournalError>>
+        {
+            Box::pin(std::future::ready(Ok(self.0.lock().unwrap().clone())))
+        }
+
+        fn append<'a>(
+            &'a self,
+            _: &'a str,
+            entries: Vec<crate::agent::Entry>,
+            _: bool,
+        ) -> crate::agent::BoxFuture<'a, Result<(), crate::agent::JournalError>> {
+            self.0.lock().unwrap().extend(entries);
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    #[test]
+    fn a_journal_written_by_a_toolbox_that_defined_a_tool_otherwise_is_logged_as_a_warning() {
+        let echo = |description: &str| {
+            Echo(ToolDefinition {
+                name: "echo".into(),
+                description: description.into(),
+                parameters: json!({"type": "object"}),
+                ..Default::default()
+            })
+        };
+        let journal = Memory::default();
+        let model = ScriptedModel::new().reply_text("Hi!");
+        Agent::new(model, Toolbox::new().with(echo("Echoes.")), "m")
+            .run(vec![Message::user("Hi")])
+            .journaled(&journal, "r1")
+            .blocking()
+            .unwrap();
+
+        let rebuilt = Agent::new(
+            ScriptedModel::new(),
+            Toolbox::new().with(echo("Echoes, louder.")),
+            "m",
+        );
+        let spans = Spans::default();
+        tracing::subscriber::with_default(spans.clone(), || {
+            rebuilt
+                .run(vec![Message::user("Hi")])
+                .journaled(&journal, "r1")
+                .blocking()
+                .unwrap()
+        });
+        let fields: BTreeMap<String, String> = [
+            ("skyl.run.id", "r1"),
+            ("gen_ai.tool.name", "echo"),
+            (
+                "message",
+                "run \"r1\" was journaled by a build that defined the tool echo otherwise (its description, schema or annotations changed): the run goes on, its recorded results of echo stand, a call of echo cut off mid-run is decided by what that build promised, and a new call runs the tool as it is now",
+            ),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect();
+        assert_eq!(
+            spans.0.lock().unwrap().events,
+            [(tracing::Level::WARN, fields)]
+        );
     }
 }

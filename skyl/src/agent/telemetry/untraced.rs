@@ -40,3 +40,5 @@ impl ToolSpans {
 
     pub(crate) fn finish(&mut self, _: usize, _: &ToolResult) {}
 }
+
+pub(crate) fn tool_changed(_: &str, _: &str, _: bool) {}

@@ -4,14 +4,14 @@
 use serde_json::{Map, Value};
 
 use super::UsageKeys;
-use crate::content::{Content, ResultContent, Source, data_url};
+use crate::content::{Content, Document, ResultContent, Source, data_url};
 use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
-use crate::provider::lowering;
+use crate::provider::lowering::{MediaRule, ResultLowering};
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
@@ -420,6 +420,25 @@ impl Encoder for OpenAiChat {
     }
 }
 
+/// What a user message after the tool messages takes: images by data URL or URL, PDFs as
+/// bytes, and (on audio models) WAV and MP3 clips.
+const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+    .images(MediaRule::any())
+    .documents(MediaRule::any().bytes_only("takes documents only as bytes, not at a URL"))
+    .audio(MediaRule::none("takes audio only on audio models"));
+
+/// [`LOWERING`] on an audio model.
+const AUDIO_LOWERING: ResultLowering = LOWERING.audio(MediaRule::only(
+    &[
+        "audio/wav",
+        "audio/x-wav",
+        "audio/wave",
+        "audio/mpeg",
+        "audio/mp3",
+    ],
+    "takes audio only as WAV or MP3",
+));
+
 /// The text of a tool message whose result has content: the prose, then a line for each part
 /// a tool message can hold as text. The media parts (images, WAV and MP3 audio, PDFs given as
 /// bytes) go onto `media`, introduced by a line naming the call, for the user message that
@@ -430,58 +449,39 @@ fn tool_text(
     audio_input: bool,
     media: &mut Vec<Value>,
 ) -> String {
-    let mut text = super::result_text(result);
-    let mut carried = Vec::new();
-    for part in lowering::parts(&result.content, content) {
-        match media_part(part, audio_input) {
-            Ok(value) => carried.push(value),
-            Err(line) => {
-                if !text.is_empty() {
-                    text.push('\n');
-                }
-                text.push_str(&line);
-            }
-        }
-    }
+    let lowering = if audio_input {
+        AUDIO_LOWERING
+    } else {
+        LOWERING
+    };
+    let (text, carried) = lowering.split(super::result_text(result), result, content);
     if !carried.is_empty() {
         media.push(text_part(&prose::media_of_call(&result.call_id)));
-        media.extend(carried);
+        media.extend(carried.iter().filter_map(|part| media_part(part)));
     }
     text
 }
 
-/// A part as a content part of a user message (`image_url`, `input_audio`, `file`, as the SDK's
-/// `ChatCompletionContentPartParam` types them), or the line that stands for it.
-fn media_part(part: &Content, audio_input: bool) -> Result<Value, String> {
-    match part {
+/// A medium as a content part of a user message (`image_url`, `input_audio`, `file`, as the
+/// SDK's `ChatCompletionContentPartParam` types them).
+fn media_part(part: &Content) -> Option<Value> {
+    Some(match part {
         Content::Image(image) => {
             let url = match &image.source {
                 Source::Base64(data) => data_url(&image.media_type, data),
                 Source::Url(url) => url.clone(),
             };
-            Ok(object([
+            object([
                 ("type", "image_url".into()),
                 ("image_url", object([("url", url.into())])),
-            ]))
+            ])
         }
-        Content::Audio(_) if !audio_input => Err(lowering::not_taken(
-            part,
-            PROVIDER,
-            "takes audio only on audio models",
-        )),
         Content::Audio(audio) => {
             let format = match audio.media_type.as_str() {
-                "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
                 "audio/mpeg" | "audio/mp3" => "mp3",
-                _ => {
-                    return Err(lowering::not_taken(
-                        part,
-                        PROVIDER,
-                        "takes audio only as WAV or MP3",
-                    ));
-                }
+                _ => "wav",
             };
-            Ok(object([
+            object([
                 ("type", "input_audio".into()),
                 (
                     "input_audio",
@@ -490,30 +490,25 @@ fn media_part(part: &Content, audio_input: bool) -> Result<Value, String> {
                         ("format", format.into()),
                     ]),
                 ),
-            ]))
+            ])
         }
-        Content::Document(document) => match &document.source {
-            Source::Base64(data) => Ok(object([
-                ("type", "file".into()),
-                (
-                    "file",
-                    object([
-                        (
-                            "filename",
-                            document.title.as_deref().unwrap_or(DOCUMENT_NAME).into(),
-                        ),
-                        ("file_data", data_url(&document.media_type, data).into()),
-                    ]),
-                ),
-            ])),
-            Source::Url(_) => Err(lowering::not_taken(
-                part,
-                PROVIDER,
-                "takes documents only as bytes, not at a URL",
-            )),
-        },
-        other => Err(lowering::line(other)),
-    }
+        Content::Document(Document {
+            media_type,
+            source: Source::Base64(data),
+            title,
+        }) => object([
+            ("type", "file".into()),
+            (
+                "file",
+                object([
+                    ("filename", title.as_deref().unwrap_or(DOCUMENT_NAME).into()),
+                    ("file_data", data_url(media_type, data).into()),
+                ]),
+            ),
+        ]),
+        // The lowering gives no other medium.
+        _ => return None,
+    })
 }
 
 /// The file name of a document that has no title.

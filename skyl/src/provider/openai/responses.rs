@@ -3,13 +3,13 @@
 use serde_json::{Map, Value};
 
 use super::UsageKeys;
-use crate::content::{Content, ResultContent, Source, data_url};
+use crate::content::{self, Content, ResultContent, Source, data_url};
 use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, ToolCall, ToolResult};
 use crate::provider::api::bearer;
 use crate::provider::decode::{Answer, Decoder};
 use crate::provider::encode::{Encoder, object};
-use crate::provider::lowering;
+use crate::provider::lowering::{Lowered, MediaRule, ResultLowering};
 use crate::provider::names::{self, NameRule};
 use crate::provider::read::Node;
 use crate::provider::{
@@ -198,9 +198,7 @@ fn output_items(result: &ToolResult, content: &ResultContent) -> Value {
     if !prose.is_empty() {
         items.push(input_text(&prose));
     }
-    for part in lowering::parts(&result.content, content) {
-        items.push(output_item(part));
-    }
+    items.extend(LOWERING.lower(result, content).into_iter().map(output_item));
     if items.is_empty() {
         return Value::String(prose);
     }
@@ -211,8 +209,20 @@ fn input_text(text: &str) -> Value {
     object([("type", "input_text".into()), ("text", text.into())])
 }
 
-fn output_item(part: &Content) -> Value {
-    match part {
+/// What a `function_call_output` takes: images and files, by data URL or URL; no audio.
+const LOWERING: ResultLowering = ResultLowering::new(PROVIDER)
+    .images(MediaRule::any())
+    .documents(MediaRule::any())
+    .audio(MediaRule::none(
+        "takes no audio in a function call's output",
+    ));
+
+fn output_item(part: Lowered<'_>) -> Value {
+    let part = match part {
+        Lowered::Line(line) => return input_text(&line),
+        Lowered::Media(part) => part,
+    };
+    match &*part {
         Content::Image(image) => {
             let url = match &image.source {
                 Source::Base64(data) => data_url(&image.media_type, data),
@@ -238,12 +248,8 @@ fn output_item(part: &Content) -> Value {
                 ("file_url", Value::from(&**url)),
             ]),
         },
-        Content::Audio(_) => input_text(&lowering::not_taken(
-            part,
-            PROVIDER,
-            "takes no audio in a function call's output",
-        )),
-        other => input_text(&lowering::line(other)),
+        // The lowering gives no other medium to a wire that takes no other.
+        other => input_text(&content::line(other)),
     }
 }
 

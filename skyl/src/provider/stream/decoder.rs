@@ -19,8 +19,9 @@ use super::StreamEvent;
 
 /// An [`Adapter`] whose provider can stream its answers.
 ///
-/// Implemented by the four adapters. It is object-safe, so `Box<dyn Streaming>` can encode,
-/// decode and stream.
+/// Implemented by the built-in adapters and by any provider of your own that streams (from its
+/// [`StreamSteps`](crate::provider::StreamSteps)). It is object-safe, so `Box<dyn Streaming>`
+/// can encode, decode and stream.
 ///
 /// ```
 /// use skyl::provider::{Anthropic, Streaming};
@@ -126,6 +127,15 @@ impl StreamDecoder {
         self.count += 1;
         self.last.clear();
         self.last.push_str(event);
+        // An `event: error` whose data is plain text (what a server that failed mid-stream often
+        // sends) is the server's reason in its own words; JSON data is the provider's step's.
+        if event == "error" && serde_json::from_str::<serde::de::IgnoredAny>(data).is_err() {
+            let message = crate::text::shortened(data.trim(), MAX_ERROR_TEXT).into_owned();
+            return Err(self.fail(Fault::Provider {
+                kind: None,
+                message,
+            }));
+        }
         let mut out = Out {
             sink,
             calls: &mut self.calls,
@@ -289,6 +299,9 @@ impl StreamDecoder {
         }
     }
 }
+
+/// The longest piece of an error event's plain text kept in its error.
+const MAX_ERROR_TEXT: usize = 2000;
 
 /// What a provider's stream supplies to a [`StreamDecoder`]: how one event grows the answer, and
 /// the body the answer would have had unstreamed, which the adapter's own
