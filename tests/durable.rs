@@ -395,7 +395,7 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
         .unwrap_err();
     assert_eq!(
         std::error::Error::source(&error).unwrap().to_string(),
-        "run \"r2\": record \"began\" has format version 7, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+        "run \"r2\": record \"began\" has format version 7, and this skyl reads up to version 2; resume the run with the newer skyl that wrote it"
     );
     assert_eq!(
         error.to_string(),
@@ -470,12 +470,12 @@ fn a_run_saved_before_runs_carried_a_format_still_loads_and_resumes_and_a_newer_
     );
 
     let mut newer: Value = serde_json::from_str(saved).unwrap();
-    newer["format"] = json!(2);
+    newer["format"] = json!(3);
     newer["id"] = json!("r9");
     let error = serde_json::from_value::<Run>(newer).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "run \"r9\" cannot be resumed: it was saved in format version 2, and this skyl reads up to version 1; load it with the newer skyl that saved it"
+        "run \"r9\" cannot be resumed: it was saved in format version 3, and this skyl reads up to version 2; load it with the newer skyl that saved it"
     );
 }
 

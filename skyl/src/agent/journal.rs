@@ -143,8 +143,18 @@ impl<J: Journal + ?Sized> Journal for &J {
     }
 }
 
-/// The version of the records this code writes; a record of a later version is refused.
-pub(crate) const RECORD_FORMAT: u32 = 1;
+/// The version of the records this code writes, and the latest it reads; a record of a later
+/// version is refused, naming its version and this one, rather than read as corrupt.
+///
+/// - 1: the first.
+/// - 2: the saved run inside `began` is of run format 2, `began` holds each tool's definition
+///   fingerprint, and an intent what the writing build promised of its tool (idempotent, the
+///   definition's fingerprint). Version 1 records of the last builds of version 1 hold the same
+///   fields and are read as they are; the version was bumped after them.
+///
+/// The JSON shape of each record is pinned by `tests/fixtures/stored/records.v{RECORD_FORMAT}.json`:
+/// a change of that shape is a new version, with a golden file of its own.
+pub(crate) const RECORD_FORMAT: u32 = 2;
 
 /// A record, as the core reads and writes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -458,7 +468,7 @@ mod tests {
         assert_eq!(entry.key, "intent/2/1");
         assert_eq!(
             serde_json::from_str::<Value>(&entry.body).unwrap(),
-            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 1})
+            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 2})
         );
         assert_eq!(Record::read("r1", &entry).unwrap(), record);
     }
@@ -509,12 +519,12 @@ mod tests {
         };
         let newer = Record::read(
             "r1",
-            &entry("result/1/0", r#"{"record": "result", "format": 2}"#),
+            &entry("result/1/0", r#"{"record": "result", "format": 3}"#),
         )
         .unwrap_err();
         assert_eq!(
             newer.to_string(),
-            "run \"r1\": record \"result/1/0\" has format version 2, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+            "run \"r1\": record \"result/1/0\" has format version 3, and this skyl reads up to version 2; resume the run with the newer skyl that wrote it"
         );
         let torn = Record::read("r1", &entry("answer/3", r#"{"record": "answ"#)).unwrap_err();
         assert!(
