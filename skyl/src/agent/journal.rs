@@ -44,6 +44,10 @@
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
+//! - A journal may give each run one owner at a time (`skyl::durable::SqliteJournal` does, with
+//!   a lease): [`Journal::load`] then fails with [`JournalError::Owned`] while another live
+//!   worker runs the run, before anything is read or acted on, and the loop gives the run back
+//!   with [`Journal::release`] when it stops.
 //! - Each call that runs can read its [`effect_key`]: stable across crashes and resumes, made of
 //!   the run id, the step and the call id, for an external API's idempotency key.
 //! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
