@@ -18,9 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::json;
 use skyl::agent::{Agent, Stop};
 use skyl::durable::SqliteJournal;
-use skyl::model::{BoxFuture, Model, ModelError};
-use skyl::provider::{Request, Response};
-use skyl::{Message, Role, ToolCall, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
 
 const STEPS: usize = 10;
 
@@ -36,34 +35,22 @@ fn notify(to: String) -> String {
     to
 }
 
-/// Calls `tool` at every step but the last, by the number of answers in the transcript.
-struct Script(&'static str);
-
-impl Model for Script {
-    fn complete<'a>(
-        &'a self,
-        request: &'a Request<'_>,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let step = request
-            .messages
-            .iter()
-            .filter(|message| message.role == Role::Assistant)
-            .count();
-        let response = if step + 1 < STEPS {
-            let arguments = match self.0 {
+/// Calls `tool` at every step but the last, by step (every run asks for steps 1 to 10 again).
+/// Unrecorded: a bench's thousands of runs would grow a record of their requests without bound.
+fn script(tool: &'static str) -> ScriptedModel {
+    (0..STEPS - 1)
+        .fold(ScriptedModel::by_step().unrecorded(), |script, step| {
+            let arguments = match tool {
                 "lookup" => json!({"word": format!("w{step}")}),
                 _ => json!({"to": format!("p{step}")}),
             };
-            Response::calls([ToolCall::new(format!("c{step}"), self.0, arguments)])
-        } else {
-            Response::text("done")
-        };
-        Box::pin(std::future::ready(Ok(response)))
-    }
+            script.reply_calls([ToolCall::new(format!("c{step}"), tool, arguments)])
+        })
+        .reply_text("done")
 }
 
 fn agent(tool: &'static str) -> Agent {
-    Agent::new(Script(tool), Toolbox::new().with(Lookup).with(Notify), "m").with_max_steps(20)
+    Agent::new(script(tool), Toolbox::new().with(Lookup).with(Notify), "m").with_max_steps(20)
 }
 
 fn journal() -> SqliteJournal {

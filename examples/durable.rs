@@ -2,7 +2,7 @@
 //! email twice.
 //!
 //! ```text
-//! cargo run --example durable -- --journal PATH --outbox FILE [--transcript FILE]
+//! cargo run --example durable -- --journal PATH --outbox FILE [--transcript FILE] [--owner NAME]
 //! ```
 //!
 //! Offline: a scripted model plays the provider, over three steps of tool calls (seven calls:
@@ -15,6 +15,11 @@
 //! again, a lookup that was cut off runs again, and an email that was cut off is not sent again:
 //! the model reads that its outcome is unknown. Once the run is finished, starting it prints the
 //! same finished run and runs nothing. `--transcript FILE` writes the final transcript as JSON.
+//!
+//! The run has one owner at a time, the worker holding its lease in the journal: `--owner NAME`
+//! names this one (`durable-example` unless given). Started again under the same name after a
+//! kill, it takes the run back at once; a worker under another name is refused while the lease
+//! is live (five minutes after the owner's last write), and takes the run over after that.
 //!
 //! The example is also a binary of this package (`durable_worker`), which the crash test kills.
 
@@ -31,9 +36,8 @@ use std::time::Duration;
 use serde_json::json;
 use skyl::agent::{Agent, AnsweredBy, Event};
 use skyl::durable::SqliteJournal;
-use skyl::model::{BoxFuture, Model, ModelError};
-use skyl::provider::{Request, Response};
-use skyl::{Message, Role, ToolCall, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
 
 /// The run's id in the journal.
 const RUN_ID: &str = "demo";
@@ -94,68 +98,51 @@ fn busy(seed: &str) {
     sleep(Duration::from_millis(100 + spread));
 }
 
-/// The scripted model: the answer of a step depends on how many answers the transcript holds, so
-/// a run replayed from its journal asks for exactly the step it is at.
-struct Script;
-
-impl Script {
-    fn answer(step: usize) -> Response {
-        let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
-        match step {
-            0 => Response::calls([
-                call("c1", "lookup_contact", json!({"name": "Ada"})),
-                call("c2", "lookup_contact", json!({"name": "Bob"})),
-                call("c3", "get_weather", json!({"city": "Lisbon"})),
-            ]),
-            1 => Response::calls([
-                call(
-                    "c4",
-                    "send_email",
-                    json!({"to": "ada@example.com", "body": "Lisbon: 21C and clear."}),
-                ),
-                call(
-                    "c5",
-                    "send_email",
-                    json!({"to": "bob@example.com", "body": "Lisbon: 21C and clear."}),
-                ),
-            ]),
-            2 => Response::calls([
-                call("c6", "get_weather", json!({"city": "Porto"})),
-                call(
-                    "c7",
-                    "send_email",
-                    json!({"to": "ada@example.com", "body": "Porto too, if you go north."}),
-                ),
-            ]),
-            _ => Response::text("I sent Ada and Bob the weather in Lisbon, and Ada Porto's too."),
-        }
-    }
-}
-
-impl Model for Script {
-    fn complete<'a>(
-        &'a self,
-        request: &'a Request<'_>,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let step = request
-            .messages
-            .iter()
-            .filter(|message| message.role == Role::Assistant)
-            .count();
-        Box::pin(std::future::ready(Ok(Script::answer(step))))
-    }
+/// The scripted model, by step: a run replayed from its journal asks for exactly the step it is
+/// at, and gets that step's answer.
+fn script() -> ScriptedModel {
+    let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
+    ScriptedModel::by_step()
+        .reply_calls([
+            call("c1", "lookup_contact", json!({"name": "Ada"})),
+            call("c2", "lookup_contact", json!({"name": "Bob"})),
+            call("c3", "get_weather", json!({"city": "Lisbon"})),
+        ])
+        .reply_calls([
+            call(
+                "c4",
+                "send_email",
+                json!({"to": "ada@example.com", "body": "Lisbon: 21C and clear."}),
+            ),
+            call(
+                "c5",
+                "send_email",
+                json!({"to": "bob@example.com", "body": "Lisbon: 21C and clear."}),
+            ),
+        ])
+        .reply_calls([
+            call("c6", "get_weather", json!({"city": "Porto"})),
+            call(
+                "c7",
+                "send_email",
+                json!({"to": "ada@example.com", "body": "Porto too, if you go north."}),
+            ),
+        ])
+        .reply_text("I sent Ada and Bob the weather in Lisbon, and Ada Porto's too.")
 }
 
 struct Args {
     journal: PathBuf,
     outbox: PathBuf,
     transcript: Option<PathBuf>,
+    owner: String,
 }
 
 fn args() -> Result<Args, String> {
     let mut journal = None;
     let mut outbox = None;
     let mut transcript = None;
+    let mut owner = "durable-example".to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -163,6 +150,7 @@ fn args() -> Result<Args, String> {
             "--journal" => journal = Some(PathBuf::from(value)),
             "--outbox" => outbox = Some(PathBuf::from(value)),
             "--transcript" => transcript = Some(PathBuf::from(value)),
+            "--owner" => owner = value,
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -171,8 +159,11 @@ fn args() -> Result<Args, String> {
             journal,
             outbox,
             transcript,
+            owner,
         }),
-        _ => Err("usage: durable --journal PATH --outbox FILE [--transcript FILE]".into()),
+        _ => Err(
+            "usage: durable --journal PATH --outbox FILE [--transcript FILE] [--owner NAME]".into(),
+        ),
     }
 }
 
@@ -186,7 +177,7 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     let journal = match SqliteJournal::open(&args.journal) {
-        Ok(journal) => journal,
+        Ok(journal) => journal.with_owner(&args.owner),
         Err(error) => {
             eprintln!(
                 "the journal {} cannot be opened: {}",
@@ -200,7 +191,7 @@ pub(crate) fn main() -> ExitCode {
         .with(LookupContact)
         .with(GetWeather)
         .with(SendEmail);
-    let agent = Agent::new(Script, toolbox, "scripted");
+    let agent = Agent::new(script(), toolbox, "scripted");
     let run = agent
         .run(vec![Message::user(
             "Email Ada and Bob the weather in Lisbon; Ada may go to Porto.",

@@ -1151,7 +1151,7 @@ fn a_stored_run_that_cannot_be_resumed_is_refused_when_loaded() {
                 // The fingerprint of pay's definition, which an approval is bound to.
                 "slots": [{"paused": {"definition": "103185933da10ce6"}}]
             },
-            "format": 1
+            "format": 2
         })
     );
 

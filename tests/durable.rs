@@ -1,6 +1,6 @@
 //! Durable runs on the real SQLite journal (a file in a temporary directory per test): replay,
 //! the rule for a call started and never finished, effect keys, syncs, bad records, the saved-run
-//! format, and approvals bound to what they approve.
+//! format, approvals bound to what they approve, and one owner per run.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -68,13 +68,9 @@ impl Drop for TempDir {
     }
 }
 
-/// The output of a future the SQLite journal makes, which is ready at once.
-fn ready<T>(mut future: BoxFuture<'_, T>) -> T {
-    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-    match future.as_mut().poll(&mut context) {
-        std::task::Poll::Ready(output) => output,
-        std::task::Poll::Pending => panic!("the SQLite journal answers at once"),
-    }
+/// The output of a future the SQLite journal makes, which its writer thread answers.
+fn ready<T>(future: BoxFuture<'_, T>) -> T {
+    crate::support::block_on(future)
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
@@ -148,6 +144,10 @@ struct DiesBeforeResults {
 impl Journal for DiesBeforeResults {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         self.journal.load(run)
+    }
+
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.journal.release(run)
     }
 
     fn append<'a>(
@@ -246,6 +246,10 @@ struct FailsAtDurable {
 impl Journal for FailsAtDurable {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         self.journal.load(run)
+    }
+
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.journal.release(run)
     }
 
     fn append<'a>(
@@ -391,7 +395,7 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
         .unwrap_err();
     assert_eq!(
         std::error::Error::source(&error).unwrap().to_string(),
-        "run \"r2\": record \"began\" has format version 7, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+        "run \"r2\": record \"began\" has format version 7, and this skyl reads up to version 2; resume the run with the newer skyl that wrote it"
     );
     assert_eq!(
         error.to_string(),
@@ -466,12 +470,12 @@ fn a_run_saved_before_runs_carried_a_format_still_loads_and_resumes_and_a_newer_
     );
 
     let mut newer: Value = serde_json::from_str(saved).unwrap();
-    newer["format"] = json!(2);
+    newer["format"] = json!(3);
     newer["id"] = json!("r9");
     let error = serde_json::from_value::<Run>(newer).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "run \"r9\" cannot be resumed: it was saved in format version 2, and this skyl reads up to version 1; load it with the newer skyl that saved it"
+        "run \"r9\" cannot be resumed: it was saved in format version 3, and this skyl reads up to version 2; load it with the newer skyl that saved it"
     );
 }
 
@@ -693,6 +697,175 @@ fn a_replayed_result_keeps_the_image_beside_it() {
     assert_eq!(again.transcript(), run.transcript());
 }
 
+/// Sends an email once told to: `started` hears that it runs, `finish` says when it may end.
+#[skyl::tool(idempotent = false)]
+fn send_when_told(#[state] gate: &Gate, to: String) -> String {
+    gate.started.lock().unwrap().send(()).unwrap();
+    gate.finish.lock().unwrap().recv().unwrap();
+    gate.sent.lock().unwrap().push(to.clone());
+    format!("sent to {to}")
+}
+
+struct Gate {
+    started: Mutex<std::sync::mpsc::Sender<()>>,
+    finish: Mutex<std::sync::mpsc::Receiver<()>>,
+    sent: Mutex<Vec<String>>,
+}
+
+#[test]
+fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_once_it_is_done() {
+    let dir = TempDir::new("two-workers");
+    let lease = Duration::from_secs(3600);
+    let first = dir.journal().with_owner("worker-a").with_lease(lease);
+    let second = dir.journal().with_owner("worker-b");
+    let (started, running) = std::sync::mpsc::channel();
+    let (finish, finishing) = std::sync::mpsc::channel();
+    let gate = Gate {
+        started: Mutex::new(started),
+        finish: Mutex::new(finishing),
+        sent: Mutex::default(),
+    };
+    // When the model was asked: after the run was loaded, before its answer was written.
+    let asked = std::sync::Arc::new(Mutex::new(None));
+    let model = {
+        let asked = std::sync::Arc::clone(&asked);
+        ScriptedModel::new()
+            .reply_with(move |_| {
+                *asked.lock().unwrap() = Some(SystemTime::now());
+                // The answer's write comes a clock tick later than the load.
+                std::thread::sleep(Duration::from_millis(2));
+                Ok(skyl::model::Response::calls([call(
+                    "c1",
+                    "send_when_told",
+                    json!({"to": "ada"}),
+                )]))
+            })
+            .reply_text("Sent.")
+    };
+    let agent = Agent::new(model, Toolbox::with_state(gate).with(SendWhenTold), "m");
+    std::thread::scope(|scope| {
+        // Owned by this closure: a failed assertion drops it, and the email ends.
+        let finish = finish;
+        let worker = scope.spawn(|| {
+            agent
+                .run(vec![Message::user("Email Ada")])
+                .journaled(&first, "r1")
+                .blocking()
+        });
+        // The first worker's email is running: its intent is written, its result is not.
+        running.recv().unwrap();
+
+        let silent = ScriptedModel::new();
+        let other = Agent::new(silent.clone(), toolbox(), "m");
+        let refused = other
+            .run(vec![Message::user("Email Ada")])
+            .journaled(&second, "r1")
+            .blocking()
+            .unwrap_err();
+        let DurableRunError::Journal(JournalError::Owned {
+            run,
+            owner,
+            expires,
+        }) = &refused
+        else {
+            panic!("{refused}")
+        };
+        assert_eq!((run.as_str(), owner.as_str()), ("r1", "worker-a"));
+        // Renewed by the writes after the model was asked, not only taken when the run loaded.
+        let asked = asked.lock().unwrap().unwrap();
+        assert!(*expires >= asked + lease, "{expires:?} {asked:?}");
+        // The second worker did nothing: no model request, no email, no answer for the call.
+        assert!(silent.requests().is_empty());
+        assert!(other.toolbox().state().sent.lock().unwrap().is_empty());
+
+        finish.send(()).unwrap();
+        let run = worker.join().unwrap().unwrap();
+        assert_eq!(run.text(), "Sent.");
+        assert_eq!(
+            run.transcript()[2].tool_results().next().unwrap(),
+            &ToolResult::success("c1", "sent to ada")
+        );
+
+        // The first worker is done and gave the run back: the second replays all of its work.
+        let mut events = Vec::new();
+        let replayed = other
+            .run(vec![Message::user("Email Ada")])
+            .journaled(&second, "r1")
+            .on_event(|event| {
+                if let Event::ToolAnswered { result, by, .. } = event {
+                    events.push((result.call_id, by));
+                }
+            })
+            .blocking()
+            .unwrap();
+        assert_eq!(replayed.transcript(), run.transcript());
+        assert_eq!(events, [("c1".to_owned(), AnsweredBy::Journal)]);
+        assert!(silent.requests().is_empty());
+        assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    });
+}
+
+#[test]
+fn a_run_whose_owner_stopped_renewing_is_taken_over_once_its_lease_expires() {
+    let dir = TempDir::new("lease-expiry");
+    // A worker took the run and died before doing anything else.
+    let dead = dir.journal().with_owner("worker-a");
+    assert_eq!(ready(dead.load("r1")).unwrap(), []);
+    let second = dir.journal().with_owner("worker-b");
+    let agent = Agent::new(script(), toolbox(), "m");
+    let refused = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&second, "r1")
+        .blocking()
+        .unwrap_err();
+    assert!(
+        matches!(&refused, DurableRunError::Journal(JournalError::Owned { owner, .. }) if owner == "worker-a"),
+        "{refused}"
+    );
+    assert!(agent.toolbox().state().sent.lock().unwrap().is_empty());
+
+    // Its last heartbeat set a lease of a millisecond; once it lapses, the run is the second's.
+    let last_breath = dir
+        .journal()
+        .with_owner("worker-a")
+        .with_lease(Duration::from_millis(1));
+    assert_eq!(ready(last_breath.load("r1")).unwrap(), []);
+    let mut attempts = 0;
+    let run = loop {
+        attempts += 1;
+        match agent
+            .run(vec![Message::user("Go")])
+            .journaled(&second, "r1")
+            .blocking()
+        {
+            Ok(run) => break run,
+            Err(DurableRunError::Journal(JournalError::Owned { .. })) if attempts < 1000 => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(error) => panic!("after {attempts} attempts: {error}"),
+        }
+    };
+    assert_eq!(run.text(), "Done.");
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+
+    // Held by the second again, the run refuses the first's writes: a worker that lost its
+    // lease writes nothing, rather than answering for a run another one is running.
+    assert_eq!(ready(second.load("r1")).unwrap().len(), 6);
+    let late = ready(dead.append(
+        "r1",
+        vec![Entry {
+            key: "answer/9".into(),
+            body: "{}".into(),
+        }],
+        true,
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&late, JournalError::Owned { owner, .. } if owner == "worker-b"),
+        "{late}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Killed between two calls
 
@@ -751,7 +924,9 @@ fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_be
     if let Some(dir) = std::env::var_os(CRASH_CHILD) {
         // The child: one turn of two synchronous calls, the second never finishing.
         let dir = PathBuf::from(dir);
-        let journal = SqliteJournal::open(dir.join("journal.db")).unwrap();
+        let journal = SqliteJournal::open(dir.join("journal.db"))
+            .unwrap()
+            .with_owner("worker");
         let model = ScriptedModel::new().reply_calls([
             call("c1", "append_note", json!({"text": "ada"})),
             call("c2", "send_fax", json!({"to": "bob"})),
@@ -791,7 +966,8 @@ fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_be
     child.wait().unwrap();
     assert_eq!(marks.read("notes"), ["ada"]);
 
-    let journal = dir.journal();
+    // The worker started again under its name takes its run back at once.
+    let journal = dir.journal().with_owner("worker");
     let agent = fax_agent(
         Marks(dir.0.clone()),
         ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),

@@ -30,6 +30,7 @@ mod providers;
 mod registration;
 mod repeated_calls;
 mod settings;
+mod stored_formats;
 mod stream;
 mod toolbox;
 mod toolbox_check;

@@ -35,9 +35,8 @@ use restate_sdk::prelude::*;
 use serde::Deserialize;
 use serde_json::json;
 use skyl::agent::{Agent, Run};
-use skyl::model::{BoxFuture, Model, ModelError};
-use skyl::provider::{Request, Response};
-use skyl::{Message, Role, ToolCall, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
 use skyl_restate::{Decision, Status};
 
 /// Where the outbox is, for the tools with effects.
@@ -134,56 +133,39 @@ async fn busy(seed: &str, what: &str) {
     tokio::time::sleep(Duration::from_millis(100 + spread)).await;
 }
 
-/// The scripted model: the answer of a step depends on how many answers the transcript holds, so
-/// a run replayed from its journal asks for exactly the step it is at.
-struct Script;
-
-impl Script {
-    fn answer(step: usize) -> Response {
-        let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
-        match step {
-            0 => Response::calls([
-                call("c1", "lookup_contact", json!({"name": "Ada"})),
-                call("c2", "lookup_contact", json!({"name": "Bob"})),
-            ]),
-            1 => Response::calls([
-                call(
-                    "c3",
-                    "send_email",
-                    json!({"to": "ada@example.com", "body": "The standup is off this week."}),
-                ),
-                call(
-                    "c4",
-                    "send_email",
-                    json!({"to": "bob@example.com", "body": "The standup is off this week."}),
-                ),
-            ]),
-            2 => Response::calls([
-                call("c5", "cancel_meeting", json!({"meeting": "standup"})),
-                call("c6", "lookup_contact", json!({"name": "Ada"})),
-            ]),
-            3 => Response::calls([call(
-                "c7",
+/// The scripted model, by step: a run replayed from its journal asks for exactly the step it is
+/// at, and gets that step's answer. Unrecorded: the service's runs would grow a record of their
+/// requests without bound.
+fn script() -> ScriptedModel {
+    let call = |id: &str, name: &str, arguments| ToolCall::new(id, name, arguments);
+    ScriptedModel::by_step()
+        .unrecorded()
+        .reply_calls([
+            call("c1", "lookup_contact", json!({"name": "Ada"})),
+            call("c2", "lookup_contact", json!({"name": "Bob"})),
+        ])
+        .reply_calls([
+            call(
+                "c3",
                 "send_email",
-                json!({"to": "ada@example.com", "body": "Done: the standup is cancelled."}),
-            )]),
-            _ => Response::text("I emailed Ada and Bob and cancelled the standup."),
-        }
-    }
-}
-
-impl Model for Script {
-    fn complete<'a>(
-        &'a self,
-        request: &'a Request<'_>,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let step = request
-            .messages
-            .iter()
-            .filter(|message| message.role == Role::Assistant)
-            .count();
-        Box::pin(std::future::ready(Ok(Script::answer(step))))
-    }
+                json!({"to": "ada@example.com", "body": "The standup is off this week."}),
+            ),
+            call(
+                "c4",
+                "send_email",
+                json!({"to": "bob@example.com", "body": "The standup is off this week."}),
+            ),
+        ])
+        .reply_calls([
+            call("c5", "cancel_meeting", json!({"meeting": "standup"})),
+            call("c6", "lookup_contact", json!({"name": "Ada"})),
+        ])
+        .reply_calls([call(
+            "c7",
+            "send_email",
+            json!({"to": "ada@example.com", "body": "Done: the standup is cancelled."}),
+        )])
+        .reply_text("I emailed Ada and Bob and cancelled the standup.")
 }
 
 /// What starts a run.
@@ -306,7 +288,7 @@ pub(crate) fn main() -> ExitCode {
         Variant::Changed => toolbox.with(CancelMeetingWithNote),
     };
     let tools = toolbox.definitions().len();
-    let agent = Agent::new(Script, toolbox, "scripted").with_approval_for_destructive(true);
+    let agent = Agent::new(script(), toolbox, "scripted").with_approval_for_destructive(true);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

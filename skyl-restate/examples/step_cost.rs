@@ -21,9 +21,8 @@ use restate_sdk::prelude::*;
 use serde_json::json;
 use skyl::agent::{Agent, Run};
 use skyl::durable::SqliteJournal;
-use skyl::model::{BoxFuture, Model, ModelError};
-use skyl::provider::{Request, Response};
-use skyl::{Message, Role, ToolCall, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
 use skyl_restate::local::LocalRestate;
 
 /// Records something (nothing, here): a tool that can have effects, so its calls get an intent.
@@ -35,37 +34,22 @@ fn record(
     format!("recorded {what}")
 }
 
-/// Answers `steps` steps of one call each, then a text; the step is read from the transcript, so
-/// a replayed run asks for the step it is at.
-struct Script {
-    steps: usize,
-}
-
-impl Model for Script {
-    fn complete<'a>(
-        &'a self,
-        request: &'a Request<'_>,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let step = request
-            .messages
-            .iter()
-            .filter(|message| message.role == Role::Assistant)
-            .count();
-        let response = if step < self.steps {
-            Response::calls([ToolCall::new(
+/// Answers `steps` steps of one call each, then a text; by step, so a replayed run gets the
+/// answer of the step it is at. Unrecorded: the model serves every run of the measure.
+fn script(steps: usize) -> ScriptedModel {
+    (0..steps)
+        .fold(ScriptedModel::by_step().unrecorded(), |script, step| {
+            script.reply_calls([ToolCall::new(
                 format!("c{step}"),
                 "record",
                 json!({"what": format!("step {step}")}),
             )])
-        } else {
-            Response::text("done")
-        };
-        Box::pin(std::future::ready(Ok(response)))
-    }
+        })
+        .reply_text("done")
 }
 
 fn agent(steps: usize) -> Agent {
-    Agent::new(Script { steps }, Toolbox::new().with(Record), "scripted").with_max_steps(100)
+    Agent::new(script(steps), Toolbox::new().with(Record), "scripted").with_max_steps(100)
 }
 
 /// The workflow: a run of one step, and one of ten.

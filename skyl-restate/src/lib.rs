@@ -87,7 +87,7 @@
 //!
 //! | what | name | value |
 //! |---|---|---|
-//! | the journal | `ctx.run` named [`JOURNAL_RUN`] (`skyl-journal`), every one | `{"skyl": "open"}`, `{"skyl": "close"}`, or `{"skyl": "entries", "entries": [{"key": ..., "body": ...}]}`, the bodies skyl's records (versioned: `"format": 1`) |
+//! | the journal | `ctx.run` named [`JOURNAL_RUN`] (`skyl-journal`), every one | `{"skyl": "open"}`, `{"skyl": "close"}`, or `{"skyl": "entries", "entries": [{"key": ..., "body": ...}]}`, the bodies skyl's records (versioned: `"format": 2`) |
 //! | that the run started | workflow state [`STARTED_STATE`] (`skyl-started`), set first | `true` |
 //! | the definitions of the waiting calls' tools when the run paused | `ctx.run` named [`PAUSED_RUN`] (`skyl-paused`), once per pause | a list of tool definitions (`null` for a tool the service lacked), in the order of the calls |
 //! | the calls waiting | workflow state [`WAITING_STATE`] (`skyl-waiting`) | a list of [`WaitingCall`] |

@@ -479,7 +479,8 @@
 //! and that it must check before calling it again. A tool reads its call's
 //! `skyl::agent::effect_key()` (stable across crashes) to pass to an external API as its
 //! idempotency key. The `Journal` trait is the seam ([`agent::journal`] documents its records and
-//! rules); the `durable` feature gives `SqliteJournal`, one file for many runs, in which two
+//! rules); the `durable` feature gives `SqliteJournal`, one file for many runs, in which a run
+//! has one owner at a time (a second worker is refused until the owner's lease expires) and two
 //! workers cannot both start the same effect. `cargo run --example durable` shows a run that
 //! survives `kill -9` at any instant.
 //!

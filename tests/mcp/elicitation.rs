@@ -461,6 +461,27 @@ async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() 
 }
 
 #[tokio::test]
+async fn a_call_parked_past_its_question_expiry_is_dropped_and_answered_as_after_a_restart() {
+    let rooms = Rooms::default();
+    let builder = Remote::builder("rooms").question_expiry(std::time::Duration::ZERO);
+    let remote = mount(&rooms, builder).await;
+    let mut run = paused_run(&remote, "rooms_book_room").await;
+    // The person answers after the call's expiry: this process no longer holds it.
+    run.approve("c1").unwrap();
+    let run = resumed(&remote, run).await;
+    assert_eq!(
+        results(&run),
+        [ToolResult::error(
+            "c1",
+            "ERROR: the outcome of this rooms_book_room call is unknown: rooms asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling rooms_book_room again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+        )]
+    );
+    // The server never got the answer, and no call was made again.
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+    assert!(rooms.answers.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
     let rooms = Rooms::default();
     let remote = mount(&rooms, Remote::builder("rooms")).await;

@@ -6,21 +6,43 @@
 //! ticket, while the run it belongs to stops and serializes like any run waiting for approval.
 //! Resumed with the reply, the run hands it to the parked call and awaits the rest of it. A run
 //! resumed in a process that does not hold the ticket (it restarted meanwhile) finds the call
-//! gone, and answers it as durable runs answer a call whose outcome is unknown.
+//! gone, and answers it as durable runs answer a call whose outcome is unknown. So does a run
+//! resumed after its call's ticket expired: a parked call holds a connection's request open, so
+//! it is dropped after its expiry (the mounted server's `question_expiry`, by default
+//! [`QUESTION_EXPIRY`]) rather than kept for a reply that may never come.
+//!
+//! Only MCP's elicitation asks: in a build without feature `mcp`, no call parks, and the desk
+//! and the table of parked calls are not there at all.
 
+#[cfg(feature = "mcp")]
 use std::cell::RefCell;
+#[cfg(feature = "mcp")]
 use std::collections::HashMap;
 use std::future::Future;
+#[cfg(feature = "mcp")]
 use std::pin::Pin;
+use std::sync::Arc;
+#[cfg(feature = "mcp")]
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+#[cfg(feature = "mcp")]
+use std::sync::{LazyLock, Mutex, PoisonError};
+#[cfg(feature = "mcp")]
 use std::task::{Context, Poll};
+#[cfg(feature = "mcp")]
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
+
+/// How long a call that asked the person a question stays parked, waiting for the run to be
+/// resumed with a reply, unless the mounted server's `question_expiry` says otherwise: one hour.
+/// Long enough for a person to read and answer; past it, the call is dropped (its request to
+/// the server cancelled), and the run resumed later answers it as a restart would.
+#[cfg(feature = "mcp")]
+pub(crate) const QUESTION_EXPIRY: Duration = Duration::from_secs(3600);
 
 /// A question a tool call asked the person while it ran: an MCP server's elicitation request
 /// during a call of one of its mounted tools.
@@ -85,7 +107,7 @@ impl Question {
             .collect()
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, feature = "mcp"))]
     pub(crate) fn ticket(&self) -> &str {
         &self.ticket
     }
@@ -107,14 +129,23 @@ pub enum Reply {
 }
 
 /// The rest of a parked call: given the reply, it delivers it and finishes the call.
+#[cfg(feature = "mcp")]
 pub(crate) type Resume = Box<dyn FnOnce(Reply) -> BoxFuture<'static, RichOutcome> + Send>;
 
+/// A parked call, until it expires.
+#[cfg(feature = "mcp")]
+struct Parked {
+    resume: Resume,
+    expires: Instant,
+}
+
 /// The calls parked in this process, by ticket.
-static PARKED: LazyLock<Mutex<HashMap<String, Resume>>> = LazyLock::new(Mutex::default);
+#[cfg(feature = "mcp")]
+static PARKED: LazyLock<Mutex<HashMap<String, Parked>>> = LazyLock::new(Mutex::default);
 
 /// Makes tickets unique across processes as well as within one: a run resumed in another
 /// process must not find a call of this one.
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+#[cfg(feature = "mcp")]
 static TICKETS: LazyLock<(String, AtomicU64)> = LazyLock::new(|| {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -125,6 +156,7 @@ static TICKETS: LazyLock<(String, AtomicU64)> = LazyLock::new(|| {
     )
 });
 
+#[cfg(feature = "mcp")]
 thread_local! {
     /// The desk of the turn being polled on this thread, if any.
     static DESK: RefCell<Option<Arc<Desk>>> = const { RefCell::new(None) };
@@ -133,9 +165,11 @@ thread_local! {
 /// Where the calls of one turn leave the questions they ask, for the run to stop with.
 #[derive(Default)]
 pub(crate) struct Desk {
+    #[cfg(feature = "mcp")]
     asked: Mutex<Vec<(String, Question)>>,
 }
 
+#[cfg(feature = "mcp")]
 impl Desk {
     /// Whether the call `call_id` asked a question (and its result is only a placeholder).
     pub(crate) fn asked(&self, call_id: &str) -> bool {
@@ -158,12 +192,30 @@ impl Desk {
     }
 }
 
+/// Without feature `mcp` no call asks: the desk stays empty, and a turn is polled as it is.
+#[cfg(not(feature = "mcp"))]
+impl Desk {
+    pub(crate) fn asked(&self, _call_id: &str) -> bool {
+        false
+    }
+
+    pub(crate) fn take(&self, _call_id: &str) -> Option<Question> {
+        None
+    }
+
+    pub(crate) fn serve<F: Future + Unpin>(self: &Arc<Self>, work: F) -> F {
+        work
+    }
+}
+
 /// A future polled with a [`Desk`] in place.
+#[cfg(feature = "mcp")]
 pub(crate) struct AtDesk<F> {
     desk: Arc<Desk>,
     work: F,
 }
 
+#[cfg(feature = "mcp")]
 impl<F: Future + Unpin> Future for AtDesk<F> {
     type Output = F::Output;
 
@@ -184,36 +236,81 @@ impl<F: Future + Unpin> Future for AtDesk<F> {
 }
 
 /// Whether a call polled now can park: it runs in an agent's turn.
-#[cfg(test)]
+#[cfg(all(test, feature = "mcp"))]
 pub(crate) fn can_park() -> bool {
     DESK.with(|desk| desk.borrow().is_some())
 }
 
-/// Parks the call `call_id`, which asked `question`, until the run is resumed with a reply:
-/// `resume` is kept under a new ticket, and the question left on the turn's desk. Gives `resume`
-/// back when no turn is being polled.
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-pub(crate) fn park(call_id: &str, mut question: Question, resume: Resume) -> Result<(), Resume> {
+/// Parks the call `call_id`, which asked `question`, until the run is resumed with a reply, or
+/// for `expiry` at most: `resume` is kept under a new ticket, and the question left on the
+/// turn's desk. Gives `resume` back when no turn is being polled.
+#[cfg(feature = "mcp")]
+pub(crate) fn park(
+    call_id: &str,
+    mut question: Question,
+    resume: Resume,
+    expiry: Duration,
+) -> Result<(), Resume> {
     let Some(desk) = DESK.with(|desk| desk.borrow().clone()) else {
         return Err(resume);
     };
     let (process, counter) = &*TICKETS;
     question.ticket = format!("{process}-{}", counter.fetch_add(1, Ordering::Relaxed));
-    lock(&PARKED).insert(question.ticket.clone(), resume);
+    let now = Instant::now();
+    let expires = now.checked_add(expiry).unwrap_or(now + QUESTION_EXPIRY);
+    let expired = {
+        let mut parked = lock(&PARKED);
+        let expired = take_expired(&mut parked, now);
+        parked.insert(question.ticket.clone(), Parked { resume, expires });
+        expired
+    };
+    // Dropped outside the lock: dropping a call cancels its request, which is the
+    // connection's code.
+    drop(expired);
     lock(&desk.asked).push((call_id.to_owned(), question));
     Ok(())
 }
 
+/// Takes the calls that expired by `now` out of `parked`.
+#[cfg(feature = "mcp")]
+fn take_expired(parked: &mut HashMap<String, Parked>, now: Instant) -> Vec<Parked> {
+    let tickets: Vec<String> = parked
+        .iter()
+        .filter(|(_, call)| call.expires <= now)
+        .map(|(ticket, _)| ticket.clone())
+        .collect();
+    tickets
+        .iter()
+        .filter_map(|ticket| parked.remove(ticket))
+        .collect()
+}
+
 /// The parked call `question` asked for, with `reply` delivered; `None` when this process holds
-/// no such call (it was started by another process, or this one restarted).
+/// no such call (it was started by another process, this one restarted, or it expired).
+#[cfg(feature = "mcp")]
 pub(crate) fn resume(question: &Question, reply: Reply) -> Option<BoxFuture<'static, RichOutcome>> {
     if question.ticket.is_empty() {
         return None;
     }
-    let resume = lock(&PARKED).remove(&question.ticket)?;
-    Some(resume(reply))
+    let (found, expired) = {
+        let mut parked = lock(&PARKED);
+        let expired = take_expired(&mut parked, Instant::now());
+        (parked.remove(&question.ticket), expired)
+    };
+    drop(expired);
+    Some((found?.resume)(reply))
 }
 
+/// Without feature `mcp` no call parks, so none is found.
+#[cfg(not(feature = "mcp"))]
+pub(crate) fn resume(
+    _question: &Question,
+    _reply: Reply,
+) -> Option<BoxFuture<'static, RichOutcome>> {
+    None
+}
+
+#[cfg(feature = "mcp")]
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -222,6 +319,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use crate::executor::block_on;
+    #[cfg(feature = "mcp")]
     use crate::tool::ToolOutput;
     use serde_json::json;
 
@@ -261,18 +359,19 @@ mod tests {
         assert_eq!(back, Reply::Cancel);
     }
 
+    #[cfg(feature = "mcp")]
     #[test]
     fn a_call_parks_only_at_a_desk_and_resumes_once() {
         let resume: Resume =
             Box::new(|reply| Box::pin(async move { Ok(ToolOutput::from(format!("{reply:?}"))) }));
         // No turn is being polled: the call keeps its rest.
         assert!(!can_park());
-        let resume = park("c1", question(), resume).unwrap_err();
+        let resume = park("c1", question(), resume, QUESTION_EXPIRY).unwrap_err();
 
         let desk = Arc::new(Desk::default());
         block_on(desk.serve(Box::pin(async {
             assert!(can_park());
-            assert!(park("c1", question(), resume).is_ok());
+            assert!(park("c1", question(), resume, QUESTION_EXPIRY).is_ok());
         })));
         assert!(!can_park());
         assert!(desk.asked("c1"));
@@ -287,6 +386,76 @@ mod tests {
         assert!(resume_call(&question(), Reply::Decline).is_none());
     }
 
+    /// Sets its flag when dropped: the parked call it is part of was let go.
+    #[cfg(feature = "mcp")]
+    struct Dropped(Arc<std::sync::atomic::AtomicBool>);
+
+    #[cfg(feature = "mcp")]
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Parks a call whose rest answers `text`, for `expiry`; gives its question and a flag set
+    /// once the call is dropped.
+    #[cfg(feature = "mcp")]
+    fn parked(
+        text: &'static str,
+        expiry: Duration,
+    ) -> (Question, Arc<std::sync::atomic::AtomicBool>) {
+        let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let guard = Dropped(Arc::clone(&dropped));
+        let resume: Resume = Box::new(move |_| {
+            let _guard = guard;
+            Box::pin(async move { Ok(ToolOutput::from(text)) })
+        });
+        let desk = Arc::new(Desk::default());
+        block_on(desk.serve(Box::pin(async {
+            assert!(park("c1", question(), resume, expiry).is_ok());
+        })));
+        (desk.take("c1").unwrap(), dropped)
+    }
+
+    #[cfg(feature = "mcp")]
+    #[test]
+    fn a_parked_call_past_its_expiry_is_dropped_and_found_by_no_resume() {
+        let (expired, expired_dropped) = parked("late", Duration::ZERO);
+        // Any call parked or resumed afterwards lets the expired one go, its request with it.
+        let (kept, kept_dropped) = parked("in time", QUESTION_EXPIRY);
+        assert!(expired_dropped.load(Ordering::SeqCst));
+        assert!(!kept_dropped.load(Ordering::SeqCst));
+        // Resumed, the expired call is not there, as after a restart; the other one is.
+        assert!(resume_call(&expired, Reply::Decline).is_none());
+        let rest = resume_call(&kept, Reply::Decline).expect("parked within its expiry");
+        assert_eq!(block_on(rest).unwrap().text, "in time");
+        assert!(kept_dropped.load(Ordering::SeqCst));
+    }
+
+    #[cfg(feature = "mcp")]
+    #[test]
+    fn an_expired_call_is_gone_even_when_its_own_resume_is_the_first_to_look() {
+        let (expired, dropped) = parked("late", Duration::ZERO);
+        assert!(resume_call(&expired, Reply::Cancel).is_none());
+        assert!(dropped.load(Ordering::SeqCst));
+    }
+
+    #[cfg(not(feature = "mcp"))]
+    #[test]
+    fn without_mcp_no_call_parks_and_a_turn_is_polled_as_it_is() {
+        let desk = Arc::new(Desk::default());
+        let turn = Box::pin(async { 7 });
+        // The desk hands the turn back untouched: no wrapper, no thread-local swapped per poll.
+        let served: std::pin::Pin<Box<dyn Future<Output = i32>>> = desk.serve(turn);
+        assert_eq!(block_on(served), 7);
+        assert!(!desk.asked("c1"));
+        assert!(desk.take("c1").is_none());
+        let mut asked = question();
+        asked.ticket = "1-2-3".into();
+        assert!(resume(&asked, Reply::Decline).is_none());
+    }
+
+    #[cfg(feature = "mcp")]
     fn resume_call(question: &Question, reply: Reply) -> Option<BoxFuture<'static, RichOutcome>> {
         resume(question, reply)
     }

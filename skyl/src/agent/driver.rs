@@ -292,7 +292,13 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             journal: None,
             answer,
         };
+        let held = journal.as_ref().map(|(journal, id)| (*journal, id.clone()));
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
+        // The run stopped, however: another worker may take it up at once. A hold not given
+        // back lapses on its own.
+        if let Some((journal, id)) = held {
+            let _ = journal.release(&id).await;
+        }
         let result = match outcome {
             Ok(stop) => {
                 run.stop = stop;

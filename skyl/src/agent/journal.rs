@@ -44,6 +44,10 @@
 //! - A key is written once. Appending a key that exists fails with [`JournalError::Conflict`]:
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
+//! - A journal may give each run one owner at a time (`skyl::durable::SqliteJournal` does, with
+//!   a lease): [`Journal::load`] then fails with [`JournalError::Owned`] while another live
+//!   worker runs the run, before anything is read or acted on, and the loop gives the run back
+//!   with [`Journal::release`] when it stops.
 //! - Each call that runs can read its [`effect_key`]: stable across crashes and resumes, made of
 //!   the run id, the step and the call id, for an external API's idempotency key.
 //! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
@@ -66,6 +70,7 @@
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -108,6 +113,19 @@ pub trait Journal: Send + Sync {
         entries: Vec<Entry>,
         durable: bool,
     ) -> BoxFuture<'a, Result<(), JournalError>>;
+
+    /// Gives back this worker's hold on `run`, once the run has stopped (finished, paused for a
+    /// decision, or failed), so that another worker may resume it at once.
+    ///
+    /// For a journal that gives each run one owner at a time (a lease, as
+    /// `skyl::durable::SqliteJournal` does): `load` takes the hold, or fails with
+    /// [`JournalError::Owned`] while another live worker has it, and each `append` renews it.
+    /// The loop calls this when a journaled run stops, and ignores its failure (a hold not given
+    /// back lapses on its own). A journal without owners does nothing, the default.
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        let _ = run;
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 impl<J: Journal + ?Sized> Journal for &J {
@@ -123,10 +141,24 @@ impl<J: Journal + ?Sized> Journal for &J {
     ) -> BoxFuture<'a, Result<(), JournalError>> {
         (**self).append(run, entries, durable)
     }
+
+    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        (**self).release(run)
+    }
 }
 
-/// The version of the records this code writes; a record of a later version is refused.
-pub(crate) const RECORD_FORMAT: u32 = 1;
+/// The version of the records this code writes, and the latest it reads; a record of a later
+/// version is refused, naming its version and this one, rather than read as corrupt.
+///
+/// - 1: the first.
+/// - 2: the saved run inside `began` is of run format 2, `began` holds each tool's definition
+///   fingerprint, and an intent what the writing build promised of its tool (idempotent, the
+///   definition's fingerprint). Version 1 records of the last builds of version 1 hold the same
+///   fields and are read as they are; the version was bumped after them.
+///
+/// The JSON shape of each record is pinned by `tests/fixtures/stored/records.v{RECORD_FORMAT}.json`:
+/// a change of that shape is a new version, with a golden file of its own.
+pub(crate) const RECORD_FORMAT: u32 = 2;
 
 /// A record, as the core reads and writes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -247,6 +279,16 @@ pub enum JournalError {
         /// The key both wrote.
         key: String,
     },
+    /// Another worker owns the run: its lease is live until `expires`, unless it renews it.
+    /// This worker did nothing to the run.
+    Owned {
+        /// The run.
+        run: String,
+        /// The worker that owns it.
+        owner: String,
+        /// When its lease expires, if it does not renew it.
+        expires: SystemTime,
+    },
     /// A record was written by a later version of skyl.
     NewerFormat {
         /// The run.
@@ -281,6 +323,7 @@ impl JournalError {
     pub fn run(&self) -> &str {
         match self {
             JournalError::Conflict { run, .. }
+            | JournalError::Owned { run, .. }
             | JournalError::NewerFormat { run, .. }
             | JournalError::Corrupt { run, .. }
             | JournalError::Storage { run, .. } => run,
@@ -295,6 +338,15 @@ impl fmt::Display for JournalError {
                 f,
                 "run \"{run}\": another worker recorded \"{key}\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
             ),
+            JournalError::Owned {
+                run,
+                owner,
+                expires,
+            } => write!(
+                f,
+                "run \"{run}\" is owned by worker \"{owner}\", whose lease expires at {} unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired",
+                Utc(*expires)
+            ),
             JournalError::NewerFormat { run, key, version } => write!(
                 f,
                 "run \"{run}\": record \"{key}\" has format version {version}, and this skyl reads up to version {RECORD_FORMAT}; resume the run with the newer skyl that wrote it"
@@ -307,6 +359,40 @@ impl fmt::Display for JournalError {
                 write!(f, "run \"{run}\": the journal failed while {doing}")
             }
         }
+    }
+}
+
+/// A time as UTC in RFC 3339, to the millisecond: `2026-12-05T08:01:02.345Z`.
+struct Utc(SystemTime);
+
+impl fmt::Display for Utc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let seconds = since.as_secs();
+        let (days, of_day) = (seconds / 86_400, seconds % 86_400);
+        // Howard Hinnant's days-to-civil, for days since 1970-01-01.
+        let z = days + 719_468;
+        let era = z / 146_097;
+        let day_of_era = z % 146_097;
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let shifted_month = (5 * day_of_year + 2) / 153;
+        let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+        let month = if shifted_month < 10 {
+            shifted_month + 3
+        } else {
+            shifted_month - 9
+        };
+        let year = year_of_era + era * 400 + u64::from(month <= 2);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+            of_day / 3600,
+            of_day / 60 % 60,
+            of_day % 60,
+            since.subsec_millis()
+        )
     }
 }
 
@@ -386,7 +472,7 @@ mod tests {
         assert_eq!(entry.key, "intent/2/1");
         assert_eq!(
             serde_json::from_str::<Value>(&entry.body).unwrap(),
-            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 1})
+            json!({"record": "intent", "step": 2, "call": 1, "call_id": "c7", "tool": "send_email", "idempotent": false, "definition": "f00d", "format": 2})
         );
         assert_eq!(Record::read("r1", &entry).unwrap(), record);
     }
@@ -437,12 +523,12 @@ mod tests {
         };
         let newer = Record::read(
             "r1",
-            &entry("result/1/0", r#"{"record": "result", "format": 2}"#),
+            &entry("result/1/0", r#"{"record": "result", "format": 3}"#),
         )
         .unwrap_err();
         assert_eq!(
             newer.to_string(),
-            "run \"r1\": record \"result/1/0\" has format version 2, and this skyl reads up to version 1; resume the run with the newer skyl that wrote it"
+            "run \"r1\": record \"result/1/0\" has format version 3, and this skyl reads up to version 2; resume the run with the newer skyl that wrote it"
         );
         let torn = Record::read("r1", &entry("answer/3", r#"{"record": "answ"#)).unwrap_err();
         assert!(
@@ -460,6 +546,27 @@ mod tests {
             misplaced.to_string(),
             "run \"r1\": record \"began\" cannot be read: it holds the record of key \"intent/1/0\". Nothing was dropped: restore the journal from a backup, or start the run under a new id"
         );
+    }
+
+    #[test]
+    fn a_run_owned_by_another_worker_is_an_error_naming_the_run_the_owner_and_the_expiry() {
+        let owned = JournalError::Owned {
+            run: "r1".into(),
+            owner: "worker-a".into(),
+            expires: UNIX_EPOCH + std::time::Duration::from_millis(1_796_457_662_345),
+        };
+        assert_eq!(
+            owned.to_string(),
+            "run \"r1\" is owned by worker \"worker-a\", whose lease expires at 2026-12-05T08:01:02.345Z unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired"
+        );
+        assert_eq!(owned.run(), "r1");
+        // Leap days, and the turn of a century that is not a leap year.
+        assert_eq!(Utc(UNIX_EPOCH).to_string(), "1970-01-01T00:00:00.000Z");
+        let at =
+            |seconds: u64| Utc(UNIX_EPOCH + std::time::Duration::from_secs(seconds)).to_string();
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00.000Z");
+        assert_eq!(at(4_107_542_399), "2100-02-28T23:59:59.000Z");
+        assert_eq!(at(4_107_542_400), "2100-03-01T00:00:00.000Z");
     }
 
     #[test]

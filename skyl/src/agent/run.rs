@@ -56,10 +56,19 @@ pub struct Run {
     pub(crate) format: u32,
 }
 
-/// The format of a saved [`Run`] this code writes: 1 since runs carry a format version (a run
-/// without one was saved by earlier code, and loads as it was). A run of a later format is
-/// refused when loaded.
-pub(crate) const RUN_FORMAT: u32 = 1;
+/// The format of a saved [`Run`] this code writes, and the latest it reads:
+///
+/// - none: saved before runs carried a format version; loads as it was.
+/// - 1: the format version added.
+/// - 2: approvals bound to what they approve (a paused call's definition; an approval's tool,
+///   arguments, definition, run id and expiry). Version 1 runs hold the same fields, which a
+///   build of version 1 may not read: the version was bumped after them, so that a build that
+///   reads up to 1 says a run of this build is of a newer format instead of failing to read it.
+///
+/// A run of a later format is refused when loaded, naming its version and this one. Its JSON
+/// shape is pinned by `tests/fixtures/stored/run.v{RUN_FORMAT}.json`: a change of that shape is
+/// a new version, with a golden file of its own.
+pub(crate) const RUN_FORMAT: u32 = 2;
 
 impl Run {
     /// A run that has not made a request yet.

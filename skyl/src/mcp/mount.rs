@@ -61,6 +61,7 @@ pub struct RemoteBuilder {
     prefix: Option<String>,
     connect_timeout: Duration,
     call_timeout: Duration,
+    question_expiry: Duration,
     on_question: Option<QuestionHandler>,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
@@ -99,6 +100,8 @@ struct Catalog {
     server: String,
     prefix: String,
     call_timeout: Duration,
+    /// How long a call that asked the person stays parked.
+    question_expiry: Duration,
     tools: RwLock<Arc<[Listed]>>,
     /// Counts the refreshes, so that [`Remote::changed`] can wait for the next one.
     version: watch::Sender<u64>,
@@ -169,6 +172,7 @@ impl Remote {
             prefix: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            question_expiry: asking::QUESTION_EXPIRY,
             on_question: None,
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
@@ -291,6 +295,19 @@ impl RemoteBuilder {
         self
     }
 
+    /// How long a call that asked the person a question (and paused its run) waits for the run
+    /// to be resumed with a reply: one hour unless set.
+    ///
+    /// The call stays parked in this process meanwhile, its request to the server open. Past
+    /// its expiry it is dropped (the server is told the request is cancelled), and the run,
+    /// resumed later, answers the call as it would after a restart of this process: the call
+    /// runs again if its tool is read-only or idempotent, and is otherwise answered that its
+    /// outcome is unknown.
+    pub fn question_expiry(mut self, expiry: Duration) -> Self {
+        self.question_expiry = expiry;
+        self
+    }
+
     /// Answers every question the server asks (`elicitation/create`) with `handler`, on the spot.
     ///
     /// Without one, a question asked during a call made by an [`Agent`](crate::agent::Agent)
@@ -377,6 +394,7 @@ impl RemoteBuilder {
             prefix: self.prefix.unwrap_or_else(|| self.name.clone()),
             server: self.name,
             call_timeout: self.call_timeout,
+            question_expiry: self.question_expiry,
             tools: RwLock::new(Arc::from([])),
             version: watch::Sender::new(0),
             seen: AtomicU64::new(0),
@@ -639,7 +657,8 @@ impl Connection {
                 let _ = reply.send(answer);
                 connection.answer(call, request)
             });
-            match asking::park(context.call_id(), question, resume) {
+            let expiry = self.catalog.question_expiry;
+            match asking::park(context.call_id(), question, resume, expiry) {
                 Ok(()) => Err(prose::asked_person(&self.catalog.server)),
                 Err(resume) => {
                     // Nobody to ask: the server hears no, and the people watching the call read
