@@ -451,8 +451,12 @@ impl TempDir {
         TempDir(path)
     }
 
+    /// The journal as one worker opens it: restarted under the same name, it takes its runs
+    /// back at once instead of waiting out the lease the process that died still holds.
     fn journal(&self) -> SqliteJournal {
-        SqliteJournal::open(self.0.join("journal.db")).unwrap()
+        SqliteJournal::open(self.0.join("journal.db"))
+            .unwrap()
+            .with_owner("worker")
     }
 }
 
