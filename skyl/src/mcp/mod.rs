@@ -162,6 +162,7 @@ mod oauth;
 mod params;
 mod serve;
 mod stdio;
+mod tasks;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};

@@ -237,6 +237,35 @@ pub(crate) fn arguments_not_an_object(tool: &str, arguments: &serde_json::Value)
     )
 }
 
+/// The status message of a served task cancelled by its client (`tasks/cancel`): the call's
+/// context was cancelled and its future dropped after its grace.
+pub(crate) fn task_cancelled(tool: &str) -> String {
+    format!(
+        "ERROR: the {tool} call was cancelled by the client before it finished: it was stopped, and any effect it had already begun may or may not have taken place. Before calling {tool} again, check whether it took effect; call it again only if it did not and the user still wants it."
+    )
+}
+
+/// The JSON-RPC error of a `tasks/*` request naming a task the server does not have.
+pub(crate) fn task_unknown(id: &str) -> String {
+    format!(
+        "there is no task \"{id}\" on this server: check the taskId the tools/call answered with; a task from another server, or one whose journal was removed, cannot be found"
+    )
+}
+
+/// A served call that was not made a task because its journal could not record it.
+pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
+    format!(
+        "the {tool} call was not started: its task could not be recorded in the server's journal ({cause}); try the call again later, and tell the server's operator if it keeps failing"
+    )
+}
+
+/// A `tasks/*` request whose task could not be read from the server's journal.
+pub(crate) fn task_unreadable(id: &str, cause: &str) -> String {
+    format!(
+        "the task \"{id}\" could not be read from the server's journal ({cause}); ask again later, and tell the server's operator if it keeps failing"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

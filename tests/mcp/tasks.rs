@@ -1,0 +1,273 @@
+//! skyl's server answering calls as MCP Tasks, driven by rmcp's client: a task created, polled
+//! and its result fetched; cancelled; unknown; a client that does not speak tasks; and a server
+//! killed while its tasks run, started again on the same journal.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skyl::durable::SqliteJournal;
+use skyl::mcp::Server;
+use skyl::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
+    GetTaskParams, TaskStatusNotificationParams,
+};
+use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
+use skyl::{CallContext, Toolbox};
+use tokio::sync::Notify;
+
+use crate::common::{bounded, object};
+
+/// Lets `render` finish, once per call.
+static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Renders a report once the test opens the gate.
+#[skyl::tool]
+async fn render(pages: u32) -> String {
+    GATE.notified().await;
+    format!("rendered {pages} pages")
+}
+
+/// Says when it starts, then works until its call is cancelled.
+static STARTED: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Works until cancelled.
+#[skyl::tool]
+async fn work_forever(#[context] call: CallContext) -> &'static str {
+    STARTED.notify_one();
+    call.cancelled().await;
+    "stopped"
+}
+
+/// Counts.
+#[skyl::tool]
+fn count(to: u32) -> String {
+    (1..=to)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An rmcp client that declares the tasks extension (unless told not to) and keeps the task
+/// notifications it receives, as JSON.
+#[derive(Clone)]
+struct TaskClient {
+    tasks: bool,
+    heard: Arc<Mutex<Vec<Value>>>,
+}
+
+impl ClientHandler for TaskClient {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.tasks {
+            ClientCapabilities::builder().enable_tasks().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(
+            capabilities,
+            skyl::mcp::rmcp::model::Implementation::new("task-test", "0"),
+        )
+    }
+
+    async fn on_task_status(
+        &self,
+        params: TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.heard
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(params).unwrap());
+    }
+}
+
+type Client = RunningService<RoleClient, TaskClient>;
+
+fn journal_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skyl-tasks-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("tasks.db")
+}
+
+async fn client(tasks: bool, name: &str) -> (Client, Arc<Mutex<Vec<Value>>>) {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    let server = Server::new(Toolbox::new().with(Render).with(WorkForever).with(Count))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(20));
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let handler = TaskClient {
+        tasks,
+        heard: Arc::clone(&heard),
+    };
+    let client = bounded("the handshake", handler.serve(client_end))
+        .await
+        .unwrap();
+    (client, heard)
+}
+
+/// Calls `tool` and returns the task it was answered with, as JSON.
+async fn create(client: &Client, tool: &str, arguments: Value) -> Value {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
+    match bounded(tool, client.peer().call_tool_once(params))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Task(task) => serde_json::to_value(task).unwrap(),
+        other => panic!("{tool} was not answered with a task: {other:?}"),
+    }
+}
+
+async fn get(client: &Client, id: &str) -> Result<Value, ServiceError> {
+    bounded("tasks/get", client.peer().get_task(GetTaskParams::new(id)))
+        .await
+        .map(|task| serde_json::to_value(task).unwrap())
+}
+
+/// Polls `tasks/get` until the task is no longer working (at most 500 times).
+async fn settled(client: &Client, id: &str) -> Value {
+    for _ in 0..500 {
+        let task = get(client, id).await.unwrap();
+        if task["status"] != "working" {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} still works after 500 polls");
+}
+
+fn text_of(value: &Value, field: &str) -> String {
+    value[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {field} in {value}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
+    let (client, heard) = client(true, "result").await;
+    let created = create(&client, "render", json!({"pages": 3})).await;
+    let id = text_of(&created, "taskId");
+    let at = text_of(&created, "createdAt");
+    assert_eq!(
+        created,
+        json!({
+            "resultType": "task",
+            "taskId": id,
+            "status": "working",
+            "createdAt": at,
+            "lastUpdatedAt": at,
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    assert_eq!(
+        get(&client, &id).await.unwrap(),
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "working",
+            "createdAt": at,
+            "lastUpdatedAt": at,
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    GATE.notify_one();
+    let done = settled(&client, &id).await;
+    let updated = text_of(&done, "lastUpdatedAt");
+    let task = json!({
+        "taskId": id,
+        "status": "completed",
+        "createdAt": at,
+        "lastUpdatedAt": updated,
+        "ttlMs": null,
+        "pollIntervalMs": 20,
+        "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "rendered 3 pages"}],
+            "isError": false
+        }
+    });
+    let mut expected = task.clone();
+    expected["resultType"] = json!("complete");
+    assert_eq!(done, expected);
+    // The end of the task was sent to the client too, as `tasks/get` says it.
+    for _ in 0..500 {
+        if !heard.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*heard.lock().unwrap(), vec![task]);
+}
+
+#[tokio::test]
+async fn a_cancelled_task_cancels_its_call_and_says_so() {
+    let (client, _heard) = client(true, "cancel").await;
+    let created = create(&client, "work_forever", json!({})).await;
+    let id = text_of(&created, "taskId");
+    bounded("the tool to start", STARTED.notified()).await;
+    bounded(
+        "tasks/cancel",
+        client.peer().cancel_task(CancelTaskParams::new(&id)),
+    )
+    .await
+    .unwrap();
+    let done = settled(&client, &id).await;
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "cancelled",
+            "statusMessage": "ERROR: the work_forever call was cancelled by the client before it finished: it was stopped, and any effect it had already begun may or may not have taken place. Before calling work_forever again, check whether it took effect; call it again only if it did not and the user still wants it.",
+            "createdAt": created["createdAt"],
+            "lastUpdatedAt": done["lastUpdatedAt"],
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    // Cancelling a task that has ended changes nothing.
+    bounded(
+        "tasks/cancel again",
+        client.peer().cancel_task(CancelTaskParams::new(&id)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&client, &id).await.unwrap(), done);
+}
+
+#[tokio::test]
+async fn an_unknown_task_is_invalid_params() {
+    let (client, _heard) = client(true, "unknown").await;
+    let Err(ServiceError::McpError(error)) = get(&client, "no-such-task").await else {
+        panic!("tasks/get of an unknown task succeeded");
+    };
+    assert_eq!(
+        serde_json::to_value(error).unwrap(),
+        json!({
+            "code": -32602,
+            "message": "there is no task \"no-such-task\" on this server: check the taskId the tools/call answered with; a task from another server, or one whose journal was removed, cannot be found"
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_the_tasks_extension_gets_the_result() {
+    let (client, _heard) = client(false, "plain").await;
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 3})));
+    let answered = bounded("the call", client.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("a client that does not declare tasks got {answered:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        json!({"content": [{"type": "text", "text": "1 2 3"}], "isError": false})
+    );
+}
