@@ -271,3 +271,153 @@ async fn a_client_without_the_tasks_extension_gets_the_result() {
         json!({"content": [{"type": "text", "text": "1 2 3"}], "isError": false})
     );
 }
+
+/// The `task_server` binary on a journal, effects file and gate in `dir`, with a client that
+/// speaks tasks.
+async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"));
+    command
+        .arg(dir.join("tasks.db"))
+        .arg(dir.join("effects"))
+        .arg(dir.join("gate"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let handler = TaskClient {
+        tasks: true,
+        heard: Arc::default(),
+    };
+    let client = bounded("the handshake", handler.serve((stdout, stdin)))
+        .await
+        .unwrap();
+    (child, client)
+}
+
+/// The effects file's lines, counted.
+fn effects(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
+    let text = std::fs::read_to_string(dir.join("effects")).unwrap_or_default();
+    let mut counted = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        *counted.entry(line.to_owned()).or_default() += 1;
+    }
+    counted
+}
+
+/// A completed task's whole `tasks/get` answer, given what it was created as.
+fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value {
+    json!({
+        "resultType": "complete",
+        "taskId": created["taskId"],
+        "status": "completed",
+        "createdAt": created["createdAt"],
+        "lastUpdatedAt": got["lastUpdatedAt"],
+        "ttlMs": null,
+        "pollIntervalMs": 20,
+        "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
+    let dir = journal_path("crash").parent().unwrap().to_owned();
+    let (mut first, client) = task_server(&dir).await;
+    // Two that finish before the kill, then two of each tool cut off by it.
+    let calls = [
+        ("charge", json!({"order": 1, "wait": false})),
+        ("render", json!({"report": 2, "wait": false})),
+        ("charge", json!({"order": 3, "wait": true})),
+        ("render", json!({"report": 4, "wait": true})),
+        ("charge", json!({"order": 5, "wait": true})),
+        ("render", json!({"report": 6, "wait": true})),
+    ];
+    let mut created = Vec::new();
+    for (tool, arguments) in calls {
+        created.push(create(&client, tool, arguments).await);
+    }
+    for task in &created[..2] {
+        settled(&client, task["taskId"].as_str().unwrap()).await;
+    }
+    let running = [
+        "charge 3 start",
+        "render 4 start",
+        "charge 5 start",
+        "render 6 start",
+    ];
+    for _ in 0..3000 {
+        let seen = effects(&dir);
+        if running.iter().all(|line| seen.contains_key(*line)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for task in &created[2..] {
+        let id = task["taskId"].as_str().unwrap();
+        assert_eq!(get(&client, id).await.unwrap()["status"], "working");
+    }
+    // SIGKILL, while four tasks run.
+    bounded("the kill", first.kill()).await.unwrap();
+    drop(client);
+    std::fs::write(dir.join("gate"), "open").unwrap();
+
+    let unknown = |tool: &str| {
+        format!(
+            "ERROR: the outcome of this {tool} call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling {tool} again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+        )
+    };
+    let expected = [
+        ("charged order 1".to_owned(), false),
+        ("rendered report 2".to_owned(), false),
+        (unknown("charge"), true),
+        ("rendered report 4".to_owned(), false),
+        (unknown("charge"), true),
+        ("rendered report 6".to_owned(), false),
+    ];
+    // Started again on the same journal, twice: the answers hold, and nothing runs again.
+    let mut answers = Vec::new();
+    for restart in 0..2 {
+        let (mut server, client) = task_server(&dir).await;
+        let mut these = Vec::new();
+        for (task, (text, is_error)) in created.iter().zip(&expected) {
+            let got = settled(&client, task["taskId"].as_str().unwrap()).await;
+            assert_eq!(
+                got,
+                completed(task, &got, text, *is_error),
+                "restart {restart}"
+            );
+            these.push(got);
+        }
+        if restart == 1 {
+            assert_eq!(these, answers, "the second restart answers as the first");
+        }
+        answers = these;
+        bounded("the kill", server.kill()).await.unwrap();
+    }
+    let counted = effects(&dir);
+    let expected_effects: std::collections::BTreeMap<String, usize> = [
+        ("charge 1 start", 1),
+        ("charge 1 done", 1),
+        ("render 2 start", 1),
+        ("render 2 done", 1),
+        // Cut off, never run again.
+        ("charge 3 start", 1),
+        ("charge 5 start", 1),
+        // Cut off, run again once (idempotent), to its end.
+        ("render 4 start", 2),
+        ("render 4 done", 1),
+        ("render 6 start", 2),
+        ("render 6 done", 1),
+    ]
+    .into_iter()
+    .map(|(line, n)| (line.to_owned(), n))
+    .collect();
+    assert_eq!(counted, expected_effects);
+    let _ = std::fs::remove_dir_all(&dir);
+}
