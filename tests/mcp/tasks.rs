@@ -421,3 +421,105 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     assert_eq!(counted, expected_effects);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// How many times `slow_render` started, and whether it may finish.
+static SLOW_RENDER: std::sync::LazyLock<(
+    std::sync::atomic::AtomicUsize,
+    std::sync::atomic::AtomicBool,
+)> = std::sync::LazyLock::new(Default::default);
+
+/// Renders a report, once the test lets it (idempotent: a cut-off call may run again).
+#[skyl::tool(idempotent)]
+async fn slow_render(report: u32) -> String {
+    use std::sync::atomic::Ordering;
+    SLOW_RENDER.0.fetch_add(1, Ordering::SeqCst);
+    for _ in 0..30_000 {
+        if SLOW_RENDER.1.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    format!("rendered report {report}")
+}
+
+/// Starts `task_agent` in `mode`, its stdout and stderr piped.
+async fn task_agent(url: &str, journal: &std::path::Path, mode: &str) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"))
+        .arg(url)
+        .arg(journal)
+        .arg(mode)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_mounted_task_is_picked_up_by_its_id_in_a_run_resumed_in_another_process() {
+    use std::sync::atomic::Ordering;
+    let dir = journal_path("mounted").parent().unwrap().to_owned();
+    let served = Toolbox::new().with(SlowRender);
+    let server = Server::new(served)
+        .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())
+        .with_task_poll_interval(Duration::from_millis(20));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let serving = tokio::spawn(server.serve_http(listener));
+    let journal = dir.join("runs.db");
+
+    // The first process: its call becomes a task, and it dies while the task runs.
+    let mut first = task_agent(&url, &journal, "first").await;
+    let reader = SqliteJournal::open(&journal).unwrap();
+    for _ in 0..3000 {
+        if reader.has_run("mcp-mounted/run-1/1/c1").unwrap() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    if !reader.has_run("mcp-mounted/run-1/1/c1").unwrap() {
+        first.kill().await.unwrap();
+        let output = first.wait_with_output().await.unwrap();
+        panic!(
+            "the task id was not recorded; the first run said: {} {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    bounded("the kill", first.kill()).await.unwrap();
+    // The task runs on: the server is this process.
+    for _ in 0..3000 {
+        if SLOW_RENDER.0.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(SLOW_RENDER.0.load(Ordering::SeqCst), 1);
+
+    // The second process resumes the run: the call awaits the same task.
+    SLOW_RENDER.1.store(true, Ordering::SeqCst);
+    let second = task_agent(&url, &journal, "resume").await;
+    let output = bounded("the resumed run", second.wait_with_output())
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the resumed run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let transcript: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        transcript,
+        json!([
+            {"role": "user", "parts": [{"text": "Render report 7."}]},
+            {"role": "assistant", "parts": [{"tool_call": {"id": "c1", "name": "jobs_slow_render", "arguments": {"report": 7}}}]},
+            {"role": "tool", "parts": [{"tool_result": {"call_id": "c1", "content": "rendered report 7", "is_error": false}}]},
+            {"role": "assistant", "parts": [{"text": "The report is rendered."}]}
+        ])
+    );
+    // The tool ran once: the resumed call did not call it again.
+    assert_eq!(SLOW_RENDER.0.load(Ordering::SeqCst), 1);
+    serving.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -155,6 +155,7 @@ mod error;
 mod http;
 mod listing;
 mod mount;
+mod mounted_task;
 mod names;
 mod notify;
 #[cfg(feature = "mcp-oauth")]

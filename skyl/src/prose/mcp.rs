@@ -266,6 +266,23 @@ pub(crate) fn task_unreadable(id: &str, cause: &str) -> String {
     )
 }
 
+/// A mounted call whose server cancelled the task it answered with.
+pub(crate) fn task_cancelled_by_server(server: &str, message: Option<&str>) -> ToolFailure {
+    let said = message.map_or(String::new(), |message| {
+        format!(" (it said: {})", message.trim().trim_end_matches('.'))
+    });
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" cancelled the task that ran the call{said}"
+    ))
+}
+
+/// A mounted call whose server's task waits for input skyl's client cannot give it.
+pub(crate) fn task_needs_input(server: &str) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" asked for input during the task that ran the call, which this client cannot give inside a task; the task was cancelled"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
