@@ -1,10 +1,11 @@
 //! A journaled agent run that calls a mounted tool served as a task, for the test that kills it
 //! while the task runs and resumes the run in another process.
 //!
-//! `task_agent URL JOURNAL first|resume` mounts the server at URL (prefix `jobs`) with task ids
-//! recorded in the SQLite journal JOURNAL, and runs `run-1` journaled there: `first` with a
-//! model that calls `jobs_slow_render` and then answers, `resume` with a model that only answers (the
-//! first answer is replayed from the journal). It prints the run's transcript as JSON on stdout.
+//! `task_agent URL JOURNAL first|resume TOOL` mounts the server at URL (prefix `jobs`) with task
+//! ids recorded in the SQLite journal JOURNAL, and runs `run-1` journaled there: `first` with a
+//! model that calls `jobs_{TOOL}` with `{"report": 7}` and then answers, `resume` with a model
+//! that only answers (the first answer is replayed from the journal). It prints the run's
+//! transcript as JSON on stdout.
 
 use skyl::agent::Agent;
 use skyl::durable::SqliteJournal;
@@ -15,10 +16,11 @@ use skyl::{Message, ToolCall, Toolbox};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: task_agent URL JOURNAL first|resume";
+    let usage = "usage: task_agent URL JOURNAL first|resume TOOL";
     let url = args.next().ok_or(usage)?;
     let journal = args.next().ok_or(usage)?;
     let mode = args.next().ok_or(usage)?;
+    let tool = args.next().ok_or(usage)?;
     let remote = Remote::builder("jobs")
         .task_journal(SqliteJournal::open(&journal)?)
         .connect_http(&url)
@@ -26,7 +28,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = match mode.as_str() {
         "first" => ScriptedModel::new().reply_calls([ToolCall::new(
             "c1",
-            "jobs_slow_render",
+            format!("jobs_{tool}"),
             serde_json::json!({"report": 7}),
         )]),
         "resume" => ScriptedModel::new(),

@@ -422,32 +422,54 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// How many times `slow_render` started, and whether it may finish.
-static SLOW_RENDER: std::sync::LazyLock<(
+/// How many times a slow tool started, and whether it may finish.
+type Slow = (
     std::sync::atomic::AtomicUsize,
     std::sync::atomic::AtomicBool,
-)> = std::sync::LazyLock::new(Default::default);
+);
 
-/// Renders a report, once the test lets it (idempotent: a cut-off call may run again).
-#[skyl::tool(idempotent)]
-async fn slow_render(report: u32) -> String {
+static SLOW_RENDER: std::sync::LazyLock<Slow> = std::sync::LazyLock::new(Default::default);
+static SLOW_CHARGE: std::sync::LazyLock<Slow> = std::sync::LazyLock::new(Default::default);
+
+/// Counts a start of a slow tool, then waits until the test lets it finish.
+async fn slow(counter: &Slow) {
     use std::sync::atomic::Ordering;
-    SLOW_RENDER.0.fetch_add(1, Ordering::SeqCst);
+    counter.0.fetch_add(1, Ordering::SeqCst);
     for _ in 0..30_000 {
-        if SLOW_RENDER.1.load(Ordering::SeqCst) {
+        if counter.1.load(Ordering::SeqCst) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// Renders a report, once the test lets it (idempotent: a cut-off call may run again).
+#[skyl::tool(idempotent)]
+async fn slow_render(report: u32) -> String {
+    slow(&SLOW_RENDER).await;
     format!("rendered report {report}")
 }
 
-/// Starts `task_agent` in `mode`, its stdout and stderr piped.
-async fn task_agent(url: &str, journal: &std::path::Path, mode: &str) -> tokio::process::Child {
+/// Charges for a report, once the test lets it (not idempotent: a cut-off call must not run
+/// again).
+#[skyl::tool]
+async fn slow_charge(report: u32) -> String {
+    slow(&SLOW_CHARGE).await;
+    format!("charged for report {report}")
+}
+
+/// Starts `task_agent` in `mode` for `tool`, its stdout and stderr piped.
+async fn task_agent(
+    url: &str,
+    journal: &std::path::Path,
+    mode: &str,
+    tool: &str,
+) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"))
         .arg(url)
         .arg(journal)
         .arg(mode)
+        .arg(tool)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -456,11 +478,13 @@ async fn task_agent(url: &str, journal: &std::path::Path, mode: &str) -> tokio::
         .unwrap()
 }
 
-#[tokio::test]
-async fn a_mounted_task_is_picked_up_by_its_id_in_a_run_resumed_in_another_process() {
+/// A journaled run in a child process calls `tool`, mounted from a server in this process that
+/// makes the call a task, and is killed once the task id is recorded; the run resumed in a
+/// second process answers the call with the task's result, and the tool ran once.
+async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str) {
     use std::sync::atomic::Ordering;
-    let dir = journal_path("mounted").parent().unwrap().to_owned();
-    let served = Toolbox::new().with(SlowRender);
+    let dir = journal_path(tool).parent().unwrap().to_owned();
+    let served = Toolbox::new().with(SlowRender).with(SlowCharge);
     let server = Server::new(served)
         .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())
         .with_task_poll_interval(Duration::from_millis(20));
@@ -470,15 +494,15 @@ async fn a_mounted_task_is_picked_up_by_its_id_in_a_run_resumed_in_another_proce
     let journal = dir.join("runs.db");
 
     // The first process: its call becomes a task, and it dies while the task runs.
-    let mut first = task_agent(&url, &journal, "first").await;
+    let mut first = task_agent(&url, &journal, "first", tool).await;
     let reader = SqliteJournal::open(&journal).unwrap();
     for _ in 0..3000 {
-        if reader.has_run("mcp-mounted/run-1/1/c1").unwrap() {
+        if reader.has_run("handle/run-1/1/c1").unwrap() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    if !reader.has_run("mcp-mounted/run-1/1/c1").unwrap() {
+    if !reader.has_run("handle/run-1/1/c1").unwrap() {
         first.kill().await.unwrap();
         let output = first.wait_with_output().await.unwrap();
         panic!(
@@ -490,16 +514,16 @@ async fn a_mounted_task_is_picked_up_by_its_id_in_a_run_resumed_in_another_proce
     bounded("the kill", first.kill()).await.unwrap();
     // The task runs on: the server is this process.
     for _ in 0..3000 {
-        if SLOW_RENDER.0.load(Ordering::SeqCst) == 1 {
+        if counter.0.load(Ordering::SeqCst) == 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(SLOW_RENDER.0.load(Ordering::SeqCst), 1);
+    assert_eq!(counter.0.load(Ordering::SeqCst), 1);
 
     // The second process resumes the run: the call awaits the same task.
-    SLOW_RENDER.1.store(true, Ordering::SeqCst);
-    let second = task_agent(&url, &journal, "resume").await;
+    counter.1.store(true, Ordering::SeqCst);
+    let second = task_agent(&url, &journal, "resume", tool).await;
     let output = bounded("the resumed run", second.wait_with_output())
         .await
         .unwrap();
@@ -509,17 +533,28 @@ async fn a_mounted_task_is_picked_up_by_its_id_in_a_run_resumed_in_another_proce
         String::from_utf8_lossy(&output.stderr)
     );
     let transcript: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let name = format!("jobs_{tool}");
     assert_eq!(
         transcript,
         json!([
             {"role": "user", "parts": [{"text": "Render report 7."}]},
-            {"role": "assistant", "parts": [{"tool_call": {"id": "c1", "name": "jobs_slow_render", "arguments": {"report": 7}}}]},
-            {"role": "tool", "parts": [{"tool_result": {"call_id": "c1", "content": "rendered report 7", "is_error": false}}]},
+            {"role": "assistant", "parts": [{"tool_call": {"id": "c1", "name": name, "arguments": {"report": 7}}}]},
+            {"role": "tool", "parts": [{"tool_result": {"call_id": "c1", "content": result, "is_error": false}}]},
             {"role": "assistant", "parts": [{"text": "The report is rendered."}]}
         ])
     );
     // The tool ran once: the resumed call did not call it again.
-    assert_eq!(SLOW_RENDER.0.load(Ordering::SeqCst), 1);
+    assert_eq!(counter.0.load(Ordering::SeqCst), 1);
     serving.abort();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_mounted_idempotent_task_is_picked_up_by_its_id_in_a_resumed_run() {
+    resumed_run_picks_up_the_task("slow_render", &SLOW_RENDER, "rendered report 7").await;
+}
+
+#[tokio::test]
+async fn a_mounted_task_with_effects_is_picked_up_by_its_id_in_a_resumed_run() {
+    resumed_run_picks_up_the_task("slow_charge", &SLOW_CHARGE, "charged for report 7").await;
 }

@@ -331,16 +331,15 @@ impl RemoteBuilder {
         self
     }
 
-    /// Records the id of each task a server answers a call with, in `journal`, under the
-    /// call's [effect key](crate::CallContext::effect_key) (a call in a journaled agent run
-    /// has one): the same call run again with the same key, by a run resumed in another
-    /// process after this one died, awaits that task instead of calling the tool again. Give
-    /// it the journal the runs are journaled in (a second [`SqliteJournal`] handle on the same
-    /// file does), so that the record and the run live and go together.
-    ///
-    /// A run resumed after a crash runs a cut-off call again only if its tool is read-only or
-    /// idempotent (see [`agent::journal`](crate::agent::journal)); a call of any other tool is
-    /// answered as outcome-unknown, as before, without reaching the server.
+    /// Records the id of each task a server answers a call with, in `journal`, as the handle
+    /// of the call's [effect key](crate::CallContext::effect_key) (a call in a journaled agent
+    /// run has one; see [`handle_run`](crate::agent::journal::handle_run)), durably, before the
+    /// task is polled. A run resumed after this process died, here or in another process, runs
+    /// that call again even when its tool is not idempotent, and the call awaits the task the
+    /// server already has instead of calling the tool again. Give it the journal the runs are
+    /// journaled in (a second [`SqliteJournal`] handle on the same file does): the resumed run
+    /// looks for the handle there. A call cut off before the server answered with its task has
+    /// no handle, and is answered as any cut-off call is.
     ///
     /// [`SqliteJournal`]: https://docs.rs/skyl/latest/skyl/durable/struct.SqliteJournal.html
     pub fn task_journal(mut self, journal: impl crate::agent::Journal + 'static) -> Self {

@@ -38,9 +38,10 @@ struct Recorded {
     task_id: String,
 }
 
-/// The journal run holding the task of the call with `effect_key`.
+/// The journal run holding the task of the call with `effect_key`: the run's handle, so that a
+/// resumed run knows to run the call again to pick the task up.
 fn run_of(effect_key: &str) -> String {
-    format!("mcp-mounted/{effect_key}")
+    crate::agent::journal::handle_run(effect_key)
 }
 
 /// The task a call with `effect_key` created earlier, if the journal has it.
