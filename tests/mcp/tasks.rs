@@ -558,3 +558,90 @@ async fn a_mounted_idempotent_task_is_picked_up_by_its_id_in_a_resumed_run() {
 async fn a_mounted_task_with_effects_is_picked_up_by_its_id_in_a_resumed_run() {
     resumed_run_picks_up_the_task("slow_charge", &SLOW_CHARGE, "charged for report 7").await;
 }
+
+/// Waits until the test opens its gate.
+static LONG_GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Takes as long as the test wants.
+#[skyl::tool]
+async fn take_long(pages: u32) -> String {
+    STARTED_LONG.notify_one();
+    LONG_GATE.notified().await;
+    format!("took {pages} pages")
+}
+
+/// Says when `take_long` starts.
+static STARTED_LONG: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Says when `never_ends` is cancelled.
+static NEVER_ENDS_CANCELLED: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Never ends unless cancelled.
+#[skyl::tool]
+async fn never_ends(#[context] call: CallContext) -> &'static str {
+    call.cancelled().await;
+    NEVER_ENDS_CANCELLED.notify_one();
+    "cancelled"
+}
+
+/// skyl's server with tasks, mounted in process with the call timeout `call_timeout` and the
+/// task timeout `task_timeout`.
+async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> Toolbox {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    let server = Server::new(Toolbox::new().with(TakeLong).with(NeverEnds))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(10));
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let remote = bounded(
+        "mounting",
+        skyl::mcp::Remote::builder("jobs")
+            .call_timeout(call_timeout)
+            .task_timeout(task_timeout)
+            .connect(client_end),
+    )
+    .await
+    .unwrap();
+    Toolbox::new().with_remote(&remote)
+}
+
+#[tokio::test]
+async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() {
+    let toolbox = mounted(
+        Duration::from_millis(50),
+        Duration::from_secs(60),
+        "awaited",
+    )
+    .await;
+    let call = skyl::ToolCall::new("c1", "jobs_take_long", json!({"pages": 2}));
+    let dispatch = toolbox.dispatch(&call);
+    let open = async {
+        STARTED_LONG.notified().await;
+        // Past the call timeout: only the task's first answer had to come within it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        LONG_GATE.notify_one();
+    };
+    let (result, ()) = bounded("the call", async { tokio::join!(dispatch, open) }).await;
+    assert_eq!(result, skyl::ToolResult::success("c1", "took 2 pages"));
+}
+
+#[tokio::test]
+async fn a_mounted_task_past_the_task_timeout_is_cancelled_on_the_server() {
+    let toolbox = mounted(
+        Duration::from_secs(60),
+        Duration::from_millis(100),
+        "expired",
+    )
+    .await;
+    let call = skyl::ToolCall::new("c1", "jobs_never_ends", json!({}));
+    let result = bounded("the call", toolbox.dispatch(&call)).await;
+    assert_eq!(
+        result,
+        skyl::ToolResult::error(
+            "c1",
+            "ERROR: jobs_never_ends failed: the MCP server \"jobs\" did not answer within 100ms. Do not retry with the same arguments; tell the user that the \"jobs\" server is not responding."
+        )
+    );
+    // The server heard tasks/cancel and cancelled the tool's call.
+    bounded("the server's cancellation", NEVER_ENDS_CANCELLED.notified()).await;
+}
