@@ -202,10 +202,8 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// How often clients are asked to poll a task (`pollIntervalMs`), once
     /// [`with_task_journal`](Self::with_task_journal) serves them.
     pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
-        if let Some(served) = &mut self.tasks
-            && let Some(tasks) = Arc::get_mut(&mut served.tasks)
-        {
-            tasks.set_poll_interval(interval);
+        if let Some(served) = &mut self.tasks {
+            served.tasks = Arc::new(served.tasks.with_poll_interval(interval));
         }
         self
     }

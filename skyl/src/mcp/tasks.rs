@@ -86,7 +86,8 @@ pub(super) struct Tasks {
     journal: Arc<dyn Journal>,
     /// The tasks running here, each with the switch that cancels it.
     live: Mutex<HashMap<String, Cancel>>,
-    poll_interval: Duration,
+    /// How often clients are asked to poll, in milliseconds.
+    poll_interval: u64,
     ids: Ids,
 }
 
@@ -107,13 +108,14 @@ impl Tasks {
         Tasks {
             journal,
             live: Mutex::new(HashMap::new()),
-            poll_interval,
+            poll_interval: millis(poll_interval),
             ids: Ids::new(),
         }
     }
 
-    pub(super) fn set_poll_interval(&mut self, poll_interval: Duration) {
-        self.poll_interval = poll_interval;
+    /// The same journal, with another poll interval, and no task running yet.
+    pub(super) fn with_poll_interval(&self, poll_interval: Duration) -> Self {
+        Tasks::new(Arc::clone(&self.journal), poll_interval)
     }
 
     /// Records a new task for a call of `tool` and starts it; the task as `tools/call` answers.
@@ -353,8 +355,7 @@ impl Tasks {
     fn base(&self, id: &str, created: &Created, updated: &str, status: TaskStatus) -> Task {
         let mut task = Task::new(id, status, created.created_at.clone(), updated);
         task.ttl_ms = None;
-        let interval = u64::try_from(self.poll_interval.as_millis()).unwrap_or(u64::MAX);
-        task.with_poll_interval_ms(interval)
+        task.with_poll_interval_ms(self.poll_interval)
     }
 
     fn detailed(&self, id: &str, created: &Created, finished: Option<&Finished>) -> DetailedTask {
@@ -375,6 +376,10 @@ impl Tasks {
         };
         DetailedTask::new(task, payload)
     }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// A task that failed before its call could start.
