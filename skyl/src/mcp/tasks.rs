@@ -485,6 +485,128 @@ fn civil(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A journal in memory.
+    #[derive(Default)]
+    struct Memory(Mutex<HashMap<String, Vec<Entry>>>);
+
+    impl Journal for Memory {
+        fn load<'a>(
+            &'a self,
+            run: &'a str,
+        ) -> crate::agent::BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+            let entries = self.0.lock().unwrap().get(run).cloned().unwrap_or_default();
+            Box::pin(std::future::ready(Ok(entries)))
+        }
+
+        fn append<'a>(
+            &'a self,
+            run: &'a str,
+            entries: Vec<Entry>,
+            _durable: bool,
+        ) -> crate::agent::BoxFuture<'a, Result<(), JournalError>> {
+            let mut runs = self.0.lock().unwrap();
+            let held = runs.entry(run.to_owned()).or_default();
+            let taken = entries.iter().find(|e| held.iter().any(|h| h.key == e.key));
+            let answer = match taken {
+                Some(entry) => Err(JournalError::Conflict {
+                    run: run.to_owned(),
+                    key: entry.key.clone(),
+                }),
+                None => {
+                    held.extend(entries);
+                    Ok(())
+                }
+            };
+            Box::pin(std::future::ready(answer))
+        }
+    }
+
+    /// A runner that counts its runs and answers at once.
+    fn counting(runs: &Arc<AtomicUsize>) -> Runner {
+        let runs = Arc::clone(runs);
+        Arc::new(move |_, created: Created, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Box::pin(std::future::ready(Some(CallToolResult::success(vec![
+                ContentBlock::text(format!("ran {}", created.tool)),
+            ]))))
+        })
+    }
+
+    fn created(tool: &str) -> Created {
+        Created {
+            format: FORMAT,
+            tool: tool.to_owned(),
+            arguments: Value::Null,
+            reruns: false,
+            structured: false,
+            created_at: "2026-07-28T00:00:00.000Z".to_owned(),
+        }
+    }
+
+    /// Polls `tasks/get` until the task is no longer working (at most 200 times).
+    async fn settled(tasks: &Arc<Tasks>, id: &str, runner: &Runner) -> DetailedTask {
+        for _ in 0..200 {
+            let task = tasks.get(id, Arc::clone(runner)).await.unwrap();
+            if task.status() != TaskStatus::Working {
+                return task;
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("task {id} still works");
+    }
+
+    #[tokio::test]
+    async fn a_task_cut_off_before_its_intent_runs_once_after_a_restart_and_one_after_it_never() {
+        let journal = Arc::new(Memory::default());
+        // What a server killed at each point left: the call recorded and not started (no
+        // intent), and the call started (its intent) and not finished.
+        let before = entry("created", &created("charge"));
+        let during = [
+            entry("created", &created("charge")),
+            entry(
+                "intent",
+                &Intent {
+                    format: FORMAT,
+                    at: now(),
+                },
+            ),
+        ];
+        journal
+            .append("mcp-task/before", vec![before], true)
+            .await
+            .unwrap();
+        journal
+            .append("mcp-task/during", during.to_vec(), true)
+            .await
+            .unwrap();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let runner = counting(&runs);
+        let tasks = Arc::new(Tasks::new(journal, Duration::from_millis(10)));
+
+        let before = settled(&tasks, "before", &runner).await;
+        let result = |text: &str, is_error: bool| {
+            let result = if is_error {
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            } else {
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            };
+            TaskPayload::Completed {
+                result: to_object(&result),
+            }
+        };
+        assert_eq!(before.payload, result("ran charge", false));
+        let during = settled(&tasks, "during", &runner).await;
+        assert_eq!(
+            during.payload,
+            result(&crate::prose::outcome_unknown("charge"), true)
+        );
+        // Asked again, both answer as they did, and nothing ran again.
+        assert_eq!(settled(&tasks, "before", &runner).await, before);
+        assert_eq!(settled(&tasks, "during", &runner).await, during);
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn timestamps_are_iso_8601_in_utc() {
