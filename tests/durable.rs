@@ -235,6 +235,62 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     assert_eq!(*model.requests()[0].messages, run.transcript()[..3]);
 }
 
+#[test]
+fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_up() {
+    let dir = TempDir::new("handed");
+    let dying = DiesBeforeResults {
+        journal: dir.journal(),
+        dead: AtomicBool::new(false),
+    };
+    let model = ScriptedModel::new().reply_calls([call("c1", "send_email", json!({"to": "ada"}))]);
+    let agent = Agent::new(model, toolbox(), "m");
+    agent
+        .run(vec![Message::user("Go")])
+        .journaled(&dying, "r1")
+        .blocking()
+        .unwrap_err();
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    // What a tool that handed its work on (a mounted MCP tool whose server made a task of the
+    // call) records under the call's effect key.
+    let journal = dir.journal();
+    let handle = Entry {
+        key: "task".to_owned(),
+        body: r#"{"taskId": "t-1"}"#.to_owned(),
+    };
+    let handles = skyl::agent::journal::handle_run("r1/1/c1");
+    ready(journal.append(&handles, vec![handle], true)).unwrap();
+
+    let model = ScriptedModel::new().reply_text("Sent.");
+    let agent = Agent::new(model, toolbox(), "m");
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .on_event(|event| match event {
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    // Not outcome-unknown: the call ran again (its intent is not written twice), and its result
+    // is the one the run keeps.
+    assert_eq!(events, [("c1".to_owned(), "ran".to_owned())]);
+    assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
+    assert_eq!(
+        run.transcript()[2],
+        Message {
+            role: skyl::Role::Tool,
+            parts: vec![skyl::Part::ToolResult(ToolResult::success(
+                "c1",
+                "sent to ada"
+            ))],
+        }
+    );
+}
+
 /// The SQLite journal, which fails its durable write number `at` (counted from 0): a crash just
 /// before that write would have ended the run there.
 struct FailsAtDurable {

@@ -16,6 +16,7 @@ mod oauth;
 mod serve;
 mod served_context;
 mod stateless;
+mod tasks;
 
 /// The weather example's tools: the same source the `mcp_server` example serves.
 #[path = "../../examples/weather_tools.rs"]

@@ -395,7 +395,16 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             }));
         }
         let entries = journal.load(&id).await?;
-        let replay = Replay::read(&id, &entries)?;
+        let mut replay = Replay::read(&id, &entries)?;
+        // A cut-off call whose tool handed its work on runs again to pick it up: look for the
+        // handles only where they decide something.
+        for (&(step, position), intent) in &mut replay.intents {
+            if intent.idempotent || replay.results.contains_key(&(step, position)) {
+                continue;
+            }
+            let handles = super::journal::handle_run(&make_effect_key(&id, step, &intent.call_id));
+            intent.handed = !journal.load(&handles).await?.is_empty();
+        }
         let decisions = run
             .turn
             .as_ref()
@@ -667,7 +676,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             .as_ref()
             .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
         {
-            return intent.idempotent;
+            return intent.idempotent || intent.handed;
         }
         self.agent
             .toolbox
@@ -860,10 +869,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             for &position in &to_run {
                 let call = calls[position];
                 effect_keys.push(make_effect_key(&journaling.id, step, &call.id));
+                // A call run again to pick up the work it handed on has its intent already.
                 let effects = agent
                     .toolbox
                     .definition(&call.name)
-                    .is_some_and(|definition| !definition.annotations.is_idempotent());
+                    .is_some_and(|definition| !definition.annotations.is_idempotent())
+                    && !journaling.replay.intents.contains_key(&(step, position));
                 intents.push(effects.then(|| {
                     Record::Intent {
                         step,

@@ -28,6 +28,10 @@
 //!   read-only or idempotent, whatever the toolbox resumed with says now; otherwise it does not,
 //!   and its result says that the call may or may not have taken effect and that the model must
 //!   check before calling it again (an *outcome-unknown* result).
+//! - Unless its tool handed the work to something that keeps it, and said so in the same
+//!   journal: a record in the run named [`handle_run`] of the call's effect key (a mounted MCP
+//!   tool records there the task its server made of the call). Such a call runs again, and its
+//!   tool picks the work up by that handle instead of starting it again.
 //! - A journal resumed with a toolbox that defines one of its tools otherwise, or lacks it
 //!   (renamed, removed), is reported ([`Event::ToolChanged`](super::Event::ToolChanged), and a
 //!   warning with feature `tracing`), tool by tool; the run goes on.
@@ -259,6 +263,19 @@ impl Record {
 /// the step and the call id.
 pub(crate) fn make_effect_key(run: &str, step: u32, call_id: &str) -> String {
     format!("{run}/{step}/{call_id}")
+}
+
+/// The journal run in which a tool records the handle of work it handed to something that
+/// keeps it (a mounted MCP tool: the task its server made of the call), for the call whose
+/// effect key is `effect_key`. A run resumed after a crash runs such a call again, even when
+/// its tool is not idempotent: the tool picks the work up by the handle (see the
+/// [module docs](self)).
+///
+/// ```
+/// assert_eq!(skyl::agent::journal::handle_run("run-1/2/c1"), "handle/run-1/2/c1");
+/// ```
+pub fn handle_run(effect_key: &str) -> String {
+    format!("handle/{effect_key}")
 }
 
 // What a call reads of its own key lives with the tool's view of its call; the run sets it.

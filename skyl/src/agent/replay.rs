@@ -31,6 +31,11 @@ pub(crate) struct Intent {
     /// Whether it promised that running the call again repeats no effect (`false` when the
     /// record is older than the promise).
     pub(crate) idempotent: bool,
+    /// The call's id, from which its effect key is made.
+    pub(crate) call_id: String,
+    /// Whether its tool recorded a handle for it ([`handle_run`](super::journal::handle_run)):
+    /// the work goes on elsewhere, and the call picks it up.
+    pub(crate) handed: bool,
 }
 
 /// A tool the journal's builds had that the toolbox replaying it has otherwise, or not at all.
@@ -62,13 +67,18 @@ impl Replay {
                 Record::Intent {
                     step,
                     call,
+                    call_id,
                     tool,
                     idempotent,
                     definition,
-                    ..
                 } => {
                     let idempotent = idempotent.unwrap_or(false);
-                    replay.intents.insert((step, call), Intent { idempotent });
+                    let intent = Intent {
+                        idempotent,
+                        call_id,
+                        handed: false,
+                    };
+                    replay.intents.insert((step, call), intent);
                     if let Some(definition) = definition {
                         // The latest build that started a call of the tool says how it was.
                         replay.tools.insert(tool, definition);

@@ -43,6 +43,12 @@
 //! them, its title and annotations ([`ToolAnnotations`](crate::ToolAnnotations)) and its
 //! `outputSchema`. The server declares `logging` and accepts the level a client sets.
 //!
+//! With [`Server::with_task_journal`], a call from a client that declares MCP's tasks extension
+//! (`io.modelcontextprotocol/tasks`) is answered at once with a task, which the client polls with
+//! `tasks/get` to its result and may cancel with `tasks/cancel`; each task is kept in a journal
+//! (SQLite with the feature `durable`), so a server killed and started again on it still answers
+//! for every task, and never runs a call that may have had effects twice.
+//!
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) reaches it with [`caller`].
 //!
@@ -132,6 +138,12 @@
 //!   what it is about. Outside a run, a question is declined and the call logs why;
 //!   [`RemoteBuilder::on_question`] answers them all instead. A client skyl builds declares
 //!   the elicitation capability (form mode).
+//! - **Tasks.** skyl's client declares the tasks extension: a server that answers a call with a
+//!   task is polled (`tasks/get`, as often as it asks) until the task ends, bounded by
+//!   [`RemoteBuilder::task_timeout`], and the call's result is the task's. With
+//!   [`RemoteBuilder::task_journal`], the task id is recorded as the call's handle in the run's
+//!   journal, and a journaled run resumed in another process awaits that task instead of
+//!   calling the tool again.
 //! - **A changing tool list.** The server's `notifications/tools/list_changed` refreshes
 //!   [`Remote::tools`]. A toolbox keeps the tools it was built with (a model must not see its
 //!   tools change in the middle of a turn): a tool the server dropped answers that it is gone,
@@ -155,6 +167,7 @@ mod error;
 mod http;
 mod listing;
 mod mount;
+mod mounted_task;
 mod names;
 mod notify;
 #[cfg(feature = "mcp-oauth")]
@@ -162,6 +175,7 @@ mod oauth;
 mod params;
 mod serve;
 mod stdio;
+mod tasks;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorCode, Implementation, ProtocolVersion, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, Implementation,
+    ProtocolVersion, Tool as McpTool,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
@@ -20,6 +21,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::error::ConnectError;
+use super::mounted_task::{self, Ended, TaskJournal};
 use super::{content, listing, names};
 use crate::agent::asking::{self, Resume};
 use crate::agent::{Question, Reply};
@@ -37,6 +39,10 @@ const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a server gets to start, unless [`RemoteBuilder::connect_timeout`] says otherwise.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a call answered with a task is awaited, unless [`RemoteBuilder::task_timeout`]
+/// says otherwise.
+const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// How long a server whose connection closed gets to exit, before skyl stops waiting for its
 /// exit status (and, in [`Remote::close`], kills it).
@@ -63,6 +69,7 @@ pub struct RemoteBuilder {
     call_timeout: Duration,
     question_expiry: Duration,
     on_question: Option<QuestionHandler>,
+    tasks: Tasks,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
@@ -102,6 +109,7 @@ struct Catalog {
     call_timeout: Duration,
     /// How long a call that asked the person stays parked.
     question_expiry: Duration,
+    tasks: Tasks,
     tools: RwLock<Arc<[Listed]>>,
     /// Counts the refreshes, so that [`Remote::changed`] can wait for the next one.
     version: watch::Sender<u64>,
@@ -119,6 +127,22 @@ struct Listed {
 struct Handler {
     catalog: Arc<Catalog>,
     asks: Arc<Asks>,
+}
+
+/// How calls answered with a task are awaited, and where their task ids are recorded.
+#[derive(Clone)]
+struct Tasks {
+    journal: Option<TaskJournal>,
+    timeout: Duration,
+}
+
+impl fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tasks")
+            .field("journal", &self.journal.is_some())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 /// What answers the questions a server asks, when the application gives it
@@ -152,7 +176,7 @@ struct Pending {
 struct InFlight(Arc<Asks>);
 
 /// A call's request to its server, sent and not answered yet.
-type Request = BoxFuture<'static, Result<CallToolResult, ServiceError>>;
+type Request = BoxFuture<'static, Result<CallToolResponse, ServiceError>>;
 
 /// One call of a mounted tool, as its answer needs it.
 struct Call {
@@ -174,6 +198,10 @@ impl Remote {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             question_expiry: asking::QUESTION_EXPIRY,
             on_question: None,
+            tasks: Tasks {
+                journal: None,
+                timeout: DEFAULT_TASK_TIMEOUT,
+            },
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
             #[cfg(feature = "mcp-oauth")]
@@ -308,6 +336,34 @@ impl RemoteBuilder {
         self
     }
 
+    /// How long a call the server answers with a task (MCP's `io.modelcontextprotocol/tasks`
+    /// extension, which skyl's client declares) is awaited (an hour unless set): the call polls
+    /// `tasks/get` as often as the server asks (between 10 ms and 5 s) until the task ends, and
+    /// its result is the task's, as a plain `tools/call` would have given it. A task still
+    /// running after `limit` is cancelled (`tasks/cancel`), and the result says the server did
+    /// not answer in time; so is a task whose call is cancelled. The call timeout bounds only
+    /// the server's first answer.
+    pub fn task_timeout(mut self, limit: Duration) -> Self {
+        self.tasks.timeout = limit;
+        self
+    }
+
+    /// Records the id of each task a server answers a call with, in `journal`, as the handle
+    /// of the call's [effect key](crate::CallContext::effect_key) (a call in a journaled agent
+    /// run has one; see [`handle_run`](crate::agent::journal::handle_run)), durably, before the
+    /// task is polled. A run resumed after this process died, here or in another process, runs
+    /// that call again even when its tool is not idempotent, and the call awaits the task the
+    /// server already has instead of calling the tool again. Give it the journal the runs are
+    /// journaled in (a second [`SqliteJournal`] handle on the same file does): the resumed run
+    /// looks for the handle there. A call cut off before the server answered with its task has
+    /// no handle, and is answered as any cut-off call is.
+    ///
+    /// [`SqliteJournal`]: https://docs.rs/skyl/latest/skyl/durable/struct.SqliteJournal.html
+    pub fn task_journal(mut self, journal: impl crate::agent::Journal + 'static) -> Self {
+        self.tasks.journal = Some(Arc::new(journal));
+        self
+    }
+
     /// Answers every question the server asks (`elicitation/create`) with `handler`, on the spot.
     ///
     /// Without one, a question asked during a call made by an [`Agent`](crate::agent::Agent)
@@ -395,6 +451,7 @@ impl RemoteBuilder {
             server: self.name,
             call_timeout: self.call_timeout,
             question_expiry: self.question_expiry,
+            tasks: self.tasks,
             tools: RwLock::new(Arc::from([])),
             version: watch::Sender::new(0),
             seen: AtomicU64::new(0),
@@ -553,7 +610,10 @@ impl ClientHandler for Handler {
         // Every question gets an answer (a person's, the handler's, or a decline), so the
         // client can say it takes them: form mode, the one a person answers in place.
         ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
+            ClientCapabilities::builder()
+                .enable_elicitation()
+                .enable_tasks()
+                .build(),
             Implementation::new("skyl", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -619,9 +679,15 @@ impl Connection {
         if !catalog.offers(&call.remote_name) {
             return Err(prose::tool_withdrawn(&catalog.server));
         }
+        // The same call in a run resumed elsewhere: the server has its task already.
+        if let (Some(journal), Some(key)) = (&catalog.tasks.journal, call.context.effect_key())
+            && let Some(task_id) = mounted_task::recorded(journal.as_ref(), key).await
+        {
+            return self.await_task(&call, &task_id, None).await;
+        }
         let params = CallToolRequestParams::new(call.remote_name.clone()).with_arguments(arguments);
         let peer = self.peer.clone();
-        let request: Request = Box::pin(async move { peer.call_tool(params).await });
+        let request: Request = Box::pin(async move { peer.call_tool_once(params).await });
         self.answer(call, request).await
     }
 
@@ -639,7 +705,7 @@ impl Connection {
             let limit = self.catalog.call_timeout;
             // Dropping the request on timeout makes rmcp send `notifications/cancelled`.
             let pending = tokio::select! {
-                answer = &mut request => return self.outcome(&call, answer).await,
+                answer = &mut request => return self.respond(&call, answer).await,
                 () = tokio::time::sleep(limit) => {
                     return Err(prose::server_timed_out(&self.catalog.server, limit));
                 }
@@ -671,6 +737,56 @@ impl Connection {
                 }
             }
         })
+    }
+
+    /// The server's first answer to `call`: its result, or a task to await.
+    async fn respond(
+        &self,
+        call: &Call,
+        answer: Result<CallToolResponse, ServiceError>,
+    ) -> RichOutcome {
+        match answer {
+            Ok(CallToolResponse::Complete(result)) => self.outcome(call, Ok(result)).await,
+            Ok(CallToolResponse::Task(created)) => {
+                let task = created.task;
+                if let (Some(journal), Some(key)) =
+                    (&self.catalog.tasks.journal, call.context.effect_key())
+                {
+                    mounted_task::record(
+                        journal.as_ref(),
+                        key,
+                        &self.catalog.server,
+                        &call.remote_name,
+                        &task.task_id,
+                    )
+                    .await;
+                }
+                self.await_task(call, &task.task_id, task.poll_interval_ms)
+                    .await
+            }
+            Ok(_) => {
+                self.outcome(call, Err(ServiceError::UnexpectedResponse))
+                    .await
+            }
+            Err(error) => self.outcome(call, Err(error)).await,
+        }
+    }
+
+    /// Polls the server's task `task_id` for `call` until it ends.
+    async fn await_task(&self, call: &Call, task_id: &str, interval: Option<u64>) -> RichOutcome {
+        let ended = mounted_task::await_task(
+            &self.peer,
+            &self.catalog.server,
+            task_id,
+            interval,
+            self.catalog.tasks.timeout,
+            &call.context,
+        )
+        .await;
+        match ended {
+            Ended::Answer(answer) => self.outcome(call, answer).await,
+            Ended::Failed(outcome) => outcome,
+        }
     }
 
     /// What the server's answer to `call` means for the model.

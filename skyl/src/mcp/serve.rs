@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientResult, ElicitRequest, ElicitRequestParams,
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 use super::error::ServeError;
 use super::notify::{self, LevelFilter};
+use super::tasks::{Runner, Tasks};
 use super::{content, listing};
 use crate::message::{ToolCall, ToolResult};
 use crate::prose::mcp as prose;
@@ -59,7 +61,22 @@ pub struct Server<S = ()> {
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     pub(super) http: super::http::HttpOptions,
+    /// The calls served as tasks, and the journal that keeps them ([`Server::with_task_journal`]).
+    tasks: Option<Served>,
 }
+
+/// Which calls are made tasks ([`Server::with_tasks_for`]).
+type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
+
+/// The tasks of a server and the rule choosing the calls that become one.
+#[derive(Clone)]
+struct Served {
+    tasks: Arc<Tasks>,
+    makes_task: MakesTask,
+}
+
+/// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
+const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 /// What every connection of a server shares.
 struct Tools<S> {
@@ -100,7 +117,109 @@ impl<S: Send + Sync + 'static> Server<S> {
             log_level: LevelFilter::default(),
             #[cfg(feature = "mcp-http")]
             http: super::http::HttpOptions::default(),
+            tasks: None,
         }
+    }
+
+    /// Serves calls as MCP Tasks (the `io.modelcontextprotocol/tasks` extension), kept in
+    /// `journal`: the server declares the extension, and a `tools/call` from a client that
+    /// declares it too is answered at once with a task (`resultType: "task"`, status `working`)
+    /// while the call runs; the client polls `tasks/get` (every `pollIntervalMs`, 500 ms unless
+    /// [`with_task_poll_interval`](Self::with_task_poll_interval) says) until it is `completed`
+    /// with the call's whole result (a failed call too: `isError: true`, as MCP says), or
+    /// `cancelled`. `tasks/cancel` cancels the call as a client's `notifications/cancelled`
+    /// does (its [`CallContext`](crate::CallContext) is cancelled, its future runs out its
+    /// grace); the task ends `cancelled` with a status message for the model saying the call
+    /// may have taken effect in part. A client that does not declare the extension gets plain
+    /// results, and [`with_tasks_for`](Self::with_tasks_for) chooses which calls become tasks
+    /// (all of them unless it is called). A call that needs approval is approved first, in the
+    /// `tools/call` request. A task's tool reports no progress and no log lines to the client,
+    /// and cannot reach it with [`caller`](super::caller); the end of each task is sent as
+    /// `notifications/tasks` to the client that created it.
+    ///
+    /// Each task is a run of the journal (`mcp-task/{id}`), written with the agent runs'
+    /// discipline: the call before it starts (and, for a tool that is not read-only or
+    /// idempotent, an intent just before it runs), its result once known, all durably. A server
+    /// killed at any instant and started again on the same journal answers `tasks/get` for
+    /// every task it created: a finished one with its result; one cut off while its read-only or
+    /// idempotent tool ran by running it again; one cut off in any other tool with a result
+    /// saying that its outcome is unknown, never by running it again. Give a journal to one
+    /// server process at a time: a task running in one process looks cut off to another.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "durable")]
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use skyl::durable::SqliteJournal;
+    /// use skyl::mcp::Server;
+    ///
+    /// /// Renders the monthly report.
+    /// #[skyl::tool(idempotent)]
+    /// fn render_report(month: String) -> String {
+    ///     format!("the report of {month}")
+    /// }
+    ///
+    /// let journal = SqliteJournal::open("tasks.db")?;
+    /// let server = Server::new(skyl::Toolbox::new().with(RenderReport)).with_task_journal(journal);
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(feature = "durable"))]
+    /// # fn main() {}
+    /// ```
+    pub fn with_task_journal(mut self, journal: impl crate::agent::Journal + 'static) -> Self {
+        let makes_task = match &self.tasks {
+            Some(served) => Arc::clone(&served.makes_task),
+            None => Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
+        };
+        self.tasks = Some(Served {
+            tasks: Arc::new(Tasks::new(Arc::new(journal), POLL_INTERVAL)),
+            makes_task,
+        });
+        self.config
+            .capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                rmcp::model::JsonObject::new(),
+            );
+        self
+    }
+
+    /// Chooses which calls become tasks, once [`with_task_journal`](Self::with_task_journal)
+    /// serves them: those for which `makes_task` holds (for example, those of the tools that
+    /// take long); the others are answered with their result as without tasks.
+    pub fn with_tasks_for(
+        mut self,
+        makes_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        if let Some(served) = &mut self.tasks {
+            served.makes_task = Arc::new(makes_task);
+        }
+        self
+    }
+
+    /// How often clients are asked to poll a task (`pollIntervalMs`), once
+    /// [`with_task_journal`](Self::with_task_journal) serves them.
+    pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
+        if let Some(served) = &mut self.tasks {
+            served.tasks = Arc::new(served.tasks.with_poll_interval(interval));
+        }
+        self
+    }
+
+    /// How a task's call runs: through the toolbox, as a `tools/call` would, cancelled when
+    /// the task is.
+    fn runner(&self) -> Runner {
+        let tools = Arc::clone(&self.tools);
+        Arc::new(move |id, created, cancelled| {
+            let tools = Arc::clone(&tools);
+            Box::pin(async move {
+                let call = ToolCall::new(id, created.tool, created.arguments);
+                let answered = tools.toolbox.dispatch_rich(&call, None, cancelled).await?;
+                Some(content::to_mcp(answered, created.structured))
+            })
+        })
     }
 
     /// The name and version the server gives clients in the handshake.
@@ -222,6 +341,30 @@ impl<S: Send + Sync + 'static> Server<S> {
             let refused = ToolResult::error(call.id.as_str(), refused);
             return Ok(content::to_mcp(refused.into(), false).into());
         }
+        if let Some(served) = &self.tasks
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks())
+            && let Some(definition) = self.tools.toolbox.definition(&call.name)
+            && (served.makes_task)(&call, definition)
+        {
+            let reruns =
+                definition.annotations.is_read_only() || definition.annotations.is_idempotent();
+            let task = served
+                .tasks
+                .create(
+                    &call.name,
+                    call.arguments.clone(),
+                    reruns,
+                    structured,
+                    self.runner(),
+                    context.peer.clone(),
+                )
+                .await?;
+            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
+                task,
+            )));
+        }
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
@@ -319,6 +462,7 @@ impl<S> Clone for Server<S> {
             log_level: self.log_level.clone(),
             #[cfg(feature = "mcp-http")]
             http: self.http.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -370,6 +514,40 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let Some(served) = &self.tasks else {
+            return Err(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>());
+        };
+        let task = served.tasks.get(&request.task_id, self.runner()).await?;
+        Ok(rmcp::model::GetTaskResult::new(task))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(served) = &self.tasks else {
+            return Err(ErrorData::method_not_found::<rmcp::model::CancelTaskMethod>());
+        };
+        served.tasks.cancel(&request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(served) = &self.tasks else {
+            return Err(ErrorData::method_not_found::<rmcp::model::UpdateTaskMethod>());
+        };
+        served.tasks.update(&request.task_id).await
     }
 
     // rmcp gives a request of MCP's whose params it cannot read here, as a custom one.

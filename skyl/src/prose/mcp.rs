@@ -237,6 +237,52 @@ pub(crate) fn arguments_not_an_object(tool: &str, arguments: &serde_json::Value)
     )
 }
 
+/// The status message of a served task cancelled by its client (`tasks/cancel`): the call's
+/// context was cancelled and its future dropped after its grace.
+pub(crate) fn task_cancelled(tool: &str) -> String {
+    format!(
+        "ERROR: the {tool} call was cancelled by the client before it finished: it was stopped, and any effect it had already begun may or may not have taken place. Before calling {tool} again, check whether it took effect; call it again only if it did not and the user still wants it."
+    )
+}
+
+/// The JSON-RPC error of a `tasks/*` request naming a task the server does not have.
+pub(crate) fn task_unknown(id: &str) -> String {
+    format!(
+        "there is no task \"{id}\" on this server: check the taskId the tools/call answered with; a task from another server, or one whose journal was removed, cannot be found"
+    )
+}
+
+/// A served call that was not made a task because its journal could not record it.
+pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
+    format!(
+        "the {tool} call was not started: its task could not be recorded in the server's journal ({cause}); try the call again later, and tell the server's operator if it keeps failing"
+    )
+}
+
+/// A `tasks/*` request whose task could not be read from the server's journal.
+pub(crate) fn task_unreadable(id: &str, cause: &str) -> String {
+    format!(
+        "the task \"{id}\" could not be read from the server's journal ({cause}); ask again later, and tell the server's operator if it keeps failing"
+    )
+}
+
+/// A mounted call whose server cancelled the task it answered with.
+pub(crate) fn task_cancelled_by_server(server: &str, message: Option<&str>) -> ToolFailure {
+    let said = message.map_or(String::new(), |message| {
+        format!(" (it said: {})", message.trim().trim_end_matches('.'))
+    });
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" cancelled the task that ran the call{said}"
+    ))
+}
+
+/// A mounted call whose server's task waits for input skyl's client cannot give it.
+pub(crate) fn task_needs_input(server: &str) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" asked for input during the task that ran the call, which this client cannot give inside a task; the task was cancelled"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

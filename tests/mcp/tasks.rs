@@ -1,0 +1,647 @@
+//! skyl's server answering calls as MCP Tasks, driven by rmcp's client: a task created, polled
+//! and its result fetched; cancelled; unknown; a client that does not speak tasks; and a server
+//! killed while its tasks run, started again on the same journal.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skyl::durable::SqliteJournal;
+use skyl::mcp::Server;
+use skyl::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
+    GetTaskParams, TaskStatusNotificationParams,
+};
+use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
+use skyl::{CallContext, Toolbox};
+use tokio::sync::Notify;
+
+use crate::common::{bounded, object};
+
+/// Lets `render` finish, once per call.
+static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Renders a report once the test opens the gate.
+#[skyl::tool]
+async fn render(pages: u32) -> String {
+    GATE.notified().await;
+    format!("rendered {pages} pages")
+}
+
+/// Says when it starts, then works until its call is cancelled.
+static STARTED: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Works until cancelled.
+#[skyl::tool]
+async fn work_forever(#[context] call: CallContext) -> &'static str {
+    STARTED.notify_one();
+    call.cancelled().await;
+    "stopped"
+}
+
+/// Counts.
+#[skyl::tool]
+fn count(to: u32) -> String {
+    (1..=to)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An rmcp client that declares the tasks extension (unless told not to) and keeps the task
+/// notifications it receives, as JSON.
+#[derive(Clone)]
+struct TaskClient {
+    tasks: bool,
+    heard: Arc<Mutex<Vec<Value>>>,
+}
+
+impl ClientHandler for TaskClient {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.tasks {
+            ClientCapabilities::builder().enable_tasks().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(
+            capabilities,
+            skyl::mcp::rmcp::model::Implementation::new("task-test", "0"),
+        )
+    }
+
+    async fn on_task_status(
+        &self,
+        params: TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.heard
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(params).unwrap());
+    }
+}
+
+type Client = RunningService<RoleClient, TaskClient>;
+
+fn journal_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skyl-tasks-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("tasks.db")
+}
+
+async fn client(tasks: bool, name: &str) -> (Client, Arc<Mutex<Vec<Value>>>) {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    let server = Server::new(Toolbox::new().with(Render).with(WorkForever).with(Count))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(20));
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let handler = TaskClient {
+        tasks,
+        heard: Arc::clone(&heard),
+    };
+    let client = bounded("the handshake", handler.serve(client_end))
+        .await
+        .unwrap();
+    (client, heard)
+}
+
+/// Calls `tool` and returns the task it was answered with, as JSON.
+async fn create(client: &Client, tool: &str, arguments: Value) -> Value {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
+    match bounded(tool, client.peer().call_tool_once(params))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Task(task) => serde_json::to_value(task).unwrap(),
+        other => panic!("{tool} was not answered with a task: {other:?}"),
+    }
+}
+
+async fn get(client: &Client, id: &str) -> Result<Value, ServiceError> {
+    bounded("tasks/get", client.peer().get_task(GetTaskParams::new(id)))
+        .await
+        .map(|task| serde_json::to_value(task).unwrap())
+}
+
+/// Polls `tasks/get` until the task is no longer working (at most 500 times).
+async fn settled(client: &Client, id: &str) -> Value {
+    for _ in 0..500 {
+        let task = get(client, id).await.unwrap();
+        if task["status"] != "working" {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} still works after 500 polls");
+}
+
+fn text_of(value: &Value, field: &str) -> String {
+    value[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {field} in {value}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
+    let (client, heard) = client(true, "result").await;
+    let created = create(&client, "render", json!({"pages": 3})).await;
+    let id = text_of(&created, "taskId");
+    let at = text_of(&created, "createdAt");
+    assert_eq!(
+        created,
+        json!({
+            "resultType": "task",
+            "taskId": id,
+            "status": "working",
+            "createdAt": at,
+            "lastUpdatedAt": at,
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    assert_eq!(
+        get(&client, &id).await.unwrap(),
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "working",
+            "createdAt": at,
+            "lastUpdatedAt": at,
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    GATE.notify_one();
+    let done = settled(&client, &id).await;
+    let updated = text_of(&done, "lastUpdatedAt");
+    let task = json!({
+        "taskId": id,
+        "status": "completed",
+        "createdAt": at,
+        "lastUpdatedAt": updated,
+        "ttlMs": null,
+        "pollIntervalMs": 20,
+        "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "rendered 3 pages"}],
+            "isError": false
+        }
+    });
+    let mut expected = task.clone();
+    expected["resultType"] = json!("complete");
+    assert_eq!(done, expected);
+    // The end of the task was sent to the client too, as `tasks/get` says it.
+    for _ in 0..500 {
+        if !heard.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*heard.lock().unwrap(), vec![task]);
+}
+
+#[tokio::test]
+async fn a_cancelled_task_cancels_its_call_and_says_so() {
+    let (client, _heard) = client(true, "cancel").await;
+    let created = create(&client, "work_forever", json!({})).await;
+    let id = text_of(&created, "taskId");
+    bounded("the tool to start", STARTED.notified()).await;
+    bounded(
+        "tasks/cancel",
+        client.peer().cancel_task(CancelTaskParams::new(&id)),
+    )
+    .await
+    .unwrap();
+    let done = settled(&client, &id).await;
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "cancelled",
+            "statusMessage": "ERROR: the work_forever call was cancelled by the client before it finished: it was stopped, and any effect it had already begun may or may not have taken place. Before calling work_forever again, check whether it took effect; call it again only if it did not and the user still wants it.",
+            "createdAt": created["createdAt"],
+            "lastUpdatedAt": done["lastUpdatedAt"],
+            "ttlMs": null,
+            "pollIntervalMs": 20
+        })
+    );
+    // Cancelling a task that has ended changes nothing.
+    bounded(
+        "tasks/cancel again",
+        client.peer().cancel_task(CancelTaskParams::new(&id)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&client, &id).await.unwrap(), done);
+}
+
+#[tokio::test]
+async fn an_unknown_task_is_invalid_params() {
+    let (client, _heard) = client(true, "unknown").await;
+    let Err(ServiceError::McpError(error)) = get(&client, "no-such-task").await else {
+        panic!("tasks/get of an unknown task succeeded");
+    };
+    assert_eq!(
+        serde_json::to_value(error).unwrap(),
+        json!({
+            "code": -32602,
+            "message": "there is no task \"no-such-task\" on this server: check the taskId the tools/call answered with; a task from another server, or one whose journal was removed, cannot be found"
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_the_tasks_extension_gets_the_result() {
+    let (client, _heard) = client(false, "plain").await;
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 3})));
+    let answered = bounded("the call", client.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("a client that does not declare tasks got {answered:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        json!({"content": [{"type": "text", "text": "1 2 3"}], "isError": false})
+    );
+}
+
+/// The `task_server` binary on a journal, effects file and gate in `dir`, with a client that
+/// speaks tasks.
+async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"));
+    command
+        .arg(dir.join("tasks.db"))
+        .arg(dir.join("effects"))
+        .arg(dir.join("gate"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let handler = TaskClient {
+        tasks: true,
+        heard: Arc::default(),
+    };
+    let client = bounded("the handshake", handler.serve((stdout, stdin)))
+        .await
+        .unwrap();
+    (child, client)
+}
+
+/// The effects file's lines, counted.
+fn effects(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
+    let text = std::fs::read_to_string(dir.join("effects")).unwrap_or_default();
+    let mut counted = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        *counted.entry(line.to_owned()).or_default() += 1;
+    }
+    counted
+}
+
+/// A completed task's whole `tasks/get` answer, given what it was created as.
+fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value {
+    json!({
+        "resultType": "complete",
+        "taskId": created["taskId"],
+        "status": "completed",
+        "createdAt": created["createdAt"],
+        "lastUpdatedAt": got["lastUpdatedAt"],
+        "ttlMs": null,
+        "pollIntervalMs": 20,
+        "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
+    let dir = journal_path("crash").parent().unwrap().to_owned();
+    let (mut first, client) = task_server(&dir).await;
+    // Two that finish before the kill, then two of each tool cut off by it.
+    let calls = [
+        ("charge", json!({"order": 1, "wait": false})),
+        ("render", json!({"report": 2, "wait": false})),
+        ("charge", json!({"order": 3, "wait": true})),
+        ("render", json!({"report": 4, "wait": true})),
+        ("charge", json!({"order": 5, "wait": true})),
+        ("render", json!({"report": 6, "wait": true})),
+    ];
+    let mut created = Vec::new();
+    for (tool, arguments) in calls {
+        created.push(create(&client, tool, arguments).await);
+    }
+    for task in &created[..2] {
+        settled(&client, task["taskId"].as_str().unwrap()).await;
+    }
+    let running = [
+        "charge 3 start",
+        "render 4 start",
+        "charge 5 start",
+        "render 6 start",
+    ];
+    for _ in 0..3000 {
+        let seen = effects(&dir);
+        if running.iter().all(|line| seen.contains_key(*line)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for task in &created[2..] {
+        let id = task["taskId"].as_str().unwrap();
+        assert_eq!(get(&client, id).await.unwrap()["status"], "working");
+    }
+    // SIGKILL, while four tasks run.
+    bounded("the kill", first.kill()).await.unwrap();
+    drop(client);
+    std::fs::write(dir.join("gate"), "open").unwrap();
+
+    let unknown = |tool: &str| {
+        format!(
+            "ERROR: the outcome of this {tool} call is unknown: it was started, and the process running it stopped before it finished, so it may or may not have taken effect. It was not run again, so that its effect is not repeated. Before calling {tool} again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+        )
+    };
+    let expected = [
+        ("charged order 1".to_owned(), false),
+        ("rendered report 2".to_owned(), false),
+        (unknown("charge"), true),
+        ("rendered report 4".to_owned(), false),
+        (unknown("charge"), true),
+        ("rendered report 6".to_owned(), false),
+    ];
+    // Started again on the same journal, twice: the answers hold, and nothing runs again.
+    let mut answers = Vec::new();
+    for restart in 0..2 {
+        let (mut server, client) = task_server(&dir).await;
+        let mut these = Vec::new();
+        for (task, (text, is_error)) in created.iter().zip(&expected) {
+            let got = settled(&client, task["taskId"].as_str().unwrap()).await;
+            assert_eq!(
+                got,
+                completed(task, &got, text, *is_error),
+                "restart {restart}"
+            );
+            these.push(got);
+        }
+        if restart == 1 {
+            assert_eq!(these, answers, "the second restart answers as the first");
+        }
+        answers = these;
+        bounded("the kill", server.kill()).await.unwrap();
+    }
+    let counted = effects(&dir);
+    let expected_effects: std::collections::BTreeMap<String, usize> = [
+        ("charge 1 start", 1),
+        ("charge 1 done", 1),
+        ("render 2 start", 1),
+        ("render 2 done", 1),
+        // Cut off, never run again.
+        ("charge 3 start", 1),
+        ("charge 5 start", 1),
+        // Cut off, run again once (idempotent), to its end.
+        ("render 4 start", 2),
+        ("render 4 done", 1),
+        ("render 6 start", 2),
+        ("render 6 done", 1),
+    ]
+    .into_iter()
+    .map(|(line, n)| (line.to_owned(), n))
+    .collect();
+    assert_eq!(counted, expected_effects);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How many times a slow tool started, and whether it may finish.
+type Slow = (
+    std::sync::atomic::AtomicUsize,
+    std::sync::atomic::AtomicBool,
+);
+
+static SLOW_RENDER: std::sync::LazyLock<Slow> = std::sync::LazyLock::new(Default::default);
+static SLOW_CHARGE: std::sync::LazyLock<Slow> = std::sync::LazyLock::new(Default::default);
+
+/// Counts a start of a slow tool, then waits until the test lets it finish.
+async fn slow(counter: &Slow) {
+    use std::sync::atomic::Ordering;
+    counter.0.fetch_add(1, Ordering::SeqCst);
+    for _ in 0..30_000 {
+        if counter.1.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Renders a report, once the test lets it (idempotent: a cut-off call may run again).
+#[skyl::tool(idempotent)]
+async fn slow_render(report: u32) -> String {
+    slow(&SLOW_RENDER).await;
+    format!("rendered report {report}")
+}
+
+/// Charges for a report, once the test lets it (not idempotent: a cut-off call must not run
+/// again).
+#[skyl::tool]
+async fn slow_charge(report: u32) -> String {
+    slow(&SLOW_CHARGE).await;
+    format!("charged for report {report}")
+}
+
+/// Starts `task_agent` in `mode` for `tool`, its stdout and stderr piped.
+async fn task_agent(
+    url: &str,
+    journal: &std::path::Path,
+    mode: &str,
+    tool: &str,
+) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"))
+        .arg(url)
+        .arg(journal)
+        .arg(mode)
+        .arg(tool)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+/// A journaled run in a child process calls `tool`, mounted from a server in this process that
+/// makes the call a task, and is killed once the task id is recorded; the run resumed in a
+/// second process answers the call with the task's result, and the tool ran once.
+async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str) {
+    use std::sync::atomic::Ordering;
+    let dir = journal_path(tool).parent().unwrap().to_owned();
+    let served = Toolbox::new().with(SlowRender).with(SlowCharge);
+    let server = Server::new(served)
+        .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())
+        .with_task_poll_interval(Duration::from_millis(20));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let serving = tokio::spawn(server.serve_http(listener));
+    let journal = dir.join("runs.db");
+
+    // The first process: its call becomes a task, and it dies while the task runs.
+    let mut first = task_agent(&url, &journal, "first", tool).await;
+    let reader = SqliteJournal::open(&journal).unwrap();
+    for _ in 0..3000 {
+        if reader.has_run("handle/run-1/1/c1").unwrap() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    if !reader.has_run("handle/run-1/1/c1").unwrap() {
+        first.kill().await.unwrap();
+        let output = first.wait_with_output().await.unwrap();
+        panic!(
+            "the task id was not recorded; the first run said: {} {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    bounded("the kill", first.kill()).await.unwrap();
+    // The task runs on: the server is this process.
+    for _ in 0..3000 {
+        if counter.0.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+
+    // The second process resumes the run: the call awaits the same task.
+    counter.1.store(true, Ordering::SeqCst);
+    let second = task_agent(&url, &journal, "resume", tool).await;
+    let output = bounded("the resumed run", second.wait_with_output())
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the resumed run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let transcript: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let name = format!("jobs_{tool}");
+    assert_eq!(
+        transcript,
+        json!([
+            {"role": "user", "parts": [{"text": "Render report 7."}]},
+            {"role": "assistant", "parts": [{"tool_call": {"id": "c1", "name": name, "arguments": {"report": 7}}}]},
+            {"role": "tool", "parts": [{"tool_result": {"call_id": "c1", "content": result, "is_error": false}}]},
+            {"role": "assistant", "parts": [{"text": "The report is rendered."}]}
+        ])
+    );
+    // The tool ran once: the resumed call did not call it again.
+    assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+    serving.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_mounted_idempotent_task_is_picked_up_by_its_id_in_a_resumed_run() {
+    resumed_run_picks_up_the_task("slow_render", &SLOW_RENDER, "rendered report 7").await;
+}
+
+#[tokio::test]
+async fn a_mounted_task_with_effects_is_picked_up_by_its_id_in_a_resumed_run() {
+    resumed_run_picks_up_the_task("slow_charge", &SLOW_CHARGE, "charged for report 7").await;
+}
+
+/// Waits until the test opens its gate.
+static LONG_GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Takes as long as the test wants.
+#[skyl::tool]
+async fn take_long(pages: u32) -> String {
+    STARTED_LONG.notify_one();
+    LONG_GATE.notified().await;
+    format!("took {pages} pages")
+}
+
+/// Says when `take_long` starts.
+static STARTED_LONG: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Says when `never_ends` is cancelled.
+static NEVER_ENDS_CANCELLED: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
+
+/// Never ends unless cancelled.
+#[skyl::tool]
+async fn never_ends(#[context] call: CallContext) -> &'static str {
+    call.cancelled().await;
+    NEVER_ENDS_CANCELLED.notify_one();
+    "cancelled"
+}
+
+/// skyl's server with tasks, mounted in process with the call timeout `call_timeout` and the
+/// task timeout `task_timeout`.
+async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> Toolbox {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    let server = Server::new(Toolbox::new().with(TakeLong).with(NeverEnds))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(10));
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let remote = bounded(
+        "mounting",
+        skyl::mcp::Remote::builder("jobs")
+            .call_timeout(call_timeout)
+            .task_timeout(task_timeout)
+            .connect(client_end),
+    )
+    .await
+    .unwrap();
+    Toolbox::new().with_remote(&remote)
+}
+
+#[tokio::test]
+async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() {
+    let toolbox = mounted(
+        Duration::from_millis(50),
+        Duration::from_secs(60),
+        "awaited",
+    )
+    .await;
+    let call = skyl::ToolCall::new("c1", "jobs_take_long", json!({"pages": 2}));
+    let dispatch = toolbox.dispatch(&call);
+    let open = async {
+        STARTED_LONG.notified().await;
+        // Past the call timeout: only the task's first answer had to come within it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        LONG_GATE.notify_one();
+    };
+    let (result, ()) = bounded("the call", async { tokio::join!(dispatch, open) }).await;
+    assert_eq!(result, skyl::ToolResult::success("c1", "took 2 pages"));
+}
+
+#[tokio::test]
+async fn a_mounted_task_past_the_task_timeout_is_cancelled_on_the_server() {
+    let toolbox = mounted(
+        Duration::from_secs(60),
+        Duration::from_millis(100),
+        "expired",
+    )
+    .await;
+    let call = skyl::ToolCall::new("c1", "jobs_never_ends", json!({}));
+    let result = bounded("the call", toolbox.dispatch(&call)).await;
+    assert_eq!(
+        result,
+        skyl::ToolResult::error(
+            "c1",
+            "ERROR: jobs_never_ends failed: the MCP server \"jobs\" did not answer within 100ms. Do not retry with the same arguments; tell the user that the \"jobs\" server is not responding."
+        )
+    );
+    // The server heard tasks/cancel and cancelled the tool's call.
+    bounded("the server's cancellation", NEVER_ENDS_CANCELLED.notified()).await;
+}
