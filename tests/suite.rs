@@ -23,6 +23,7 @@ mod limits;
 mod lowered_schemas;
 pub mod macro_tool;
 mod methods;
+mod nested_agents;
 mod panics;
 mod partial;
 mod providers;

@@ -22,6 +22,9 @@ use serde_json::{Map, Value};
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
+use super::approval::Slot;
+use super::{Event, Run};
+
 /// A question a tool call asked the person while it ran: an MCP server's elicitation request
 /// during a call of one of its mounted tools.
 ///
@@ -130,23 +133,62 @@ thread_local! {
     static DESK: RefCell<Option<Arc<Desk>>> = const { RefCell::new(None) };
 }
 
-/// Where the calls of one turn leave the questions they ask, for the run to stop with.
+/// Where the calls of one turn leave what they wait on (a question they ask, or a sub-agent's
+/// run that waits for a person), for the run to stop with; where a resumed run hands a
+/// sub-agent's call its saved run; and where a sub-agent's events go to reach the run's.
 #[derive(Default)]
 pub(crate) struct Desk {
-    asked: Mutex<Vec<(String, Question)>>,
+    /// Each call that waits, with its slot: [`Slot::Asking`] or [`Slot::Nested`].
+    asked: Mutex<Vec<(String, Slot)>>,
+    /// The saved runs of the sub-agents' calls this turn resumes, by call id.
+    handed: Mutex<Vec<(String, Run)>>,
+    /// Where the events of the turn's calls go, when the run has an event callback.
+    events: Mutex<Option<EventSink>>,
 }
 
+/// A run's event callback, as a sub-agent's call reaches it.
+pub(crate) type EventSink = Arc<dyn Fn(Event) + Send + Sync>;
+
 impl Desk {
-    /// Whether the call `call_id` asked a question (and its result is only a placeholder).
+    /// Whether the call `call_id` waits (and its result is only a placeholder).
     pub(crate) fn asked(&self, call_id: &str) -> bool {
         lock(&self.asked).iter().any(|(id, _)| id == call_id)
     }
 
-    /// The question the call `call_id` asked, taken off the desk.
-    pub(crate) fn take(&self, call_id: &str) -> Option<Question> {
+    /// What the call `call_id` waits on, taken off the desk: its [`Slot::Asking`] or
+    /// [`Slot::Nested`].
+    pub(crate) fn take(&self, call_id: &str) -> Option<Slot> {
         let mut asked = lock(&self.asked);
         let at = asked.iter().position(|(id, _)| id == call_id)?;
         Some(asked.swap_remove(at).1)
+    }
+
+    /// Leaves the run of the sub-agent that the call `call_id` ran, which waits for a person:
+    /// the turn's run stops with it in the call's slot.
+    pub(crate) fn park_run(&self, call_id: &str, run: Run) {
+        lock(&self.asked).push((call_id.to_owned(), Slot::Nested(Box::new(run))));
+    }
+
+    /// Hands the call `call_id` its sub-agent's saved run, with the decisions made on it.
+    pub(crate) fn hand(&self, call_id: &str, run: Run) {
+        lock(&self.handed).push((call_id.to_owned(), run));
+    }
+
+    /// The saved run handed to the call `call_id`, taken off the desk.
+    pub(crate) fn handed(&self, call_id: &str) -> Option<Run> {
+        let mut handed = lock(&self.handed);
+        let at = handed.iter().position(|(id, _)| id == call_id)?;
+        Some(handed.swap_remove(at).1)
+    }
+
+    /// Sends the events of the turn's sub-agents to `events`.
+    pub(crate) fn forward(&self, events: EventSink) {
+        *lock(&self.events) = Some(events);
+    }
+
+    /// Where the events of the turn's calls go, if anywhere.
+    pub(crate) fn events(&self) -> Option<EventSink> {
+        lock(&self.events).clone()
     }
 
     /// Polls `work` with this desk as the one calls ask at.
@@ -183,6 +225,11 @@ impl<F: Future + Unpin> Future for AtDesk<F> {
     }
 }
 
+/// The desk of the turn being polled on this thread: a call polled in an agent's turn sees it.
+pub(crate) fn current_desk() -> Option<Arc<Desk>> {
+    DESK.with(|desk| desk.borrow().clone())
+}
+
 /// Whether a call polled now can park: it runs in an agent's turn.
 #[cfg(test)]
 pub(crate) fn can_park() -> bool {
@@ -200,7 +247,7 @@ pub(crate) fn park(call_id: &str, mut question: Question, resume: Resume) -> Res
     let (process, counter) = &*TICKETS;
     question.ticket = format!("{process}-{}", counter.fetch_add(1, Ordering::Relaxed));
     lock(&PARKED).insert(question.ticket.clone(), resume);
-    lock(&desk.asked).push((call_id.to_owned(), question));
+    lock(&desk.asked).push((call_id.to_owned(), Slot::Asking(question)));
     Ok(())
 }
 
@@ -276,7 +323,9 @@ mod tests {
         })));
         assert!(!can_park());
         assert!(desk.asked("c1"));
-        let asked = desk.take("c1").unwrap();
+        let Some(Slot::Asking(asked)) = desk.take("c1") else {
+            panic!("the call asked a question")
+        };
         assert!(!asked.ticket().is_empty());
         assert!(!desk.asked("c1"));
 

@@ -29,6 +29,7 @@ mod driver;
 mod event;
 pub mod hooks;
 pub mod journal;
+mod nested;
 mod replay;
 mod run;
 mod step;
@@ -47,6 +48,7 @@ pub use event::{AnsweredBy, Event};
 // Defined in `hooks`, whose page is about them; these are the paths the docs use.
 pub use hooks::{Decision, Hooks};
 pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
+pub use nested::{AgentTool, Waiting};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};
