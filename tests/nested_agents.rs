@@ -107,7 +107,11 @@ fn keys(journal: &SqliteJournal, run: &str) -> Vec<String> {
     let mut future = journal.load(run);
     let mut context = Context::from_waker(Waker::noop());
     match future.as_mut().poll(&mut context) {
-        Poll::Ready(entries) => entries.unwrap().into_iter().map(|entry| entry.key).collect(),
+        Poll::Ready(entries) => entries
+            .unwrap()
+            .into_iter()
+            .map(|entry| entry.key)
+            .collect(),
         Poll::Pending => panic!("the SQLite journal answers at once"),
     }
 }
@@ -198,7 +202,10 @@ fn a_sub_agent_answers_the_call_with_its_typed_answer_from_its_own_model_and_too
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, None, false);
-    let run = agent.run(vec![Message::user("Write to Ada")]).blocking().unwrap();
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
     assert_eq!(run.stop(), &Stop::Answered);
     assert_eq!(run.text(), "Ada was written to.");
     let results: Vec<&str> = run
@@ -216,14 +223,22 @@ fn a_sub_agent_answers_the_call_with_its_typed_answer_from_its_own_model_and_too
         research[0].messages[0],
         Message::user("Look Ada up and mail them.")
     );
-    let tools: Vec<&str> = research[0].tools.iter().map(|tool| tool.name.as_str()).collect();
+    let tools: Vec<&str> = research[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect();
     assert_eq!(tools, ["lookup", "mail"]);
     assert_eq!(research[0].output.as_ref().unwrap().name, "Finding");
     let mail = levels.mail.requests();
     // Without a prompt of its own, the sub-agent reads the arguments as JSON.
     assert_eq!(mail[0].messages[0], Message::user(r#"{"to":"ada"}"#));
     let top = levels.top.requests();
-    let research_tool = top[0].tools.iter().find(|tool| tool.name == "research").unwrap();
+    let research_tool = top[0]
+        .tools
+        .iter()
+        .find(|tool| tool.name == "research")
+        .unwrap();
     assert_eq!(
         research_tool.parameters,
         json!({
@@ -316,13 +331,7 @@ fn a_sub_agents_run_is_journaled_under_the_calls_effect_key_and_a_replay_runs_no
     );
     assert_eq!(
         keys(&journal, "top/1/c1/1/r2"),
-        [
-            "began",
-            "answer/1",
-            "intent/1/0",
-            "result/1/0",
-            "answer/2"
-        ]
+        ["began", "answer/1", "intent/1/0", "result/1/0", "answer/2"]
     );
     assert_eq!(
         keys(&journal, "top/1/c1"),
@@ -355,7 +364,9 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
     let billing = |model: ScriptedModel, log: &Arc<Log>| {
         Agent::new(
             model,
-            Toolbox::with_state(Arc::clone(log)).with(Lookup).with(Charge),
+            Toolbox::with_state(Arc::clone(log))
+                .with(Lookup)
+                .with(Charge),
             "billing-model",
         )
     };
@@ -363,7 +374,11 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
         let bill = billing
             .as_tool::<Topic, String>("bill", "Bills a customer.")
             .journaled(Arc::clone(journal) as Arc<dyn Journal>);
-        Agent::new(model, Toolbox::with_state(Arc::new(Log::default())).with(bill), "top")
+        Agent::new(
+            model,
+            Toolbox::with_state(Arc::new(Log::default())).with(bill),
+            "top",
+        )
     };
 
     // The first process: the sub-agent looks up, then its charge starts and never finishes; the
@@ -402,7 +417,11 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
     let journal = dir.journal();
     let sub_model = ScriptedModel::new().reply_text(r#""not charged""#);
     let top_model = ScriptedModel::new().reply_text("Could not bill Ada.");
-    let agent = top(top_model.clone(), billing(sub_model.clone(), &log), &journal);
+    let agent = top(
+        top_model.clone(),
+        billing(sub_model.clone(), &log),
+        &journal,
+    );
     let mut answered = Vec::new();
     let run = agent
         .run(vec![Message::user("Bill Ada")])
@@ -444,7 +463,10 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
         .blocking()
         .unwrap();
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
-    assert_eq!(log.done(), [("lookup ada".to_owned(), Some("top/1/c1/1/r1".to_owned()))]);
+    assert_eq!(
+        log.done(),
+        [("lookup ada".to_owned(), Some("top/1/c1/1/r1".to_owned()))]
+    );
     let waiting = run.waiting();
     assert_eq!(waiting.len(), 1);
     assert_eq!(
@@ -454,7 +476,10 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
     assert_eq!(waiting[0].ids(), ["c1", "r2", "m1"]);
     assert_eq!(waiting[0].run_id(), Some("top/1/c1/1/r2"));
     assert_eq!(waiting[0].call().arguments, json!({"to": "ada"}));
-    let awaiting: Vec<&str> = run.awaiting_approval().map(|call| call.id.as_str()).collect();
+    let awaiting: Vec<&str> = run
+        .awaiting_approval()
+        .map(|call| call.id.as_str())
+        .collect();
     assert_eq!(awaiting, ["c1"]);
     let saved = serde_json::to_string(&run).unwrap();
 
@@ -492,7 +517,11 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
     );
     assert_eq!(models.requests(), [1, 1, 1]);
     assert_eq!(
-        finished.transcript()[2].tool_results().next().unwrap().content,
+        finished.transcript()[2]
+            .tool_results()
+            .next()
+            .unwrap()
+            .content,
         r#"{"summary":"ada found and mailed"}"#
     );
 
@@ -543,7 +572,10 @@ fn a_call_denied_inside_a_sub_agent_gives_its_model_the_reason_and_the_run_goes_
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, None, true);
-    let mut run = agent.run(vec![Message::user("Write to Ada")]).blocking().unwrap();
+    let mut run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
     run.deny_at(&["c1", "r2", "m1"], "Ada asked not to be emailed")
         .unwrap();

@@ -121,7 +121,11 @@ where
     ///
     /// Its parameters are `I`'s schema, its output schema `O`'s; it says it is not destructive
     /// (the sub-agent's own tools ask for approval, as its agent's rules say).
-    pub fn new(name: impl Into<String>, description: impl Into<String>, agent: Agent<S, H>) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        agent: Agent<S, H>,
+    ) -> Self {
         let mut parameters = canonical_schema_for::<I>();
         // The tool's description is what the model reads about the whole call, as a `#[tool]`'s.
         if let Value::Object(root) = &mut parameters {
