@@ -23,6 +23,7 @@ use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
 use super::approval::Slot;
+use super::telemetry::CallSpan;
 use super::{Event, Run};
 
 /// A question a tool call asked the person while it ran: an MCP server's elicitation request
@@ -144,6 +145,8 @@ pub(crate) struct Desk {
     handed: Mutex<Vec<(String, Run)>>,
     /// Where the events of the turn's calls go, when the run has an event callback.
     events: Mutex<Option<EventSink>>,
+    /// The span of each call that runs (feature `tracing`), for a sub-agent's spans to nest under.
+    spans: Mutex<Vec<(String, CallSpan)>>,
 }
 
 /// A run's event callback, as a sub-agent's call reaches it.
@@ -184,6 +187,19 @@ impl Desk {
     /// Sends the events of the turn's sub-agents to `events`.
     pub(crate) fn forward(&self, events: EventSink) {
         *lock(&self.events) = Some(events);
+    }
+
+    /// Keeps `span` as the span of the call `call_id`.
+    pub(crate) fn mark_span(&self, call_id: &str, span: CallSpan) {
+        lock(&self.spans).push((call_id.to_owned(), span));
+    }
+
+    /// The span of the call `call_id`, if it has one.
+    pub(crate) fn span(&self, call_id: &str) -> Option<CallSpan> {
+        lock(&self.spans)
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, span)| span.clone())
     }
 
     /// Where the events of the turn's calls go, if anywhere.

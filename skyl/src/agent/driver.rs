@@ -898,6 +898,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if !to_run.is_empty() {
             let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
             let mut spans = ToolSpans::start(&running);
+            for (k, call) in running.iter().enumerate() {
+                if let Some(span) = spans.call_span(k) {
+                    desk.mark_span(&call.id, span);
+                }
+            }
             let mut durations = vec![Duration::ZERO; running.len()];
             let events = &mut self.events;
             if let Some(events) = events {

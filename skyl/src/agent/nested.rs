@@ -205,13 +205,20 @@ where
             });
         }
         let expected = Expected::of::<O>(self.corrections);
-        let finished = match (&self.journal, call.effect_key()) {
-            (Some(journal), Some(key)) => {
-                drive_journaled_expecting(builder, &**journal, key.to_owned(), &expected).await
+        let work = async {
+            match (&self.journal, call.effect_key()) {
+                (Some(journal), Some(key)) => {
+                    drive_journaled_expecting(builder, &**journal, key.to_owned(), &expected).await
+                }
+                _ => drive_expecting(builder, &expected)
+                    .await
+                    .map_err(DurableRunError::Model),
             }
-            _ => drive_expecting(builder, &expected)
-                .await
-                .map_err(DurableRunError::Model),
+        };
+        // The sub-agent's spans nest under the span of the call that runs it (feature `tracing`).
+        let finished = match desk.as_ref().and_then(|desk| desk.span(call.call_id())) {
+            Some(span) => span.instrument(work).await,
+            None => work.await,
         };
         let run = match finished {
             Ok(run) => run,
