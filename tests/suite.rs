@@ -18,6 +18,7 @@ mod durable;
 mod dynamic_tool;
 mod error_guidance;
 mod fuzz_regressions;
+mod handoff;
 mod http;
 mod limits;
 mod lowered_schemas;

@@ -27,6 +27,7 @@ pub(crate) mod asking;
 mod breaker;
 mod driver;
 mod event;
+mod handoff;
 pub mod hooks;
 pub mod journal;
 mod nested;
@@ -45,6 +46,7 @@ pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
+pub use handoff::{Handoff, TakeOverError};
 // Defined in `hooks`, whose page is about them; these are the paths the docs use.
 pub use hooks::{Decision, Hooks};
 pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};

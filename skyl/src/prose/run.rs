@@ -60,3 +60,8 @@ pub(crate) fn sub_agent_failed(tool: &str, cause: &str) -> crate::tool::ToolFail
     crate::tool::ToolFailure::do_not_retry(format!("the run of {tool} failed: {cause}"))
         .with_next_step("Continue without its answer, or tell the user it could not be had.")
 }
+
+/// The result of a handoff's call: the conversation goes on with `agent`, which reads it too.
+pub(crate) fn handed_off(agent: &str) -> String {
+    format!("The conversation was handed to {agent}, which answers the user from here.")
+}
