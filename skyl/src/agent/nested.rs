@@ -524,3 +524,155 @@ impl Run {
         self.sub_run_at(calls)?.reply(last, reply)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::agent::Reply;
+    use crate::agent::asking::{Resume, park};
+    use crate::testing::ScriptedModel;
+    use crate::toolbox::Toolbox;
+
+    /// A tool that asks the person whether to delete, as a mounted MCP server's elicitation does,
+    /// and deletes when they accept.
+    struct Delete(ToolDefinition);
+
+    impl Tool for Delete {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+
+        fn call<'a>(&'a self, arguments: &'a Value, state: &'a ()) -> ToolFuture<'a> {
+            self.invoke(arguments, state, &Invocation::new("delete", ""))
+        }
+
+        fn invoke<'a>(&'a self, _: &'a Value, _: &'a (), call: &Invocation<'_>) -> ToolFuture<'a> {
+            let call_id = call.call_id().to_owned();
+            ToolFuture::new_output(async move {
+                let question = Question::new(
+                    "files",
+                    "Delete notes.txt?",
+                    json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}}),
+                );
+                let resume: Resume = Box::new(|reply| {
+                    Box::pin(async move {
+                        Ok(ToolOutput::from(match reply {
+                            Reply::Accept(_) => "deleted notes.txt",
+                            _ => "kept notes.txt",
+                        }))
+                    })
+                });
+                match park(&call_id, question, resume) {
+                    Ok(()) => Err(crate::tool::ToolFailure::ask_user("asked")),
+                    Err(_) => Err(crate::tool::ToolFailure::do_not_retry("nobody to ask")),
+                }
+            })
+        }
+    }
+
+    fn agents() -> Agent {
+        let delete = Delete(ToolDefinition {
+            name: "delete".into(),
+            description: "Deletes a file.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+            ..Default::default()
+        });
+        let cleaner = Agent::new(
+            ScriptedModel::new()
+                .reply_calls([ToolCall::new("d1", "delete", json!({}))])
+                .reply_text(r#""cleaned""#),
+            Toolbox::new().with(delete),
+            "small",
+        );
+        Agent::new(
+            ScriptedModel::new()
+                .reply_calls([ToolCall::new("c1", "clean", json!({}))])
+                .reply_text("Clean."),
+            Toolbox::new().with(cleaner.as_tool::<Value, String>("clean", "Cleans up.")),
+            "large",
+        )
+    }
+
+    #[test]
+    fn a_question_asked_inside_a_sub_agent_pauses_the_top_run_and_its_reply_reaches_the_call() {
+        let agent = agents();
+        let mut run = agent
+            .run(vec![Message::user("Clean up")])
+            .blocking()
+            .unwrap();
+        assert_eq!(run.stop(), &Stop::AwaitingApproval);
+        let waiting = run.waiting();
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(waiting[0].describe(), ["c1 clean", "d1 delete"]);
+        let question = waiting[0].question().unwrap();
+        assert_eq!(
+            (question.from(), question.message()),
+            ("files", "Delete notes.txt?")
+        );
+        // A reply needs a question: the call at the top asked none.
+        assert!(run.reply_at(&["c1"], Reply::Decline).is_err());
+        run.reply_at(&["c1", "d1"], Reply::Accept(serde_json::Map::new()))
+            .unwrap();
+        assert!(run.waiting().is_empty());
+
+        // Resumed in this process, which holds the call that asked: it goes on with the reply.
+        let mut finished = Vec::new();
+        let run = agent
+            .resume(run)
+            .on_event(|event| {
+                if let Event::ToolFinished { result, .. } = event.innermost() {
+                    finished.push((event.path(), result.content.clone()));
+                }
+            })
+            .blocking()
+            .unwrap();
+        assert_eq!(
+            finished,
+            [
+                (vec!["c1 clean".to_owned()], "deleted notes.txt".to_owned()),
+                (Vec::new(), r#""cleaned""#.to_owned())
+            ]
+        );
+        assert_eq!(run.stop(), &Stop::Answered);
+        assert_eq!(
+            run.transcript()[2].tool_results().next().unwrap().content,
+            r#""cleaned""#
+        );
+    }
+
+    #[test]
+    fn approving_the_call_of_a_sub_agent_approves_what_waits_inside_it() {
+        let agent = agents();
+        let mut run = agent
+            .run(vec![Message::user("Clean up")])
+            .blocking()
+            .unwrap();
+        run.approve("c1").unwrap();
+        assert!(run.waiting().is_empty());
+        assert_eq!(run.awaiting_approval().count(), 0);
+        let sub = run.sub_run("c1").unwrap();
+        assert_eq!(
+            sub.question("d1").map(Question::message),
+            Some("Delete notes.txt?")
+        );
+        // The question was accepted with its schema's defaults, and the call deletes.
+        let mut finished = Vec::new();
+        let run = agent
+            .resume(run)
+            .on_event(|event| {
+                if let Event::ToolFinished { result, .. } = event.innermost() {
+                    finished.push(result.content.clone());
+                }
+            })
+            .blocking()
+            .unwrap();
+        assert_eq!(finished, ["deleted notes.txt", r#""cleaned""#]);
+        assert_eq!(run.text(), "Clean.");
+        assert_eq!(
+            run.transcript()[2].tool_results().next().unwrap().content,
+            r#""cleaned""#
+        );
+    }
+}
