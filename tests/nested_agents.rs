@@ -651,3 +651,38 @@ fn a_sub_agent_that_waits_outside_an_agent_run_fails_its_call() {
     );
     assert!(log.done().is_empty());
 }
+
+#[test]
+fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
+    let dir = TempDir::new("unjournaled");
+    let log = Arc::new(Log::default());
+    let research_model = ScriptedModel::new()
+        .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
+        .reply_text(r#"{"summary": "mailed"}"#);
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        "research-model",
+    );
+    // The top run is journaled; the sub-agent was given no journal.
+    let research = researcher.as_tool::<Topic, Finding>("research", "Looks a subject up.");
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::with_state(Arc::clone(&log)).with(research),
+        "m",
+    );
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: research failed: research runs an agent in a journaled run, and has no journal to keep that agent's run in, so a crash would repeat what it did. Continue without it, and tell the user that the application must give the tool the run's journal (AgentTool::journaled)."
+    );
+    assert!(log.done().is_empty());
+    assert!(research_model.requests().is_empty());
+}

@@ -153,9 +153,9 @@ where
     /// each under the effect key of the call that runs it; see [`AgentTool`].
     ///
     /// A call outside a journaled run has no effect key, and its sub-agent's run is not
-    /// journaled. A tool without a journal, called in a journaled run, runs its sub-agent
-    /// unjournaled: a crash while it runs leaves the call's outcome unknown, and the model reads
-    /// that.
+    /// journaled. A tool without a journal refuses a call in a journaled run (the model reads
+    /// that it failed, and why): its sub-agent's run would start over after a crash, repeating
+    /// its effects.
     pub fn journaled(mut self, journal: Arc<dyn Journal>) -> Self {
         self.journal = Some(journal);
         // Running the call again replays the sub-agent's run from its journal.
@@ -205,12 +205,19 @@ where
             });
         }
         let expected = Expected::of::<O>(self.corrections);
+        let journaled = match (&self.journal, call.effect_key()) {
+            (Some(journal), Some(key)) => Some((journal, key.to_owned())),
+            // Unjournaled, the sub-agent's run would start over after a crash of the run that
+            // calls it, repeating its effects and its approved calls.
+            (None, Some(_)) => return Err(prose::sub_agent_unjournaled(name)),
+            (_, None) => None,
+        };
         let work = async {
-            match (&self.journal, call.effect_key()) {
-                (Some(journal), Some(key)) => {
-                    drive_journaled_expecting(builder, &**journal, key.to_owned(), &expected).await
+            match journaled {
+                Some((journal, key)) => {
+                    drive_journaled_expecting(builder, &**journal, key, &expected).await
                 }
-                _ => drive_expecting(builder, &expected)
+                None => drive_expecting(builder, &expected)
                     .await
                     .map_err(DurableRunError::Model),
             }

@@ -65,3 +65,14 @@ pub(crate) fn sub_agent_failed(tool: &str, cause: &str) -> crate::tool::ToolFail
 pub(crate) fn handed_off(agent: &str) -> String {
     format!("The conversation was handed to {agent}, which answers the user from here.")
 }
+
+/// The failure of a sub-agent's call in a journaled run, when the tool has no journal to keep
+/// the sub-agent's run in.
+pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
+    crate::tool::ToolFailure::do_not_retry(format!(
+        "{tool} runs an agent in a journaled run, and has no journal to keep that agent's run in, so a crash would repeat what it did"
+    ))
+    .with_next_step(
+        "Continue without it, and tell the user that the application must give the tool the run's journal (AgentTool::journaled).",
+    )
+}
