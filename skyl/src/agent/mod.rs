@@ -15,6 +15,10 @@
 //!   while it runs (a mounted MCP server's elicitation) pauses the run the same way, until
 //!   [`Run::reply`].
 //! - [`Event`]s report progress while a run goes on ([`RunBuilder::on_event`]).
+//! - An agent can be a tool of another ([`AgentTool`]): its run journaled inside the caller's,
+//!   a call that waits deep inside pausing the top run ([`Run::waiting`], [`Run::approve_at`]),
+//!   its events nested ([`Event::Nested`]). A [`Handoff`] passes the conversation to another
+//!   agent ([`Agent::take_over`]).
 //!
 //! Whatever happens, every call the model makes gets exactly one result, and the transcript a
 //! run hands back (or keeps in its [`RunError`]) is one every provider adapter accepts.
