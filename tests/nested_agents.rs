@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use serde_json::{Value, json};
-use skyl::agent::{Agent, AgentTool, AnsweredBy, Decision, Event, Journal, Run, Stop, hooks};
+use skyl::agent::{
+    Agent, AgentTool, AnsweredBy, BoxFuture, Decision, DurableRunError, Entry, Event, Journal,
+    JournalError, Run, Stop, hooks,
+};
 use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
@@ -685,4 +688,68 @@ fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
     );
     assert!(log.done().is_empty());
     assert!(research_model.requests().is_empty());
+}
+
+/// A journal in which another worker holds every sub-agent's run: appending to one conflicts.
+struct Contended(SqliteJournal);
+
+impl Journal for Contended {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        self.0.load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if run.starts_with("top/") {
+            let key = entries[0].key.clone();
+            let run = run.to_owned();
+            return Box::pin(std::future::ready(Err(JournalError::Conflict { run, key })));
+        }
+        self.0.append(run, entries, durable)
+    }
+}
+
+#[test]
+fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_nothing_for_the_call()
+{
+    let dir = TempDir::new("contended");
+    let journal = Arc::new(Contended(
+        SqliteJournal::open(dir.0.join("journal.db")).unwrap(),
+    ));
+    let log = Arc::new(Log::default());
+    let research_model = ScriptedModel::new()
+        .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
+        .reply_text(r#"{"summary": "mailed"}"#);
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        "research-model",
+    );
+    let research = researcher
+        .as_tool::<Topic, Finding>("research", "Looks a subject up.")
+        .journaled(Arc::clone(&journal) as Arc<dyn Journal>);
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Done.");
+    let agent = Agent::new(
+        top,
+        Toolbox::with_state(Arc::clone(&log)).with(research),
+        "m",
+    );
+    let error = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap_err();
+    let DurableRunError::Journal(JournalError::Conflict { run, key }) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!((run.as_str(), key.as_str()), ("top/1/c1", "began"));
+    assert!(log.done().is_empty());
+    // The call has no result in the top run's journal: whoever holds the sub-run answers it.
+    assert_eq!(keys(&journal.0, "top"), ["began", "answer/1"]);
 }

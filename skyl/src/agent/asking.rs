@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
+use super::JournalError;
 use super::approval::Slot;
 use super::telemetry::CallSpan;
 use super::{Event, Run};
@@ -147,6 +148,9 @@ pub(crate) struct Desk {
     events: Mutex<Option<EventSink>>,
     /// The span of each call that runs (feature `tracing`), for a sub-agent's spans to nest under.
     spans: Mutex<Vec<(String, CallSpan)>>,
+    /// The calls whose sub-agent's journal failed, and the first such failure: the turn's run
+    /// stops on it, as on a failure of its own journal, and records no result for them.
+    halted: Mutex<(Vec<String>, Option<JournalError>)>,
 }
 
 /// A run's event callback, as a sub-agent's call reaches it.
@@ -156,6 +160,20 @@ impl Desk {
     /// Whether the call `call_id` waits (and its result is only a placeholder).
     pub(crate) fn asked(&self, call_id: &str) -> bool {
         lock(&self.asked).iter().any(|(id, _)| id == call_id)
+            || lock(&self.halted).0.iter().any(|id| id == call_id)
+    }
+
+    /// Stops the turn's run on `error`, the failure of the journal of the sub-agent that the call
+    /// `call_id` runs (another worker runs it, or the store failed).
+    pub(crate) fn halt(&self, call_id: &str, error: JournalError) {
+        let mut halted = lock(&self.halted);
+        halted.0.push(call_id.to_owned());
+        halted.1.get_or_insert(error);
+    }
+
+    /// The failure a sub-agent's journal stopped the turn with, if one did.
+    pub(crate) fn halted(&self) -> Option<JournalError> {
+        lock(&self.halted).1.take()
     }
 
     /// What the call `call_id` waits on, taken off the desk: its [`Slot::Asking`] or

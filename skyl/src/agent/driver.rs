@@ -982,6 +982,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             if let Some(error) = recording.as_ref().and_then(Recording::refused) {
                 return Err(Halt::Journal(error));
             }
+            if let Some(error) = desk.halted() {
+                return Err(Halt::Journal(error));
+            }
             for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
                 if let Some(asked) = desk.take(&calls[*position].id) {
                     turn.slots[*position] = asked;

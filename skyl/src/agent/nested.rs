@@ -229,6 +229,15 @@ where
         };
         let run = match finished {
             Ok(run) => run,
+            // Another worker runs the sub-agent's run, or its store failed: the run that calls
+            // it stops as on a failure of its own journal, recording nothing for the call.
+            Err(DurableRunError::Journal(error)) => {
+                let failure = prose::sub_agent_failed(name, &chain(&error));
+                if let Some(desk) = &desk {
+                    desk.halt(call.call_id(), error);
+                }
+                return Err(failure);
+            }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
         };
         match run.stop() {
