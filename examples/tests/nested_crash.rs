@@ -296,3 +296,60 @@ fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and
     );
     assert!(runs >= 1);
 }
+
+#[test]
+fn two_processes_approving_and_resuming_one_paused_run_at_once_send_the_email_at_most_once() {
+    let dir = TempDir::new("nested-two-workers");
+    let worker = Worker { dir: &dir.0 };
+    let mut first = worker.start("first.log");
+    assert!(
+        wait(&mut first, START_LIMIT).success(),
+        "{}",
+        worker.log("first.log")
+    );
+    assert!(
+        worker
+            .log("first.log")
+            .contains("waiting: c1 research > r3 mail > m2 send_email"),
+        "{}",
+        worker.log("first.log")
+    );
+
+    // Two people approve the same paused run in two processes at once, and each resumes it: the
+    // one that loses a record to the other (at any level) stops without acting on it.
+    let mut a = worker.start("a.log");
+    let mut b = worker.start("b.log");
+    let a_status = wait(&mut a, START_LIMIT);
+    let b_status = wait(&mut b, START_LIMIT);
+    for (status, log) in [
+        (a_status, worker.log("a.log")),
+        (b_status, worker.log("b.log")),
+    ] {
+        assert!(
+            status.success() || log.contains("another worker recorded"),
+            "a worker failed otherwise: {log}"
+        );
+    }
+    let mut last = worker.start("last.log");
+    assert!(
+        wait(&mut last, START_LIMIT).success(),
+        "{}",
+        worker.log("last.log")
+    );
+    assert!(worker.finished(), "{}", worker.log("last.log"));
+    let figures = check_finished(&worker);
+    println!(
+        "worker a: {}; worker b: {}; {} email sent",
+        if a_status.success() {
+            "finished"
+        } else {
+            "stopped on a conflict"
+        },
+        if b_status.success() {
+            "finished"
+        } else {
+            "stopped on a conflict"
+        },
+        figures.emails_sent
+    );
+}
