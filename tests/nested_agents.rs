@@ -753,3 +753,21 @@ fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_no
     // The call has no result in the top run's journal: whoever holds the sub-run answers it.
     assert_eq!(keys(&journal.0, "top"), ["began", "answer/1"]);
 }
+
+#[test]
+fn an_approval_from_inside_that_expired_asks_again() {
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, None, true);
+    let mut run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    run.approve_at_until(&["c1", "r2", "m1"], past).unwrap();
+    assert!(run.waiting().is_empty());
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert_eq!(run.waiting()[0].ids(), ["c1", "r2", "m1"]);
+    assert_eq!(log.done(), [("lookup ada".to_owned(), None)]);
+}
