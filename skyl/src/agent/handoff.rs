@@ -100,6 +100,11 @@ impl<S> Tool<S> for Handoff {
 impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// Adds the tool of `handoff`, and ends each run once the model has called it (its call
     /// answered): [`Run::handed_to`] then names the agent to go on with.
+    ///
+    /// # Panics
+    ///
+    /// If the toolbox already has a tool of that name, as [`Toolbox::with`](crate::Toolbox::with)
+    /// does.
     pub fn with_handoff(mut self, handoff: Handoff) -> Self {
         self.stop_when
             .push(StopWhen::tool_called(handoff.tool_name()));
