@@ -771,3 +771,27 @@ fn an_approval_from_inside_that_expired_asks_again() {
     assert_eq!(run.waiting()[0].ids(), ["c1", "r2", "m1"]);
     assert_eq!(log.done(), [("lookup ada".to_owned(), None)]);
 }
+
+#[test]
+fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again() {
+    let overloaded = skyl::agent::ModelError::provider(529, "Overloaded")
+        .with_provider(skyl::provider::Provider::Anthropic);
+    let researcher = Agent::new(
+        ScriptedModel::new().fail(overloaded),
+        Toolbox::new(),
+        "small",
+    );
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    );
+    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: research failed: the model of research failed: Anthropic answered HTTP 529: Overloaded. Call research again in a moment, or continue without its answer."
+    );
+}

@@ -238,6 +238,14 @@ where
                 }
                 return Err(failure);
             }
+            Err(DurableRunError::Model(error)) => {
+                let failed = error.model_error();
+                return Err(prose::sub_agent_model_failed(
+                    name,
+                    &failed.to_string(),
+                    failed.is_retryable(),
+                ));
+            }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
         };
         match run.stop() {

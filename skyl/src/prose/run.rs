@@ -76,3 +76,22 @@ pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
         "Continue without it, and tell the user that the application must give the tool the run's journal (AgentTool::journaled).",
     )
 }
+
+/// The failure of a sub-agent's call whose model request failed (`cause`, the model's error);
+/// `retryable` when asking again later can help.
+pub(crate) fn sub_agent_model_failed(
+    tool: &str,
+    cause: &str,
+    retryable: bool,
+) -> crate::tool::ToolFailure {
+    let cause = shortened(cause, 2048);
+    let failure =
+        crate::tool::ToolFailure::do_not_retry(format!("the model of {tool} failed: {cause}"));
+    if retryable {
+        failure.with_next_step(format!(
+            "Call {tool} again in a moment, or continue without its answer."
+        ))
+    } else {
+        failure.with_next_step("Continue without its answer, or tell the user it could not be had.")
+    }
+}
