@@ -1,7 +1,9 @@
-//! An agent loop with two tools, printing each step as it happens.
+//! An agent loop with two tools and a sub-agent, printing each step as it happens.
 //!
 //! `cargo run --example agent` runs offline: a scripted model plays the provider, calling the
-//! tools and then answering from their results. Options:
+//! tools, then asking a packing sub-agent (an agent of its own, with its own tool, model and step
+//! limit, called as a tool with a typed input and a typed answer), and answering from the
+//! results. The sub-agent's steps print indented under the call that runs it. Options:
 //!
 //! ```text
 //! cargo run --example agent -- [--provider NAME] [--model MODEL] [--no-stream] ["prompt"]
@@ -25,7 +27,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use serde_json::json;
-use skyl::agent::{Agent, Event, Step, hooks};
+use skyl::agent::{Agent, AgentTool, Event, Step, hooks};
 use skyl::model::Model;
 use skyl::provider::{Request, Response, StopReason, StreamEvent, Usage};
 use skyl::testing::ScriptedModel;
@@ -55,19 +57,66 @@ fn celsius_to_fahrenheit(
     celsius * 9.0 / 5.0 + 32.0
 }
 
+/// What to pack for a forecast.
+#[skyl::tool]
+fn pack_for(
+    /// One city's forecast, for example "Gulu: 84F, dry and windy".
+    forecast: String,
+) -> String {
+    if forecast.contains("windy") {
+        "a windbreaker and lip balm".into()
+    } else {
+        "sunscreen and a hat".into()
+    }
+}
+
+/// The forecasts the packing sub-agent is asked about.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Trip {
+    /// One line per city: its name, temperature and conditions.
+    forecasts: Vec<String>,
+}
+
+/// The packing sub-agent's answer.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct PackingList {
+    /// What to bring.
+    items: Vec<String>,
+}
+
+/// The packing sub-agent, as a tool of the weather agent: its own model, tool and step limit.
+fn packing_tool(model: Box<dyn Model>, model_name: String) -> AgentTool<Trip, PackingList> {
+    let packer = Agent::new(model, Toolbox::new().with(PackFor), model_name)
+        .with_name("packer")
+        .with_system("You make packing lists. Use pack_for for each forecast; never guess.")
+        .with_max_steps(3);
+    packer
+        .as_tool(
+            "packing_list",
+            "Makes a packing list for the forecasts of a trip.",
+        )
+        .with_prompt(|trip: &Trip| format!("Forecasts:\n{}", trip.forecasts.join("\n")))
+}
+
 /// The question asked when the command line gives none.
 const DEFAULT_PROMPT: &str = "What's the weather in Kampala and Gulu, in Fahrenheit?";
 
-/// The model to talk to, and its name: the only place that knows which provider it is.
-fn model(args: &Args) -> Result<(Box<dyn Model>, String), String> {
+/// The models to talk to (the weather agent's, the packing sub-agent's), and their name: the
+/// only place that knows which provider it is.
+#[allow(clippy::type_complexity)]
+fn models(args: &Args) -> Result<((Box<dyn Model>, Box<dyn Model>), String), String> {
     match (args.provider, args.model_name()) {
-        (Some(provider), Some(name)) => Ok((http_model(provider)?, name)),
-        _ => Ok((Box::new(scripted_model()), "scripted".into())),
+        (Some(provider), Some(name)) => Ok(((http_model(provider)?, http_model(provider)?), name)),
+        _ => Ok((
+            (Box::new(scripted_model()), Box::new(scripted_packer())),
+            "scripted".into(),
+        )),
     }
 }
 
 /// A model that plays a provider offline: it calls the weather tool for both cities, converts
-/// the temperatures it got back, and answers from the results in the transcript.
+/// the temperatures it got back, asks the packing sub-agent, and answers from the results in
+/// the transcript.
 fn scripted_model() -> ScriptedModel {
     ScriptedModel::new()
         .reply(response(
@@ -107,11 +156,61 @@ fn scripted_model() -> ScriptedModel {
         })
         .reply_with(|request| {
             let fahrenheit = latest_results(request);
+            let forecasts = json!([
+                format!("Kampala: {}F, sunny", fahrenheit[0]),
+                format!("Gulu: {}F, dry and windy", fahrenheit[1]),
+            ]);
+            let call = ToolCall::new("call_5", "packing_list", json!({ "forecasts": forecasts }));
+            Ok(response(vec![Part::ToolCall(call)], (470, 30)))
+        })
+        .reply_with(|request| {
+            let results = &request.messages;
+            let fahrenheit: Vec<String> = results[results.len() - 3]
+                .tool_results()
+                .map(|result| result.content.clone())
+                .collect();
+            let list: serde_json::Value =
+                serde_json::from_str(&latest_results(request)[0]).unwrap_or_default();
+            let items: Vec<&str> = list["items"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|item| item.as_str())
+                .collect();
             let text = format!(
-                "Kampala is sunny at {}F, and Gulu is dry and windy at {}F.",
-                fahrenheit[0], fahrenheit[1]
+                "Kampala is sunny at {}F, and Gulu is dry and windy at {}F. Pack {}.",
+                fahrenheit[0],
+                fahrenheit[1],
+                items.join(", ")
             );
-            Ok(response(vec![Part::Text(text)], (470, 21)))
+            Ok(response(vec![Part::Text(text)], (520, 28)))
+        })
+}
+
+/// The packing sub-agent's model offline: it asks pack_for about each forecast, then answers
+/// with the list, as JSON of its answer type.
+fn scripted_packer() -> ScriptedModel {
+    ScriptedModel::new()
+        .reply_with(|request| {
+            let forecasts = request.messages[0].text_content();
+            let calls = forecasts
+                .lines()
+                .skip(1)
+                .enumerate()
+                .map(|(n, forecast)| {
+                    Part::ToolCall(ToolCall::new(
+                        format!("pack_{}", n + 1),
+                        "pack_for",
+                        json!({ "forecast": forecast }),
+                    ))
+                })
+                .collect();
+            Ok(response(calls, (120, 30)))
+        })
+        .reply_with(|request| {
+            let items = latest_results(request);
+            let answer = json!({ "items": items }).to_string();
+            Ok(response(vec![Part::Text(answer)], (180, 20)))
         })
 }
 
@@ -138,33 +237,45 @@ fn response(parts: Vec<Part>, (input_tokens, output_tokens): (u64, u64)) -> Resp
     Response::new(message, stop_reason).with_usage(Usage::new(input_tokens, output_tokens))
 }
 
-/// Prints what streams in: each step, the model's text as it arrives, and each tool call.
+/// Prints what streams in: each step, the model's text as it arrives, and each tool call; the
+/// sub-agent's, indented under the call that runs it.
 fn event_printer() -> impl FnMut(Event) + Send {
     let mut mid_line = false;
-    move |event| match event {
-        Event::StepStarted { step } => println!("\n── step {step}"),
-        Event::Model(StreamEvent::TextDelta(text)) => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-            mid_line = true;
+    move |event| {
+        let indent = "    ".repeat(event.path().len());
+        match event.innermost() {
+            Event::StepStarted { step } => match event.path().last() {
+                Some(call) => println!("{indent}── {call}: step {step}"),
+                None => println!("\n── step {step}"),
+            },
+            Event::Model(StreamEvent::TextDelta(text)) => {
+                if !mid_line {
+                    print!("{indent}");
+                }
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                mid_line = true;
+            }
+            Event::Model(StreamEvent::Done { .. }) if mid_line => {
+                println!();
+                mid_line = false;
+            }
+            Event::ToolStarted { call } => {
+                println!("{indent}  → {}({})", call.name, call.arguments)
+            }
+            Event::ToolFinished {
+                name,
+                result,
+                duration,
+                ..
+            } => println!(
+                "{indent}  ← {name}: {}{} ({}µs)",
+                if result.is_error { "error: " } else { "" },
+                result.content,
+                duration.as_micros()
+            ),
+            _ => {}
         }
-        Event::Model(StreamEvent::Done { .. }) if mid_line => {
-            println!();
-            mid_line = false;
-        }
-        Event::ToolStarted { call } => println!("  → {}({})", call.name, call.arguments),
-        Event::ToolFinished {
-            name,
-            result,
-            duration,
-            ..
-        } => println!(
-            "  ← {name}: {}{} ({}µs)",
-            if result.is_error { "error: " } else { "" },
-            result.content,
-            duration.as_micros()
-        ),
-        _ => {}
     }
 }
 
@@ -190,7 +301,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (model, model_name) = match model(&args) {
+    let ((model, packer_model), model_name) = match models(&args) {
         Ok(model) => model,
         Err(message) => {
             eprintln!("agent: {message}");
@@ -198,9 +309,15 @@ fn main() -> ExitCode {
         }
     };
 
-    let toolbox = Toolbox::new().with(GetWeather).with(CelsiusToFahrenheit);
+    let toolbox = Toolbox::new()
+        .with(GetWeather)
+        .with(CelsiusToFahrenheit)
+        .with(packing_tool(packer_model, model_name.clone()));
     let agent = Agent::new(model, toolbox, model_name)
-        .with_system("You are a terse weather assistant. Use the tools; never guess.")
+        .with_system(
+            "You are a terse weather assistant. Use the tools; never guess. Once you have the \
+             temperatures in Fahrenheit, ask packing_list what to bring.",
+        )
         .with_max_steps(6);
     let prompt = args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT);
     println!("user: {prompt}");

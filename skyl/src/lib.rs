@@ -484,6 +484,76 @@
 //! workers cannot both start the same effect. `cargo run --example durable` shows a run that
 //! survives `kill -9` at any instant.
 //!
+//! ## Agents that call agents
+//!
+//! - **An agent as a tool.** [`AgentTool`](agent::AgentTool) (or
+//!   [`Agent::as_tool`](agent::Agent::as_tool)) makes an agent a tool of another: its arguments
+//!   are a typed input, its result the sub-agent's final answer read into a typed output (as
+//!   `answer_as` reads one), and the sub-agent keeps its own model, tools, hooks and limits. With
+//!   [`journaled`](agent::AgentTool::journaled), its run is journaled in the calling run's journal
+//!   under the call's effect key (`{run}/{step}/{call id}`, and so on down), so a crash at any
+//!   depth resumes every run where it was, repeating no effect.
+//! - **Approvals and questions from inside.** A call deep inside that waits for a person pauses
+//!   the top run, which serializes whole; [`Run::waiting`](agent::Run::waiting) says who waits
+//!   and where (`["c1 research", "r2 mail", "m1 send_email"]`), and
+//!   [`Run::approve_at`](agent::Run::approve_at), [`deny_at`](agent::Run::deny_at) and
+//!   [`reply_at`](agent::Run::reply_at) decide, bound as any approval is.
+//! - **Handoffs.** A [`Handoff`](agent::Handoff) tool ends a run when the model calls it, and
+//!   [`Agent::take_over`](agent::Agent::take_over) goes on with the conversation under another
+//!   agent, on any provider.
+//! - **Events and spans nest.** A sub-agent's events come as [`Event::Nested`](agent::Event::Nested)
+//!   under the call that runs it ([`Event::path`](agent::Event::path) says where), and its
+//!   `invoke_agent` span is a child of that call's `execute_tool` span.
+//!
+//! ```
+//! use serde_json::json;
+//! use skyl::agent::{Agent, Stop};
+//! use skyl::testing::ScriptedModel;
+//! use skyl::{Message, ToolCall, Toolbox};
+//!
+//! /// Sends an email.
+//! #[skyl::tool]
+//! fn send_email(to: String) -> String {
+//!     format!("sent to {to}")
+//! }
+//!
+//! /// Who to write to.
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Mail {
+//!     /// The address.
+//!     to: String,
+//! }
+//!
+//! // The sub-agent: its own model and tools; its email waits for a person.
+//! let mailer = Agent::new(
+//!     ScriptedModel::new()
+//!         .reply_calls([ToolCall::new("m1", "send_email", json!({"to": "ada@example.com"}))])
+//!         .reply_text(r#""Sent.""#),
+//!     Toolbox::new().with(SendEmail),
+//!     "small-model",
+//! )
+//! .with_approval_for_destructive(true);
+//! let agent = Agent::new(
+//!     ScriptedModel::new()
+//!         .reply_calls([ToolCall::new("c1", "mail", json!({"to": "ada@example.com"}))])
+//!         .reply_text("Ada has her email."),
+//!     Toolbox::new().with(mailer.as_tool::<Mail, String>("mail", "Emails someone.")),
+//!     "large-model",
+//! );
+//!
+//! let mut run = agent.run(vec![Message::user("Email Ada")]).blocking()?;
+//! assert_eq!(run.stop(), &Stop::AwaitingApproval);
+//! assert_eq!(run.waiting()[0].describe(), ["c1 mail", "m1 send_email"]);
+//! // It serializes whole; a person decides, perhaps in another process.
+//! run.approve_at(&["c1", "m1"]).unwrap();
+//! let run = agent.resume(run).blocking()?;
+//! assert_eq!(run.text(), "Ada has her email.");
+//! # Ok::<(), skyl::agent::RunError>(())
+//! ```
+//!
+//! `cargo run --example agent` calls a packing sub-agent, and the nested crash test
+//! (`examples/tests/nested_crash.rs`) kills three agents inside one another at random instants.
+//!
 //! ## Streaming
 //!
 //! Providers stream an answer as server-sent events. [`provider::SseParser`] splits the bytes of a

@@ -22,7 +22,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = args.next().ok_or(usage)?;
     let tool = args.next().ok_or(usage)?;
     let remote = Remote::builder("jobs")
-        .task_journal(SqliteJournal::open(&journal)?)
+        .task_journal(SqliteJournal::open(&journal)?.with_owner("task-agent"))
         .connect_http(&url)
         .await?;
     let model = match mode.as_str() {
@@ -36,7 +36,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     .reply_text("The report is rendered.");
     let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
-    let journal = SqliteJournal::open(&journal)?;
+    // The same owner in both processes: the second takes over the run the killed one held at
+    // once, instead of waiting for its lease to expire.
+    let journal = SqliteJournal::open(&journal)?.with_owner("task-agent");
     let run = agent
         .run(vec![Message::user("Render report 7.")])
         .journaled(&journal, "run-1")

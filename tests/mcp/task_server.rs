@@ -61,7 +61,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let effects = args.next().ok_or(usage)?;
     let gate = args.next().ok_or(usage)?;
     FILES.set((effects, gate)).map_err(|_| "set twice")?;
-    let journal = skyl::durable::SqliteJournal::open(journal)?;
+    // A restarted server is the same owner, so it takes back the tasks its killed self held.
+    let journal = skyl::durable::SqliteJournal::open(journal)?.with_owner("task-server");
     skyl::mcp::Server::new(skyl::Toolbox::new().with(Charge).with(Render))
         .with_task_journal(journal)
         .with_task_poll_interval(Duration::from_millis(20))

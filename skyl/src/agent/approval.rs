@@ -51,6 +51,10 @@ pub(crate) enum Slot {
     Asking(Question),
     /// The person replied: the parked call gets the reply when the run is resumed.
     Replied { question: Question, reply: Reply },
+    /// It runs a sub-agent ([`AgentTool`](super::AgentTool)) whose run waits for a person: the
+    /// sub-agent's run as it stopped, with the decisions recorded on it since. Resumed, the call
+    /// runs again and hands the sub-agent this run to resume.
+    Nested(Box<Run>),
 }
 
 impl Slot {
@@ -64,11 +68,15 @@ impl Slot {
                 | Slot::Denied(_)
                 | Slot::Asking(_)
                 | Slot::Replied { .. }
+                | Slot::Nested(_)
         )
     }
 
     pub(crate) fn is_waiting(&self) -> bool {
-        matches!(self, Slot::Awaiting | Slot::Paused { .. } | Slot::Asking(_))
+        match self {
+            Slot::Nested(run) => run.awaiting_approval().next().is_some(),
+            _ => matches!(self, Slot::Awaiting | Slot::Paused { .. } | Slot::Asking(_)),
+        }
     }
 
     /// The question the call asked, if it asked one.
@@ -224,6 +232,10 @@ impl Run {
     ///
     /// A call that asked a [`Question`] gets the answer [`Reply::Accept`] with the schema's
     /// [`defaults`](Question::defaults).
+    ///
+    /// A call of a sub-agent ([`AgentTool`](super::AgentTool)) that waits is approved whole:
+    /// every call waiting inside it, at any depth, is approved. To decide one of them, use
+    /// [`approve_at`](Self::approve_at) with its path ([`Run::waiting`] lists them).
     pub fn approve(&mut self, call_id: &str) -> Result<(), NotAwaiting> {
         self.grant(call_id, None)
     }
@@ -242,6 +254,11 @@ impl Run {
         if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
             for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
                 if call.id == call_id
+                    && let Slot::Nested(inner) = slot
+                {
+                    inner.grant_all(expires);
+                    found = true;
+                } else if call.id == call_id
                     && let Some(replied) =
                         slot.replied(|question| Reply::Accept(question.defaults()))
                 {
@@ -299,29 +316,34 @@ impl Run {
         })
     }
 
-    /// Approves every paused call, as [`approve`](Self::approve) does.
+    /// Approves every paused call, as [`approve`](Self::approve) does (the calls waiting inside
+    /// a sub-agent's call included).
     pub fn approve_all(&mut self) {
+        self.grant_all(None);
+    }
+
+    fn grant_all(&mut self, expires: Option<u64>) {
         let ids: Vec<String> = self
             .paused_calls()
             .map(|(call, _)| call.id.clone())
             .collect();
         for id in ids {
             // Every id is of a paused call.
-            let _ = self.grant(&id, None);
+            let _ = self.grant(&id, expires);
         }
     }
 
     /// Denies every paused call, for `reason`.
     pub fn deny_all(&mut self, reason: impl Into<String>) {
         let reason = reason.into();
-        self.decide_all(|slot| {
+        self.decide_all(&|slot| {
             slot.replied(|_| Reply::Decline)
                 .unwrap_or_else(|| Slot::Denied(reason.clone()))
         });
     }
 
     /// Each call of the turn being answered that paused, with its slot.
-    fn paused_calls(&self) -> impl Iterator<Item = (&ToolCall, &Slot)> + '_ {
+    pub(super) fn paused_calls(&self) -> impl Iterator<Item = (&ToolCall, &Slot)> + '_ {
         let slots = self.turn.as_ref().map_or(&[][..], |turn| &turn.slots);
         self.transcript
             .last()
@@ -339,7 +361,13 @@ impl Run {
         let mut found = false;
         if let (Some(turn), Some(message)) = (self.turn.as_mut(), self.transcript.last()) {
             for (call, slot) in message.tool_calls().zip(&mut turn.slots) {
-                if call.id == call_id && slot.is_paused() {
+                if call.id == call_id
+                    && let Slot::Nested(inner) = slot
+                {
+                    // What waits inside the sub-agent's call is decided, the same way.
+                    inner.decide_all(&decision);
+                    found = true;
+                } else if call.id == call_id && slot.is_paused() {
                     *slot = decision(slot);
                     found = true;
                 }
@@ -351,7 +379,7 @@ impl Run {
         Err(self.not_awaiting(call_id))
     }
 
-    fn not_awaiting(&self, call_id: &str) -> NotAwaiting {
+    pub(super) fn not_awaiting(&self, call_id: &str) -> NotAwaiting {
         NotAwaiting {
             call_id: call_id.to_owned(),
             paused: self
@@ -361,10 +389,12 @@ impl Run {
         }
     }
 
-    fn decide_all(&mut self, decision: impl Fn(&Slot) -> Slot) {
+    fn decide_all(&mut self, decision: &dyn Fn(&Slot) -> Slot) {
         if let Some(turn) = self.turn.as_mut() {
             for slot in &mut turn.slots {
-                if slot.is_paused() {
+                if let Slot::Nested(inner) = slot {
+                    inner.decide_all(decision);
+                } else if slot.is_paused() {
                     *slot = decision(slot);
                 }
             }

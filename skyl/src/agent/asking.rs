@@ -14,19 +14,17 @@
 //! Only MCP's elicitation asks: in a build without feature `mcp`, no call parks, and the desk
 //! and the table of parked calls are not there at all.
 
-#[cfg(feature = "mcp")]
 use std::cell::RefCell;
 #[cfg(feature = "mcp")]
 use std::collections::HashMap;
 use std::future::Future;
-#[cfg(feature = "mcp")]
 use std::pin::Pin;
 use std::sync::Arc;
 #[cfg(feature = "mcp")]
+use std::sync::LazyLock;
+#[cfg(feature = "mcp")]
 use std::sync::atomic::{AtomicU64, Ordering};
-#[cfg(feature = "mcp")]
-use std::sync::{LazyLock, Mutex, PoisonError};
-#[cfg(feature = "mcp")]
+use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 #[cfg(feature = "mcp")]
 use std::time::{Duration, Instant};
@@ -36,6 +34,11 @@ use serde_json::{Map, Value};
 
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
+
+use super::JournalError;
+use super::approval::Slot;
+use super::telemetry::CallSpan;
+use super::{Event, Run};
 
 /// How long a call that asked the person a question stays parked, waiting for the run to be
 /// resumed with a reply, unless the mounted server's `question_expiry` says otherwise: one hour.
@@ -156,31 +159,99 @@ static TICKETS: LazyLock<(String, AtomicU64)> = LazyLock::new(|| {
     )
 });
 
-#[cfg(feature = "mcp")]
 thread_local! {
     /// The desk of the turn being polled on this thread, if any.
     static DESK: RefCell<Option<Arc<Desk>>> = const { RefCell::new(None) };
 }
 
-/// Where the calls of one turn leave the questions they ask, for the run to stop with.
+/// Where the calls of one turn leave what they wait on (a question they ask, or a sub-agent's
+/// run that waits for a person), for the run to stop with; where a resumed run hands a
+/// sub-agent's call its saved run; and where a sub-agent's events go to reach the run's.
 #[derive(Default)]
 pub(crate) struct Desk {
-    #[cfg(feature = "mcp")]
-    asked: Mutex<Vec<(String, Question)>>,
+    /// Each call that waits, with its slot: [`Slot::Asking`] or [`Slot::Nested`].
+    asked: Mutex<Vec<(String, Slot)>>,
+    /// The saved runs of the sub-agents' calls this turn resumes, by call id.
+    handed: Mutex<Vec<(String, Run)>>,
+    /// Where the events of the turn's calls go, when the run has an event callback.
+    events: Mutex<Option<EventSink>>,
+    /// The span of each call that runs (feature `tracing`), for a sub-agent's spans to nest under.
+    spans: Mutex<Vec<(String, CallSpan)>>,
+    /// The calls whose sub-agent's journal failed, and the first such failure: the turn's run
+    /// stops on it, as on a failure of its own journal, and records no result for them.
+    halted: Mutex<(Vec<String>, Option<JournalError>)>,
 }
 
-#[cfg(feature = "mcp")]
+/// A run's event callback, as a sub-agent's call reaches it.
+pub(crate) type EventSink = Arc<dyn Fn(Event) + Send + Sync>;
+
 impl Desk {
-    /// Whether the call `call_id` asked a question (and its result is only a placeholder).
+    /// Whether the call `call_id` waits (and its result is only a placeholder).
     pub(crate) fn asked(&self, call_id: &str) -> bool {
         lock(&self.asked).iter().any(|(id, _)| id == call_id)
+            || lock(&self.halted).0.iter().any(|id| id == call_id)
     }
 
-    /// The question the call `call_id` asked, taken off the desk.
-    pub(crate) fn take(&self, call_id: &str) -> Option<Question> {
+    /// Stops the turn's run on `error`, the failure of the journal of the sub-agent that the call
+    /// `call_id` runs (another worker runs it, or the store failed).
+    pub(crate) fn halt(&self, call_id: &str, error: JournalError) {
+        let mut halted = lock(&self.halted);
+        halted.0.push(call_id.to_owned());
+        halted.1.get_or_insert(error);
+    }
+
+    /// The failure a sub-agent's journal stopped the turn with, if one did.
+    pub(crate) fn halted(&self) -> Option<JournalError> {
+        lock(&self.halted).1.take()
+    }
+
+    /// What the call `call_id` waits on, taken off the desk: its [`Slot::Asking`] or
+    /// [`Slot::Nested`].
+    pub(crate) fn take(&self, call_id: &str) -> Option<Slot> {
         let mut asked = lock(&self.asked);
         let at = asked.iter().position(|(id, _)| id == call_id)?;
         Some(asked.swap_remove(at).1)
+    }
+
+    /// Leaves the run of the sub-agent that the call `call_id` ran, which waits for a person:
+    /// the turn's run stops with it in the call's slot.
+    pub(crate) fn park_run(&self, call_id: &str, run: Run) {
+        lock(&self.asked).push((call_id.to_owned(), Slot::Nested(Box::new(run))));
+    }
+
+    /// Hands the call `call_id` its sub-agent's saved run, with the decisions made on it.
+    pub(crate) fn hand(&self, call_id: &str, run: Run) {
+        lock(&self.handed).push((call_id.to_owned(), run));
+    }
+
+    /// The saved run handed to the call `call_id`, taken off the desk.
+    pub(crate) fn handed(&self, call_id: &str) -> Option<Run> {
+        let mut handed = lock(&self.handed);
+        let at = handed.iter().position(|(id, _)| id == call_id)?;
+        Some(handed.swap_remove(at).1)
+    }
+
+    /// Sends the events of the turn's sub-agents to `events`.
+    pub(crate) fn forward(&self, events: EventSink) {
+        *lock(&self.events) = Some(events);
+    }
+
+    /// Keeps `span` as the span of the call `call_id`.
+    pub(crate) fn mark_span(&self, call_id: &str, span: CallSpan) {
+        lock(&self.spans).push((call_id.to_owned(), span));
+    }
+
+    /// The span of the call `call_id`, if it has one.
+    pub(crate) fn span(&self, call_id: &str) -> Option<CallSpan> {
+        lock(&self.spans)
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, span)| span.clone())
+    }
+
+    /// Where the events of the turn's calls go, if anywhere.
+    pub(crate) fn events(&self) -> Option<EventSink> {
+        lock(&self.events).clone()
     }
 
     /// Polls `work` with this desk as the one calls ask at.
@@ -192,30 +263,12 @@ impl Desk {
     }
 }
 
-/// Without feature `mcp` no call asks: the desk stays empty, and a turn is polled as it is.
-#[cfg(not(feature = "mcp"))]
-impl Desk {
-    pub(crate) fn asked(&self, _call_id: &str) -> bool {
-        false
-    }
-
-    pub(crate) fn take(&self, _call_id: &str) -> Option<Question> {
-        None
-    }
-
-    pub(crate) fn serve<F: Future + Unpin>(self: &Arc<Self>, work: F) -> F {
-        work
-    }
-}
-
 /// A future polled with a [`Desk`] in place.
-#[cfg(feature = "mcp")]
 pub(crate) struct AtDesk<F> {
     desk: Arc<Desk>,
     work: F,
 }
 
-#[cfg(feature = "mcp")]
 impl<F: Future + Unpin> Future for AtDesk<F> {
     type Output = F::Output;
 
@@ -233,6 +286,11 @@ impl<F: Future + Unpin> Future for AtDesk<F> {
         let _restore = Restore(before);
         Pin::new(&mut this.work).poll(cx)
     }
+}
+
+/// The desk of the turn being polled on this thread: a call polled in an agent's turn sees it.
+pub(crate) fn current_desk() -> Option<Arc<Desk>> {
+    DESK.with(|desk| desk.borrow().clone())
 }
 
 /// Whether a call polled now can park: it runs in an agent's turn.
@@ -267,7 +325,7 @@ pub(crate) fn park(
     // Dropped outside the lock: dropping a call cancels its request, which is the
     // connection's code.
     drop(expired);
-    lock(&desk.asked).push((call_id.to_owned(), question));
+    lock(&desk.asked).push((call_id.to_owned(), Slot::Asking(question)));
     Ok(())
 }
 
@@ -310,7 +368,6 @@ pub(crate) fn resume(
     None
 }
 
-#[cfg(feature = "mcp")]
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -375,7 +432,9 @@ mod tests {
         })));
         assert!(!can_park());
         assert!(desk.asked("c1"));
-        let asked = desk.take("c1").unwrap();
+        let Some(Slot::Asking(asked)) = desk.take("c1") else {
+            panic!("the call asked a question")
+        };
         assert!(!asked.ticket().is_empty());
         assert!(!desk.asked("c1"));
 
@@ -414,7 +473,10 @@ mod tests {
         block_on(desk.serve(Box::pin(async {
             assert!(park("c1", question(), resume, expiry).is_ok());
         })));
-        (desk.take("c1").unwrap(), dropped)
+        match desk.take("c1") {
+            Some(Slot::Asking(question)) => (question, dropped),
+            other => panic!("the call parked with its question, not {other:?}"),
+        }
     }
 
     #[cfg(feature = "mcp")]
@@ -442,12 +504,9 @@ mod tests {
 
     #[cfg(not(feature = "mcp"))]
     #[test]
-    fn without_mcp_no_call_parks_and_a_turn_is_polled_as_it_is() {
+    fn without_mcp_no_call_parks_and_none_is_found() {
         let desk = Arc::new(Desk::default());
-        let turn = Box::pin(async { 7 });
-        // The desk hands the turn back untouched: no wrapper, no thread-local swapped per poll.
-        let served: std::pin::Pin<Box<dyn Future<Output = i32>>> = desk.serve(turn);
-        assert_eq!(block_on(served), 7);
+        assert_eq!(block_on(desk.serve(Box::pin(async { 7 }))), 7);
         assert!(!desk.asked("c1"));
         assert!(desk.take("c1").is_none());
         let mut asked = question();

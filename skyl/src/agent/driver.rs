@@ -208,6 +208,17 @@ pub(super) fn drive_expecting<'a, S: Send + Sync + 'static, H: Hooks>(
     builder.start(None, unjournaled, Some(expected))
 }
 
+/// Runs `builder` journaled in `journal` under `id`, its final answer checked against
+/// `expected`: a sub-agent's run.
+pub(super) fn drive_journaled_expecting<'a, S: Send + Sync + 'static, H: Hooks>(
+    builder: RunBuilder<'a, S, H>,
+    journal: &'a dyn Journal,
+    id: String,
+    expected: &'a Expected,
+) -> impl Future<Output = Result<Run, DurableRunError>> + Send + 'a {
+    builder.start(Some((journal, id)), durable, Some(expected))
+}
+
 /// A journaled run's error, as it is.
 fn durable(error: DurableRunError) -> DurableRunError {
     error
@@ -613,7 +624,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         // waits for, or goes on with, the reply rather than being answered as unknown.
         if let Some((decided_step, slots)) = &journaling.decisions
             && *decided_step == step
-            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. })) = slots.get(position)
+            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_))) =
+                slots.get(position)
         {
             return Some(match slot {
                 Slot::Replied { question, reply } => {
@@ -708,6 +720,8 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         let mut records: Vec<Record> = Vec::new();
         // The calls that asked the person a question and have the reply, to go on with it.
         let mut replied = Vec::new();
+        // The sub-agents' calls that go on with their saved runs, and the decisions made on them.
+        let mut handed = Vec::new();
         for (position, call) in calls.iter().enumerate() {
             let mut slot = turn.slots[position].clone();
             let settled = match &slot {
@@ -797,6 +811,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                         continue;
                     }
                     Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
+                    Slot::Nested(saved) => {
+                        to_run.push(position);
+                        handed.push((position, *saved));
+                        continue;
+                    }
                     Slot::Answered(_)
                     | Slot::Awaiting
                     | Slot::Paused { .. }
@@ -824,12 +843,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
 
         // The calls a question paused go on with the person's reply, delivered above.
         let desk = Arc::new(Desk::default());
+        for (position, saved) in handed {
+            desk.hand(&calls[position].id, saved);
+        }
         for (position, rest) in replied {
             let call = calls[position];
             let started = std::time::Instant::now();
             let outcome = desk.serve(rest).await;
             if let Some(asked) = desk.take(&call.id) {
-                turn.slots[position] = Slot::Asking(asked);
+                turn.slots[position] = asked;
                 self.event(|| Event::ToolPaused {
                     call: (*call).clone(),
                 });
@@ -893,6 +915,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if !to_run.is_empty() {
             let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
             let mut spans = ToolSpans::start(&running);
+            for (k, call) in running.iter().enumerate() {
+                if let Some(span) = spans.call_span(k) {
+                    desk.mark_span(&call.id, span);
+                }
+            }
             let mut durations = vec![Duration::ZERO; running.len()];
             let events = &mut self.events;
             if let Some(events) = events {
@@ -906,6 +933,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             // queue, emptied into the callback each time the turn is polled: the tools report
             // from any thread, and a call's reports come before its result.
             let reports = events.is_some().then(|| Arc::new(Reports::default()));
+            if let Some(reports) = &reports {
+                let reports = Arc::clone(reports);
+                desk.forward(Arc::new(move |event| reports.push(event)));
+            }
             // In a journaled run, each result is queued as soon as it is known and written before
             // the next call starts, or sooner (see `Recording`).
             let recording = self
@@ -968,9 +999,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             if let Some(error) = recording.as_ref().and_then(Recording::refused) {
                 return Err(Halt::Journal(error));
             }
+            if let Some(error) = desk.halted() {
+                return Err(Halt::Journal(error));
+            }
             for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
                 if let Some(asked) = desk.take(&calls[*position].id) {
-                    turn.slots[*position] = Slot::Asking(asked);
+                    turn.slots[*position] = asked;
                     if let Some(events) = &mut self.events {
                         events(Event::ToolPaused {
                             call: calls[*position].clone(),

@@ -90,6 +90,56 @@ pub enum Event {
         /// Whether this toolbox has no tool of that name.
         gone: bool,
     },
+    /// Something that happened in the run of a sub-agent ([`AgentTool`](super::AgentTool)),
+    /// under the call of the run that runs it: a sub-sub-agent's events come nested twice, so
+    /// [`path`](Event::path) gives where it happened.
+    Nested {
+        /// The id of the call that runs the sub-agent.
+        call_id: String,
+        /// The name of the tool that runs the sub-agent.
+        name: String,
+        /// What happened in the sub-agent's run.
+        event: Box<Event>,
+    },
+}
+
+impl Event {
+    /// Where the event happened: the calls of sub-agents it is nested under, from the run's
+    /// own call down, each as `"{call id} {tool}"`; empty for an event of the run itself.
+    ///
+    /// ```
+    /// use skyl::agent::Event;
+    ///
+    /// let event = Event::Nested {
+    ///     call_id: "c1".into(),
+    ///     name: "research".into(),
+    ///     event: Box::new(Event::StepStarted { step: 2 }),
+    /// };
+    /// assert_eq!(event.path(), ["c1 research"]);
+    /// assert_eq!(event.innermost(), &Event::StepStarted { step: 2 });
+    /// ```
+    pub fn path(&self) -> Vec<String> {
+        let mut path = Vec::new();
+        let mut event = self;
+        while let Event::Nested {
+            call_id,
+            name,
+            event: inner,
+        } = event
+        {
+            path.push(format!("{call_id} {name}"));
+            event = inner;
+        }
+        path
+    }
+
+    /// The event itself, out of the sub-agents' calls it is nested under.
+    pub fn innermost(&self) -> &Event {
+        match self {
+            Event::Nested { event, .. } => event.innermost(),
+            event => event,
+        }
+    }
 }
 
 /// Who answered a call that did not run now ([`Event::ToolAnswered`]).

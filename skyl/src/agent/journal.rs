@@ -56,6 +56,10 @@
 //!   the run id, the step and the call id, for an external API's idempotency key.
 //! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
 //!   intent makes it used once.
+//! - A sub-agent's run ([`AgentTool`](super::AgentTool)) is a run of its own in the same
+//!   journal, under the effect key of the call that runs it (`{run}/{step}/{call id}`, and a
+//!   sub-sub-agent's under its own call's key in that run): the rules above hold in it, and the
+//!   call that runs it writes no intent, since running it again replays it.
 //!
 //! Durability is the journal's business and is asked for per group: a group marked durable is on
 //! stable storage before [`Journal::append`] returns; the others may wait for the next durable

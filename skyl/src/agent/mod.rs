@@ -15,6 +15,10 @@
 //!   while it runs (a mounted MCP server's elicitation) pauses the run the same way, until
 //!   [`Run::reply`].
 //! - [`Event`]s report progress while a run goes on ([`RunBuilder::on_event`]).
+//! - An agent can be a tool of another ([`AgentTool`]): its run journaled inside the caller's,
+//!   a call that waits deep inside pausing the top run ([`Run::waiting`], [`Run::approve_at`]),
+//!   its events nested ([`Event::Nested`]). A [`Handoff`] passes the conversation to another
+//!   agent ([`Agent::take_over`]).
 //!
 //! Whatever happens, every call the model makes gets exactly one result, and the transcript a
 //! run hands back (or keeps in its [`RunError`]) is one every provider adapter accepts.
@@ -27,8 +31,10 @@ pub(crate) mod asking;
 mod breaker;
 mod driver;
 mod event;
+mod handoff;
 pub mod hooks;
 pub mod journal;
+mod nested;
 mod replay;
 mod run;
 mod step;
@@ -44,9 +50,11 @@ pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
+pub use handoff::{Handoff, TakeOverError};
 // Defined in `hooks`, whose page is about them; these are the paths the docs use.
 pub use hooks::{Decision, Hooks};
 pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
+pub use nested::{AgentTool, Waiting};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};

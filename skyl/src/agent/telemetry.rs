@@ -13,12 +13,12 @@
 #[cfg(feature = "tracing")]
 mod traced;
 #[cfg(feature = "tracing")]
-pub(crate) use traced::{Span, ToolSpans, tool_changed};
+pub(crate) use traced::{CallSpan, Span, ToolSpans, tool_changed};
 
 #[cfg(not(feature = "tracing"))]
 mod untraced;
 #[cfg(not(feature = "tracing"))]
-pub(crate) use untraced::{Span, ToolSpans, tool_changed};
+pub(crate) use untraced::{CallSpan, Span, ToolSpans, tool_changed};
 
 /// The log line of [`tool_changed`]: which run, which tool, what changed and what the run does
 /// about it.

@@ -47,17 +47,24 @@ pub struct TypedRun<'a, S, H, T> {
     answer: PhantomData<fn() -> T>,
 }
 
+impl Expected {
+    /// What a final answer of type `T` must be, sent back at most `corrections` times.
+    pub(crate) fn of<T: DeserializeOwned + JsonSchema>(corrections: u32) -> Self {
+        Expected {
+            schema: OutputSchema::of::<T>(),
+            check: check::<T>,
+            corrections,
+        }
+    }
+}
+
 impl<'a, S: Send + Sync + 'static, H: Hooks, T: DeserializeOwned + JsonSchema>
     TypedRun<'a, S, H, T>
 {
     pub(crate) fn new(builder: RunBuilder<'a, S, H>) -> Self {
         TypedRun {
             builder,
-            expected: Expected {
-                schema: OutputSchema::of::<T>(),
-                check: check::<T>,
-                corrections: DEFAULT_CORRECTIONS,
-            },
+            expected: Expected::of::<T>(DEFAULT_CORRECTIONS),
             answer: PhantomData,
         }
     }

@@ -144,7 +144,10 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// every task it created: a finished one with its result; one cut off while its read-only or
     /// idempotent tool ran by running it again; one cut off in any other tool with a result
     /// saying that its outcome is unknown, never by running it again. Give a journal to one
-    /// server process at a time: a task running in one process looks cut off to another.
+    /// server process at a time: a task running in one process looks cut off to another. Name
+    /// the server to the journal's leases (`SqliteJournal::with_owner`) with a name that stays
+    /// the same across restarts: the server started again then takes back the tasks its killed
+    /// self held at once, instead of answering "owned by worker" until that lease lapses.
     ///
     /// ```no_run
     /// # #[cfg(feature = "durable")]
@@ -158,7 +161,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     ///     format!("the report of {month}")
     /// }
     ///
-    /// let journal = SqliteJournal::open("tasks.db")?;
+    /// let journal = SqliteJournal::open("tasks.db")?.with_owner("report-server");
     /// let server = Server::new(skyl::Toolbox::new().with(RenderReport)).with_task_journal(journal);
     /// # let _ = server;
     /// # Ok(())

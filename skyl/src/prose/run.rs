@@ -11,3 +11,87 @@ pub(crate) fn answer_unreadable(name: &str, schema: &serde_json::Value, reason: 
         "ERROR: your final answer could not be read as {name}: {reason}. Answer again with only a JSON value that follows this schema, with nothing before or after it: {schema}"
     )
 }
+
+/// The placeholder failure of a sub-agent's call whose run waits for a person: the run that
+/// called it stops for approval, and the model never reads this.
+pub(crate) fn sub_agent_waits(tool: &str) -> crate::tool::ToolFailure {
+    crate::tool::ToolFailure::ask_user(format!(
+        "a call inside {tool} waits for the user's decision, and {tool} waits with it"
+    ))
+    .with_next_step("Wait for the user to decide; the result comes once they have.")
+}
+
+/// The failure of a sub-agent's call whose run waits for a person, run where no run can pause
+/// for them (a toolbox dispatching the call on its own).
+pub(crate) fn sub_agent_unasked(tool: &str) -> crate::tool::ToolFailure {
+    crate::tool::ToolFailure::do_not_retry(format!(
+        "a call inside {tool} needs the user's decision, and nobody can give it here: {tool} was not run by an agent run that could pause for it"
+    ))
+    .with_next_step(
+        "Continue without its answer, or ask the user to run the task where they can approve it.",
+    )
+}
+
+/// The failure of a sub-agent's call whose run stopped before its final answer, because `stop`
+/// (a [`Stop`](crate::agent::Stop)'s sentence).
+pub(crate) fn sub_agent_stopped(tool: &str, stop: &str) -> crate::tool::ToolFailure {
+    crate::tool::ToolFailure::retry_with_other_arguments(format!(
+        "{tool} stopped before its final answer: {stop}"
+    ))
+}
+
+/// The failure of a sub-agent's call whose final answer could not be read as its output type
+/// `schema`, after every correction.
+pub(crate) fn sub_agent_unreadable(
+    tool: &str,
+    schema: &str,
+    reason: &str,
+) -> crate::tool::ToolFailure {
+    let reason = shortened(reason, 2048);
+    crate::tool::ToolFailure::retry_with_other_arguments(format!(
+        "the final answer of {tool} could not be read as {schema}: {reason}"
+    ))
+}
+
+/// The failure of a sub-agent's call whose run ended on an error (`cause`: its model request
+/// failed, or its journal could not be used).
+pub(crate) fn sub_agent_failed(tool: &str, cause: &str) -> crate::tool::ToolFailure {
+    let cause = shortened(cause, 2048);
+    crate::tool::ToolFailure::do_not_retry(format!("the run of {tool} failed: {cause}"))
+        .with_next_step("Continue without its answer, or tell the user it could not be had.")
+}
+
+/// The result of a handoff's call: the conversation goes on with `agent`, which reads it too.
+pub(crate) fn handed_off(agent: &str) -> String {
+    format!("The conversation was handed to {agent}, which answers the user from here.")
+}
+
+/// The failure of a sub-agent's call in a journaled run, when the tool has no journal to keep
+/// the sub-agent's run in.
+pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
+    crate::tool::ToolFailure::do_not_retry(format!(
+        "{tool} runs an agent in a journaled run, and has no journal to keep that agent's run in, so a crash would repeat what it did"
+    ))
+    .with_next_step(
+        "Continue without it, and tell the user that the application must give the tool the run's journal (AgentTool::journaled).",
+    )
+}
+
+/// The failure of a sub-agent's call whose model request failed (`cause`, the model's error);
+/// `retryable` when asking again later can help.
+pub(crate) fn sub_agent_model_failed(
+    tool: &str,
+    cause: &str,
+    retryable: bool,
+) -> crate::tool::ToolFailure {
+    let cause = shortened(cause, 2048);
+    let failure =
+        crate::tool::ToolFailure::do_not_retry(format!("the model of {tool} failed: {cause}"));
+    if retryable {
+        failure.with_next_step(format!(
+            "Call {tool} again in a moment, or continue without its answer."
+        ))
+    } else {
+        failure.with_next_step("Continue without its answer, or tell the user it could not be had.")
+    }
+}

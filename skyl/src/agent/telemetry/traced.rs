@@ -128,6 +128,17 @@ impl Span {
     }
 }
 
+/// The span of one tool call, for what the call runs (a sub-agent's run) to nest under.
+#[derive(Clone)]
+pub(crate) struct CallSpan(tracing::Span);
+
+impl CallSpan {
+    /// Runs `future` inside the call's span.
+    pub(crate) fn instrument<F: Future>(&self, future: F) -> impl Future<Output = F::Output> {
+        tracing::Instrument::instrument(future, self.0.clone())
+    }
+}
+
 /// The spans of the tool calls of one step that run, each open until its call has a result.
 pub(crate) struct ToolSpans {
     spans: Vec<Option<tracing::Span>>,
@@ -152,6 +163,11 @@ impl ToolSpans {
             })
             .collect();
         ToolSpans { spans }
+    }
+
+    /// The span of the `k`th call, while it is open.
+    pub(crate) fn call_span(&self, k: usize) -> Option<CallSpan> {
+        self.spans.get(k)?.clone().map(CallSpan)
     }
 
     /// Closes the span of the `k`th call, which has `result`.
@@ -450,6 +466,47 @@ mod tests {
         assert_eq!(
             spans.0.lock().unwrap().events,
             [(tracing::Level::WARN, fields)]
+        );
+    }
+
+    #[test]
+    fn a_sub_agents_spans_nest_under_the_span_of_the_call_that_runs_it() {
+        let inner = Agent::new(
+            ScriptedModel::new().reply_text(r#""found""#),
+            Toolbox::new(),
+            "small",
+        )
+        .with_name("researcher");
+        let model = ScriptedModel::new()
+            .reply_calls([ToolCall::new("c1", "research", json!({}))])
+            .reply_text("Done.");
+        let research = inner.as_tool::<Value, String>("research", "Looks up.");
+        let agent = Agent::new(model, Toolbox::new().with(research), "large").with_name("lead");
+
+        let spans = Spans::default();
+        tracing::subscriber::with_default(spans.clone(), || {
+            agent.run(vec![Message::user("Hi")]).blocking().unwrap()
+        });
+        let inner = spans.0.lock().unwrap();
+        let named: Vec<(String, Option<String>)> = inner
+            .spans
+            .iter()
+            .map(|(fields, parent)| {
+                let name = |fields: &BTreeMap<String, String>| fields["otel.name"].clone();
+                (name(fields), parent.map(|at| name(&inner.spans[at].0)))
+            })
+            .collect();
+        let pair = |name: &str, parent: Option<&str>| (name.to_owned(), parent.map(str::to_owned));
+        assert_eq!(
+            named,
+            [
+                pair("invoke_agent lead", None),
+                pair("chat large", Some("invoke_agent lead")),
+                pair("execute_tool research", Some("invoke_agent lead")),
+                pair("invoke_agent researcher", Some("execute_tool research")),
+                pair("chat small", Some("invoke_agent researcher")),
+                pair("chat large", Some("invoke_agent lead")),
+            ]
         );
     }
 }

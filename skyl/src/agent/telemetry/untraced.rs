@@ -30,6 +30,17 @@ impl Span {
     pub(crate) fn record_model_error(&self, _: &ModelError) {}
 }
 
+/// No span.
+#[derive(Clone)]
+pub(crate) struct CallSpan;
+
+impl CallSpan {
+    #[inline]
+    pub(crate) fn instrument<F: Future>(&self, future: F) -> impl Future<Output = F::Output> {
+        future
+    }
+}
+
 /// No spans.
 pub(crate) struct ToolSpans;
 
@@ -39,6 +50,11 @@ impl ToolSpans {
     }
 
     pub(crate) fn finish(&mut self, _: usize, _: &ToolResult) {}
+
+    #[inline]
+    pub(crate) fn call_span(&self, _: usize) -> Option<CallSpan> {
+        None
+    }
 }
 
 pub(crate) fn tool_changed(_: &str, _: &str, _: bool) {}

@@ -1,0 +1,149 @@
+//! Handoffs: an agent hands the conversation to another, on another provider, which goes on
+//! with it under its own instructions and tools; the request the new agent sends is valid on
+//! its provider's wire (compared whole), the first provider's own data left out.
+
+use serde_json::{Value, json};
+use skyl::agent::{Agent, Handoff, Stop, TakeOverError};
+use skyl::provider::{Adapter, Gemini, OpenAiChat, Provider, Response};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, Part, ProviderData, ToolCall, Toolbox};
+
+/// Finds an invoice.
+#[skyl::tool(read_only)]
+fn find_invoice(
+    /// The customer.
+    customer: String,
+) -> String {
+    format!("invoice 7 of {customer}: 120 EUR, paid")
+}
+
+/// Refunds an invoice.
+#[skyl::tool]
+fn refund(
+    /// The invoice.
+    invoice: u32,
+) -> String {
+    format!("invoice {invoice} refunded")
+}
+
+/// The triage agent, on Anthropic: it looks the invoice up, then thinks (a thinking block only
+/// Anthropic reads back) and hands over to billing.
+fn triage() -> (ScriptedModel, Agent) {
+    let mut handing =
+        Response::calls([ToolCall::new("toolu_02", "transfer_to_billing", json!({}))]);
+    handing.message.parts.insert(
+        0,
+        Part::Provider(ProviderData::new(
+            Provider::Anthropic,
+            json!({"type": "thinking", "thinking": "A refund: billing.", "signature": "sig"}),
+        )),
+    );
+    let model = ScriptedModel::new()
+        .reply_calls([ToolCall::new(
+            "toolu_01",
+            "find_invoice",
+            json!({"customer": "Ada"}),
+        )])
+        .reply(handing);
+    let agent = Agent::new(
+        model.clone(),
+        Toolbox::new().with(FindInvoice),
+        "claude-sonnet-4-5",
+    )
+    .with_system("You sort customers' questions.")
+    .with_handoff(Handoff::to("billing", "Refunds and payments."));
+    (model, agent)
+}
+
+#[test]
+fn a_handed_over_conversation_goes_on_with_the_other_agent_on_its_own_providers_wire() {
+    let (_, triage) = triage();
+    let run = triage
+        .run(vec![Message::user("Refund my invoice, I am Ada.")])
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.stop(),
+        &Stop::ToolCalled {
+            name: "transfer_to_billing".into()
+        }
+    );
+    assert_eq!(run.handed_to(), Some("billing"));
+
+    let model = ScriptedModel::new().reply_text("Invoice 7 is refunded.");
+    let billing = Agent::new(model.clone(), Toolbox::new().with(Refund), "gpt-5-mini")
+        .with_system("You handle refunds.");
+    let after = billing.take_over(&run).unwrap().blocking().unwrap();
+    assert_eq!(after.text(), "Invoice 7 is refunded.");
+    assert_eq!(
+        after.transcript()[..run.transcript().len()],
+        *run.transcript()
+    );
+
+    let request = &model.requests()[0];
+    let body = OpenAiChat::default().encode(request).unwrap();
+    let tool_message =
+        |id: &str, content: &str| json!({"role": "tool", "tool_call_id": id, "content": content});
+    let assistant_call = |id: &str, name: &str, arguments: &str| {
+        json!({"role": "assistant", "content": "", "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        ]})
+    };
+    assert_eq!(
+        body,
+        json!({
+            "model": "gpt-5-mini",
+            "messages": [
+                {"role": "system", "content": "You handle refunds."},
+                {"role": "user", "content": "Refund my invoice, I am Ada."},
+                assistant_call("toolu_01", "find_invoice", r#"{"customer":"Ada"}"#),
+                tool_message("toolu_01", "invoice 7 of Ada: 120 EUR, paid"),
+                assistant_call("toolu_02", "transfer_to_billing", "{}"),
+                tool_message(
+                    "toolu_02",
+                    "The conversation was handed to billing, which answers the user from here."
+                ),
+            ],
+            "tools": [{"type": "function", "function": {
+                "name": "refund",
+                "description": "Refunds an invoice.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"invoice": {
+                        "type": "integer",
+                        "description": "The invoice.",
+                        "minimum": 0,
+                        "maximum": 4294967295_u64
+                    }},
+                    "required": ["invoice"],
+                    "additionalProperties": false
+                }
+            }}],
+            "tool_choice": "auto"
+        })
+    );
+    // The thinking block is Anthropic's alone: OpenAI's body above has none of it. Gemini takes
+    // the same conversation too.
+    let gemini: Value = Gemini::default().encode(request).unwrap();
+    assert_eq!(gemini["contents"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn a_run_waiting_for_approval_cannot_be_taken_over() {
+    let model =
+        ScriptedModel::new().reply_calls([ToolCall::new("c1", "refund", json!({"invoice": 7}))]);
+    let agent =
+        Agent::new(model, Toolbox::new().with(Refund), "m").with_approval_for_destructive(true);
+    let run = agent
+        .run(vec![Message::user("Refund 7")])
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    let other = Agent::new(ScriptedModel::new(), Toolbox::new(), "m");
+    let error = other.take_over(&run).unwrap_err();
+    assert!(matches!(error, TakeOverError::Waiting));
+    assert_eq!(
+        error.to_string(),
+        "the run waits for approval, so its last calls have no results; decide about them and resume it, then hand its conversation over"
+    );
+}

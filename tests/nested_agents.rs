@@ -1,0 +1,801 @@
+//! Agents that call agents: an agent as a typed tool of another, its run journaled under the
+//! calling run's effect key and resumed where it was, approvals asked from inside at any depth,
+//! and its events nested under the call that runs it.
+
+use std::future::IntoFuture as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Waker};
+
+use serde_json::{Value, json};
+use skyl::agent::{
+    Agent, AgentTool, AnsweredBy, BoxFuture, Decision, DurableRunError, Entry, Event, Journal,
+    JournalError, Run, Stop, hooks,
+};
+use skyl::durable::SqliteJournal;
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
+
+/// What the tools of a test did, with the effect key of each call.
+#[derive(Default)]
+struct Log {
+    done: Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl Log {
+    fn done(&self) -> Vec<(String, Option<String>)> {
+        self.done.lock().unwrap().clone()
+    }
+}
+
+/// Looks a word up.
+#[skyl::tool(read_only)]
+fn lookup(#[state] log: &Arc<Log>, word: String) -> String {
+    log.done
+        .lock()
+        .unwrap()
+        .push((format!("lookup {word}"), skyl::agent::effect_key()));
+    format!("{word}: found")
+}
+
+/// Sends an email.
+#[skyl::tool(idempotent = false)]
+fn send_email(#[state] log: &Arc<Log>, to: String) -> String {
+    log.done
+        .lock()
+        .unwrap()
+        .push((format!("send_email {to}"), skyl::agent::effect_key()));
+    format!("sent to {to}")
+}
+
+/// Charges a card; in the first "process" of a test, it never finishes.
+#[skyl::tool(idempotent = false)]
+async fn charge(#[state] log: &Arc<Log>, cents: u64) -> String {
+    log.done
+        .lock()
+        .unwrap()
+        .push((format!("charge {cents}"), skyl::agent::effect_key()));
+    std::future::pending::<()>().await;
+    unreachable!("the charge never finishes")
+}
+
+/// What to look into.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Topic {
+    /// The subject.
+    subject: String,
+}
+
+/// What was found.
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Finding {
+    summary: String,
+}
+
+/// Who to write to.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Mail {
+    #[expect(dead_code, reason = "the sub-agent reads the arguments as JSON")]
+    to: String,
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
+    ToolCall::new(id, name, arguments)
+}
+
+/// A temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("skyl-nested-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    /// The journal as one worker opens it: a handle opened again (another process of the same
+    /// worker) takes the runs back at once, though reading the records (`keys`) took the lease.
+    fn journal(&self) -> Arc<SqliteJournal> {
+        Arc::new(
+            SqliteJournal::open(self.0.join("journal.db"))
+                .unwrap()
+                .with_owner("worker"),
+        )
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The keys of the records of `run` in `journal`.
+fn keys(journal: &SqliteJournal, run: &str) -> Vec<String> {
+    crate::support::block_on(journal.load(run))
+        .unwrap()
+        .into_iter()
+        .map(|entry| entry.key)
+        .collect()
+}
+
+/// Three levels: the top agent calls `research` (c1), whose agent looks a word up (r1) and calls
+/// `mail` (r2), whose agent sends an email (m1), paused for approval when `pause` holds.
+struct Levels {
+    top: ScriptedModel,
+    research: ScriptedModel,
+    mail: ScriptedModel,
+}
+
+impl Levels {
+    /// The models of a whole run.
+    fn scripted() -> Levels {
+        Levels {
+            top: ScriptedModel::new()
+                .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+                .reply_text("Ada was written to."),
+            research: ScriptedModel::new()
+                .reply_calls([
+                    call("r1", "lookup", json!({"word": "ada"})),
+                    call("r2", "mail", json!({"to": "ada"})),
+                ])
+                .reply_text(r#"{"summary": "ada found and mailed"}"#),
+            mail: ScriptedModel::new()
+                .reply_calls([call("m1", "send_email", json!({"to": "ada"}))])
+                .reply_text(r#""mailed ada""#),
+        }
+    }
+
+    /// Models with nothing to say: another process, whose journal has every answer.
+    fn silent() -> Levels {
+        Levels {
+            top: ScriptedModel::new(),
+            research: ScriptedModel::new(),
+            mail: ScriptedModel::new(),
+        }
+    }
+
+    fn requests(&self) -> [usize; 3] {
+        [
+            self.top.requests().len(),
+            self.research.requests().len(),
+            self.mail.requests().len(),
+        ]
+    }
+
+    /// The top agent, its sub-agents journaled in `journal` when there is one.
+    fn agent(
+        &self,
+        log: &Arc<Log>,
+        journal: Option<Arc<SqliteJournal>>,
+        pause: bool,
+    ) -> Agent<Arc<Log>> {
+        let mailer = Agent::new(
+            self.mail.clone(),
+            Toolbox::with_state(Arc::clone(log)).with(SendEmail),
+            "mail-model",
+        )
+        .with_approval_for_destructive(pause);
+        let mut mail: AgentTool<Mail, String, Arc<Log>> =
+            mailer.as_tool("mail", "Writes to someone.");
+        if let Some(journal) = &journal {
+            mail = mail.journaled(Arc::clone(journal) as Arc<dyn Journal>);
+        }
+        let researcher = Agent::new(
+            self.research.clone(),
+            Toolbox::with_state(Arc::clone(log)).with(Lookup).with(mail),
+            "research-model",
+        );
+        let mut research: AgentTool<Topic, Finding, Arc<Log>> =
+            AgentTool::new("research", "Looks a subject up.", researcher)
+                .with_prompt(|topic: &Topic| format!("Look {} up and mail them.", topic.subject));
+        if let Some(journal) = &journal {
+            research = research.journaled(Arc::clone(journal) as Arc<dyn Journal>);
+        }
+        Agent::new(
+            self.top.clone(),
+            Toolbox::with_state(Arc::clone(log)).with(research),
+            "top-model",
+        )
+    }
+}
+
+#[test]
+fn a_sub_agent_answers_the_call_with_its_typed_answer_from_its_own_model_and_tools() {
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, None, false);
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(run.text(), "Ada was written to.");
+    let results: Vec<&str> = run
+        .transcript()
+        .iter()
+        .flat_map(Message::tool_results)
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, [r#"{"summary":"ada found and mailed"}"#]);
+    assert_eq!(levels.requests(), [2, 2, 2]);
+    // Each agent asks its own model, with its own tools and its own output schema.
+    let research = levels.research.requests();
+    assert_eq!(research[0].model, "research-model");
+    assert_eq!(
+        research[0].messages[0],
+        Message::user("Look Ada up and mail them.")
+    );
+    let tools: Vec<&str> = research[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect();
+    assert_eq!(tools, ["lookup", "mail"]);
+    assert_eq!(research[0].output.as_ref().unwrap().name, "Finding");
+    let mail = levels.mail.requests();
+    // Without a prompt of its own, the sub-agent reads the arguments as JSON.
+    assert_eq!(mail[0].messages[0], Message::user(r#"{"to":"ada"}"#));
+    let top = levels.top.requests();
+    let research_tool = top[0]
+        .tools
+        .iter()
+        .find(|tool| tool.name == "research")
+        .unwrap();
+    assert_eq!(
+        research_tool.parameters,
+        json!({
+            "type": "object",
+            "properties": {"subject": {"type": "string", "description": "The subject."}},
+            "required": ["subject"]
+        })
+    );
+    assert_eq!(research_tool.annotations.destructive, Some(false));
+    assert_eq!(research_tool.annotations.idempotent, None);
+    assert_eq!(
+        log.done(),
+        [
+            ("lookup ada".to_owned(), None),
+            ("send_email ada".to_owned(), None)
+        ]
+    );
+}
+
+#[test]
+fn a_sub_agent_that_stops_short_or_answers_unreadably_gives_the_model_a_failure() {
+    let log = Arc::new(Log::default());
+    let looping = ScriptedModel::new()
+        .reply_calls([call("r1", "lookup", json!({"word": "a"}))])
+        .reply_calls([call("r2", "lookup", json!({"word": "b"}))]);
+    let researcher = Agent::new(
+        looping,
+        Toolbox::with_state(Arc::clone(&log)).with(Lookup),
+        "m",
+    )
+    .with_max_steps(1);
+    let unreadable = Agent::new(
+        ScriptedModel::new().reply_text("not JSON"),
+        Toolbox::with_state(Arc::clone(&log)),
+        "m",
+    );
+    let top = ScriptedModel::new()
+        .reply_calls([
+            call("c1", "research", json!({"subject": "a"})),
+            call("c2", "summarize", json!({"subject": "b"})),
+        ])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::with_state(Arc::clone(&log))
+            .with(researcher.as_tool::<Topic, Finding>("research", "Looks up."))
+            .with(
+                AgentTool::<Topic, Finding, Arc<Log>>::new("summarize", "Sums up.", unreadable)
+                    .with_corrections(0),
+            ),
+        "m",
+    );
+    let run = agent.run(vec![Message::user("Go")]).blocking().unwrap();
+    let results: Vec<&str> = run.transcript()[2]
+        .tool_results()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "ERROR: research failed: research stopped before its final answer: the run reached its limit of 1 steps. Call research again with different arguments.",
+            "ERROR: summarize failed: the final answer of summarize could not be read as Finding: expected ident at line 1 column 2. Call summarize again with different arguments."
+        ]
+    );
+}
+
+#[test]
+fn a_sub_agents_run_is_journaled_under_the_calls_effect_key_and_a_replay_runs_nothing() {
+    let dir = TempDir::new("journaled");
+    let journal = dir.journal();
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, Some(Arc::clone(&journal)), false);
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Ada was written to.");
+    // Each sub-agent's run id is the effect key of the call that runs it.
+    assert_eq!(
+        log.done(),
+        [
+            ("lookup ada".to_owned(), Some("top/1/c1/1/r1".to_owned())),
+            (
+                "send_email ada".to_owned(),
+                Some("top/1/c1/1/r2/1/m1".to_owned())
+            )
+        ]
+    );
+    assert_eq!(
+        keys(&journal, "top/1/c1/1/r2"),
+        ["began", "answer/1", "intent/1/0", "result/1/0", "answer/2"]
+    );
+    assert_eq!(
+        keys(&journal, "top/1/c1"),
+        ["began", "answer/1", "result/1/0", "result/1/1", "answer/2"]
+    );
+    // A sub-agent's call repeats nothing when it runs again (it replays), so it writes no intent.
+    assert_eq!(
+        keys(&journal, "top"),
+        ["began", "answer/1", "result/1/0", "answer/2"]
+    );
+
+    // Another process: everything is replayed, nothing asked or run.
+    let log = Arc::new(Log::default());
+    let silent = Levels::silent();
+    let agent = silent.agent(&log, Some(dir.journal()), false);
+    let again = agent
+        .run(vec![Message::user("something else")])
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(again.transcript(), run.transcript());
+    assert_eq!(silent.requests(), [0, 0, 0]);
+    assert!(log.done().is_empty());
+}
+
+#[test]
+fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effect() {
+    let dir = TempDir::new("stopped");
+    let log = Arc::new(Log::default());
+    let billing = |model: ScriptedModel, log: &Arc<Log>| {
+        Agent::new(
+            model,
+            Toolbox::with_state(Arc::clone(log))
+                .with(Lookup)
+                .with(Charge),
+            "billing-model",
+        )
+    };
+    let top = |model: ScriptedModel, billing: Agent<Arc<Log>>, journal: &Arc<SqliteJournal>| {
+        let bill = billing
+            .as_tool::<Topic, String>("bill", "Bills a customer.")
+            .journaled(Arc::clone(journal) as Arc<dyn Journal>);
+        Agent::new(
+            model,
+            Toolbox::with_state(Arc::new(Log::default())).with(bill),
+            "top",
+        )
+    };
+
+    // The first process: the sub-agent looks up, then its charge starts and never finishes; the
+    // process stops there (the run's future is dropped, as a crash would).
+    let journal = dir.journal();
+    let sub_model = ScriptedModel::new()
+        .reply_calls([call("b1", "lookup", json!({"word": "ada"}))])
+        .reply_calls([call("b2", "charge", json!({"cents": 500}))]);
+    let top_model =
+        ScriptedModel::new().reply_calls([call("c1", "bill", json!({"subject": "ada"}))]);
+    let agent = top(top_model, billing(sub_model, &log), &journal);
+    {
+        let mut run = agent
+            .run(vec![Message::user("Bill Ada")])
+            .journaled(&*journal, "top")
+            .into_future();
+        let mut context = Context::from_waker(Waker::noop());
+        // The journal writes on a thread of its own, so the run is polled until both effects are
+        // done (bounded: about ten seconds at most).
+        for _ in 0..10_000 {
+            assert!(run.as_mut().poll(&mut context).is_pending());
+            if log.done().len() == 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+    assert_eq!(
+        log.done(),
+        [
+            ("lookup ada".to_owned(), Some("top/1/c1/1/b1".to_owned())),
+            ("charge 500".to_owned(), Some("top/1/c1/2/b2".to_owned()))
+        ]
+    );
+
+    // Another process: the sub-agent goes on from its third step; the charge cut off is answered
+    // as outcome-unknown, not run again, and the lookup's result is reused.
+    let log = Arc::new(Log::default());
+    let journal = dir.journal();
+    let sub_model = ScriptedModel::new().reply_text(r#""not charged""#);
+    let top_model = ScriptedModel::new().reply_text("Could not bill Ada.");
+    let agent = top(
+        top_model.clone(),
+        billing(sub_model.clone(), &log),
+        &journal,
+    );
+    let mut answered = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Bill Ada")])
+        .journaled(&*journal, "top")
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event.innermost() {
+                answered.push((event.path(), result.call_id.clone(), *by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Could not bill Ada.");
+    assert!(log.done().is_empty());
+    assert_eq!(sub_model.requests().len(), 1);
+    assert_eq!(top_model.requests().len(), 1);
+    let bill = ["c1 bill".to_owned()];
+    assert_eq!(
+        answered,
+        [
+            (bill.to_vec(), "b1".to_owned(), AnsweredBy::Journal),
+            (bill.to_vec(), "b2".to_owned(), AnsweredBy::OutcomeUnknown)
+        ]
+    );
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        r#""not charged""#
+    );
+}
+
+#[test]
+fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_another_process() {
+    let dir = TempDir::new("approval");
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, Some(dir.journal()), true);
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert_eq!(
+        log.done(),
+        [("lookup ada".to_owned(), Some("top/1/c1/1/r1".to_owned()))]
+    );
+    let waiting = run.waiting();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(
+        waiting[0].describe(),
+        ["c1 research", "r2 mail", "m1 send_email"]
+    );
+    assert_eq!(waiting[0].ids(), ["c1", "r2", "m1"]);
+    assert_eq!(waiting[0].run_id(), Some("top/1/c1/1/r2"));
+    assert_eq!(waiting[0].call().arguments, json!({"to": "ada"}));
+    let awaiting: Vec<&str> = run
+        .awaiting_approval()
+        .map(|call| call.id.as_str())
+        .collect();
+    assert_eq!(awaiting, ["c1"]);
+    let saved = serde_json::to_string(&run).unwrap();
+
+    // Another process decides and resumes.
+    let mut run: Run = serde_json::from_str(&saved).unwrap();
+    assert_eq!(run.waiting(), waiting);
+    assert_eq!(
+        run.approve_at(&["c1", "m1"]).unwrap_err().to_string(),
+        "no call \"m1\" is waiting for approval in this run; decide about one of \"r2\" instead"
+    );
+    run.approve_at(&["c1", "r2", "m1"]).unwrap();
+    assert!(run.waiting().is_empty());
+    let approved = serde_json::to_string(&run).unwrap();
+    let log = Arc::new(Log::default());
+    let models = Levels {
+        top: ScriptedModel::new().reply_text("Ada was written to."),
+        research: ScriptedModel::new().reply_text(r#"{"summary": "ada found and mailed"}"#),
+        mail: ScriptedModel::new().reply_text(r#""mailed ada""#),
+    };
+    let agent = models.agent(&log, Some(dir.journal()), true);
+    let finished = agent
+        .resume(run)
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(finished.stop(), &Stop::Answered);
+    assert_eq!(finished.text(), "Ada was written to.");
+    // The lookup is not run again; the email runs once, under its effect key.
+    assert_eq!(
+        log.done(),
+        [(
+            "send_email ada".to_owned(),
+            Some("top/1/c1/1/r2/1/m1".to_owned())
+        )]
+    );
+    assert_eq!(models.requests(), [1, 1, 1]);
+    assert_eq!(
+        finished.transcript()[2]
+            .tool_results()
+            .next()
+            .unwrap()
+            .content,
+        r#"{"summary":"ada found and mailed"}"#
+    );
+
+    // The same approved run resumed again (a second worker, a retry): the approval was used.
+    let log = Arc::new(Log::default());
+    let silent = Levels::silent();
+    let agent = silent.agent(&log, Some(dir.journal()), true);
+    let again = agent
+        .resume(serde_json::from_str(&approved).unwrap())
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(again.transcript(), finished.transcript());
+    assert!(log.done().is_empty());
+    assert_eq!(silent.requests(), [0, 0, 0]);
+}
+
+#[test]
+fn an_approval_from_inside_binds_to_the_sub_agents_journaled_run() {
+    let dir = TempDir::new("binding");
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, Some(dir.journal()), true);
+    let mut run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    run.approve_at(&["c1", "r2", "m1"]).unwrap();
+
+    // Resumed without the journal, the sub-agents' runs have no journal either: the approval,
+    // bound to the journaled sub-run, does not hold, and the call waits again.
+    let log = Arc::new(Log::default());
+    let models = Levels {
+        top: ScriptedModel::new(),
+        research: ScriptedModel::new(),
+        mail: ScriptedModel::new(),
+    };
+    let agent = models.agent(&log, None, true);
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert!(log.done().is_empty());
+    assert_eq!(run.waiting()[0].ids(), ["c1", "r2", "m1"]);
+}
+
+#[test]
+fn a_call_denied_inside_a_sub_agent_gives_its_model_the_reason_and_the_run_goes_on() {
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, None, true);
+    let mut run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    run.deny_at(&["c1", "r2", "m1"], "Ada asked not to be emailed")
+        .unwrap();
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(log.done(), [("lookup ada".to_owned(), None)]);
+    let mail = levels.mail.requests();
+    let denied = mail[1].messages[2].tool_results().next().unwrap();
+    assert_eq!(
+        denied.content,
+        "ERROR: send_email was not run: Ada asked not to be emailed. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+    );
+}
+
+#[test]
+fn a_sub_agents_events_come_nested_under_the_call_that_runs_it() {
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, None, false);
+    let mut seen = Vec::new();
+    agent
+        .run(vec![Message::user("Write to Ada")])
+        .on_event(|event| {
+            let what = match event.innermost() {
+                Event::StepStarted { step } => format!("step {step}"),
+                Event::ToolStarted { call } => format!("started {}", call.id),
+                Event::ToolFinished { result, .. } => format!("finished {}", result.call_id),
+                _ => return,
+            };
+            seen.push((event.path().join(" > "), what));
+        })
+        .blocking()
+        .unwrap();
+    let seen: Vec<(&str, &str)> = seen
+        .iter()
+        .map(|(path, what)| (path.as_str(), what.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("", "step 1"),
+            ("", "started c1"),
+            ("c1 research", "step 1"),
+            ("c1 research", "started r1"),
+            ("c1 research", "started r2"),
+            ("c1 research", "finished r1"),
+            ("c1 research > r2 mail", "step 1"),
+            ("c1 research > r2 mail", "started m1"),
+            ("c1 research > r2 mail", "finished m1"),
+            ("c1 research > r2 mail", "step 2"),
+            ("c1 research", "finished r2"),
+            ("c1 research", "step 2"),
+            ("", "finished c1"),
+            ("", "step 2"),
+        ]
+    );
+}
+
+#[test]
+fn a_sub_agent_that_waits_outside_an_agent_run_fails_its_call() {
+    let log = Arc::new(Log::default());
+    let mailer = Agent::new(
+        ScriptedModel::new().reply_calls([call("m1", "send_email", json!({"to": "ada"}))]),
+        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        "m",
+    )
+    .with_hooks(hooks::before_tool_call(|_, _| Decision::Pause));
+    let toolbox = Toolbox::new().with(mailer.as_tool::<Mail, String>("mail", "Writes."));
+    let result = toolbox.dispatch_blocking(&call("c1", "mail", json!({"to": "ada"})));
+    assert_eq!(
+        result.content,
+        "ERROR: mail failed: a call inside mail needs the user's decision, and nobody can give it here: mail was not run by an agent run that could pause for it. Continue without its answer, or ask the user to run the task where they can approve it."
+    );
+    assert!(log.done().is_empty());
+}
+
+#[test]
+fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
+    let dir = TempDir::new("unjournaled");
+    let log = Arc::new(Log::default());
+    let research_model = ScriptedModel::new()
+        .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
+        .reply_text(r#"{"summary": "mailed"}"#);
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        "research-model",
+    );
+    // The top run is journaled; the sub-agent was given no journal.
+    let research = researcher.as_tool::<Topic, Finding>("research", "Looks a subject up.");
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::with_state(Arc::clone(&log)).with(research),
+        "m",
+    );
+    let run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*dir.journal(), "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: research failed: research runs an agent in a journaled run, and has no journal to keep that agent's run in, so a crash would repeat what it did. Continue without it, and tell the user that the application must give the tool the run's journal (AgentTool::journaled)."
+    );
+    assert!(log.done().is_empty());
+    assert!(research_model.requests().is_empty());
+}
+
+/// A journal in which another worker holds every sub-agent's run: appending to one conflicts.
+struct Contended(SqliteJournal);
+
+impl Journal for Contended {
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        self.0.load(run)
+    }
+
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        entries: Vec<Entry>,
+        durable: bool,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if run.starts_with("top/") {
+            let key = entries[0].key.clone();
+            let run = run.to_owned();
+            return Box::pin(std::future::ready(Err(JournalError::Conflict { run, key })));
+        }
+        self.0.append(run, entries, durable)
+    }
+}
+
+#[test]
+fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_nothing_for_the_call()
+{
+    let dir = TempDir::new("contended");
+    let journal = Arc::new(Contended(
+        SqliteJournal::open(dir.0.join("journal.db")).unwrap(),
+    ));
+    let log = Arc::new(Log::default());
+    let research_model = ScriptedModel::new()
+        .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
+        .reply_text(r#"{"summary": "mailed"}"#);
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        "research-model",
+    );
+    let research = researcher
+        .as_tool::<Topic, Finding>("research", "Looks a subject up.")
+        .journaled(Arc::clone(&journal) as Arc<dyn Journal>);
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Done.");
+    let agent = Agent::new(
+        top,
+        Toolbox::with_state(Arc::clone(&log)).with(research),
+        "m",
+    );
+    let error = agent
+        .run(vec![Message::user("Write to Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap_err();
+    let DurableRunError::Journal(JournalError::Conflict { run, key }) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!((run.as_str(), key.as_str()), ("top/1/c1", "began"));
+    assert!(log.done().is_empty());
+    // The call has no result in the top run's journal: whoever holds the sub-run answers it.
+    assert_eq!(keys(&journal.0, "top"), ["began", "answer/1"]);
+}
+
+#[test]
+fn an_approval_from_inside_that_expired_asks_again() {
+    let log = Arc::new(Log::default());
+    let levels = Levels::scripted();
+    let agent = levels.agent(&log, None, true);
+    let mut run = agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    run.approve_at_until(&["c1", "r2", "m1"], past).unwrap();
+    assert!(run.waiting().is_empty());
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    assert_eq!(run.waiting()[0].ids(), ["c1", "r2", "m1"]);
+    assert_eq!(log.done(), [("lookup ada".to_owned(), None)]);
+}
+
+#[test]
+fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again() {
+    let overloaded = skyl::agent::ModelError::provider(529, "Overloaded")
+        .with_provider(skyl::provider::Provider::Anthropic);
+    let researcher = Agent::new(
+        ScriptedModel::new().fail(overloaded),
+        Toolbox::new(),
+        "small",
+    );
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    );
+    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: research failed: the model of research failed: Anthropic answered HTTP 529: Overloaded. Call research again in a moment, or continue without its answer."
+    );
+}
