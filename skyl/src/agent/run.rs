@@ -133,6 +133,7 @@ pub(crate) fn add_usage(total: &mut Usage, step: &Usage) {
     total.input_tokens = total.input_tokens.saturating_add(step.input_tokens);
     total.output_tokens = total.output_tokens.saturating_add(step.output_tokens);
     total.cached_input_tokens = add(total.cached_input_tokens, step.cached_input_tokens);
+    total.cache_write_tokens = add(total.cache_write_tokens, step.cache_write_tokens);
     total.reasoning_tokens = add(total.reasoning_tokens, step.reasoning_tokens);
     total.unreported |= step.unreported;
 }
@@ -325,6 +326,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 2,
                 cached_input_tokens: Some(4),
+                cache_write_tokens: Some(6),
                 reasoning_tokens: None,
                 unreported: false,
             },
@@ -335,6 +337,7 @@ mod tests {
                 input_tokens: u64::MAX,
                 output_tokens: 3,
                 cached_input_tokens: None,
+                cache_write_tokens: Some(1),
                 reasoning_tokens: None,
                 unreported: true,
             },
@@ -345,6 +348,7 @@ mod tests {
                 input_tokens: u64::MAX,
                 output_tokens: 5,
                 cached_input_tokens: Some(4),
+                cache_write_tokens: Some(7),
                 reasoning_tokens: None,
                 // One answer's usage is unknown, so the total misses it.
                 unreported: true,
