@@ -25,6 +25,7 @@ mod agent;
 mod approval;
 pub(crate) mod asking;
 mod breaker;
+mod budget;
 mod driver;
 mod event;
 pub mod hooks;
@@ -38,10 +39,13 @@ mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in
 /// [`crate::model`].
-pub use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
+pub use crate::model::{
+    BoxFuture, Cost, EventSink, Model, ModelError, ModelErrorKind, Price, Prices,
+};
 pub use agent::Agent;
 pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};
+pub use budget::{Budget, BudgetLimit};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
 // Defined in `hooks`, whose page is about them; these are the paths the docs use.

@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::message::{Message, Role};
+use crate::model::Cost;
 use crate::provider::Usage;
 use crate::transcript;
 
@@ -44,6 +45,9 @@ pub struct Run {
     pub(crate) stop: Stop,
     pub(crate) steps: u32,
     pub(crate) usage: Usage,
+    /// What the run's requests cost, when the agent has a price for its model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cost: Option<Cost>,
     /// The assistant turn still being answered, while calls wait for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turn: Option<Turn>,
@@ -69,6 +73,7 @@ impl Run {
             stop: Stop::Answered,
             steps: 0,
             usage: Usage::default(),
+            cost: None,
             turn: None,
             failures: Failures::default(),
             id: None,
@@ -111,6 +116,14 @@ impl Run {
         &self.usage
     }
 
+    /// What all of the run's requests cost, summed step by step at the agent's prices
+    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` when it has no price for its
+    /// model. Like [`usage`](Self::usage), it misses what answers with an
+    /// [unreported](Usage::unreported) usage cost.
+    pub fn cost(&self) -> Option<Cost> {
+        self.cost
+    }
+
     /// The text of the model's last answer (empty when it held only tool calls).
     pub fn text(&self) -> String {
         self.transcript
@@ -145,6 +158,8 @@ struct Stored {
     stop: Stop,
     steps: u32,
     usage: Usage,
+    #[serde(default)]
+    cost: Option<Cost>,
     #[serde(default)]
     turn: Option<Turn>,
     #[serde(default)]
@@ -209,6 +224,7 @@ impl TryFrom<Stored> for Run {
             stop: stored.stop,
             steps: stored.steps,
             usage: stored.usage,
+            cost: stored.cost,
             turn: stored.turn,
             failures: stored.failures,
             id: stored.id,

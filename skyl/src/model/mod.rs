@@ -6,6 +6,7 @@
 //! - [`ModelError`] and its [`ModelErrorKind`]: why a request failed, and whether trying again
 //!   can help.
 //! - [`BoxFuture`] and [`EventSink`]: what [`Model`]'s methods return and send events to.
+//! - [`Prices`], [`Price`] and [`Cost`]: what a model's tokens cost, as the user prices them.
 //!
 //! The agent loop, the HTTP transport and the testing tools all depend on this module, and it on
 //! none of them. (The same names are re-exported from [`agent`](crate::agent), where they lived
@@ -16,9 +17,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 mod error;
+mod price;
 
 pub use crate::provider::{Request, Response, StopReason, StreamEvent, Usage};
 pub use error::{ModelError, ModelErrorKind};
+pub use price::{Cost, Price, Prices};
 
 /// A boxed future that can move between threads, as [`Model`]'s methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -89,6 +92,17 @@ pub trait Model: Send + Sync {
             Ok(response)
         })
     }
+
+    /// The size in bytes of the body this model would send for `request`, when it can tell;
+    /// `None` (the default) when it cannot.
+    ///
+    /// A run's budget ([`Budget`](crate::agent::Budget)) bounds the input tokens of its next
+    /// request by this size, and by the size of the request's JSON when it is `None`. The HTTP
+    /// transport encodes the request with its provider's adapter and gives the body's size.
+    fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+        let _ = request;
+        None
+    }
 }
 
 macro_rules! forward_model {
@@ -107,6 +121,10 @@ macro_rules! forward_model {
                 events: &'a mut EventSink<'_>,
             ) -> BoxFuture<'a, Result<Response, ModelError>> {
                 (**self).stream(request, events)
+            }
+
+            fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+                (**self).encoded_len(request)
             }
         }
     )*};
