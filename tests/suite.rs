@@ -31,6 +31,7 @@ mod registration;
 mod repeated_calls;
 mod settings;
 mod stream;
+mod tool_search;
 mod toolbox;
 mod toolbox_check;
 mod typed_answer;

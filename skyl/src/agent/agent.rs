@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::message::Message;
 use crate::toolbox::Toolbox;
 
-use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen};
+use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen, ToolSearch};
 
 /// A model, a toolbox and the rules of the loop between them.
 ///
@@ -67,6 +67,7 @@ pub struct Agent<S = (), H = ()> {
     pub(crate) approve_destructive: bool,
     pub(crate) prices: Prices,
     pub(crate) budget: Option<Budget>,
+    pub(crate) tool_search: Option<ToolSearch>,
     pub(crate) hooks: H,
 }
 
@@ -95,6 +96,7 @@ impl<S: Send + Sync + 'static> Agent<S, ()> {
             approve_destructive: false,
             prices: Prices::new(),
             budget: None,
+            tool_search: None,
             hooks: (),
         }
     }
@@ -186,6 +188,24 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         self
     }
 
+    /// Offers the model only some of the tools and a search for the others ([`ToolSearch`]),
+    /// for a toolbox too large to offer whole: the search tool (`find_tools`) joins the toolbox,
+    /// and each tool the model finds is offered from its next step on.
+    ///
+    /// # Panics
+    ///
+    /// When the toolbox already has a tool called `find_tools`, or a tool named in
+    /// [`ToolSearch::always`] is not in it.
+    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
+        if let Err(error) = self.toolbox.definitions_of(search.always_names()) {
+            panic!("Agent::with_tool_search: {error}");
+        }
+        let tool = search.tool(self.toolbox.definitions().to_vec());
+        self.toolbox = self.toolbox.with(tool);
+        self.tool_search = Some(search);
+        self
+    }
+
     /// The price of the agent's model, when [`with_prices`](Self::with_prices) gave one.
     pub(crate) fn price(&self) -> Option<&Price> {
         self.prices.get(&self.model_name)
@@ -208,6 +228,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
             approve_destructive: self.approve_destructive,
             prices: self.prices,
             budget: self.budget,
+            tool_search: self.tool_search,
             hooks,
         }
     }

@@ -576,7 +576,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             model: Cow::Borrowed(&agent.model_name),
             system: agent.system.as_deref().map(Cow::Borrowed),
             messages: Cow::Borrowed(&run.transcript),
-            tools: Cow::Borrowed(agent.toolbox.definitions()),
+            tools: match &agent.tool_search {
+                Some(search) => {
+                    Cow::Owned(search.offered(agent.toolbox.definitions(), &run.transcript))
+                }
+                None => Cow::Borrowed(agent.toolbox.definitions()),
+            },
             tool_choice: ToolChoice::Auto,
             output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,

@@ -35,6 +35,7 @@ mod run;
 mod step;
 mod stop;
 mod telemetry;
+mod tool_search;
 mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in
@@ -54,4 +55,5 @@ pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};
+pub use tool_search::ToolSearch;
 pub use typed::{AnswerError, DEFAULT_CORRECTIONS, TypedAnswer, TypedRun};
