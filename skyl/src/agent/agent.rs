@@ -194,14 +194,17 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     ///
     /// # Panics
     ///
-    /// When the toolbox already has a tool called `find_tools`, or a tool named in
+    /// When the toolbox already has a tool called `find_tools` (unless the search is
+    /// [native](ToolSearch::native)), or a tool named in
     /// [`ToolSearch::always`] is not in it.
     pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
         if let Err(error) = self.toolbox.definitions_of(search.always_names()) {
             panic!("Agent::with_tool_search: {error}");
         }
-        let tool = search.tool(self.toolbox.definitions().to_vec());
-        self.toolbox = self.toolbox.with(tool);
+        if !search.is_native() {
+            let tool = search.tool(self.toolbox.definitions().to_vec());
+            self.toolbox = self.toolbox.with(tool);
+        }
         self.tool_search = Some(search);
         self
     }

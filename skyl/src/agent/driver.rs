@@ -572,20 +572,28 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// the run over its budget, sends nothing and says why the run stops.
     async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
         let agent = self.agent;
+        let definitions = agent.toolbox.definitions();
+        let (tools, deferred_tools) = match &agent.tool_search {
+            Some(search) if search.is_native() => (
+                Cow::Borrowed(definitions),
+                Cow::Owned(search.deferred(definitions)),
+            ),
+            Some(search) => (
+                Cow::Owned(search.offered(definitions, &run.transcript)),
+                Cow::Borrowed(&[][..]),
+            ),
+            None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
+        };
         let mut request = Request {
             model: Cow::Borrowed(&agent.model_name),
             system: agent.system.as_deref().map(Cow::Borrowed),
             messages: Cow::Borrowed(&run.transcript),
-            tools: match &agent.tool_search {
-                Some(search) => {
-                    Cow::Owned(search.offered(agent.toolbox.definitions(), &run.transcript))
-                }
-                None => Cow::Borrowed(agent.toolbox.definitions()),
-            },
+            tools,
             tool_choice: ToolChoice::Auto,
             output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
+            deferred_tools,
         };
         agent.hooks.before_request(step, &mut request).await;
         let mut bytes = None;

@@ -28,6 +28,10 @@ use crate::tool::ToolDefinition;
 /// `find_tools` calls in it, searched again), so a saved, resumed or replayed run offers the
 /// same tools.
 ///
+/// Where the provider searches for itself (Anthropic, OpenAI Responses), [`native`](Self::native)
+/// leaves the search to it instead: every tool is sent, the deferred ones marked so, and the
+/// tool list never changes.
+///
 /// The toolbox still answers a call to a tool that was not offered (one the model names
 /// without searching), as [`Toolbox::definitions_of`](crate::Toolbox::definitions_of) says.
 ///
@@ -63,6 +67,7 @@ use crate::tool::ToolDefinition;
 pub struct ToolSearch {
     always: Vec<String>,
     max_results: usize,
+    native: bool,
 }
 
 impl Default for ToolSearch {
@@ -70,6 +75,7 @@ impl Default for ToolSearch {
         ToolSearch {
             always: Vec::new(),
             max_results: 5,
+            native: false,
         }
     }
 }
@@ -93,6 +99,34 @@ impl ToolSearch {
     pub fn max_results(mut self, tools: usize) -> ToolSearch {
         self.max_results = tools.max(1);
         self
+    }
+
+    /// Leaves the search to the provider: every tool is sent, those not offered
+    /// [`always`](Self::always) marked deferred ([`Request::deferred_tools`]), with the
+    /// provider's own search tool (Anthropic's tool search tool, OpenAI Responses'
+    /// `tool_search`), and no `find_tools`. The tool list is then the same at every step, so
+    /// finding a tool keeps the whole prompt cache. The adapters of OpenAI Chat and Gemini refuse
+    /// such a request ([`EncodeError::ToolSearch`](crate::provider::EncodeError::ToolSearch)):
+    /// leave this off there.
+    ///
+    /// [`Request::deferred_tools`]: crate::provider::Request::deferred_tools
+    pub fn native(mut self) -> ToolSearch {
+        self.native = true;
+        self
+    }
+
+    pub(crate) fn is_native(&self) -> bool {
+        self.native
+    }
+
+    /// The names of `definitions` the provider's search keeps from the model: all but the
+    /// `always` ones.
+    pub(crate) fn deferred(&self, definitions: &[ToolDefinition]) -> Vec<String> {
+        definitions
+            .iter()
+            .filter(|definition| !self.always.contains(&definition.name))
+            .map(|definition| definition.name.clone())
+            .collect()
     }
 
     /// The names offered always.

@@ -174,6 +174,15 @@ impl Encoder for Anthropic {
         ]))
     }
 
+    /// Anthropic's tool search tool, its BM25 variant: the model searches in words, as a
+    /// person would ask.
+    fn tool_search(&self) -> Option<Value> {
+        Some(object([
+            ("type", Value::from("tool_search_tool_bm25_20251119")),
+            ("name", Value::from("tool_search_tool_bm25")),
+        ]))
+    }
+
     fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
         body.insert("tools".into(), Value::Array(declarations));
         let choice = match choice {
