@@ -239,8 +239,8 @@ fn anthropic_a_found_tool_is_called_and_the_search_goes_back_verbatim_with_the_s
     // The recorded answer: a search on the server, its result, then a call of the tool found.
     let answer = Anthropic
         .decode(&crate::providers::support::fixture(
-            "anthropic",
-            "tool_search",
+            "stream/anthropic",
+            "tool_search_then_call",
         ))
         .unwrap();
     let calls: Vec<&str> = answer
