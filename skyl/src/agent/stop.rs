@@ -168,6 +168,8 @@ impl StopWhen {
     ///
     /// It is checked after each step, so the step that crosses the budget completes. Input
     /// tokens count on every request, the history included, as providers bill them.
+    /// For a limit that no request can pass, checked before each request, use a
+    /// [`Budget`](super::Budget).
     pub fn token_budget(tokens: u64) -> Self {
         StopWhen(Condition::TokenBudget(tokens))
     }
