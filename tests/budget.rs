@@ -227,3 +227,40 @@ fn a_model_that_cannot_tell_its_size_is_bounded_by_the_requests_json() {
     assert!(*next >= 5000, "{next}");
     assert!(model.requests().is_empty());
 }
+
+#[test]
+fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
+    let dir = std::env::temp_dir().join(format!("skyl-budget-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = skyl::durable::SqliteJournal::open(dir.join("journal.db")).unwrap();
+    let budget = || Budget::new().input_tokens(1000);
+    let model = calling(&[Usage::new(250, 10), Usage::new(640, 10)]);
+    let first = agent(&model)
+        .with_budget(budget())
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    // Another process: the answers come from the journal, and the third request is bounded as
+    // it was (640 read by the second, 400 bytes a message added), not by its size alone.
+    let silent = ScriptedModel::new();
+    let again = agent(&silent)
+        .with_budget(budget())
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        first.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::InputTokens,
+            max: 1000,
+            used: 890,
+            next: 1040
+        }
+    );
+    assert_eq!(again.stop(), first.stop());
+    assert!(silent.requests().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -483,7 +483,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             }
             let step = run.steps.saturating_add(1);
             let (message, answer) = match self.replayed_answer(step) {
-                Some(replayed) => replayed,
+                Some(replayed) => {
+                    if self.agent.budget.is_some() {
+                        // As when it was sent, so that a budget bounds the next request the
+                        // same way on a replay (hooks aside, which a replay does not call).
+                        let bytes = request_bytes(self.agent.model.as_ref(), &self.build(run));
+                        let usage = &replayed.1.usage;
+                        self.last_request =
+                            (!usage.unreported).then_some((bytes, usage.input_tokens));
+                    }
+                    replayed
+                }
                 None => {
                     let response = match self.request(run, step).await {
                         Ok(Sent::Answer(response)) => response,
@@ -568,9 +578,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         journaling.replay.answers.get(&step).cloned()
     }
 
-    /// Sends the request of step `step` and reads the answer; or, when the request could take
-    /// the run over its budget, sends nothing and says why the run stops.
-    async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
+    /// The request of the step after `run`'s last, before hooks change it.
+    fn build<'r>(&self, run: &'r Run) -> Request<'r>
+    where
+        'a: 'r,
+    {
         let agent = self.agent;
         let definitions = agent.toolbox.definitions();
         let (tools, deferred_tools) = match &agent.tool_search {
@@ -584,7 +596,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             ),
             None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
         };
-        let mut request = Request {
+        Request {
             model: Cow::Borrowed(&agent.model_name),
             system: agent.system.as_deref().map(Cow::Borrowed),
             messages: Cow::Borrowed(&run.transcript),
@@ -594,7 +606,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
             deferred_tools,
-        };
+        }
+    }
+
+    /// Sends the request of step `step` and reads the answer; or, when the request could take
+    /// the run over its budget, sends nothing and says why the run stops.
+    async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
+        let agent = self.agent;
+        let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
         let mut bytes = None;
         if let Some(budget) = &agent.budget {
