@@ -134,7 +134,7 @@ impl Price {
     /// What `usage` costs, rounded up to a billionth.
     ///
     /// An [unreported](Usage::unreported) usage costs nothing here, since its counts are
-    /// unknown; a run's budget keeps what it reserved for such an answer instead.
+    /// unknown (zero): a run's cost then misses that answer, as its usage does.
     pub fn cost(&self, usage: &Usage) -> Cost {
         let read = usage.cached_input_tokens.unwrap_or(0);
         let written = usage.cache_write_tokens.unwrap_or(0);
