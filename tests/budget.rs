@@ -228,22 +228,21 @@ fn a_model_that_cannot_tell_its_size_is_bounded_by_the_requests_json() {
     assert!(model.requests().is_empty());
 }
 
-#[test]
-fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
-    let dir = std::env::temp_dir().join(format!("skyl-budget-replay-{}", std::process::id()));
+/// Runs `usages`' script journaled until the budget stops it, then again from the journal with
+/// a model that has nothing to say; gives both runs and what the second model was asked.
+fn journaled_twice(name: &str, usages: &[Usage]) -> (Run, Run, usize) {
+    let dir = std::env::temp_dir().join(format!("skyl-budget-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let journal = skyl::durable::SqliteJournal::open(dir.join("journal.db")).unwrap();
     let budget = || Budget::new().input_tokens(1000);
-    let model = calling(&[Usage::new(250, 10), Usage::new(640, 10)]);
+    let model = calling(usages);
     let first = agent(&model)
         .with_budget(budget())
         .run(vec![Message::user("Go")])
         .journaled(&journal, "r1")
         .blocking()
         .unwrap();
-    // Another process: the answers come from the journal, and the third request is bounded as
-    // it was (640 read by the second, 400 bytes a message added), not by its size alone.
     let silent = ScriptedModel::new();
     let again = agent(&silent)
         .with_budget(budget())
@@ -251,6 +250,16 @@ fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
         .journaled(&journal, "r1")
         .blocking()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (first, again, silent.requests().len())
+}
+
+#[test]
+fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
+    // The answers come from the journal, and the third request is bounded as it was (640 read
+    // by the second, 400 bytes a message added), not by its size alone.
+    let (first, again, asked) =
+        journaled_twice("reported", &[Usage::new(250, 10), Usage::new(640, 10)]);
     assert_eq!(
         first.stop(),
         &Stop::Budget {
@@ -261,6 +270,39 @@ fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
         }
     );
     assert_eq!(again.stop(), first.stop());
-    assert!(silent.requests().is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(asked, 0);
+    // Answers without usage count as the most their requests could use, on a replay too.
+    let unreported = Usage::unreported_usage();
+    let (first, again, asked) = journaled_twice("unreported", &[unreported.clone(), unreported]);
+    assert!(
+        matches!(first.stop(), Stop::Budget { used: 800, .. }),
+        "{}",
+        first.stop()
+    );
+    assert_eq!(again.stop(), first.stop());
+    assert_eq!(asked, 0);
+}
+
+#[test]
+fn an_answer_whose_usage_was_not_reported_counts_as_the_most_its_request_could_use() {
+    let unreported = Usage::unreported_usage();
+    let model = calling(&[unreported.clone(), unreported.clone(), unreported]);
+    let run = go(&agent(&model).with_budget(Budget::new().input_tokens(1000)));
+    // Step 1 could read 200 tokens, step 2 (3 messages) 600: 800 counted, though none was
+    // reported. Step 3 (5 messages) could read 1000 more.
+    assert_eq!(
+        run.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::InputTokens,
+            max: 1000,
+            used: 800,
+            next: 1000
+        }
+    );
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(
+        run.usage().input_tokens,
+        0,
+        "the run's usage is what was reported"
+    );
 }

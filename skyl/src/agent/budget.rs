@@ -32,8 +32,8 @@ use super::Stop;
 ///   model stops the run before its first request ([`Stop::Unpriced`]).
 ///
 /// What the run used is what the providers reported ([`Run::usage`](super::Run::usage),
-/// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported adds nothing, so a
-/// model that reports none is bounded only request by request.
+/// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported (a compatible
+/// server's stream without its usage chunk) counts as the most its request could use.
 ///
 /// ```
 /// use skyl::agent::{Agent, Budget, BudgetLimit, Stop};
@@ -122,11 +122,41 @@ impl Budget {
         self
     }
 
+    /// The most `request` can use, and with an output or cost limit, the `max_tokens` it is sent
+    /// with when it has none.
+    ///
+    /// `bytes` is the request's size, `last` the size and reported input tokens of the run's
+    /// previous request.
+    pub(crate) fn bound(
+        &self,
+        request: &mut Request<'_>,
+        bytes: u64,
+        last: Option<(u64, u64)>,
+        price: Option<&Price>,
+    ) -> Bound {
+        let per_token = self.bytes_per_token;
+        let input = match last {
+            Some((last_bytes, last_tokens)) => {
+                last_tokens.saturating_add(bytes.saturating_sub(last_bytes).div_ceil(per_token))
+            }
+            None => bytes.div_ceil(per_token),
+        };
+        if self.output_tokens.is_some() || self.cost.is_some() {
+            request.max_tokens.get_or_insert(self.answer_tokens);
+        }
+        let output = request.max_tokens.map_or(0, u64::from);
+        Bound {
+            input,
+            output,
+            cost: price.map_or(Cost::ZERO, |price| price.most(input, output)),
+        }
+    }
+
     /// Says whether `request` may be sent: the run stops when it could pass a limit. A request
     /// without `max_tokens` gets one when an output or cost limit needs it.
     ///
-    /// `bytes` is the request's size, `last` the size and reported input tokens of the run's
-    /// previous request, `used` and `spent` what the run used so far.
+    /// `bytes` and `last` are as [`bound`](Self::bound) takes them, `used` and `spent` what the
+    /// run used so far.
     pub(crate) fn check(
         &self,
         request: &mut Request<'_>,
@@ -136,38 +166,66 @@ impl Budget {
         spent: Option<Cost>,
         price: Option<&Price>,
     ) -> Result<(), Stop> {
-        let per_token = self.bytes_per_token;
-        let input = match last {
-            Some((last_bytes, last_tokens)) => {
-                last_tokens.saturating_add(bytes.saturating_sub(last_bytes).div_ceil(per_token))
-            }
-            None => bytes.div_ceil(per_token),
-        };
+        let bound = self.bound(request, bytes, last, price);
         if let Some(max) = self.input_tokens {
-            check(BudgetLimit::InputTokens, max, used.input_tokens, input)?;
+            check(
+                BudgetLimit::InputTokens,
+                max,
+                used.input_tokens,
+                bound.input,
+            )?;
         }
-        if self.output_tokens.is_some() || self.cost.is_some() {
-            request.max_tokens.get_or_insert(self.answer_tokens);
-        }
-        let output = request.max_tokens.map_or(0, u64::from);
         if let Some(max) = self.output_tokens {
-            check(BudgetLimit::OutputTokens, max, used.output_tokens, output)?;
+            check(
+                BudgetLimit::OutputTokens,
+                max,
+                used.output_tokens,
+                bound.output,
+            )?;
         }
         if let Some(max) = self.cost {
-            let Some(price) = price else {
+            if price.is_none() {
                 return Err(Stop::Unpriced {
                     model: request.model.clone().into_owned(),
                 });
-            };
+            }
             let spent = spent.unwrap_or(Cost::ZERO).nanos();
-            check(
-                BudgetLimit::Cost,
-                max.nanos(),
-                spent,
-                price.most(input, output).nanos(),
-            )?;
+            check(BudgetLimit::Cost, max.nanos(), spent, bound.cost.nanos())?;
         }
         Ok(())
+    }
+}
+
+/// The most a request can use: what a budget counts for an answer whose usage the provider did
+/// not report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Bound {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cost: Cost,
+}
+
+impl Bound {
+    /// Both bounds added up.
+    pub(crate) fn plus(self, other: Bound) -> Bound {
+        Bound {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cost: self.cost.saturating_add(other.cost),
+        }
+    }
+
+    /// `usage` and `cost` with these bounds added, as a budget counts what a run used.
+    pub(crate) fn over(self, usage: &Usage, cost: Option<Cost>) -> (Usage, Option<Cost>) {
+        let used = Usage::new(
+            usage.input_tokens.saturating_add(self.input),
+            usage.output_tokens.saturating_add(self.output),
+        );
+        let spent = match (cost, self.cost) {
+            (None, Cost::ZERO) => None,
+            (cost, charged) => Some(cost.unwrap_or(Cost::ZERO).saturating_add(charged)),
+        };
+        (used, spent)
     }
 }
 

@@ -25,6 +25,7 @@ use crate::arguments::canonical::fingerprint;
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
+use super::budget::Bound;
 use super::journal::{
     DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
 };
@@ -293,6 +294,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             journal: None,
             answer,
             last_request: None,
+            unreported: Bound::default(),
         };
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
         let result = match outcome {
@@ -347,6 +349,9 @@ struct Driver<'a, S, H> {
     /// The size of the run's last request sent and the input tokens its answer reported, which
     /// bound the next request's input for a budget.
     last_request: Option<(u64, u64)>,
+    /// What a budget counts for the answers of this run whose usage was not reported: the most
+    /// their requests could use.
+    unreported: Bound,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -484,11 +489,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let step = run.steps.saturating_add(1);
             let (message, answer) = match self.replayed_answer(step) {
                 Some(replayed) => {
-                    if self.agent.budget.is_some() {
+                    if let Some(budget) = &self.agent.budget {
                         // As when it was sent, so that a budget bounds the next request the
                         // same way on a replay (hooks aside, which a replay does not call).
-                        let bytes = request_bytes(self.agent.model.as_ref(), &self.build(run));
+                        let mut request = self.build(run);
+                        let bytes = request_bytes(self.agent.model.as_ref(), &request);
                         let usage = &replayed.1.usage;
+                        if usage.unreported {
+                            let bound = budget.bound(
+                                &mut request,
+                                bytes,
+                                self.last_request,
+                                self.agent.price(),
+                            );
+                            self.unreported = self.unreported.plus(bound);
+                        }
                         self.last_request =
                             (!usage.unreported).then_some((bytes, usage.input_tokens));
                     }
@@ -615,21 +630,19 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         let agent = self.agent;
         let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
-        let mut bytes = None;
+        let mut sent = None;
         if let Some(budget) = &agent.budget {
             let size = request_bytes(agent.model.as_ref(), &request);
-            bytes = Some(size);
-            let checked = budget.check(
-                &mut request,
-                size,
-                self.last_request,
-                &run.usage,
-                run.cost,
-                agent.price(),
-            );
+            let (used, spent) = self.unreported.over(&run.usage, run.cost);
+            let price = agent.price();
+            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
             if let Err(stop) = checked {
                 return Ok(Sent::Stopped(stop));
             }
+            sent = Some((
+                size,
+                budget.bound(&mut request, size, self.last_request, price),
+            ));
         }
         let span = Span::chat(&request.model);
         let result = match &mut self.events {
@@ -646,11 +659,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Err(error) => span.record_model_error(error),
         }
         let response = result?;
-        if let Some(bytes) = bytes {
-            // An unreported count says nothing about the request; the bound goes back to its
-            // size alone.
-            self.last_request =
-                (!response.usage.unreported).then_some((bytes, response.usage.input_tokens));
+        if let Some((bytes, bound)) = sent {
+            // An unreported count says nothing about the request: the budget counts the most it
+            // could use, and bounds the next request by its size alone.
+            let usage = &response.usage;
+            if usage.unreported {
+                self.unreported = self.unreported.plus(bound);
+            }
+            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
         }
         Ok(Sent::Answer(response))
     }

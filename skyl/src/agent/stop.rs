@@ -55,7 +55,8 @@ pub enum Stop {
         limit: BudgetLimit,
         /// The limit's value: tokens, or for [`BudgetLimit::Cost`] [`Cost::nanos`].
         max: u64,
-        /// What the run used of it before the request.
+        /// What the run used of it before the request (an answer whose usage the provider did
+        /// not report counts as the most its request could use).
         used: u64,
         /// The most the request could have used of it.
         next: u64,
