@@ -127,9 +127,11 @@ fn defer<E: Encoder>(
             tool: Some(unknown.clone()),
         });
     }
-    for (tool, declaration) in request.tools.iter().zip(declarations.iter_mut()) {
-        if request.deferred_tools.contains(&tool.name)
-            && let Value::Object(declaration) = declaration
+    // By the name each declaration carries, whatever order the declarations are in.
+    for declaration in declarations.iter_mut() {
+        if let Value::Object(declaration) = declaration
+            && let Some(Value::String(name)) = declaration.get("name")
+            && request.deferred_tools.contains(name)
         {
             declaration.insert("defer_loading".into(), Value::Bool(true));
         }
