@@ -235,9 +235,10 @@ fn args() -> Result<Args, String> {
         paused: take("--paused")?,
         approved: take("--approved")?,
         transcripts: take("--transcripts")?,
-        owner: values
-            .remove("--owner")
-            .map_or_else(|| "nested-worker".to_owned(), |owner| owner.display().to_string()),
+        owner: values.remove("--owner").map_or_else(
+            || "nested-worker".to_owned(),
+            |owner| owner.display().to_string(),
+        ),
     })
 }
 

@@ -275,7 +275,11 @@ fn anthropic_calls_finish_at_their_block_stop_before_the_message_ends() {
             finished(0, paris),
             started(1, "toolu_01B7xKq3Lh2Ye8Wq5nVbM4zT", "get_time"),
             finished(1, time),
-            StreamEvent::Usage(Usage::new(540, 87).with_cached_input_tokens(128)),
+            StreamEvent::Usage(
+                Usage::new(540, 87)
+                    .with_cached_input_tokens(128)
+                    .with_cache_write_tokens(0)
+            ),
             StreamEvent::Done {
                 stop_reason: StopReason::ToolUse
             },
@@ -800,4 +804,58 @@ fn an_anthropic_call_that_opens_with_its_whole_input_tells_it_as_one_piece() {
     let response = outcome.result.unwrap();
     assert_events_tell("anthropic/whole input", &outcome.told, &response);
     assert_eq!(outcome.told[1], delta(0, r#"{"city":"Oslo"}"#));
+}
+
+/// Cache reads and writes, and reasoning, reach the same `Usage` from every provider's own
+/// names, in the whole answer and in the streamed one (the stream tells it as its usage event).
+#[test]
+fn cache_reads_writes_and_reasoning_are_decoded_whole_and_streamed() {
+    let cases = [
+        (
+            "anthropic",
+            "cache_read_and_write",
+            // 20 uncached + 2048 read + 512 written.
+            Usage::new(2580, 5)
+                .with_cached_input_tokens(2048)
+                .with_cache_write_tokens(512),
+        ),
+        (
+            "openai_chat",
+            "cached_prompt",
+            Usage::new(2062, 8)
+                .with_cached_input_tokens(1920)
+                .with_reasoning_tokens(0),
+        ),
+        (
+            "openai_responses",
+            "cached_input",
+            Usage::new(2326, 9)
+                .with_cached_input_tokens(2048)
+                .with_reasoning_tokens(0),
+        ),
+        (
+            "gemini",
+            "cached_content",
+            // 8 of the answer + 24 of thoughts, both billed as output.
+            Usage::new(2061, 32)
+                .with_cached_input_tokens(2048)
+                .with_reasoning_tokens(24),
+        ),
+    ];
+    for (provider, name, expected) in cases {
+        let whole = streaming(provider)
+            .decode(&unstreamed(provider, name).unwrap())
+            .unwrap();
+        assert_eq!(whole.usage, expected, "{provider}/{name} whole");
+        let outcome = decode_events(provider, &sse_events(&streams(provider)[name]));
+        assert_eq!(
+            outcome.result.unwrap().usage,
+            expected,
+            "{provider}/{name} streamed"
+        );
+        assert!(
+            outcome.told.contains(&StreamEvent::Usage(expected.clone())),
+            "{provider}/{name}: the stream tells its usage"
+        );
+    }
 }

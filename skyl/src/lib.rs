@@ -450,6 +450,15 @@
 //!   pauses every call of a tool whose annotations say it may destroy data. A call can also
 //!   pause while it runs, to ask the person a [`Question`](agent::Question) (a mounted MCP
 //!   server's elicitation): answer it with [`Run::reply`](agent::Run::reply).
+//! - **Cost and budgets.** [`Run::usage`](agent::Run::usage) sums every request's tokens, cache
+//!   reads and writes included; with the user's prices ([`with_prices`](agent::Agent::with_prices))
+//!   each step and run has a [`Cost`](model::Cost). [`with_budget`](agent::Agent::with_budget)
+//!   limits input tokens, output tokens and cost, checked **before** each request against the
+//!   most it could use, so a run stops ([`Stop::Budget`](agent::Stop::Budget)) rather than
+//!   overshoot.
+//! - **Large toolboxes.** [`with_tool_search`](agent::Agent::with_tool_search) offers a few
+//!   tools and a search for the rest ([`ToolSearch`](agent::ToolSearch)), in skyl or on the
+//!   provider where it has one.
 //! - **Failures.** A model request that fails ends the run with a [`RunError`](agent::RunError)
 //!   that keeps the run so far, every tool result included: resume it once the provider is back.
 //! - **Typed answers.** [`answer_as::<T>()`](agent::RunBuilder::answer_as) makes the final

@@ -16,6 +16,6 @@ mod rich;
 mod robustness;
 mod schema;
 mod structured_output;
-mod support;
+pub(crate) mod support;
 mod typed_roots;
 mod wire_rules;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::message::Message;
 use crate::toolbox::Toolbox;
 
-use super::{Hooks, Model, Run, RunBuilder, StopWhen};
+use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen, ToolSearch};
 
 /// A model, a toolbox and the rules of the loop between them.
 ///
@@ -65,6 +65,9 @@ pub struct Agent<S = (), H = ()> {
     pub(crate) stop_when: Vec<StopWhen>,
     pub(crate) breaker: u32,
     pub(crate) approve_destructive: bool,
+    pub(crate) prices: Prices,
+    pub(crate) budget: Option<Budget>,
+    pub(crate) tool_search: Option<ToolSearch>,
     pub(crate) hooks: H,
 }
 
@@ -91,6 +94,9 @@ impl<S: Send + Sync + 'static> Agent<S, ()> {
             stop_when: Vec::new(),
             breaker: Self::DEFAULT_BREAKER,
             approve_destructive: false,
+            prices: Prices::new(),
+            budget: None,
+            tool_search: None,
             hooks: (),
         }
     }
@@ -166,6 +172,48 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         self
     }
 
+    /// Prices the model's tokens with `prices` (looked up by the agent's model name): each
+    /// step's and each run's cost ([`Step::cost`](super::Step::cost),
+    /// [`Run::cost`](super::Run::cost)) are computed from them, and a budget's cost limit is
+    /// checked against them. skyl knows no prices of its own.
+    pub fn with_prices(mut self, prices: Prices) -> Self {
+        self.prices = prices;
+        self
+    }
+
+    /// Limits what each run may use ([`Budget`]): before each request, the run stops
+    /// ([`Stop::Budget`](super::Stop::Budget)) if the request could take it over a limit.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Offers the model only some of the tools and a search for the others ([`ToolSearch`]),
+    /// for a toolbox too large to offer whole: the search tool (`find_tools`) joins the toolbox,
+    /// and each tool the model finds is offered from its next step on.
+    ///
+    /// # Panics
+    ///
+    /// When the toolbox already has a tool called `find_tools` (unless the search is
+    /// [native](ToolSearch::native)), or a tool named in
+    /// [`ToolSearch::always`] is not in it.
+    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
+        if let Err(error) = self.toolbox.definitions_of(search.always_names()) {
+            panic!("Agent::with_tool_search: {error}");
+        }
+        if !search.is_native() {
+            let tool = search.tool(self.toolbox.definitions().to_vec());
+            self.toolbox = self.toolbox.with(tool);
+        }
+        self.tool_search = Some(search);
+        self
+    }
+
+    /// The price of the agent's model, when [`with_prices`](Self::with_prices) gave one.
+    pub(crate) fn price(&self) -> Option<&Price> {
+        self.prices.get(&self.model_name)
+    }
+
     /// Runs `hooks` at each step of every run, replacing the hooks set before. To keep several,
     /// pass a tuple: `(first, second)`.
     pub fn with_hooks<H2: Hooks>(self, hooks: H2) -> Agent<S, H2> {
@@ -181,6 +229,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
             stop_when: self.stop_when,
             breaker: self.breaker,
             approve_destructive: self.approve_destructive,
+            prices: self.prices,
+            budget: self.budget,
+            tool_search: self.tool_search,
             hooks,
         }
     }
@@ -239,6 +290,7 @@ impl<S, H> fmt::Debug for Agent<S, H> {
             .field("stop_when", &self.stop_when)
             .field("breaker", &self.breaker)
             .field("approve_destructive", &self.approve_destructive)
+            .field("budget", &self.budget)
             .finish_non_exhaustive()
     }
 }

@@ -25,6 +25,7 @@ use crate::arguments::canonical::fingerprint;
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
+use super::budget::Bound;
 use super::journal::{
     DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
 };
@@ -34,7 +35,8 @@ use super::step::ResponseMeta;
 use super::telemetry::{Span, ToolSpans, tool_changed};
 use super::typed::{Expected, TypedRun};
 use super::{
-    Agent, AnsweredBy, BoxFuture, Decision, Event, Hooks, ModelError, Run, RunError, Step, Stop,
+    Agent, AnsweredBy, BoxFuture, Cost, Decision, Event, Hooks, Model, ModelError, Run, RunError,
+    Step, Stop,
 };
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
@@ -302,6 +304,8 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             events,
             journal: None,
             answer,
+            last_request: None,
+            unreported: Bound::default(),
         };
         let held = journal.as_ref().map(|(journal, id)| (*journal, id.clone()));
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
@@ -359,6 +363,12 @@ struct Driver<'a, S, H> {
     journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
     answer: Option<&'a Expected>,
+    /// The size of the run's last request sent and the input tokens its answer reported, which
+    /// bound the next request's input for a budget.
+    last_request: Option<(u64, u64)>,
+    /// What a budget counts for the answers of this run whose usage was not reported: the most
+    /// their requests could use.
+    unreported: Bound,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -504,10 +514,31 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             }
             let step = run.steps.saturating_add(1);
             let (message, answer) = match self.replayed_answer(step) {
-                Some(replayed) => replayed,
+                Some(replayed) => {
+                    if let Some(budget) = &self.agent.budget {
+                        // As when it was sent, so that a budget bounds the next request the
+                        // same way on a replay (hooks aside, which a replay does not call).
+                        let mut request = self.build(run);
+                        let bytes = request_bytes(self.agent.model.as_ref(), &request);
+                        let usage = &replayed.1.usage;
+                        if usage.unreported {
+                            let bound = budget.bound(
+                                &mut request,
+                                bytes,
+                                self.last_request,
+                                self.agent.price(),
+                            );
+                            self.unreported = self.unreported.plus(bound);
+                        }
+                        self.last_request =
+                            (!usage.unreported).then_some((bytes, usage.input_tokens));
+                    }
+                    replayed
+                }
                 None => {
-                    let response = match self.request(&run.transcript, step).await {
-                        Ok(response) => response,
+                    let response = match self.request(run, step).await {
+                        Ok(Sent::Answer(response)) => response,
+                        Ok(Sent::Stopped(stop)) => return Ok(stop),
                         Err(error) => return Err(Halt::Model(error, step)),
                     };
                     let (message, answer) = ResponseMeta::split(response);
@@ -534,6 +565,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             };
             run.steps = step;
             add_usage(&mut run.usage, &answer.usage);
+            if let Some(price) = self.agent.price() {
+                let cost = price.cost(&answer.usage);
+                run.cost = Some(run.cost.unwrap_or(Cost::ZERO).saturating_add(cost));
+            }
             let calls = message.tool_calls().count();
             run.transcript.push(message);
             if calls == 0 {
@@ -550,7 +585,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                             &reason,
                         ))
                     });
-                let step = Step::new(step, &run.transcript, assistant, &answer, &run.usage);
+                let priced = (self.agent.price(), run.cost);
+                let step = Step::new(
+                    step,
+                    &run.transcript,
+                    assistant,
+                    &answer,
+                    &run.usage,
+                    priced,
+                );
                 self.agent.hooks.after_step(&step).await;
                 let Some(correction) = correction else {
                     return Ok(Stop::Answered);
@@ -576,20 +619,57 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         journaling.replay.answers.get(&step).cloned()
     }
 
-    /// Sends the request of step `step` and reads the answer.
-    async fn request(&mut self, transcript: &[Message], step: u32) -> Result<Response, ModelError> {
+    /// The request of the step after `run`'s last, before hooks change it.
+    fn build<'r>(&self, run: &'r Run) -> Request<'r>
+    where
+        'a: 'r,
+    {
         let agent = self.agent;
-        let mut request = Request {
+        let definitions = agent.toolbox.definitions();
+        let (tools, deferred_tools) = match &agent.tool_search {
+            Some(search) if search.is_native() => (
+                Cow::Borrowed(definitions),
+                Cow::Owned(search.deferred(definitions)),
+            ),
+            Some(search) => (
+                Cow::Owned(search.offered(definitions, &run.transcript)),
+                Cow::Borrowed(&[][..]),
+            ),
+            None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
+        };
+        Request {
             model: Cow::Borrowed(&agent.model_name),
             system: agent.system.as_deref().map(Cow::Borrowed),
-            messages: Cow::Borrowed(transcript),
-            tools: Cow::Borrowed(agent.toolbox.definitions()),
+            messages: Cow::Borrowed(&run.transcript),
+            tools,
             tool_choice: ToolChoice::Auto,
             output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
-        };
+            deferred_tools,
+        }
+    }
+
+    /// Sends the request of step `step` and reads the answer; or, when the request could take
+    /// the run over its budget, sends nothing and says why the run stops.
+    async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
+        let agent = self.agent;
+        let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
+        let mut sent = None;
+        if let Some(budget) = &agent.budget {
+            let size = request_bytes(agent.model.as_ref(), &request);
+            let (used, spent) = self.unreported.over(&run.usage, run.cost);
+            let price = agent.price();
+            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
+            if let Err(stop) = checked {
+                return Ok(Sent::Stopped(stop));
+            }
+            sent = Some((
+                size,
+                budget.bound(&mut request, size, self.last_request, price),
+            ));
+        }
         let span = Span::chat(&request.model);
         let result = match &mut self.events {
             Some(events) => {
@@ -604,7 +684,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Ok(response) => span.record_response(response),
             Err(error) => span.record_model_error(error),
         }
-        result
+        let response = result?;
+        if let Some((bytes, bound)) = sent {
+            // An unreported count says nothing about the request: the budget counts the most it
+            // could use, and bounds the next request by its size alone.
+            let usage = &response.usage;
+            if usage.unreported {
+                self.unreported = self.unreported.plus(bound);
+            }
+            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+        }
+        Ok(Sent::Answer(response))
     }
 
     fn event(&mut self, event: impl FnOnce() -> Event) {
@@ -1061,10 +1151,45 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             parts,
         });
         let assistant = run.transcript.len() - 2;
-        let step = Step::new(run.steps, &run.transcript, assistant, &answer, &run.usage);
+        let priced = (agent.price(), run.cost);
+        let step = Step::new(
+            run.steps,
+            &run.transcript,
+            assistant,
+            &answer,
+            &run.usage,
+            priced,
+        );
         agent.hooks.after_step(&step).await;
         Ok(agent.check_stops(&mut run.failures, &step))
     }
+}
+
+/// What became of a step's request.
+enum Sent {
+    /// It was sent, and this is the answer.
+    Answer(Response),
+    /// It was not sent: it could have taken the run over its budget.
+    Stopped(Stop),
+}
+
+/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
+/// model cannot tell (a scripted model, a client of the user's).
+fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
+    if let Some(len) = model.encoded_len(request) {
+        return len as u64;
+    }
+    fn json(value: &impl serde::Serialize) -> u64 {
+        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
+    }
+    let system = request.system.as_deref().map_or(0, str::len) as u64;
+    let output = request.output.as_deref().map_or(0, json);
+    (request.model.len() as u64)
+        .saturating_add(system)
+        .saturating_add(json(&request.messages))
+        .saturating_add(json(&request.tools))
+        .saturating_add(output)
+        .saturating_add(json(&request.extra))
 }
 
 /// What the journal, or the decisions of a saved run, settle about a call.

@@ -29,6 +29,7 @@ mod agent;
 mod approval;
 pub(crate) mod asking;
 mod breaker;
+mod budget;
 mod driver;
 mod event;
 mod handoff;
@@ -40,14 +41,18 @@ mod run;
 mod step;
 mod stop;
 mod telemetry;
+mod tool_search;
 mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in
 /// [`crate::model`].
-pub use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
+pub use crate::model::{
+    BoxFuture, Cost, EventSink, Model, ModelError, ModelErrorKind, Price, Prices,
+};
 pub use agent::Agent;
 pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};
+pub use budget::{Budget, BudgetLimit};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
 pub use handoff::{Handoff, TakeOverError};
@@ -58,4 +63,5 @@ pub use nested::{AgentTool, Waiting};
 pub use run::{Run, RunError};
 pub use step::Step;
 pub use stop::{Stop, StopWhen};
+pub use tool_search::ToolSearch;
 pub use typed::{AnswerError, DEFAULT_CORRECTIONS, TypedAnswer, TypedRun};

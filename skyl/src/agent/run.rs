@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::message::{Message, Role};
+use crate::model::Cost;
 use crate::provider::Usage;
 use crate::transcript;
 
@@ -44,6 +45,9 @@ pub struct Run {
     pub(crate) stop: Stop,
     pub(crate) steps: u32,
     pub(crate) usage: Usage,
+    /// What the run's requests cost, when the agent has a price for its model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cost: Option<Cost>,
     /// The assistant turn still being answered, while calls wait for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turn: Option<Turn>,
@@ -78,6 +82,7 @@ impl Run {
             stop: Stop::Answered,
             steps: 0,
             usage: Usage::default(),
+            cost: None,
             turn: None,
             failures: Failures::default(),
             id: None,
@@ -120,6 +125,14 @@ impl Run {
         &self.usage
     }
 
+    /// What all of the run's requests cost, summed step by step at the agent's prices
+    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` when it has no price for its
+    /// model. Like [`usage`](Self::usage), it misses what answers with an
+    /// [unreported](Usage::unreported) usage cost.
+    pub fn cost(&self) -> Option<Cost> {
+        self.cost
+    }
+
     /// The text of the model's last answer (empty when it held only tool calls).
     pub fn text(&self) -> String {
         self.transcript
@@ -142,6 +155,7 @@ pub(crate) fn add_usage(total: &mut Usage, step: &Usage) {
     total.input_tokens = total.input_tokens.saturating_add(step.input_tokens);
     total.output_tokens = total.output_tokens.saturating_add(step.output_tokens);
     total.cached_input_tokens = add(total.cached_input_tokens, step.cached_input_tokens);
+    total.cache_write_tokens = add(total.cache_write_tokens, step.cache_write_tokens);
     total.reasoning_tokens = add(total.reasoning_tokens, step.reasoning_tokens);
     total.unreported |= step.unreported;
 }
@@ -153,6 +167,8 @@ struct Stored {
     stop: Stop,
     steps: u32,
     usage: Usage,
+    #[serde(default)]
+    cost: Option<Cost>,
     #[serde(default)]
     turn: Option<Turn>,
     #[serde(default)]
@@ -217,6 +233,7 @@ impl TryFrom<Stored> for Run {
             stop: stored.stop,
             steps: stored.steps,
             usage: stored.usage,
+            cost: stored.cost,
             turn: stored.turn,
             failures: stored.failures,
             id: stored.id,
@@ -334,6 +351,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 2,
                 cached_input_tokens: Some(4),
+                cache_write_tokens: Some(6),
                 reasoning_tokens: None,
                 unreported: false,
             },
@@ -344,6 +362,7 @@ mod tests {
                 input_tokens: u64::MAX,
                 output_tokens: 3,
                 cached_input_tokens: None,
+                cache_write_tokens: Some(1),
                 reasoning_tokens: None,
                 unreported: true,
             },
@@ -354,6 +373,7 @@ mod tests {
                 input_tokens: u64::MAX,
                 output_tokens: 5,
                 cached_input_tokens: Some(4),
+                cache_write_tokens: Some(7),
                 reasoning_tokens: None,
                 // One answer's usage is unknown, so the total misses it.
                 unreported: true,

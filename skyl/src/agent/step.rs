@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::message::{Message, Role, ToolCall};
+use crate::model::{Cost, Price};
 use crate::provider::{Response, StopReason, Usage};
 
 /// One step of a run, just finished: the model's answer and, when it called tools, their results.
@@ -17,6 +18,8 @@ pub struct Step<'a> {
     assistant: usize,
     answer: &'a ResponseMeta,
     run_usage: &'a Usage,
+    price: Option<&'a Price>,
+    run_cost: Option<Cost>,
 }
 
 impl<'a> Step<'a> {
@@ -26,6 +29,7 @@ impl<'a> Step<'a> {
         assistant: usize,
         answer: &'a ResponseMeta,
         run_usage: &'a Usage,
+        (price, run_cost): (Option<&'a Price>, Option<Cost>),
     ) -> Self {
         Step {
             number,
@@ -33,6 +37,8 @@ impl<'a> Step<'a> {
             assistant,
             answer,
             run_usage,
+            price,
+            run_cost,
         }
     }
 
@@ -71,6 +77,18 @@ impl<'a> Step<'a> {
     /// The tokens the whole run has used so far, this step included.
     pub fn run_usage(&self) -> &'a Usage {
         self.run_usage
+    }
+
+    /// What this step's request cost, at the agent's prices
+    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` without a price for its
+    /// model.
+    pub fn cost(&self) -> Option<Cost> {
+        self.price.map(|price| price.cost(&self.answer.usage))
+    }
+
+    /// What the run's requests cost so far, this step's included; `None` without a price.
+    pub fn run_cost(&self) -> Option<Cost> {
+        self.run_cost
     }
 
     /// The provider's id for the answer, when it gave one.

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::Step;
+use super::{BudgetLimit, Step};
+use crate::model::Cost;
+use crate::prose;
 
 /// Why a run stopped.
 ///
@@ -45,6 +47,26 @@ pub enum Stop {
         /// The input and output tokens the run used.
         used: u64,
     },
+    /// The next request could have passed a limit of the run's
+    /// [`Budget`](super::Budget), so it was not sent: what the run used and the most the request
+    /// could use passed `max`. The transcript ends where it did before the request.
+    Budget {
+        /// The limit.
+        limit: BudgetLimit,
+        /// The limit's value: tokens, or for [`BudgetLimit::Cost`] [`Cost::nanos`].
+        max: u64,
+        /// What the run used of it before the request (an answer whose usage the provider did
+        /// not report counts as the most its request could use).
+        used: u64,
+        /// The most the request could have used of it.
+        next: u64,
+    },
+    /// The run has a cost limit ([`Budget::cost`](super::Budget::cost)) and no price for its
+    /// model ([`Agent::with_prices`](super::Agent::with_prices)), so no request was sent.
+    Unpriced {
+        /// The model's name, as requests carry it.
+        model: String,
+    },
     /// A caller's condition ([`StopWhen::predicate`]) held after a step.
     Condition {
         /// The condition's label.
@@ -77,6 +99,21 @@ impl fmt::Display for Stop {
             Stop::TokenBudget { budget, used } => {
                 write!(f, "the run used {used} tokens of its budget of {budget}")
             }
+            Stop::Budget {
+                limit,
+                max,
+                used,
+                next,
+            } => f.write_str(&match limit {
+                BudgetLimit::InputTokens => prose::input_budget(*max, *used, *next),
+                BudgetLimit::OutputTokens => prose::output_budget(*max, *used, *next),
+                BudgetLimit::Cost => prose::cost_budget(
+                    Cost::from_nanos(*max),
+                    Cost::from_nanos(*used),
+                    Cost::from_nanos(*next),
+                ),
+            }),
+            Stop::Unpriced { model } => f.write_str(&prose::unpriced(model)),
             Stop::Condition { label } => write!(f, "the stop condition \"{label}\" held"),
             Stop::Breaker { tool, failures } => write!(
                 f,
@@ -132,6 +169,8 @@ impl StopWhen {
     ///
     /// It is checked after each step, so the step that crosses the budget completes. Input
     /// tokens count on every request, the history included, as providers bill them.
+    /// For a limit that no request can pass, checked before each request, use a
+    /// [`Budget`](super::Budget).
     pub fn token_budget(tokens: u64) -> Self {
         StopWhen(Condition::TokenBudget(tokens))
     }

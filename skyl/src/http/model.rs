@@ -503,12 +503,19 @@ impl Model for HttpModel {
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(self.stream_inner(request, events))
     }
+
+    /// The size of the body as the adapter encodes it (a streamed request adds a few bytes of
+    /// stream options); `None` when the request does not encode, which sending it will report.
+    fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+        let body = self.encode(request).ok()?;
+        serde_json::to_vec(&body).ok().map(|bytes| bytes.len())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::Anthropic;
+    use crate::provider::{Adapter, Anthropic};
 
     #[test]
     fn a_clone_shares_the_client_and_the_configuration() {
@@ -520,5 +527,24 @@ mod tests {
         let clone = model.clone();
         assert!(Arc::ptr_eq(&model.shared, &clone.shared));
         assert_eq!(clone.base_url(), "http://127.0.0.1:9");
+    }
+
+    #[test]
+    fn the_encoded_length_is_the_size_of_the_body_the_adapter_writes() {
+        let model = HttpModel::builder(Anthropic)
+            .api_key("k")
+            .base_url("http://127.0.0.1:9")
+            .build()
+            .unwrap();
+        let request = Request {
+            model: "claude-sonnet-4-5".into(),
+            messages: vec![crate::Message::user("Hi")].into(),
+            ..Default::default()
+        };
+        let body = Anthropic.encode(&request).unwrap();
+        assert_eq!(
+            model.encoded_len(&request),
+            Some(serde_json::to_vec(&body).unwrap().len())
+        );
     }
 }

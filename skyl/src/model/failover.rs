@@ -87,6 +87,7 @@ impl Member {
             output: request.output.as_deref().map(Cow::Borrowed),
             max_tokens: request.max_tokens,
             extra: self.extra.as_ref().unwrap_or(&request.extra).clone(),
+            deferred_tools: Cow::Borrowed(&request.deferred_tools),
         })
     }
 }
@@ -304,6 +305,15 @@ impl Model for Failover {
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(self.ask(request, Some(events)))
     }
+
+    /// The largest body any member would send: a budget that bounds the next request holds
+    /// whichever member answers it.
+    fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+        self.members
+            .iter()
+            .filter_map(|(_, member)| member.model.encoded_len(&member.request(request)))
+            .max()
+    }
 }
 
 #[cfg(test)]
@@ -353,6 +363,46 @@ mod tests {
         theirs.model = "gpt-4.1".into();
         theirs.extra = json!({"store": false}).as_object().unwrap().clone();
         assert_eq!(secondary.requests(), [theirs]);
+    }
+
+    /// A model whose body is as long as the model name it is asked with, times `scale`.
+    struct Measured(usize);
+
+    impl Model for Measured {
+        fn complete<'a>(
+            &'a self,
+            _: &'a Request<'_>,
+        ) -> BoxFuture<'a, Result<Response, ModelError>> {
+            Box::pin(async { Err(overloaded()) })
+        }
+
+        fn stream<'a>(
+            &'a self,
+            request: &'a Request<'_>,
+            _: &'a mut EventSink<'_>,
+        ) -> BoxFuture<'a, Result<Response, ModelError>> {
+            self.complete(request)
+        }
+
+        fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+            (self.0 > 0).then(|| request.model.len() * self.0)
+        }
+    }
+
+    #[test]
+    fn the_body_a_budget_bounds_is_the_largest_any_member_would_send() {
+        let model = Failover::new([
+            Member::new(Measured(1)),
+            // Asked with its own, longer model name.
+            Member::new(Measured(2)).model_name("a-longer-model"),
+            Member::new(Measured(0)),
+        ]);
+        assert_eq!(
+            model.encoded_len(&request()),
+            Some("a-longer-model".len() * 2)
+        );
+        let unknown = Failover::new([Member::new(Measured(0)), Member::new(ScriptedModel::new())]);
+        assert_eq!(unknown.encoded_len(&request()), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! - [`BoxFuture`] and [`EventSink`]: what [`Model`]'s methods return and send events to.
 //! - [`Failover`]: a model made of several, of any providers, which moves to the next
 //!   [`Member`] when one fails in a way that may pass.
+//! - [`Prices`], [`Price`] and [`Cost`]: what a model's tokens cost, as the user prices them.
 //!
 //! The agent loop, the HTTP transport and the testing tools all depend on this module, and it on
 //! none of them. (The same names are re-exported from [`agent`](crate::agent), where they lived
@@ -19,10 +20,12 @@ use std::sync::Arc;
 
 mod error;
 mod failover;
+mod price;
 
 pub use crate::provider::{Request, Response, StopReason, StreamEvent, Usage};
 pub use error::{ModelError, ModelErrorKind};
 pub use failover::{Failover, Member};
+pub use price::{Cost, Price, Prices};
 
 /// A boxed future that can move between threads, as [`Model`]'s methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -93,6 +96,17 @@ pub trait Model: Send + Sync {
             Ok(response)
         })
     }
+
+    /// The size in bytes of the body this model would send for `request`, when it can tell;
+    /// `None` (the default) when it cannot.
+    ///
+    /// A run's budget ([`Budget`](crate::agent::Budget)) bounds the input tokens of its next
+    /// request by this size, and by the size of the request's JSON when it is `None`. The HTTP
+    /// transport encodes the request with its provider's adapter and gives the body's size.
+    fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+        let _ = request;
+        None
+    }
 }
 
 macro_rules! forward_model {
@@ -111,6 +125,10 @@ macro_rules! forward_model {
                 events: &'a mut EventSink<'_>,
             ) -> BoxFuture<'a, Result<Response, ModelError>> {
                 (**self).stream(request, events)
+            }
+
+            fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+                (**self).encoded_len(request)
             }
         }
     )*};

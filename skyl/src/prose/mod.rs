@@ -13,7 +13,8 @@
 //! - [`arguments`]: arguments that are not one JSON object, and how a cause names the argument.
 //! - [`content`]: notes about what a tool returned: an output cut to a limit, a part a provider
 //!   cannot take or that is too large, media that is not what its type says.
-//! - [`run`]: what an agent run tells the model about its final answer.
+//! - [`run`]: what an agent run tells the model about its final answer and the tools it can
+//!   find, and why a budget stopped a run (what its caller reads in the stop reason).
 //! - `mcp` (feature `mcp`): a mounted tool whose server does not answer it well.
 //!
 //! Three kinds of text live elsewhere on purpose. The wording of a value that does not fit a
@@ -42,4 +43,7 @@ pub(crate) use content::{
     LeftOut, blob_not_taken, json_output_cut, media_of_call, media_refused, media_too_large,
     mislabelled, not_taken, output_cut,
 };
-pub(crate) use run::answer_unreadable;
+pub(crate) use run::{
+    answer_unreadable, cost_budget, find_tools_description, find_tools_query, input_budget,
+    output_budget, tools_found, unpriced,
+};

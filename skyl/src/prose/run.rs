@@ -1,6 +1,71 @@
-//! What an agent run tells the model about its final answer.
+//! What an agent run tells the model about its final answer, and why a budget stopped it.
+
+use std::fmt::Display;
 
 use crate::text::shortened;
+
+/// The description of the `find_tools` tool, searching `hidden` tools not offered yet.
+pub(crate) fn find_tools_description(hidden: usize) -> String {
+    format!(
+        "Finds tools for a task among {hidden} more tools that are not shown yet, by words of their names and descriptions. The tools found can be called from your next turn. Search before saying that you cannot do something."
+    )
+}
+
+/// The description of `find_tools`'s `query` argument.
+pub(crate) fn find_tools_query() -> &'static str {
+    "Words for what the tool should do, such as \"send email\" or \"weather forecast\"."
+}
+
+/// What `find_tools` answers: the tools `found` for `query`, as (name, description).
+pub(crate) fn tools_found(query: &str, found: &[(&str, &str)]) -> String {
+    if found.is_empty() {
+        return format!(
+            "No tool matches \"{query}\". Search again with other words for what you want to do, or go on without a tool."
+        );
+    }
+    let mut text = format!(
+        "Found {} for \"{query}\"; you can call {} from your next turn:",
+        if found.len() == 1 {
+            "1 tool".to_owned()
+        } else {
+            format!("{} tools", found.len())
+        },
+        if found.len() == 1 { "it" } else { "them" },
+    );
+    for (name, description) in found {
+        text.push_str(&format!("\n- {name}: {description}"));
+    }
+    text
+}
+
+/// Why a run stopped before a request whose input could pass the input-token limit.
+pub(crate) fn input_budget(max: u64, used: u64, next: u64) -> String {
+    format!(
+        "the run stopped before a request that could read up to {next} input tokens, since it has read {used} of its limit of {max}"
+    )
+}
+
+/// Why a run stopped before a request whose answer (its `max_tokens`) could pass the
+/// output-token limit.
+pub(crate) fn output_budget(max: u64, used: u64, next: u64) -> String {
+    format!(
+        "the run stopped before a request whose answer could generate up to {next} output tokens (its max_tokens), since it has generated {used} of its limit of {max}"
+    )
+}
+
+/// Why a run stopped before a request that could cost more than is left of the cost limit.
+pub(crate) fn cost_budget(max: impl Display, used: impl Display, next: impl Display) -> String {
+    format!(
+        "the run stopped before a request that could cost up to {next}, since it has spent {used} of its cost limit of {max}"
+    )
+}
+
+/// Why a run with a cost limit sent nothing: the model has no price.
+pub(crate) fn unpriced(model: &str) -> String {
+    format!(
+        "the run has a cost limit but no price for the model {model}, so it sent no request; give the model's price with Agent::with_prices"
+    )
+}
 
 /// The user message that sends a typed run's final answer back: it could not be read as the
 /// type the run expects (`reason` says where and why), so the model answers again, shown the

@@ -174,6 +174,15 @@ impl Encoder for Anthropic {
         ]))
     }
 
+    /// Anthropic's tool search tool, its BM25 variant: the model searches in words, as a
+    /// person would ask.
+    fn tool_search(&self) -> Option<Value> {
+        Some(object([
+            ("type", Value::from("tool_search_tool_bm25_20251119")),
+            ("name", Value::from("tool_search_tool_bm25")),
+        ]))
+    }
+
     fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
         body.insert("tools".into(), Value::Array(declarations));
         let choice = match choice {
@@ -405,16 +414,17 @@ impl Decoder for Anthropic {
     fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
         let usage = root.get("usage");
         let cache_read = usage.get("cache_read_input_tokens").opt_u64()?;
-        let cache_write = usage.get("cache_creation_input_tokens").count()?;
+        let cache_write = usage.get("cache_creation_input_tokens").opt_u64()?;
         Ok(Usage {
             // Saturating: a buggy or hostile body must not overflow (a panic in debug).
             input_tokens: usage
                 .get("input_tokens")
                 .count()?
                 .saturating_add(cache_read.unwrap_or(0))
-                .saturating_add(cache_write),
+                .saturating_add(cache_write.unwrap_or(0)),
             output_tokens: usage.get("output_tokens").count()?,
             cached_input_tokens: cache_read,
+            cache_write_tokens: cache_write,
             reasoning_tokens: None,
             unreported: usage.value().is_none(),
         })

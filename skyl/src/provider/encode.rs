@@ -44,6 +44,13 @@ pub trait Encoder {
     /// The declarations and the tool choice, placed in the body.
     fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>);
 
+    /// The declaration of the provider's own tool search, declared after the tools when the
+    /// request defers some ([`Request::deferred_tools`]); `None` (the default) when the provider
+    /// has none, and a request that defers tools is refused.
+    fn tool_search(&self) -> Option<Value> {
+        None
+    }
+
     /// The fields after the tools: optional settings such as the token limit.
     fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>);
 
@@ -78,11 +85,12 @@ pub fn encode_with<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Val
     }
     body.insert(E::TRANSCRIPT.to_owned(), Value::Array(transcript));
     if !request.tools.is_empty() {
-        let declarations = request
+        let mut declarations: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| encoder.tool(tool))
             .collect::<Result<_, _>>()?;
+        defer(encoder, request, &mut declarations)?;
         encoder.tools(declarations, &request.tool_choice, &mut body);
     }
     encoder.tail(request, &mut body);
@@ -91,6 +99,45 @@ pub fn encode_with<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Val
     }
     merge_extra(&mut body, &request.extra);
     Ok(Value::Object(body))
+}
+
+/// Marks the declarations of the request's deferred tools `"defer_loading": true` and declares
+/// the provider's tool search after them, when the request defers tools.
+fn defer<E: Encoder>(
+    encoder: &E,
+    request: &Request<'_>,
+    declarations: &mut Vec<Value>,
+) -> Result<(), EncodeError> {
+    if request.deferred_tools.is_empty() {
+        return Ok(());
+    }
+    let Some(search) = encoder.tool_search() else {
+        return Err(EncodeError::ToolSearch {
+            provider: E::PROVIDER,
+            tool: None,
+        });
+    };
+    if let Some(unknown) = request
+        .deferred_tools
+        .iter()
+        .find(|name| !request.tools.iter().any(|tool| tool.name == **name))
+    {
+        return Err(EncodeError::ToolSearch {
+            provider: E::PROVIDER,
+            tool: Some(unknown.clone()),
+        });
+    }
+    // By the name each declaration carries, whatever order the declarations are in.
+    for declaration in declarations.iter_mut() {
+        if let Value::Object(declaration) = declaration
+            && let Some(Value::String(name)) = declaration.get("name")
+            && request.deferred_tools.contains(name)
+        {
+            declaration.insert("defer_loading".into(), Value::Bool(true));
+        }
+    }
+    declarations.push(search);
+    Ok(())
 }
 
 /// Merges [`Request::extra`] into the body: a new key is added, an existing one replaced, and two

@@ -76,6 +76,15 @@ pub enum EncodeError {
         /// The adapter.
         provider: Provider,
     },
+    /// The request defers tools ([`Request::deferred_tools`](super::Request::deferred_tools))
+    /// that the provider cannot search for.
+    ToolSearch {
+        /// The adapter.
+        provider: Provider,
+        /// A deferred name that is not among the request's tools; `None` when the provider has
+        /// no tool search of its own.
+        tool: Option<String>,
+    },
 }
 
 /// How a strict-mode lowering error ends, for a tool.
@@ -117,7 +126,8 @@ impl EncodeError {
             | EncodeError::Schema { provider, .. }
             | EncodeError::OutputSchema { provider, .. }
             | EncodeError::ToolChoice { provider, .. }
-            | EncodeError::NoMessages { provider } => *provider,
+            | EncodeError::NoMessages { provider }
+            | EncodeError::ToolSearch { provider, .. } => *provider,
         }
     }
 
@@ -201,6 +211,15 @@ impl fmt::Display for EncodeError {
             ),
             EncodeError::NoMessages { .. } => f.write_str(
                 "there is no message to send once system messages are moved out and empty messages dropped; add a user message",
+            ),
+            EncodeError::ToolSearch { tool: None, .. } => f.write_str(
+                "the request defers tools (Request::deferred_tools), and this API has no tool search of its own; leave deferred_tools empty and give the agent a ToolSearch, which searches for the tools in skyl",
+            ),
+            EncodeError::ToolSearch {
+                tool: Some(tool), ..
+            } => write!(
+                f,
+                "Request::deferred_tools names the tool \"{tool}\", which is not among the request's tools; add it to Request::tools or take it out of deferred_tools"
             ),
         }
     }

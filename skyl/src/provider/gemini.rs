@@ -702,11 +702,18 @@ impl Decoder for Gemini {
 
     fn usage(&self, root: Node<'_>) -> Result<Usage, DecodeError> {
         let usage = root.get("usageMetadata");
+        let thoughts = usage.get("thoughtsTokenCount").opt_u64()?;
         Ok(Usage {
             input_tokens: usage.get("promptTokenCount").count()?,
-            output_tokens: usage.get("candidatesTokenCount").count()?,
+            // Gemini counts thoughts apart from the answer and bills them as output, as the
+            // other providers count reasoning inside their output.
+            output_tokens: usage
+                .get("candidatesTokenCount")
+                .count()?
+                .saturating_add(thoughts.unwrap_or(0)),
             cached_input_tokens: usage.get("cachedContentTokenCount").opt_u64()?,
-            reasoning_tokens: usage.get("thoughtsTokenCount").opt_u64()?,
+            cache_write_tokens: None,
+            reasoning_tokens: thoughts,
             unreported: usage.value().is_none(),
         })
     }

@@ -69,6 +69,16 @@ pub struct Request<'a> {
     /// `parallel_tool_calls`, `store`, ...). A key already in the body is replaced, except that
     /// two JSON objects are merged key by key (so `generationConfig` can be extended on Gemini).
     pub extra: Map<String, Value>,
+    /// The names of tools of [`tools`](Self::tools) that the provider's own tool search keeps
+    /// from the model until it searches for them (Anthropic's tool search tool, OpenAI
+    /// Responses' `tool_search`): their declarations say `"defer_loading": true`, and the
+    /// search tool is declared after the tools. Empty (the default) defers nothing.
+    ///
+    /// The tool list stays the same from request to request, so finding a tool keeps the
+    /// provider's prompt cache. The adapters of providers without a tool search (OpenAI Chat,
+    /// Gemini) refuse a request that defers tools ([`EncodeError::ToolSearch`](super::EncodeError::ToolSearch));
+    /// an agent's [`ToolSearch`](crate::agent::ToolSearch) searches in skyl for them.
+    pub deferred_tools: Cow<'a, [String]>,
 }
 
 impl Request<'_> {
@@ -84,6 +94,7 @@ impl Request<'_> {
             output: self.output.map(|output| Cow::Owned(output.into_owned())),
             max_tokens: self.max_tokens,
             extra: self.extra,
+            deferred_tools: Cow::Owned(self.deferred_tools.into_owned()),
         }
     }
 }

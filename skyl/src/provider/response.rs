@@ -131,7 +131,20 @@ pub enum StopReason {
 /// Tokens a request used. Counts the provider did not report are zero or `None`, and
 /// [`unreported`](Self::unreported) says when it reported none at all.
 ///
-/// Non-exhaustive, so that new counts (cache writes, audio) can be added: build one with
+/// Every adapter reads the same meaning into the same field: `input_tokens` is the whole input,
+/// the part read from the cache ([`cached_input_tokens`](Self::cached_input_tokens)) and the
+/// part written to it ([`cache_write_tokens`](Self::cache_write_tokens)) included; and
+/// `output_tokens` is everything generated, reasoning included. Where each count comes from:
+///
+/// | field | Anthropic | OpenAI Chat | OpenAI Responses | Gemini |
+/// |---|---|---|---|---|
+/// | `input_tokens` | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `prompt_tokens` | `input_tokens` | `promptTokenCount` |
+/// | `output_tokens` | `output_tokens` | `completion_tokens` | `output_tokens` | `candidatesTokenCount` + `thoughtsTokenCount` |
+/// | `cached_input_tokens` | `cache_read_input_tokens` | `prompt_tokens_details.cached_tokens` | `input_tokens_details.cached_tokens` | `cachedContentTokenCount` |
+/// | `cache_write_tokens` | `cache_creation_input_tokens` | — | — | — |
+/// | `reasoning_tokens` | — | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | `thoughtsTokenCount` |
+///
+/// Non-exhaustive, so that new counts (audio) can be added: build one with
 /// [`Usage::new`], [`Usage::unreported_usage`] and the `with_` methods, or from
 /// [`Usage::default`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,11 +152,18 @@ pub enum StopReason {
 pub struct Usage {
     /// Tokens read, including cached ones.
     pub input_tokens: u64,
-    /// Tokens generated, excluding reasoning tokens where the provider counts them apart (Gemini).
+    /// Tokens generated, reasoning tokens included (Gemini counts its thoughts apart, and the
+    /// adapter adds them, as Gemini bills them as output).
     pub output_tokens: u64,
-    /// Input tokens served from the provider's cache, when reported.
+    /// Input tokens served from the provider's cache (billed at its cache-read price), when
+    /// reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input_tokens: Option<u64>,
+    /// Input tokens written to the provider's cache (billed at its cache-write price, above the
+    /// input price on Anthropic), when reported: only Anthropic reports them; OpenAI and Gemini
+    /// write their caches without charge or count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
     /// Reasoning ("thinking") tokens, when reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
@@ -167,6 +187,7 @@ impl Usage {
             input_tokens,
             output_tokens,
             cached_input_tokens: None,
+            cache_write_tokens: None,
             reasoning_tokens: None,
             unreported: false,
         }
@@ -183,6 +204,12 @@ impl Usage {
     /// The same usage with `tokens` of the input served from the provider's cache.
     pub fn with_cached_input_tokens(mut self, tokens: u64) -> Usage {
         self.cached_input_tokens = Some(tokens);
+        self
+    }
+
+    /// The same usage with `tokens` of the input written to the provider's cache.
+    pub fn with_cache_write_tokens(mut self, tokens: u64) -> Usage {
+        self.cache_write_tokens = Some(tokens);
         self
     }
 

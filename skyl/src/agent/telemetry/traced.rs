@@ -100,6 +100,8 @@ impl Span {
             Stop::StepLimit { .. } => "step_limit",
             Stop::ToolCalled { .. } => "tool_called",
             Stop::TokenBudget { .. } => "token_budget",
+            Stop::Budget { .. } => "budget",
+            Stop::Unpriced { .. } => "unpriced",
             Stop::Condition { .. } => "condition",
             Stop::Breaker { .. } => "breaker",
             Stop::AwaitingApproval => "awaiting_approval",

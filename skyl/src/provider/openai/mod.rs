@@ -177,6 +177,7 @@ fn usage(usage: Node<'_>, keys: &UsageKeys) -> Result<Usage, DecodeError> {
             .get(keys.input_details)
             .get("cached_tokens")
             .opt_u64()?,
+        cache_write_tokens: None,
         reasoning_tokens: usage
             .get(keys.output_details)
             .get("reasoning_tokens")

@@ -152,6 +152,11 @@ impl Encoder for OpenAiResponses {
         ]))
     }
 
+    /// The hosted `tool_search`, run by OpenAI.
+    fn tool_search(&self) -> Option<Value> {
+        Some(object([("type", Value::from("tool_search"))]))
+    }
+
     fn tools(&self, declarations: Vec<Value>, choice: &ToolChoice, body: &mut Map<String, Value>) {
         body.insert("tools".into(), Value::Array(declarations));
         let choice = match choice {

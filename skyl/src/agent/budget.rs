@@ -1,0 +1,370 @@
+//! Budgets that cannot overshoot: before each request, the most it could use is added to what
+//! the run used, and the run stops instead of sending a request that could pass a limit.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Cost, Price, Request, Usage};
+
+use super::Stop;
+
+/// Limits on what a run may use: input tokens, output tokens and cost
+/// ([`Agent::with_budget`](super::Agent::with_budget)).
+///
+/// A budget is checked **before** each request, not after: the run stops
+/// ([`Stop::Budget`]) when what it used plus the most the next request could use would pass a
+/// limit, so no request is sent that could take the run over it.
+///
+/// - **Input tokens** of the next request are bounded from its size: the bytes of the body the
+///   model would send ([`Model::encoded_len`](crate::model::Model::encoded_len)), or of the
+///   request's JSON, divided by [`bytes_per_token`](Self::bytes_per_token) (2 unless set). The
+///   tokenizers of the providers average about 4 bytes of English a token and 3 of code or
+///   JSON; 2 leaves room for denser text (digits, identifiers, scripts of several bytes a
+///   character). Once a request's input tokens were reported, the next is bounded by them plus
+///   the bytes added since, at the same rate, which is closer and as safe. Set 1 for a bound
+///   that no byte-level tokenizer can pass on text; images and other media count by their
+///   base64 size, far above their tokens.
+/// - **Output tokens** of the next answer are its `max_tokens`. With an output or cost limit, a
+///   request that has none is sent with [`answer_tokens`](Self::answer_tokens) (4096 unless
+///   set), since an answer without a bound could pass any limit.
+/// - **Cost** is the input bound at the dearer of the input and cache-write prices plus the
+///   output bound at the output price ([`Price::most`]), from the agent's
+///   [prices](super::Agent::with_prices) for its model; a cost limit without a price for the
+///   model stops the run before its first request ([`Stop::Unpriced`]).
+///
+/// What the run used is what the providers reported ([`Run::usage`](super::Run::usage),
+/// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported (a compatible
+/// server's stream without its usage chunk) counts as the most its request could use.
+///
+/// ```
+/// use skyl::agent::{Agent, Budget, BudgetLimit, Stop};
+/// use skyl::model::{Cost, Price, Prices};
+/// use skyl::testing::ScriptedModel;
+/// use skyl::{Message, Toolbox};
+///
+/// let agent = Agent::new(ScriptedModel::new().reply_text("Hi"), Toolbox::new(), "claude-sonnet-4-5")
+///     .with_prices(Prices::new().with("claude-sonnet-4-5", Price::per_million_tokens(3.0, 15.0)))
+///     .with_max_tokens(1024)
+///     .with_budget(Budget::new().input_tokens(100_000).cost(Cost::from_units(0.01)));
+/// // The one answer may cost up to 1024 × 15 per million, more than the limit allows.
+/// let run = agent.run(vec![Message::user("Hi")]).blocking()?;
+/// assert!(matches!(run.stop(), Stop::Budget { limit: BudgetLimit::Cost, .. }));
+/// assert_eq!(run.steps(), 0);
+/// # Ok::<(), skyl::agent::RunError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cost: Option<Cost>,
+    bytes_per_token: u64,
+    answer_tokens: u32,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            bytes_per_token: 2,
+            answer_tokens: 4096,
+        }
+    }
+}
+
+/// Which limit of a [`Budget`] a run stopped at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BudgetLimit {
+    /// [`Budget::input_tokens`].
+    InputTokens,
+    /// [`Budget::output_tokens`].
+    OutputTokens,
+    /// [`Budget::cost`]; the numbers of the stop are [`Cost::nanos`].
+    Cost,
+}
+
+impl Budget {
+    /// No limits yet.
+    pub fn new() -> Budget {
+        Budget::default()
+    }
+
+    /// At most `tokens` input tokens over the run's requests (each request counts its whole
+    /// input, the history included, as providers bill it).
+    pub fn input_tokens(mut self, tokens: u64) -> Budget {
+        self.input_tokens = Some(tokens);
+        self
+    }
+
+    /// At most `tokens` output tokens over the run's answers, reasoning included.
+    pub fn output_tokens(mut self, tokens: u64) -> Budget {
+        self.output_tokens = Some(tokens);
+        self
+    }
+
+    /// At most `cost` over the run's requests, at the agent's prices.
+    pub fn cost(mut self, cost: Cost) -> Budget {
+        self.cost = Some(cost);
+        self
+    }
+
+    /// Bounds a request's input tokens by its size in bytes divided by `bytes` (at least 1).
+    pub fn bytes_per_token(mut self, bytes: u64) -> Budget {
+        self.bytes_per_token = bytes.max(1);
+        self
+    }
+
+    /// The `max_tokens` sent on a request that has none, when an output or cost limit is set.
+    pub fn answer_tokens(mut self, tokens: u32) -> Budget {
+        self.answer_tokens = tokens;
+        self
+    }
+
+    /// The most `request` can use, and with an output or cost limit, the `max_tokens` it is sent
+    /// with when it has none.
+    ///
+    /// `bytes` is the request's size, `last` the size and reported input tokens of the run's
+    /// previous request.
+    pub(crate) fn bound(
+        &self,
+        request: &mut Request<'_>,
+        bytes: u64,
+        last: Option<(u64, u64)>,
+        price: Option<&Price>,
+    ) -> Bound {
+        let per_token = self.bytes_per_token;
+        let input = match last {
+            Some((last_bytes, last_tokens)) => {
+                last_tokens.saturating_add(bytes.saturating_sub(last_bytes).div_ceil(per_token))
+            }
+            None => bytes.div_ceil(per_token),
+        };
+        if self.output_tokens.is_some() || self.cost.is_some() {
+            request.max_tokens.get_or_insert(self.answer_tokens);
+        }
+        let output = request.max_tokens.map_or(0, u64::from);
+        Bound {
+            input,
+            output,
+            cost: price.map_or(Cost::ZERO, |price| price.most(input, output)),
+        }
+    }
+
+    /// Says whether `request` may be sent: the run stops when it could pass a limit. A request
+    /// without `max_tokens` gets one when an output or cost limit needs it.
+    ///
+    /// `bytes` and `last` are as [`bound`](Self::bound) takes them, `used` and `spent` what the
+    /// run used so far.
+    pub(crate) fn check(
+        &self,
+        request: &mut Request<'_>,
+        bytes: u64,
+        last: Option<(u64, u64)>,
+        used: &Usage,
+        spent: Option<Cost>,
+        price: Option<&Price>,
+    ) -> Result<(), Stop> {
+        let bound = self.bound(request, bytes, last, price);
+        if let Some(max) = self.input_tokens {
+            check(
+                BudgetLimit::InputTokens,
+                max,
+                used.input_tokens,
+                bound.input,
+            )?;
+        }
+        if let Some(max) = self.output_tokens {
+            check(
+                BudgetLimit::OutputTokens,
+                max,
+                used.output_tokens,
+                bound.output,
+            )?;
+        }
+        if let Some(max) = self.cost {
+            if price.is_none() {
+                return Err(Stop::Unpriced {
+                    model: request.model.clone().into_owned(),
+                });
+            }
+            let spent = spent.unwrap_or(Cost::ZERO).nanos();
+            check(BudgetLimit::Cost, max.nanos(), spent, bound.cost.nanos())?;
+        }
+        Ok(())
+    }
+}
+
+/// The most a request can use: what a budget counts for an answer whose usage the provider did
+/// not report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Bound {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cost: Cost,
+}
+
+impl Bound {
+    /// Both bounds added up.
+    pub(crate) fn plus(self, other: Bound) -> Bound {
+        Bound {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cost: self.cost.saturating_add(other.cost),
+        }
+    }
+
+    /// `usage` and `cost` with these bounds added, as a budget counts what a run used.
+    pub(crate) fn over(self, usage: &Usage, cost: Option<Cost>) -> (Usage, Option<Cost>) {
+        let used = Usage::new(
+            usage.input_tokens.saturating_add(self.input),
+            usage.output_tokens.saturating_add(self.output),
+        );
+        let spent = match (cost, self.cost) {
+            (None, Cost::ZERO) => None,
+            (cost, charged) => Some(cost.unwrap_or(Cost::ZERO).saturating_add(charged)),
+        };
+        (used, spent)
+    }
+}
+
+/// The stop when `used` and `next` together pass `max`.
+fn check(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Result<(), Stop> {
+    if used.saturating_add(next) > max {
+        return Err(Stop::Budget {
+            limit,
+            max,
+            used,
+            next,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(max_tokens: Option<u32>) -> Request<'static> {
+        Request {
+            model: "m".into(),
+            max_tokens,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_input_bound_is_the_size_over_the_rate_then_the_last_count_plus_what_was_added() {
+        let budget = Budget::new().input_tokens(100);
+        let used = Usage::new(40, 0);
+        // 121 bytes at 2 a token: up to 61 tokens, and 40 + 61 passes 100.
+        assert_eq!(
+            budget.check(&mut request(None), 121, None, &used, None, None),
+            Err(Stop::Budget {
+                limit: BudgetLimit::InputTokens,
+                max: 100,
+                used: 40,
+                next: 61
+            })
+        );
+        assert_eq!(
+            budget.check(&mut request(None), 120, None, &used, None, None),
+            Ok(())
+        );
+        // The last request of 100 bytes read 20 tokens: 20 + 40 / 2 for the 40 bytes added.
+        assert_eq!(
+            budget.check(&mut request(None), 140, Some((100, 20)), &used, None, None),
+            Ok(())
+        );
+        assert_eq!(
+            budget.check(&mut request(None), 184, Some((100, 20)), &used, None, None),
+            Err(Stop::Budget {
+                limit: BudgetLimit::InputTokens,
+                max: 100,
+                used: 40,
+                next: 62
+            })
+        );
+    }
+
+    #[test]
+    fn an_output_limit_reserves_max_tokens_and_sets_it_when_the_request_has_none() {
+        let budget = Budget::new().output_tokens(5000).answer_tokens(1000);
+        let mut unbounded = request(None);
+        assert_eq!(
+            budget.check(&mut unbounded, 10, None, &Usage::new(0, 4000), None, None),
+            Ok(())
+        );
+        assert_eq!(unbounded.max_tokens, Some(1000));
+        assert_eq!(
+            budget.check(
+                &mut request(Some(1001)),
+                10,
+                None,
+                &Usage::new(0, 4000),
+                None,
+                None
+            ),
+            Err(Stop::Budget {
+                limit: BudgetLimit::OutputTokens,
+                max: 5000,
+                used: 4000,
+                next: 1001
+            })
+        );
+        // Without an output or cost limit, the request's max_tokens is left alone.
+        let mut untouched = request(None);
+        Budget::new()
+            .input_tokens(100)
+            .check(&mut untouched, 10, None, &Usage::default(), None, None)
+            .unwrap();
+        assert_eq!(untouched.max_tokens, None);
+    }
+
+    #[test]
+    fn a_cost_limit_needs_a_price_and_counts_the_most_the_request_can_cost() {
+        let budget = Budget::new().cost(Cost::from_units(1.0));
+        assert_eq!(
+            budget.check(
+                &mut request(Some(10)),
+                10,
+                None,
+                &Usage::default(),
+                None,
+                None
+            ),
+            Err(Stop::Unpriced { model: "m".into() })
+        );
+        let price = Price::per_million_tokens(1000.0, 10_000.0);
+        // 500 input tokens at 1000 a million (0.5) and 50 output at 10000 a million (0.5), after
+        // 0.25 spent.
+        assert_eq!(
+            budget.check(
+                &mut request(Some(50)),
+                1000,
+                None,
+                &Usage::default(),
+                Some(Cost::from_units(0.25)),
+                Some(&price)
+            ),
+            Err(Stop::Budget {
+                limit: BudgetLimit::Cost,
+                max: 1_000_000_000,
+                used: 250_000_000,
+                next: 1_000_000_000
+            })
+        );
+        assert_eq!(
+            budget.check(
+                &mut request(Some(25)),
+                1000,
+                None,
+                &Usage::default(),
+                Some(Cost::from_units(0.25)),
+                Some(&price)
+            ),
+            Ok(())
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! Budgets that cannot overshoot, and what runs cost: a run stops before a request that could
+//! pass a limit (the model never sees it), says which limit with the numbers, and sums each
+//! step's cost at the user's prices.
+//!
+//! The model here gives the size of each request as 400 bytes a message
+//! ([`Model::encoded_len`]), so the bounds are known numbers: at 2 bytes a token, 200 input
+//! tokens a message, and once an answer reported its input, that count plus 200 a message added.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use skyl::agent::{
+    Agent, BoxFuture, Budget, BudgetLimit, EventSink, Model, ModelError, Run, Stop, StopWhen,
+};
+use skyl::model::{Cost, Price, Prices};
+use skyl::provider::{Request, Response, Usage};
+use skyl::testing::ScriptedModel;
+use skyl::{Message, ToolCall, Toolbox};
+
+/// Get the current weather for a city.
+#[skyl::tool]
+fn get_weather(
+    /// The city.
+    city: String,
+) -> String {
+    format!("22C and sunny in {city}")
+}
+
+/// A scripted model whose requests are 400 bytes a message.
+struct Sized(ScriptedModel);
+
+impl Model for Sized {
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        self.0.complete(request)
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a Request<'_>,
+        events: &'a mut EventSink<'_>,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        self.0.stream(request, events)
+    }
+
+    fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
+        Some(400 * request.messages.len())
+    }
+}
+
+/// A model that calls `get_weather` at every step, each answer reporting `usage`.
+fn calling(usages: &[Usage]) -> ScriptedModel {
+    usages
+        .iter()
+        .enumerate()
+        .fold(ScriptedModel::new(), |model, (n, usage)| {
+            let mut response = Response::calls([ToolCall::new(
+                format!("c{n}"),
+                "get_weather",
+                json!({"city": format!("City {n}")}),
+            )]);
+            response.usage = usage.clone();
+            model.reply(response)
+        })
+}
+
+fn agent(model: &ScriptedModel) -> Agent {
+    Agent::new(Sized(model.clone()), Toolbox::new().with(GetWeather), "m").with_max_steps(10)
+}
+
+fn go(agent: &Agent) -> Run {
+    agent.run(vec![Message::user("Go")]).blocking().unwrap()
+}
+
+#[test]
+fn a_request_that_could_read_past_the_input_limit_is_not_sent() {
+    let model = calling(&[Usage::new(250, 10), Usage::new(640, 10), Usage::new(1, 1)]);
+    let run = go(&agent(&model).with_budget(Budget::new().input_tokens(1000)));
+    // Step 1: 1 message, up to 200 tokens. Step 2: 3 messages, up to 250 + 400 = 650, and
+    // 250 + 650 is within 1000. Step 3: 5 messages, up to 640 + 400 = 1040 after 890 read.
+    assert_eq!(
+        run.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::InputTokens,
+            max: 1000,
+            used: 890,
+            next: 1040
+        }
+    );
+    assert_eq!(
+        run.stop().to_string(),
+        "the run stopped before a request that could read up to 1040 input tokens, since it has read 890 of its limit of 1000"
+    );
+    assert_eq!(model.requests().len(), 2, "the third request was not sent");
+    assert_eq!(model.remaining(), 1);
+    assert_eq!(run.steps(), 2);
+    // Every call has its result: the run can go on in a new run, or be stored.
+    assert_eq!(run.transcript().len(), 5);
+    let saved = serde_json::to_string(&run).unwrap();
+    assert_eq!(serde_json::from_str::<Run>(&saved).unwrap(), run);
+}
+
+#[test]
+fn a_run_within_its_input_limit_is_not_stopped_by_it() {
+    let model = calling(&[Usage::new(250, 10), Usage::new(640, 10)]).reply_text("Done.");
+    let run = go(&agent(&model).with_budget(Budget::new().input_tokens(2000)));
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(model.requests().len(), 3);
+}
+
+#[test]
+fn an_answer_that_could_pass_the_output_limit_is_not_asked_for() {
+    let model = calling(&[Usage::new(10, 100), Usage::new(10, 100), Usage::new(1, 1)]);
+    let run = go(&agent(&model)
+        .with_max_tokens(100)
+        .with_budget(Budget::new().output_tokens(250)));
+    assert_eq!(
+        run.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::OutputTokens,
+            max: 250,
+            used: 200,
+            next: 100
+        }
+    );
+    assert_eq!(
+        run.stop().to_string(),
+        "the run stopped before a request whose answer could generate up to 100 output tokens (its max_tokens), since it has generated 200 of its limit of 250"
+    );
+    assert_eq!(model.requests().len(), 2);
+}
+
+#[test]
+fn a_request_without_max_tokens_is_sent_with_the_budgets_answer_tokens() {
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run =
+        go(&agent(&model).with_budget(Budget::new().output_tokens(10_000).answer_tokens(700)));
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(model.requests()[0].max_tokens, Some(700));
+}
+
+#[test]
+fn each_step_and_the_run_cost_what_the_prices_say_and_the_cost_limit_holds() {
+    // 10 a million input tokens (12.5 written to the cache), 100 a million output tokens.
+    let prices = Prices::new().with(
+        "m",
+        Price::per_million_tokens(10.0, 100.0).cache_write(12.5),
+    );
+    // 1000 input and 100 output: 0.01 + 0.01.
+    let model = calling(&[
+        Usage::new(1000, 100),
+        Usage::new(1000, 100),
+        Usage::new(1, 1),
+    ]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let run = go(&agent(&model)
+        .with_max_tokens(100)
+        .with_prices(prices)
+        .with_budget(Budget::new().cost(Cost::from_units(0.05)))
+        .with_stop(StopWhen::predicate("never", move |step| {
+            record.lock().unwrap().push((step.cost(), step.run_cost()));
+            false
+        })));
+    // Step 3 could read 1000 + 400 tokens at 12.5 a million (0.0175) and generate 100 at 100 a
+    // million (0.01): 0.0275 after 0.04 spent passes 0.05. Step 2 (0.0275 after 0.02) did not.
+    assert_eq!(
+        run.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::Cost,
+            max: 50_000_000,
+            used: 40_000_000,
+            next: 27_500_000
+        }
+    );
+    assert_eq!(
+        run.stop().to_string(),
+        "the run stopped before a request that could cost up to 0.0275, since it has spent 0.04 of its cost limit of 0.05"
+    );
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(run.cost(), Some(Cost::from_units(0.04)));
+    let step = Some(Cost::from_units(0.02));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(step, step), (step, Some(Cost::from_units(0.04)))]
+    );
+}
+
+#[test]
+fn without_a_price_a_run_costs_nothing_known_and_a_cost_limit_sends_nothing() {
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run = go(&agent(&model));
+    assert_eq!(run.cost(), None);
+
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run = go(&agent(&model)
+        .with_prices(Prices::new().with("another-model", Price::per_million_tokens(1.0, 1.0)))
+        .with_budget(Budget::new().cost(Cost::from_units(1.0))));
+    assert_eq!(run.stop(), &Stop::Unpriced { model: "m".into() });
+    assert_eq!(
+        run.stop().to_string(),
+        "the run has a cost limit but no price for the model m, so it sent no request; give the model's price with Agent::with_prices"
+    );
+    assert!(model.requests().is_empty());
+}
+
+#[test]
+fn a_model_that_cannot_tell_its_size_is_bounded_by_the_requests_json() {
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run = Agent::new(model.clone(), Toolbox::new(), "m")
+        .with_budget(Budget::new().input_tokens(4000))
+        .run(vec![Message::user("a".repeat(10_000))])
+        .blocking()
+        .unwrap();
+    // The message alone is 10 000 bytes: at least 5000 tokens at 2 bytes a token.
+    let Stop::Budget {
+        limit: BudgetLimit::InputTokens,
+        used: 0,
+        next,
+        ..
+    } = run.stop()
+    else {
+        panic!("stopped because {}", run.stop());
+    };
+    assert!(*next >= 5000, "{next}");
+    assert!(model.requests().is_empty());
+}
+
+/// Runs `usages`' script journaled until the budget stops it, then again from the journal with
+/// a model that has nothing to say; gives both runs and what the second model was asked.
+fn journaled_twice(name: &str, usages: &[Usage]) -> (Run, Run, usize) {
+    let dir = std::env::temp_dir().join(format!("skyl-budget-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = skyl::durable::SqliteJournal::open(dir.join("journal.db")).unwrap();
+    let budget = || Budget::new().input_tokens(1000);
+    let model = calling(usages);
+    let first = agent(&model)
+        .with_budget(budget())
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    let silent = ScriptedModel::new();
+    let again = agent(&silent)
+        .with_budget(budget())
+        .run(vec![Message::user("Go")])
+        .journaled(&journal, "r1")
+        .blocking()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (first, again, silent.requests().len())
+}
+
+#[test]
+fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
+    // The answers come from the journal, and the third request is bounded as it was (640 read
+    // by the second, 400 bytes a message added), not by its size alone.
+    let (first, again, asked) =
+        journaled_twice("reported", &[Usage::new(250, 10), Usage::new(640, 10)]);
+    assert_eq!(
+        first.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::InputTokens,
+            max: 1000,
+            used: 890,
+            next: 1040
+        }
+    );
+    assert_eq!(again.stop(), first.stop());
+    assert_eq!(asked, 0);
+    // Answers without usage count as the most their requests could use, on a replay too.
+    let unreported = Usage::unreported_usage();
+    let (first, again, asked) = journaled_twice("unreported", &[unreported.clone(), unreported]);
+    assert!(
+        matches!(first.stop(), Stop::Budget { used: 800, .. }),
+        "{}",
+        first.stop()
+    );
+    assert_eq!(again.stop(), first.stop());
+    assert_eq!(asked, 0);
+}
+
+#[test]
+fn an_answer_whose_usage_was_not_reported_counts_as_the_most_its_request_could_use() {
+    let unreported = Usage::unreported_usage();
+    let model = calling(&[unreported.clone(), unreported.clone(), unreported]);
+    let run = go(&agent(&model).with_budget(Budget::new().input_tokens(1000)));
+    // Step 1 could read 200 tokens, step 2 (3 messages) 600: 800 counted, though none was
+    // reported. Step 3 (5 messages) could read 1000 more.
+    assert_eq!(
+        run.stop(),
+        &Stop::Budget {
+            limit: BudgetLimit::InputTokens,
+            max: 1000,
+            used: 800,
+            next: 1000
+        }
+    );
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(
+        run.usage().input_tokens,
+        0,
+        "the run's usage is what was reported"
+    );
+}
