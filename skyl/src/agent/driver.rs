@@ -16,7 +16,7 @@ use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
-use crate::provider::{Request, Response, ToolChoice};
+use crate::provider::{CacheWatch, Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
 use crate::toolbox::{RichResult, Timed};
 
@@ -291,6 +291,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             events,
             journal: None,
             answer,
+            cache: CacheWatch::new(),
         };
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
         let result = match outcome {
@@ -342,6 +343,8 @@ struct Driver<'a, S, H> {
     journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
     answer: Option<&'a Expected>,
+    /// The start of the last request, to tell when the next one breaks the provider's cache.
+    cache: CacheWatch,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -562,12 +565,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
+            caching: agent.caching.clone(),
         };
         agent.hooks.before_request(step, &mut request).await;
         let span = Span::chat(&request.model);
+        // After the hooks: what they changed is what the provider sees.
+        let causes = self.cache.observe(&request);
+        if !causes.is_empty() {
+            span.record_cache_break(&causes);
+        }
         let result = match &mut self.events {
             Some(events) => {
                 events(Event::StepStarted { step });
+                if !causes.is_empty() {
+                    events(Event::CacheBroken { step, causes });
+                }
                 let mut sink = |event| events(Event::Model(event));
                 span.instrument(agent.model.stream(&request, &mut sink))
                     .await

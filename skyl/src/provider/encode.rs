@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::names::NameRule;
-use super::{EncodeError, OutputSchema, Provider, Request, ToolChoice, check};
+use super::{EncodeError, OutputSchema, Provider, Request, ToolChoice, caching, check};
 use crate::message::Role;
 use crate::tool::ToolDefinition;
 
@@ -78,9 +78,10 @@ pub fn encode_with<E: Encoder>(encoder: &E, request: &Request<'_>) -> Result<Val
     }
     body.insert(E::TRANSCRIPT.to_owned(), Value::Array(transcript));
     if !request.tools.is_empty() {
-        let declarations = request
-            .tools
-            .iter()
+        // By name, so that the order the tools were added in does not change the request's
+        // start, which the provider's prompt cache reads.
+        let declarations = caching::wire_order(&request.tools)
+            .into_iter()
             .map(|tool| encoder.tool(tool))
             .collect::<Result<_, _>>()?;
         encoder.tools(declarations, &request.tool_choice, &mut body);

@@ -192,6 +192,7 @@ use serde_json::Value;
 
 mod anthropic;
 mod api;
+mod caching;
 mod call_ids;
 mod check;
 mod decode;
@@ -213,6 +214,10 @@ pub use crate::message::{Provider, ProviderInfo};
 pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
+pub use caching::{
+    CacheBreak, CachePrefix, CacheTtl, CacheWatch, Caching, MAX_BREAKPOINTS, Retention, Segment,
+    canonical_schema,
+};
 pub use decode::{Answer, Decoder, decode_with};
 pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::OutputSchema;
+use super::{Caching, OutputSchema};
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 
@@ -56,6 +56,8 @@ pub struct Request<'a> {
     /// ([`transcript::validate_complete`](crate::transcript::validate_complete)).
     pub messages: Cow<'a, [Message]>,
     /// The tools the model may call. Send them on every request whose transcript holds calls.
+    /// Adapters send them sorted by name, whatever their order here, so that the start of the
+    /// request stays the same for the provider's prompt cache (see [`Caching`]).
     pub tools: Cow<'a, [ToolDefinition]>,
     /// Whether and which tool the model must call.
     pub tool_choice: ToolChoice,
@@ -69,6 +71,9 @@ pub struct Request<'a> {
     /// `parallel_tool_calls`, `store`, ...). A key already in the body is replaced, except that
     /// two JSON objects are merged key by key (so `generationConfig` can be extended on Gemini).
     pub extra: Map<String, Value>,
+    /// Where the provider is asked to cache the request's start: by default Anthropic's
+    /// breakpoints on the tools, the system prompt and the newest turns (see [`Caching`]).
+    pub caching: Caching,
 }
 
 impl Request<'_> {
@@ -84,6 +89,7 @@ impl Request<'_> {
             output: self.output.map(|output| Cow::Owned(output.into_owned())),
             max_tokens: self.max_tokens,
             extra: self.extra,
+            caching: self.caching,
         }
     }
 }

@@ -6,7 +6,7 @@ use tracing::field;
 
 use crate::agent::{ModelError, ModelErrorKind, Stop};
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::{Response, StopReason, Usage};
+use crate::provider::{CacheBreak, Response, StopReason, Usage};
 
 /// The span of a run or of one model request.
 pub(crate) struct Span {
@@ -51,9 +51,16 @@ impl Span {
                 gen_ai.response.finish_reasons = field::Empty,
                 gen_ai.usage.input_tokens = field::Empty,
                 gen_ai.usage.output_tokens = field::Empty,
+                skyl.cache_break = field::Empty,
                 error.type = field::Empty,
             ),
         }
+    }
+
+    /// Why the request's start differs from what the request before it cached.
+    pub(crate) fn record_cache_break(&self, causes: &[CacheBreak]) {
+        self.span
+            .record("skyl.cache_break", super::cache_break_line(causes).as_str());
     }
 
     /// Runs `future` inside this span.
