@@ -9,6 +9,7 @@ mod support;
 mod agent;
 mod agent_http;
 mod azure;
+mod cache_prefix;
 mod call_context;
 mod cancel_grace;
 mod content;

@@ -4,8 +4,7 @@
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, CacheTtl, Caching, Gemini, OpenAiChat, OpenAiResponses, Request,
-    Retention,
+    Adapter, Anthropic, CacheTtl, Caching, Gemini, OpenAiChat, OpenAiResponses, Request, Retention,
 };
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, tool_result_message};
 
@@ -182,7 +181,9 @@ fn anthropic_puts_no_breakpoint_on_a_thinking_block() {
 
 #[test]
 fn openai_sends_the_cache_key_and_retention_when_asked_and_nothing_by_default() {
-    let caching = Caching::default().key("support-bot").retention(Retention::Day);
+    let caching = Caching::default()
+        .key("support-bot")
+        .retention(Retention::Day);
     let chat = |caching| {
         OpenAiChat::default()
             .encode(&Request {
@@ -242,5 +243,8 @@ fn gemini_names_a_cached_content_and_leaves_what_it_holds_out() {
     request.caching = Caching::default();
     let body = Gemini::default().encode(&request).unwrap();
     assert!(body.get("cachedContent").is_none(), "{body}");
-    assert_eq!(body["systemInstruction"], json!({"parts": [{"text": "Be brief."}]}));
+    assert_eq!(
+        body["systemInstruction"],
+        json!({"parts": [{"text": "Be brief."}]})
+    );
 }
