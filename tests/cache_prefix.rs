@@ -28,7 +28,7 @@ const STEPS: u32 = 30;
 /// even steps and another on odd ones, as two schema generators would write them; `t3`
 /// redefined from step 18.
 fn definition(name: &str, step: u32) -> ToolDefinition {
-    let parameters = if step % 2 == 0 {
+    let parameters = if step.is_multiple_of(2) {
         json!({
             "type": "object",
             "properties": {"path": {"type": "string", "description": "A path."}, "depth": {"type": "integer"}},
@@ -66,7 +66,7 @@ fn tools(step: u32, echo: &ToolDefinition) -> Vec<ToolDefinition> {
     }
     let mut tools: Vec<ToolDefinition> = names.iter().map(|name| definition(name, step)).collect();
     tools.push(echo.clone());
-    if step >= 5 && step % 2 == 1 {
+    if step >= 5 && !step.is_multiple_of(2) {
         tools.reverse();
     }
     tools
