@@ -569,8 +569,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         agent.hooks.before_request(step, &mut request).await;
         let span = Span::chat(&request.model);
-        // After the hooks: what they changed is what the provider sees.
-        let causes = self.cache.observe(&request);
+        // After the hooks: what they changed is what the provider sees. Only when someone
+        // listens: the watch reads the whole transcript at every step.
+        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
+            self.cache.observe(&request)
+        } else {
+            Vec::new()
+        };
         if !causes.is_empty() {
             span.record_cache_break(&causes);
         }

@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hasher};
 
 use serde_json::{Map, Value};
 
@@ -545,13 +545,23 @@ impl Fingerprint {
     }
 }
 
-/// A digest of `value`'s JSON, stable within a process.
+/// A digest of `value`'s JSON, stable within a process. The JSON is fed to the hasher as it is
+/// written, so a long transcript is not copied at every step.
 fn digest(value: &impl serde::Serialize) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    serde_json::to_vec(value)
-        .unwrap_or_default()
-        .hash(&mut hasher);
-    hasher.finish()
+    struct Feed(DefaultHasher);
+    impl std::io::Write for Feed {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut feed = Feed(DefaultHasher::new());
+    // Writing to a hasher cannot fail, and the shapes hashed here always serialize.
+    let _ = serde_json::to_writer(&mut feed, value);
+    feed.0.finish()
 }
 
 /// Why the start of a request differs from the start the request before it cached.
@@ -696,4 +706,98 @@ fn breaks(previous: &Fingerprint, now: &Fingerprint) -> Vec<CacheBreak> {
         breaks.extend(edited.map(|index| CacheBreak::Message { index }));
     }
     breaks
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::message::Message;
+
+    fn request(
+        caching: Caching,
+        system: &str,
+        tool_description: &str,
+        first: &str,
+    ) -> Request<'static> {
+        Request {
+            model: "m".into(),
+            system: Some(system.to_owned().into()),
+            messages: vec![
+                Message::user(first),
+                Message::assistant("Hi."),
+                Message::user("Go on."),
+            ]
+            .into(),
+            tools: vec![ToolDefinition {
+                name: "t".into(),
+                description: tool_description.into(),
+                parameters: json!({"type": "object"}),
+                ..Default::default()
+            }]
+            .into(),
+            caching,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_watch_compares_only_through_the_last_breakpoint() {
+        // Only the tools are cached: an edited system prompt or message breaks nothing cached.
+        let tools_only = Caching::off().tools(true);
+        let mut watch = CacheWatch::new();
+        assert_eq!(
+            watch.observe(&request(tools_only.clone(), "A", "T", "Hello")),
+            []
+        );
+        assert_eq!(
+            watch.observe(&request(tools_only.clone(), "B", "T", "Howdy")),
+            []
+        );
+        assert_eq!(
+            watch.observe(&request(tools_only, "B", "T2", "Howdy")),
+            [CacheBreak::ToolChanged { name: "t".into() }]
+        );
+
+        // Nothing cached, nothing to break.
+        let mut watch = CacheWatch::new();
+        assert_eq!(
+            watch.observe(&request(Caching::off(), "A", "T", "Hello")),
+            []
+        );
+        assert_eq!(
+            watch.observe(&request(Caching::off(), "B", "T2", "Howdy")),
+            []
+        );
+
+        // Through the system prompt: its edit breaks, a message's does not.
+        let system = Caching::off().system(true);
+        let mut watch = CacheWatch::new();
+        assert_eq!(
+            watch.observe(&request(system.clone(), "A", "T", "Hello")),
+            []
+        );
+        assert_eq!(
+            watch.observe(&request(system, "B", "T", "Howdy")),
+            [CacheBreak::System]
+        );
+    }
+
+    #[test]
+    fn another_model_is_one_break_whatever_else_changed() {
+        let mut watch = CacheWatch::new();
+        watch.observe(&request(Caching::default(), "A", "T", "Hello"));
+        let mut other = request(Caching::default(), "B", "T2", "Howdy");
+        other.model = "n".into();
+        let breaks = watch.observe(&other);
+        assert_eq!(
+            breaks,
+            [CacheBreak::Model {
+                previous: "m".into(),
+                now: "n".into()
+            }]
+        );
+        assert_eq!(breaks[0].to_string(), "the model changed from m to n");
+    }
 }

@@ -417,6 +417,10 @@ impl Api for Gemini {
     }
 }
 
+/// Prompt caching: Gemini caches recent prefixes by itself (implicit caching), which needs
+/// nothing on the wire; [`Caching::cached_content`](super::Caching::cached_content) names a cache
+/// made beforehand, sent as `cachedContent` without the `systemInstruction`, `tools` and
+/// `toolConfig` it holds.
 impl Encoder for Gemini {
     const PROVIDER: Provider = PROVIDER;
     const TOOL_NAMES: NameRule = NAMES;

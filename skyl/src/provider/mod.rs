@@ -80,6 +80,7 @@
 //! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
 //! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
 //! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
+//! | `caching.rs` | what the steps share for prompt caching: the tools in name order, schemas with sorted keys, where Anthropic's breakpoints go ([`Caching`]) |
 //! | `call_ids.rs`, [`dialect`] | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect (the lowering itself lives with the rest of the schema machinery, in `schema/dialect.rs`) |
 //!
 //! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
