@@ -46,19 +46,32 @@ fn tool(name: &str, description: &str) -> DynamicTool {
 
 fn toolbox() -> Toolbox {
     Toolbox::new()
-        .with(tool("read_file", "Reads a file, or the lines of it asked for."))
+        .with(tool(
+            "read_file",
+            "Reads a file, or the lines of it asked for.",
+        ))
         .with(tool("list_dir", "Lists a directory."))
         .with(tool("search", "Searches the repository for a pattern."))
         .with(tool("write_file", "Writes a file, replacing it."))
         .with(tool("run_tests", "Runs the tests matching a pattern."))
-        .with(tool("git_diff", "Shows the uncommitted changes under a path."))
+        .with(tool(
+            "git_diff",
+            "Shows the uncommitted changes under a path.",
+        ))
 }
 
 /// The requests of a 30-step run: each step calls a tool, the last answers. With `shuffle`, the
 /// tools reach the request in another order at every step (a toolbox rebuilt from a map).
 fn requests(caching: Caching, shuffle: bool) -> Vec<Request<'static>> {
     let mut model = ScriptedModel::new();
-    let names = ["read_file", "list_dir", "search", "write_file", "run_tests", "git_diff"];
+    let names = [
+        "read_file",
+        "list_dir",
+        "search",
+        "write_file",
+        "run_tests",
+        "git_diff",
+    ];
     for step in 1..STEPS {
         let name = names[step as usize % names.len()];
         model = model.reply_calls([ToolCall::new(
@@ -112,7 +125,10 @@ fn main() {
         ("Anthropic", measure(&Anthropic, &default)),
         ("Anthropic, `Caching::off()`", measure(&Anthropic, &off)),
         ("OpenAI Chat", measure(&OpenAiChat::default(), &default)),
-        ("OpenAI Responses", measure(&OpenAiResponses::default(), &default)),
+        (
+            "OpenAI Responses",
+            measure(&OpenAiResponses::default(), &default),
+        ),
         ("Gemini", measure(&Gemini::default(), &default)),
     ];
     print!("| step |");
