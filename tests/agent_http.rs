@@ -150,10 +150,10 @@ async fn run_case(case: &Case, streamed: bool) {
         reply(case, case.answer, streamed),
     ])
     .await;
-    let toolbox = Toolbox::new().with(GetWeather).with(GetTime);
+    let toolbox = Toolbox::new().with(GetTime).with(GetWeather);
     let agent = Agent::new(
         model((case.api)(), &server),
-        Toolbox::new().with(GetWeather).with(GetTime),
+        Toolbox::new().with(GetTime).with(GetWeather),
         "test-model",
     )
     .with_system("You are terse.")

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Request};
 use skyl::{
     Content, DynamicTool, Image, Message, Part, ResourceLink, ResultContent, Role, ToolCall,
     ToolDefinition, ToolFailure, ToolOutput, ToolResult, Toolbox,
@@ -272,6 +272,8 @@ fn a_list_of_images_reaches_the_model_as_images() {
             toolbox.answer_blocking(&call("two_charts")),
         ]
         .into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     };
     assert_eq!(

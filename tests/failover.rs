@@ -81,7 +81,7 @@ const GPT_ANSWER: &str = r#"{
   "usage": {"prompt_tokens": 96, "completion_tokens": 5, "total_tokens": 101}
 }"#;
 
-/// The tool's definition as Anthropic takes it.
+/// The tool's definition as Anthropic takes it, marked as the end of the cached tools.
 fn claude_tools() -> Value {
     json!([{
         "name": "send_email",
@@ -91,7 +91,8 @@ fn claude_tools() -> Value {
             "additionalProperties": false,
             "properties": {"to": {"type": "string"}},
             "required": ["to"]
-        }
+        },
+        "cache_control": {"type": "ephemeral"}
     }])
 }
 
@@ -121,9 +122,9 @@ fn received(server: &Server) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The user's message as Anthropic takes it.
+/// The user's message as Anthropic takes it, marked as one of the two newest turns cached.
 fn claude_user() -> Value {
-    json!({"role": "user", "content": [{"type": "text", "text": "Email Ada the report."}]})
+    json!({"role": "user", "content": [{"type": "text", "text": "Email Ada the report.", "cache_control": {"type": "ephemeral"}}]})
 }
 
 /// Anthropic's body of step 1, and of step 2 after Claude's call got `result`.
@@ -131,7 +132,7 @@ fn claude_bodies(result: &str) -> (Value, Value) {
     let step1 = json!({
         "model": "claude-sonnet-4-5",
         "max_tokens": 512,
-        "system": "You are terse.",
+        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
         "messages": [claude_user()],
         "tools": claude_tools(),
         "tool_choice": {"type": "auto"}
@@ -139,7 +140,7 @@ fn claude_bodies(result: &str) -> (Value, Value) {
     let step2 = json!({
         "model": "claude-sonnet-4-5",
         "max_tokens": 512,
-        "system": "You are terse.",
+        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
         "messages": [
             claude_user(),
             {"role": "assistant", "content": [
@@ -148,7 +149,7 @@ fn claude_bodies(result: &str) -> (Value, Value) {
                 {"type": "tool_use", "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "name": "send_email", "input": {"to": "ada"}}
             ]},
             {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "is_error": false, "content": result}
+                {"type": "tool_result", "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "is_error": false, "content": result, "cache_control": {"type": "ephemeral"}}
             ]}
         ],
         "tools": claude_tools(),
@@ -391,14 +392,14 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
             json!({
                 "model": "claude-sonnet-4-5",
                 "max_tokens": 512,
-                "system": "You are terse.",
+                "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
                 "messages": [
                     claude_user(),
                     {"role": "assistant", "content": [
                         {"type": "tool_use", "id": id, "name": "send_email", "input": {"to": "ada"}}
                     ]},
                     {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": "sent to ada"}
+                        {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": "sent to ada", "cache_control": {"type": "ephemeral"}}
                     ]}
                 ],
                 "tools": claude_tools(),
@@ -541,7 +542,8 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
             "type": "tool_result",
             "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn",
             "is_error": true,
-            "content": unknown
+            "content": unknown,
+            "cache_control": {"type": "ephemeral"}
         });
         body
     };
@@ -636,10 +638,12 @@ fn sent(to: &str) -> String {
 fn a_transcript_of_several_providers_encodes_for_each_with_valid_ids_and_only_its_own_data() {
     use skyl::provider::{Adapter, Gemini, OpenAiResponses, Request};
     let transcript = transcript_of_three_providers();
+    // Without Anthropic's cache marks: what this test checks is ids and each provider's data.
     let request = Request {
         model: "m".into(),
         messages: transcript.as_slice().into(),
         max_tokens: Some(512),
+        caching: skyl::provider::Caching::off(),
         ..Default::default()
     };
     let encode = |adapter: &dyn Adapter| adapter.encode(&request).unwrap();

@@ -10,6 +10,7 @@ mod agent;
 mod agent_http;
 mod azure;
 mod budget;
+mod cache_prefix;
 mod call_context;
 mod cancel_grace;
 mod content;

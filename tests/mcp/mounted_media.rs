@@ -12,7 +12,7 @@ use skyl::mcp::rmcp::model::{
 use skyl::mcp::rmcp::service::{RequestContext, RoleServer};
 use skyl::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, Server};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Content, Document, Image, Message, Part, Resource, Role, ToolCall, Toolbox};
 
 use crate::common::{bounded, object};
@@ -75,6 +75,8 @@ fn encode(adapter: &dyn Adapter, messages: &[Message]) -> Value {
     let request = Request {
         model: "m".into(),
         messages: messages.into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     };
     adapter.encode(&request).unwrap()

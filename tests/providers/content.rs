@@ -3,7 +3,7 @@
 //! stands for what it cannot take.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{
     Audio, Content, Document, Image, Message, Part, Resource, ResourceLink, ResultContent, Role,
     ToolCall, ToolResult,
@@ -51,6 +51,8 @@ fn request(content: Vec<Content>) -> Request<'static> {
             },
         ]
         .into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     }
 }
@@ -236,6 +238,8 @@ fn json_that_the_prose_already_is_is_sent_once() {
     let request = Request {
         model: "m".into(),
         messages: messages.into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     };
     let results: Vec<Value> = [

@@ -274,13 +274,14 @@ fn provider_data_of_other_providers_is_skipped() {
     assert_eq!(
         body["messages"],
         json!([
-            {"role": "user", "content": [{"type": "text", "text": "Weather in Kampala?"}]},
+            // The newest two user turns carry the default sliding cache breakpoints.
+            {"role": "user", "content": [{"type": "text", "text": "Weather in Kampala?", "cache_control": {"type": "ephemeral"}}]},
             {"role": "assistant", "content": [
                 {"type": "text", "text": "Let me check."},
                 {"type": "tool_use", "id": "call_openai_xyz", "name": "get_weather", "input": {"city": "Kampala"}}
             ]},
             {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "call_openai_xyz", "content": "22C", "is_error": false}
+                {"type": "tool_result", "tool_use_id": "call_openai_xyz", "content": "22C", "is_error": false, "cache_control": {"type": "ephemeral"}}
             ]}
         ])
     );

@@ -3,7 +3,7 @@
 //! unless the error key is opted into.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
 fn request(result: ToolResult) -> Request<'static> {
@@ -25,6 +25,8 @@ fn request(result: ToolResult) -> Request<'static> {
             },
         ]
         .into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     }
 }

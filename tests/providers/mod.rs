@@ -6,6 +6,7 @@
 //! intended change, regenerate the snapshots with `SKYL_BLESS=1 cargo test -p skyl-tests --test
 //! suite providers::` and review the diff.
 
+mod caching;
 mod compatible;
 mod content;
 mod decode;

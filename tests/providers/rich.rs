@@ -229,7 +229,7 @@ fn extra_fields_are_merged_into_the_top_level() {
         json!({
             "model": "m",
             "max_tokens": 7,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}],
             "generationConfig": {"temperature": 0}
         })
     );

@@ -150,7 +150,7 @@ fn anthropic_puts_the_schema_in_output_config() {
         json!({
             "model": "m",
             "max_tokens": 4096,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "Is water wet?"}]}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Is water wet?", "cache_control": {"type": "ephemeral"}}]}],
             "output_config": {
                 "format": {
                     "type": "json_schema",

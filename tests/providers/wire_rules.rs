@@ -3,7 +3,7 @@
 //! errors state them), each checked on a whole request body.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Gemini, Request};
 use skyl::{Message, Part, Role, ToolCall, tool_result_message};
 
 fn calls(ids: &[&str]) -> Message {
@@ -20,6 +20,8 @@ fn request(messages: Vec<Message>) -> Request<'static> {
     Request {
         model: "m".into(),
         messages: messages.into(),
+        // The breakpoints are tests/providers/caching.rs's subject; this test's is the transcript.
+        caching: Caching::off(),
         ..Default::default()
     }
 }

@@ -9,7 +9,7 @@
 //! comparison is of the whole document.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{
     Audio, Content, Document, Image, Message, Part, Resource, ResourceLink, ResultContent, Role,
     ToolCall, ToolResult,
@@ -135,6 +135,8 @@ pub(crate) fn request(content: Vec<Content>) -> Request<'static> {
             },
         ]
         .into(),
+        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+        caching: Caching::off(),
         ..Default::default()
     }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::message::Message;
+use crate::provider::Caching;
 use crate::toolbox::Toolbox;
 
 use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen, ToolSearch};
@@ -62,6 +63,7 @@ pub struct Agent<S = (), H = ()> {
     pub(crate) max_steps: u32,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) extra: Map<String, Value>,
+    pub(crate) caching: Caching,
     pub(crate) stop_when: Vec<StopWhen>,
     pub(crate) breaker: u32,
     pub(crate) approve_destructive: bool,
@@ -91,6 +93,7 @@ impl<S: Send + Sync + 'static> Agent<S, ()> {
             max_steps: Self::DEFAULT_MAX_STEPS,
             max_tokens: None,
             extra: Map::new(),
+            caching: Caching::default(),
             stop_when: Vec::new(),
             breaker: Self::DEFAULT_BREAKER,
             approve_destructive: false,
@@ -143,6 +146,26 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// see [`Request::extra`](crate::provider::Request::extra).
     pub fn with_request_field(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
         self.extra.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets where every request asks its provider to cache its start
+    /// ([`Request::caching`](crate::provider::Request::caching)); by default Anthropic's
+    /// breakpoints on the tools, the system prompt and the newest turns. A run reports each
+    /// request whose start differs from what the request before it cached
+    /// ([`Event::CacheBroken`](super::Event::CacheBroken)).
+    ///
+    /// ```
+    /// use skyl::agent::Agent;
+    /// use skyl::provider::{Caching, Retention};
+    /// use skyl::testing::ScriptedModel;
+    ///
+    /// let agent = Agent::new(ScriptedModel::new(), skyl::Toolbox::new(), "gpt-5")
+    ///     .with_caching(Caching::default().key("support-bot").retention(Retention::Day));
+    /// # let _ = agent;
+    /// ```
+    pub fn with_caching(mut self, caching: Caching) -> Self {
+        self.caching = caching;
         self
     }
 
@@ -226,6 +249,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
             max_steps: self.max_steps,
             max_tokens: self.max_tokens,
             extra: self.extra,
+            caching: self.caching,
             stop_when: self.stop_when,
             breaker: self.breaker,
             approve_destructive: self.approve_destructive,

@@ -16,7 +16,8 @@ use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
-use crate::provider::{Request, Response, ToolChoice};
+use crate::provider::caching;
+use crate::provider::{CacheWatch, Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
 use crate::toolbox::{RichResult, Timed};
 
@@ -306,6 +307,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             answer,
             last_request: None,
             unreported: Bound::default(),
+            cache: CacheWatch::new(),
         };
         let held = journal.as_ref().map(|(journal, id)| (*journal, id.clone()));
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
@@ -369,6 +371,8 @@ struct Driver<'a, S, H> {
     /// What a budget counts for the answers of this run whose usage was not reported: the most
     /// their requests could use.
     unreported: Bound,
+    /// The start of the last request, to tell when the next one breaks the provider's cache.
+    cache: CacheWatch,
 }
 
 /// A journaled run's journal, and what it held when the run started.
@@ -647,6 +651,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
             deferred_tools,
+            caching: agent.caching.clone(),
         }
     }
 
@@ -656,6 +661,16 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         let agent = self.agent;
         let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
+        // After the hooks, so that what they add or reorder is sent in the same order too.
+        let found: Vec<String> = match &agent.tool_search {
+            Some(search) if !search.is_native() => search
+                .found(agent.toolbox.definitions(), &run.transcript)
+                .into_iter()
+                .map(|tool| tool.name.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        caching::wire_order(&mut request.tools, &found);
         let mut sent = None;
         if let Some(budget) = &agent.budget {
             let size = request_bytes(agent.model.as_ref(), &request);
@@ -671,9 +686,22 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             ));
         }
         let span = Span::chat(&request.model);
+        // After the hooks: what they changed is what the provider sees. Only when someone
+        // listens: the watch reads the whole transcript at every step.
+        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
+            self.cache.observe(&request)
+        } else {
+            Vec::new()
+        };
+        if !causes.is_empty() {
+            span.record_cache_break(&causes);
+        }
         let result = match &mut self.events {
             Some(events) => {
                 events(Event::StepStarted { step });
+                if !causes.is_empty() {
+                    events(Event::CacheBroken { step, causes });
+                }
                 let mut sink = |event| events(Event::Model(event));
                 span.instrument(agent.model.stream(&request, &mut sink))
                     .await

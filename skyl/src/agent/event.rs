@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::content::Content;
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::StreamEvent;
+use crate::provider::{CacheBreak, StreamEvent};
 use crate::tool::Report;
 
 /// Something that happened in a run, reported as it happens to the callback given to
@@ -22,6 +22,19 @@ pub enum Event {
     StepStarted {
         /// The step's number, counted from 1 over the whole run.
         step: u32,
+    },
+    /// The request of `step` (reported after its [`StepStarted`](Event::StepStarted)) starts
+    /// otherwise than the request before it, before that request's last cache breakpoint
+    /// ([`Caching`](crate::provider::Caching)): the provider reads less from its cache, and
+    /// bills the rest as new input. Reported whenever a hook or a change between steps broke
+    /// the cached start; the chat span records the same in its `skyl.cache_break` field
+    /// (feature `tracing`).
+    CacheBroken {
+        /// The step whose request it is.
+        step: u32,
+        /// What differs, in the order the start is read (the model, the tools, the system
+        /// prompt, the first message edited).
+        causes: Vec<CacheBreak>,
     },
     /// The model said something ([`StreamEvent::TextDelta`], a tool call taking shape, the usage,
     /// the end of the answer).

@@ -20,8 +20,8 @@ use crate::tool::ToolDefinition;
 /// names counting double). From the next step on, every tool it found is offered too.
 ///
 /// Finding a tool does not move a byte of what was offered before: the offered tools are the
-/// `always` tools in the toolbox's order, then `find_tools`, then each tool found, in the order
-/// the searches found them. A provider's prompt cache keeps every tool offered before; on
+/// `always` tools and `find_tools`, sorted by name as an agent sends its tools, then each tool
+/// found, in the order the searches found them. A provider's prompt cache keeps every tool offered before; on
 /// providers whose cached prefix starts with the tool list (Anthropic, and OpenAI and Gemini,
 /// which render tools before the conversation) the conversation after a newly found tool is
 /// read again once, and cached from there. What was found is read from the run's transcript (the
@@ -59,8 +59,9 @@ use crate::tool::ToolDefinition;
 /// let offered = |step: usize| -> Vec<String> {
 ///     model.requests()[step].tools.iter().map(|tool| tool.name.clone()).collect()
 /// };
-/// assert_eq!(offered(0), ["hello", "find_tools"]);
-/// assert_eq!(offered(1), ["hello", "find_tools", "get_weather"]);
+/// // By name, then what was found: a tool found is appended.
+/// assert_eq!(offered(0), ["find_tools", "hello"]);
+/// assert_eq!(offered(1), ["find_tools", "hello", "get_weather"]);
 /// # Ok::<(), skyl::agent::RunError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,8 +199,8 @@ impl ToolSearch {
             .collect()
     }
 
-    /// The tools to offer after `transcript`: the `always` ones in the toolbox's order, the
-    /// search tool, then what each `find_tools` call of the transcript found, in order.
+    /// The tools to offer after `transcript`: the `always` ones and the search tool in the
+    /// toolbox's order, then [`found`](Self::found).
     pub(crate) fn offered(
         &self,
         definitions: &[ToolDefinition],
@@ -207,28 +208,36 @@ impl ToolSearch {
     ) -> Vec<ToolDefinition> {
         let mut offered: Vec<ToolDefinition> = definitions
             .iter()
-            .filter(|definition| self.always.contains(&definition.name))
+            .filter(|definition| {
+                self.always.contains(&definition.name) || definition.name == Self::TOOL
+            })
             .cloned()
             .collect();
-        offered.extend(
-            definitions
-                .iter()
-                .find(|definition| definition.name == Self::TOOL)
-                .cloned(),
-        );
+        offered.extend(self.found(definitions, transcript).into_iter().cloned());
+        offered
+    }
+
+    /// What the `find_tools` calls of `transcript` found, in the order they found it, each once
+    /// and none offered always.
+    pub(crate) fn found<'d>(
+        &self,
+        definitions: &'d [ToolDefinition],
+        transcript: &[Message],
+    ) -> Vec<&'d ToolDefinition> {
+        let mut found: Vec<&ToolDefinition> = Vec::new();
         let queries = transcript
             .iter()
             .flat_map(Message::tool_calls)
             .filter(|call| call.name == Self::TOOL)
-            .filter_map(|call| Some(call.arguments.get("query")?.as_str()?.to_owned()));
+            .filter_map(|call| call.arguments.get("query")?.as_str());
         for query in queries {
-            for definition in self.find(definitions, &query) {
-                if !offered.iter().any(|seen| seen.name == definition.name) {
-                    offered.push(definition.clone());
+            for definition in self.find(definitions, query) {
+                if !found.iter().any(|seen| seen.name == definition.name) {
+                    found.push(definition);
                 }
             }
         }
-        offered
+        found
     }
 }
 

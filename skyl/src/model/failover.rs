@@ -88,6 +88,7 @@ impl Member {
             max_tokens: request.max_tokens,
             extra: self.extra.as_ref().unwrap_or(&request.extra).clone(),
             deferred_tools: Cow::Borrowed(&request.deferred_tools),
+            caching: request.caching.clone(),
         })
     }
 }

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::caching::{self, Plan};
 use super::call_ids::AnthropicIds;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
@@ -51,6 +52,11 @@ const OPENING_TEXT: &str = "(continued)";
 /// - Thinking and other blocks decoded from a response are sent back in place, verbatim.
 /// - `max_tokens` is required by the API: [`Request::max_tokens`] or
 ///   [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
+/// - Prompt caching ([`Request::caching`], see [`Caching`](super::Caching)): by default a
+///   `cache_control: {"type": "ephemeral"}` breakpoint on the last tool (the tools are sent sorted
+///   by name), on the system prompt (then sent as one `text` block, since a breakpoint goes on a
+///   block), and on the last block of each of the two newest `user` messages: four, the API's
+///   limit. A thinking block never carries one; the block before it does.
 ///
 /// ```
 /// use skyl::provider::{Adapter, Anthropic, Request};
@@ -119,16 +125,27 @@ impl Encoder for Anthropic {
             Value::from(request.max_tokens.unwrap_or(Self::DEFAULT_MAX_TOKENS)),
         );
         let system = encode::system_texts(request);
-        if !system.is_empty() {
-            body.insert("system".into(), Value::String(system.join("\n\n")));
+        if system.is_empty() {
+            return;
         }
+        let system = system.join("\n\n");
+        let system = if plan(request).system {
+            // A breakpoint goes on a block, so the system prompt becomes one.
+            let mut block = text_block(&system);
+            mark(&mut block, request);
+            Value::Array(vec![block])
+        } else {
+            Value::String(system)
+        };
+        body.insert("system".into(), system);
     }
 
     fn transcript(&self, request: &Request<'_>) -> Vec<Value> {
         let mut ids = AnthropicIds::new(&request.messages);
         let mut messages = Vec::with_capacity(request.messages.len());
         let mut turn: Option<Turn> = None;
-        for message in request.messages.iter() {
+        let plan = plan(request);
+        for (index, message) in request.messages.iter().enumerate() {
             let assistant = match message.role {
                 Role::System => continue,
                 Role::User | Role::Tool => false,
@@ -151,9 +168,19 @@ impl Encoder for Anthropic {
                     }
                 };
                 current.push(block, is_result);
+                current.last = Some(is_result);
+            }
+            if plan.pinned.contains(&index)
+                && let Some(current) = &mut turn
+            {
+                current.mark_last(request);
+            }
+            if let Some(current) = &mut turn {
+                current.last = None;
             }
         }
         messages.extend(turn.map(Turn::into_message));
+        mark_newest(&mut messages, plan.newest, request);
         // "messages: first message must use the \"user\" role"; text blocks must be non-empty.
         if messages
             .first()
@@ -170,7 +197,7 @@ impl Encoder for Anthropic {
         Ok(object([
             ("name", Value::from(&*tool.name)),
             ("description", Value::from(&*tool.description)),
-            ("input_schema", tool.parameters.clone()),
+            ("input_schema", caching::canonical_schema(&tool.parameters)),
         ]))
     }
 
@@ -194,7 +221,14 @@ impl Encoder for Anthropic {
         body.insert("tool_choice".into(), choice);
     }
 
-    fn tail(&self, _: &Request<'_>, _: &mut Map<String, Value>) {}
+    fn tail(&self, request: &Request<'_>, body: &mut Map<String, Value>) {
+        if plan(request).tools
+            && let Some(Value::Array(tools)) = body.get_mut("tools")
+            && let Some(last) = tools.last_mut()
+        {
+            mark(last, request);
+        }
+    }
 
     fn output(
         &self,
@@ -209,6 +243,50 @@ impl Encoder for Anthropic {
     }
 }
 
+/// The request's breakpoints ([`Request::caching`]), within the API's four.
+fn plan(request: &Request<'_>) -> Plan {
+    request.caching.plan(
+        !request.tools.is_empty(),
+        !encode::system_texts(request).is_empty(),
+        request.messages.len(),
+    )
+}
+
+/// Puts the request's `cache_control` on a block.
+fn mark(block: &mut Value, request: &Request<'_>) {
+    if let Value::Object(block) = block {
+        block.insert(
+            "cache_control".into(),
+            caching::cache_control(request.caching.ttl),
+        );
+    }
+}
+
+/// Whether a block may carry `cache_control`: thinking blocks may not ("Thinking blocks cannot
+/// be cached directly"), so a breakpoint goes on the block before.
+fn markable(block: &Value) -> bool {
+    !matches!(
+        block["type"].as_str(),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
+/// Marks the last markable block of the newest `count` user messages: the sliding breakpoints.
+fn mark_newest(messages: &mut [Value], count: usize, request: &Request<'_>) {
+    let users = messages
+        .iter_mut()
+        .rev()
+        .filter(|message| message["role"] == "user")
+        .take(count);
+    for message in users {
+        if let Some(Value::Array(content)) = message.get_mut("content")
+            && let Some(block) = content.iter_mut().rev().find(|block| markable(block))
+        {
+            mark(block, request);
+        }
+    }
+}
+
 /// The blocks of one message on the wire, the `tool_result` blocks first ("tool_result blocks
 /// must come FIRST in the content array"), each kind in its order.
 struct Turn {
@@ -216,6 +294,9 @@ struct Turn {
     content: Vec<Value>,
     /// How many `tool_result` blocks lead `content`.
     results: usize,
+    /// Whether the last block the current message of the transcript added was a `tool_result`
+    /// (`None`: it added none), to pin a breakpoint on it.
+    last: Option<bool>,
 }
 
 impl Turn {
@@ -225,6 +306,27 @@ impl Turn {
             assistant,
             content: Vec::with_capacity(blocks),
             results: 0,
+            last: None,
+        }
+    }
+
+    /// Marks the last block the current message added (a pinned breakpoint), or, when that one
+    /// may not carry a mark, the markable block before it.
+    fn mark_last(&mut self, request: &Request<'_>) {
+        let Some(is_result) = self.last else {
+            return;
+        };
+        let end = if is_result {
+            self.results
+        } else {
+            self.content.len()
+        };
+        if let Some(block) = self.content[..end]
+            .iter_mut()
+            .rev()
+            .find(|block| markable(block))
+        {
+            mark(block, request);
         }
     }
 

@@ -38,7 +38,10 @@ pub trait Encoder {
     /// send.
     fn transcript(&self, request: &Request<'_>) -> Vec<Value>;
 
-    /// One tool's declaration, its schema in the provider's dialect.
+    /// One tool's declaration, its schema in the provider's dialect. The driver calls it for the
+    /// request's tools sorted by name, so that the order they were added in does not change the
+    /// body (a provider's prompt cache reads the tools first); the built-in steps also write each
+    /// schema with [`canonical_schema`](super::canonical_schema), for the same reason.
     fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError>;
 
     /// The declarations and the tool choice, placed in the body.

@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::api::path_segment;
+use super::caching;
 use super::decode::{Answer, Decoder};
 use super::encode::{self, Encoder, object};
 use super::lowering::{self, MediaRule, ResultLowering};
@@ -416,6 +417,10 @@ impl Api for Gemini {
     }
 }
 
+/// Prompt caching: Gemini caches recent prefixes by itself (implicit caching), which needs
+/// nothing on the wire; [`Caching::cached_content`](super::Caching::cached_content) names a cache
+/// made beforehand, sent as `cachedContent` without the `systemInstruction`, `tools` and
+/// `toolConfig` it holds.
 impl Encoder for Gemini {
     const PROVIDER: Provider = PROVIDER;
     const TOOL_NAMES: NameRule = NAMES;
@@ -528,7 +533,7 @@ impl Encoder for Gemini {
         Ok(object([
             ("name", Value::from(&*tool.name)),
             ("description", Value::from(&*tool.description)),
-            (key, parameters),
+            (key, caching::canonical_schema(&parameters)),
         ]))
     }
 
@@ -561,6 +566,15 @@ impl Encoder for Gemini {
                 "generationConfig".into(),
                 object([("maxOutputTokens", max.into())]),
             );
+        }
+        // The cache holds the system instruction and the tools, and Gemini refuses a request
+        // naming one that sets them again ("CachedContent can not be used with GenerateContent
+        // request setting system_instruction, tools or tool_config").
+        if let Some(name) = &request.caching.cached_content {
+            for key in ["systemInstruction", "tools", "toolConfig"] {
+                body.shift_remove(key);
+            }
+            body.insert("cachedContent".into(), name.as_str().into());
         }
     }
 

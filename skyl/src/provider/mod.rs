@@ -80,6 +80,7 @@
 //! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
 //! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
 //! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
+//! | `caching.rs` | what the steps share for prompt caching: the tools in name order, schemas with sorted keys, where Anthropic's breakpoints go ([`Caching`]) |
 //! | `call_ids.rs`, [`dialect`] | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect (the lowering itself lives with the rest of the schema machinery, in `schema/dialect.rs`) |
 //!
 //! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
@@ -192,6 +193,7 @@ use serde_json::Value;
 
 mod anthropic;
 mod api;
+pub(crate) mod caching;
 mod call_ids;
 mod check;
 mod decode;
@@ -213,6 +215,10 @@ pub use crate::message::{Provider, ProviderInfo};
 pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
+pub use caching::{
+    CacheBreak, CachePrefix, CacheTtl, CacheWatch, Caching, MAX_BREAKPOINTS, Retention, Segment,
+    canonical_schema,
+};
 pub use decode::{Answer, Decoder, decode_with};
 pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};

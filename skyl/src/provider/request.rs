@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::OutputSchema;
+use super::{Caching, OutputSchema};
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 
@@ -55,7 +55,10 @@ pub struct Request<'a> {
     /// The transcript. It must be complete: every call answered
     /// ([`transcript::validate_complete`](crate::transcript::validate_complete)).
     pub messages: Cow<'a, [Message]>,
-    /// The tools the model may call. Send them on every request whose transcript holds calls.
+    /// The tools the model may call, sent in this order. Send them on every request whose
+    /// transcript holds calls, in the same order from request to request: the provider's prompt
+    /// cache reads the request's start (see [`Caching`]). An agent sends its tools sorted by
+    /// name.
     pub tools: Cow<'a, [ToolDefinition]>,
     /// Whether and which tool the model must call.
     pub tool_choice: ToolChoice,
@@ -79,6 +82,9 @@ pub struct Request<'a> {
     /// Gemini) refuse a request that defers tools ([`EncodeError::ToolSearch`](super::EncodeError::ToolSearch));
     /// an agent's [`ToolSearch`](crate::agent::ToolSearch) searches in skyl for them.
     pub deferred_tools: Cow<'a, [String]>,
+    /// Where the provider is asked to cache the request's start: by default Anthropic's
+    /// breakpoints on the tools, the system prompt and the newest turns (see [`Caching`]).
+    pub caching: Caching,
 }
 
 impl Request<'_> {
@@ -95,6 +101,7 @@ impl Request<'_> {
             max_tokens: self.max_tokens,
             extra: self.extra,
             deferred_tools: Cow::Owned(self.deferred_tools.into_owned()),
+            caching: self.caching,
         }
     }
 }

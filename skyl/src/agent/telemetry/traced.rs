@@ -6,7 +6,7 @@ use tracing::field;
 
 use crate::agent::{ModelError, ModelErrorKind, Stop};
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::{Response, StopReason, Usage};
+use crate::provider::{CacheBreak, Response, StopReason, Usage};
 
 /// The span of a run or of one model request.
 pub(crate) struct Span {
@@ -51,9 +51,16 @@ impl Span {
                 gen_ai.response.finish_reasons = field::Empty,
                 gen_ai.usage.input_tokens = field::Empty,
                 gen_ai.usage.output_tokens = field::Empty,
+                skyl.cache_break = field::Empty,
                 error.type = field::Empty,
             ),
         }
+    }
+
+    /// Why the request's start differs from what the request before it cached.
+    pub(crate) fn record_cache_break(&self, causes: &[CacheBreak]) {
+        self.span
+            .record("skyl.cache_break", super::cache_break_line(causes).as_str());
     }
 
     /// Runs `future` inside this span.
@@ -468,6 +475,54 @@ mod tests {
         assert_eq!(
             spans.0.lock().unwrap().events,
             [(tracing::Level::WARN, fields)]
+        );
+    }
+
+    #[test]
+    fn a_request_that_breaks_the_cached_start_says_why_on_its_chat_span() {
+        use crate::agent::hooks;
+
+        let model = ScriptedModel::new()
+            .reply_calls([ToolCall::new("c1", "echo", json!({}))])
+            .reply_text("Done.");
+        let echo = Echo(ToolDefinition {
+            name: "echo".into(),
+            description: "Echoes.".into(),
+            parameters: json!({"type": "object"}),
+            ..Default::default()
+        });
+        let edit = hooks::before_request(|step, request| {
+            if step == 2 {
+                request.system = Some("Be terse.".into());
+                request.messages.to_mut()[0] = Message::user("Hello");
+            }
+        });
+        let agent = Agent::new(model, Toolbox::new().with(echo), "m")
+            .with_system("Be brief.")
+            .with_hooks(edit);
+
+        let spans = Spans::default();
+        tracing::subscriber::with_default(spans.clone(), || {
+            agent.run(vec![Message::user("Hi")]).blocking().unwrap()
+        });
+        let breaks: Vec<Option<String>> = spans
+            .0
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .filter(|(fields, _)| fields["name"] == "chat")
+            .map(|(fields, _)| fields.get("skyl.cache_break").cloned())
+            .collect();
+        assert_eq!(
+            breaks,
+            [
+                None,
+                Some(
+                    "the system prompt changed; message 0 of the transcript was edited or removed"
+                        .to_owned()
+                )
+            ]
         );
     }
 

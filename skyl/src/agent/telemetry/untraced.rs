@@ -4,7 +4,7 @@ use std::future::Future;
 
 use crate::agent::{ModelError, Stop};
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::{Response, Usage};
+use crate::provider::{CacheBreak, Response, Usage};
 
 /// No span.
 pub(crate) struct Span;
@@ -24,6 +24,8 @@ impl Span {
     }
 
     pub(crate) fn record_response(&self, _: &Response) {}
+
+    pub(crate) fn record_cache_break(&self, _: &[CacheBreak]) {}
 
     pub(crate) fn record_end(&self, _: u32, _: &Usage, _: &Stop) {}
 

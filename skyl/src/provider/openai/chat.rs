@@ -398,6 +398,7 @@ impl Encoder for OpenAiChat {
             };
             body.insert(name.into(), max.into());
         }
+        super::cache_options(request, body);
     }
 
     fn output(

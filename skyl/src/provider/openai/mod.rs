@@ -2,10 +2,10 @@
 //! the rules they share: tool names, strict mode, results without an error flag, the error body
 //! and the usage block.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::read::Node;
-use super::{DecodeError, EncodeError, Provider, Usage, dialect, lowering};
+use super::{DecodeError, EncodeError, Provider, Request, Usage, caching, dialect, lowering};
 use crate::content::ResultContent;
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
@@ -118,10 +118,25 @@ fn parameters(
     tool: &ToolDefinition,
 ) -> Result<Value, EncodeError> {
     if !strict {
-        return Ok(tool.parameters.clone());
+        return Ok(caching::canonical_schema(&tool.parameters));
     }
     dialect::openai_strict(&tool.parameters)
+        .map(|schema| caching::canonical_schema(&schema))
         .map_err(|error| EncodeError::schema(provider, tool, error))
+}
+
+/// `prompt_cache_key` and `prompt_cache_retention`, when the request's [`Caching`] has them: both
+/// APIs take them at the top level. Nothing is sent by default, since OpenAI caches every long
+/// enough prompt by itself.
+///
+/// [`Caching`]: super::Caching
+fn cache_options(request: &Request<'_>, body: &mut Map<String, Value>) {
+    if let Some(key) = &request.caching.key {
+        body.insert("prompt_cache_key".into(), key.as_str().into());
+    }
+    if let Some(retention) = request.caching.retention {
+        body.insert("prompt_cache_retention".into(), retention.as_str().into());
+    }
 }
 
 /// The `{"error": {"message", "type" | "code"}}` body OpenAI and compatible servers send (some

@@ -174,6 +174,7 @@ impl Encoder for OpenAiResponses {
         if let Some(max) = request.max_tokens {
             body.insert("max_output_tokens".into(), max.into());
         }
+        super::cache_options(request, body);
     }
 
     fn output(
