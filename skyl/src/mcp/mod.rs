@@ -153,6 +153,7 @@ mod content;
 mod error;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod lifecycle;
 mod listing;
 mod mount;
 mod names;

@@ -7,14 +7,16 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorCode, Implementation, ProtocolVersion, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    DEFAULT_MRTR_MAX_ROUNDS, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
+    Implementation, InputRequest, InputResponses, ProtocolVersion, Tool as McpTool,
 };
 use rmcp::service::{
-    NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
+    RunningService, ServiceError,
 };
 use rmcp::transport::IntoTransport;
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::Value;
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -62,6 +64,9 @@ pub struct RemoteBuilder {
     connect_timeout: Duration,
     call_timeout: Duration,
     on_question: Option<QuestionHandler>,
+    /// Set for a second try at a server that answered `server/discover` with something other
+    /// than a discover result or an error: the handshake of 2025-11-25 alone.
+    pub(super) legacy_only: bool,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
@@ -170,6 +175,7 @@ impl Remote {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             on_question: None,
+            legacy_only: false,
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
             #[cfg(feature = "mcp-oauth")]
@@ -397,7 +403,19 @@ impl RemoteBuilder {
             catalog: Arc::clone(&catalog),
             asks: Arc::clone(&asks),
         };
-        let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
+        // 2026-07-28 when the server speaks it (`server/discover`), else the handshake of
+        // 2025-11-25 and older: a server that answers the probe with an error is an older one.
+        let lifecycle = if self.legacy_only {
+            ClientLifecycleMode::Initialize
+        } else {
+            ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            }
+        };
+        let transport = super::lifecycle::Probe::new(transport.into_transport());
+        let serving = handler.serve_with_lifecycle(transport, lifecycle);
+        let service = match tokio::time::timeout(limit, serving).await {
             Err(_) => return Err(timed_out()),
             Ok(Err(error)) => {
                 // A process that ended explains the failure better than the broken pipe it left.
@@ -456,6 +474,42 @@ fn elicit_result(reply: Reply) -> ElicitResult {
 }
 
 impl Asks {
+    /// The answer to the server's question `request`, asked on the spot by the application's
+    /// handler or, during a call, of the person through the call that takes it (which parks the
+    /// agent's run). The same path serves a question asked mid-call (`elicitation/create`) and
+    /// one in a 2026-07-28 server's input-required result.
+    async fn ask(&self, server: &str, request: ElicitRequestParams) -> ElicitResult {
+        // URL mode was not declared: a server that asks in it anyway is declined.
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return ElicitResult::new(ElicitationAction::Decline);
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+        if let Some(handler) = &self.handler {
+            let question = Question::new(server, message, schema);
+            return elicit_result((handler.0)(&question));
+        }
+        // Outside a call there is no run to pause and nobody to ask.
+        if self.in_flight.load(Ordering::Acquire) == 0 {
+            return ElicitResult::new(ElicitationAction::Decline);
+        }
+        let (reply, answer) = oneshot::channel();
+        let pending = Pending {
+            message,
+            schema,
+            reply,
+        };
+        if self.sender.send(pending).is_err() {
+            return ElicitResult::new(ElicitationAction::Decline);
+        }
+        // A call that parked and was never resumed drops its sender: the question is dismissed.
+        elicit_result(answer.await.unwrap_or(Reply::Cancel))
+    }
+
     /// The next question a call takes. Pending for as long as the server asks none; the calls
     /// in flight wait in turn, and the first to wait takes it.
     async fn next(&self) -> Option<Pending> {
@@ -546,35 +600,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        // URL mode was not declared: a server that asks in it anyway is declined.
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        if let Some(handler) = &self.asks.handler {
-            let question = Question::new(&self.catalog.server, message, schema);
-            return Ok(elicit_result((handler.0)(&question)));
-        }
-        // Outside a call there is no run to pause and nobody to ask.
-        if self.asks.in_flight.load(Ordering::Acquire) == 0 {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        }
-        let (reply, answer) = oneshot::channel();
-        let pending = Pending {
-            message,
-            schema,
-            reply,
-        };
-        if self.asks.sender.send(pending).is_err() {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        }
-        // A call that parked and was never resumed drops its sender: the question is dismissed.
-        Ok(elicit_result(answer.await.unwrap_or(Reply::Cancel)))
+        Ok(self.asks.ask(&self.catalog.server, request).await)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -602,8 +628,9 @@ impl Connection {
             return Err(prose::tool_withdrawn(&catalog.server));
         }
         let params = CallToolRequestParams::new(call.remote_name.clone()).with_arguments(arguments);
-        let peer = self.peer.clone();
-        let request: Request = Box::pin(async move { peer.call_tool(params).await });
+        let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
+        let server = catalog.server.clone();
+        let request: Request = Box::pin(async move { rounds(&peer, &asks, &server, params).await });
         self.answer(call, request).await
     }
 
@@ -713,6 +740,44 @@ impl Connection {
         };
         *self.exit.get_or_init(|| status)
     }
+}
+
+/// A call of a server's tool to its end: a server at 2026-07-28 may answer with an
+/// input-required result (SEP-2322) instead, asking questions of the person; each is asked as an
+/// `elicitation/create` during the call would be, and the call is sent again with the answers and
+/// the server's request state, exactly as it gave it, until the server completes it (at most
+/// rmcp's round limit). Each round is a request of its own, with its own JSON-RPC id.
+async fn rounds(
+    peer: &Peer<RoleClient>,
+    asks: &Asks,
+    server: &str,
+    mut params: CallToolRequestParams,
+) -> Result<CallToolResult, ServiceError> {
+    for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+        let asked = match peer.call_tool_once(params.clone()).await? {
+            CallToolResponse::Complete(result) => return Ok(result),
+            CallToolResponse::InputRequired(asked) => asked,
+            // A task (SEP-2663) needs the tasks extension, which skyl does not declare.
+            _ => return Err(ServiceError::UnexpectedResponse),
+        };
+        let mut answers = InputResponses::new();
+        for (key, request) in asked.input_requests.unwrap_or_default() {
+            // Sampling and roots were not declared: a server must not ask for them (SEP-2575).
+            let InputRequest::Elicitation(request) = request else {
+                return Err(ServiceError::UnexpectedResponse);
+            };
+            let answer = asks.ask(server, request.params).await;
+            let answer = serde_json::to_value(answer).map_err(|error| {
+                ServiceError::McpError(ErrorData::internal_error(error.to_string(), None))
+            })?;
+            answers.insert(key, answer);
+        }
+        params.input_responses = (!answers.is_empty()).then_some(answers);
+        params.request_state = asked.request_state;
+    }
+    Err(ServiceError::InputRequiredRoundsExceeded {
+        max_rounds: DEFAULT_MRTR_MAX_ROUNDS,
+    })
 }
 
 impl<S> Tool<S> for RemoteTool {
