@@ -305,6 +305,36 @@ async fn elicit(params: Value) -> Result<String, ToolFailure> {
     }
 }
 
+/// Runs once the person approves it (`Server::with_approval`): a client of 2026-07-28 is asked in
+/// an input-required result whose request state the server signs, and a state sent back changed
+/// is refused (SEP-2322).
+#[skyl::tool]
+fn test_input_required_result_tampered_state() -> &'static str {
+    "approved, and ran"
+}
+
+/// Runs once the person approves it: at 2026-07-28 the response to the call is an input-required
+/// result, never a request of the server's on the call's stream (SEP-2575).
+#[skyl::tool]
+fn test_streaming_elicitation() -> &'static str {
+    "approved, and ran"
+}
+
+/// Writes a log line at each level; at 2026-07-28 the client gets those at or above the level its
+/// request asks for in `_meta`, and none when it asks for none (SEP-2575).
+#[skyl::tool]
+fn test_logging_tool(#[context] call: CallContext) -> &'static str {
+    for level in [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Warning,
+        LogLevel::Error,
+    ] {
+        call.log(level, format!("a line at {level:?}"));
+    }
+    "logged"
+}
+
 /// A tool whose input schema uses JSON Schema 2020-12's keywords, which must reach the client
 /// as written (SEP-1613).
 fn json_schema_2020_12_tool() -> DynamicTool {
@@ -348,6 +378,9 @@ fn toolbox() -> Toolbox {
         .with(TestElicitationSep1034Defaults)
         .with(TestElicitationSep1330Enums)
         .with(json_schema_2020_12_tool())
+        .with(TestInputRequiredResultTamperedState)
+        .with(TestStreamingElicitation)
+        .with(TestLoggingTool)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -371,6 +404,13 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
     skyl::mcp::Server::new(toolbox())
         .with_name("skyl-conformance", env!("CARGO_PKG_VERSION"))
+        .with_approval(|call, _| {
+            [
+                "test_input_required_result_tampered_state",
+                "test_streaming_elicitation",
+            ]
+            .contains(&call.name.as_str())
+        })
         .serve_http(listener)
         .await?;
     Ok(())

@@ -5,10 +5,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientResult, ElicitRequest, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerRequest,
-    Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestStateCodec, SealOptions,
+    ServerCapabilities, ServerConfig, ServerRequest, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -56,6 +57,8 @@ pub struct Server<S = ()> {
     config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
+    /// Seals the request state of an approval asked in an input-required result.
+    states: Arc<RequestStateCodec>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     pub(super) http: super::http::HttpOptions,
@@ -98,6 +101,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tools: Arc::new(tools),
             config,
             log_level: LevelFilter::default(),
+            states: Arc::new(codec(&random_key())),
             #[cfg(feature = "mcp-http")]
             http: super::http::HttpOptions::default(),
         }
@@ -153,6 +157,28 @@ impl<S: Send + Sync + 'static> Server<S> {
             needs_approval: Arc::new(needs_approval),
         };
         self.tools = Arc::new(tools);
+        self
+    }
+
+    /// The key that signs the request state of the approvals this server asks for in
+    /// input-required results (MCP 2026-07-28, SEP-2322), in place of the random one each
+    /// server is made with.
+    ///
+    /// A client sends the state back with the person's answer, to any instance of the server:
+    /// give every instance behind one URL the same key (a secret, such as 32 bytes from the
+    /// system's random source kept with the deployment's other secrets), so that one checks
+    /// what another signed. A state that was not signed with it, or was signed for another call,
+    /// is refused (`-32602`), and the tool does not run.
+    ///
+    /// ```
+    /// use skyl::mcp::Server;
+    ///
+    /// let key = [7u8; 32]; // in a real deployment, a secret
+    /// let server = Server::new(skyl::Toolbox::new()).with_state_key(key);
+    /// # let _ = server;
+    /// ```
+    pub fn with_state_key(mut self, key: [u8; 32]) -> Self {
+        self.states = Arc::new(codec(&key));
         self
     }
 
@@ -217,14 +243,32 @@ impl<S: Send + Sync + 'static> Server<S> {
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
         if let Some(definition) = self.tools.toolbox.definition(&call.name)
             && (self.tools.needs_approval)(&call, definition)
-            && let Err(refused) = approved(&call, &context).await
         {
-            let refused = ToolResult::error(call.id.as_str(), refused);
-            return Ok(content::to_mcp(refused.into(), false).into());
+            let decided = if speaks_input_required(&context) {
+                let answers = request.input_responses.unwrap_or_default();
+                match self.approval_round(&call, &context, &answers, request.request_state)? {
+                    Round::Ask(asked) => return Ok(asked.into()),
+                    Round::Decided(decided) => decided,
+                }
+            } else {
+                approved(&call, &context).await
+            };
+            if let Err(refused) = decided {
+                let refused = ToolResult::error(call.id.as_str(), refused);
+                return Ok(content::to_mcp(refused.into(), false).into());
+            }
         }
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
+        // At 2026-07-28 each request says the level it wants, or gets no log lines.
+        let of_request;
+        let log_level = if speaks_input_required(&context) {
+            of_request = LevelFilter::of_request(context.meta.log_level());
+            &of_request
+        } else {
+            &self.log_level
+        };
         // The client's cancellation cancels the call's context, and the tool's future runs out
         // its grace (the toolbox's `with_cancel_grace`) before the dispatch ends.
         let mut dispatch = std::pin::pin!(super::caller::answering(
@@ -239,7 +283,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tokio::select! {
                 biased;
                 Some(report) = notices.next() => {
-                    notices.send(&context.peer, &self.log_level, report).await;
+                    notices.send(&context.peer, log_level, report).await;
                 }
                 answered = &mut dispatch => {
                     let Some(answered) = answered else {
@@ -251,13 +295,126 @@ impl<S: Send + Sync + 'static> Server<S> {
                         ));
                     };
                     for report in notices.pending() {
-                        notices.send(&context.peer, &self.log_level, report).await;
+                        notices.send(&context.peer, log_level, report).await;
                     }
                     return Ok(content::to_mcp(answered, structured).into());
                 }
             }
         }
     }
+}
+
+impl<S> Server<S> {
+    /// One round of asking for approval of `call` at 2026-07-28, where a server sends the
+    /// client no request of its own during a call: the question goes out in an input-required
+    /// result, with a request state signed for this call, and comes back with the person's
+    /// answer (`answers`) and that state.
+    fn approval_round(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        answers: &InputResponses,
+        state: Option<String>,
+    ) -> Result<Round, ErrorData> {
+        let can_ask = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        // "If processing a request requires a capability the client did not include in
+        // clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError"
+        // (2026-07-28, SEP-2575): the tool does not run, and the client reads why.
+        if !can_ask {
+            let required = ClientCapabilities::builder().enable_elicitation().build();
+            let mut error = ErrorData::missing_required_client_capability(required);
+            error.message = prose::approval_unavailable(&call.name).into();
+            return Err(error);
+        }
+        let bound = bound_to(call);
+        let Some(state) = state else {
+            let sealed = self.states.seal_with(
+                APPROVE.as_bytes(),
+                &SealOptions::new().associated_data(&bound),
+            );
+            let mut asked = InputRequests::new();
+            let question = ElicitRequest::new(approval_request(call));
+            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
+            return Ok(Round::Ask(InputRequiredResult::new(
+                Some(asked),
+                Some(sealed),
+            )));
+        };
+        if self.states.open_with(&state, &bound).is_err() {
+            return Err(ErrorData::invalid_params(
+                prose::approval_state_refused(&call.name),
+                None,
+            ));
+        }
+        // The state is this server's, for this call: the question was asked. A client that
+        // sends it back without the answer is asked again (SEP-2322).
+        let Some(answer) = answers.get(APPROVE) else {
+            let mut asked = InputRequests::new();
+            let question = ElicitRequest::new(approval_request(call));
+            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
+            return Ok(Round::Ask(InputRequiredResult::new(
+                Some(asked),
+                Some(state),
+            )));
+        };
+        Ok(Round::Decided(
+            match serde_json::from_value::<ElicitResult>(answer.clone()) {
+                Ok(answer) => decision(call, &answer),
+                Err(error) => Err(prose::approval_failed(&call.name, &error.to_string())),
+            },
+        ))
+    }
+}
+
+/// The key of the approval question in an input-required result, and what its state seals.
+const APPROVE: &str = "approve";
+
+/// What happens to a call whose approval is asked in an input-required result.
+enum Round {
+    /// The client is to ask the person, and send the call again with the answer.
+    Ask(InputRequiredResult),
+    /// The person answered: `Ok` to run the call, else the prose of the refusal.
+    Decided(Result<(), String>),
+}
+
+/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
+/// result instead of a request of the server's during the call.
+fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// What a request state for approving `call` is signed together with: the tool and what its
+/// arguments are, so that a state given for one call does not approve another.
+fn bound_to(call: &ToolCall) -> Vec<u8> {
+    let arguments = crate::arguments::canonical::canonical(&call.arguments, None);
+    let fingerprint = crate::arguments::canonical::fingerprint(&arguments);
+    format!("skyl/approve/{}/{fingerprint}", call.name).into_bytes()
+}
+
+/// The codec of request states signed with `key`.
+fn codec(key: &[u8; 32]) -> RequestStateCodec {
+    RequestStateCodec::try_new(key.to_vec()).expect("32 bytes is RequestStateCodec's minimum")
+}
+
+/// A key from the system's random source, for a server whose state key is not given.
+fn random_key() -> [u8; 32] {
+    let mut key = [0; 32];
+    // Without a random source (no such system is among Rust's tier-1 targets) the key is
+    // still secret from clients of another process: std's hasher keys are random per process.
+    if getrandom::fill(&mut key).is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        let seed = std::collections::hash_map::RandomState::new();
+        for (n, chunk) in key.chunks_mut(8).enumerate() {
+            let mut hasher = seed.build_hasher();
+            hasher.write_usize(n);
+            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+        }
+    }
+    key
 }
 
 /// Whether the tool's annotations say, in so many words, that it is destructive.
@@ -275,20 +432,7 @@ async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Resu
     if !can_ask {
         return Err(prose::approval_unavailable(&call.name));
     }
-    let requested_schema = ElicitationSchema::builder()
-        .required_bool_property("approve", |approve| {
-            approve
-                .title("Approve")
-                .description(format!("Let {} run with these arguments.", call.name))
-                .with_default(true)
-        })
-        .build_unchecked();
-    let request = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: prose::approval_question(&call.name, &call.arguments),
-        requested_schema,
-    };
-    let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(approval_request(call)));
     let answer = match context.peer.send_request(request).await {
         Ok(ClientResult::ElicitResult(answer)) => answer,
         Ok(_) => {
@@ -297,10 +441,34 @@ async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Resu
         }
         Err(error) => return Err(prose::approval_failed(&call.name, &error.to_string())),
     };
+    decision(call, &answer)
+}
+
+/// The question that asks the client's user to approve `call`: a message naming the tool and
+/// its arguments, and a boolean `approve`, true unless the person unticks it.
+fn approval_request(call: &ToolCall) -> ElicitRequestParams {
+    let requested_schema = ElicitationSchema::builder()
+        .required_bool_property(APPROVE, |approve| {
+            approve
+                .title("Approve")
+                .description(format!("Let {} run with these arguments.", call.name))
+                .with_default(true)
+        })
+        .build_unchecked();
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: prose::approval_question(&call.name, &call.arguments),
+        requested_schema,
+    }
+}
+
+/// What the person's `answer` to the approval question decides: `Ok` to run `call`, else the
+/// prose of the refusal.
+fn decision(call: &ToolCall, answer: &ElicitResult) -> Result<(), String> {
     let refused = answer
         .content
         .as_ref()
-        .and_then(|content| content.get("approve"))
+        .and_then(|content| content.get(APPROVE))
         .is_some_and(|approve| approve == &Value::Bool(false));
     match answer.action {
         ElicitationAction::Accept if !refused => Ok(()),
@@ -317,6 +485,7 @@ impl<S> Clone for Server<S> {
             tools: Arc::clone(&self.tools),
             config: self.config.clone(),
             log_level: self.log_level.clone(),
+            states: Arc::clone(&self.states),
             #[cfg(feature = "mcp-http")]
             http: self.http.clone(),
         }
