@@ -666,9 +666,11 @@ async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) 
     assert_eq!(*rooms.answers.lock().unwrap(), [accepted, declined]);
 }
 
-both_revisions!(a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown);
-
-async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown(rooms: Rooms) {
+// At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
+// (at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state).
+#[tokio::test]
+async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() {
+    let rooms = Rooms::legacy();
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let run = paused_run(&remote, "rooms_book_room").await;
     // The run as another process (or this one after a restart) loads it: the ticket of its
@@ -692,9 +694,11 @@ async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown(ro
     assert!(rooms.answers.lock().unwrap().is_empty());
 }
 
-both_revisions!(an_idempotent_call_not_held_here_runs_again_and_asks_again);
-
-async fn an_idempotent_call_not_held_here_runs_again_and_asks_again(rooms: Rooms) {
+// At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
+// (at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state).
+#[tokio::test]
+async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
+    let rooms = Rooms::legacy();
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let run = paused_run(&remote, "rooms_hold_room").await;
     let mut saved = serde_json::to_value(&run).unwrap();
@@ -723,6 +727,42 @@ async fn an_idempotent_call_not_held_here_runs_again_and_asks_again(rooms: Rooms
     );
     // The first call's question was never answered; only the second call's was.
     assert_eq!(*rooms.answers.lock().unwrap(), [cancelled]);
+}
+
+#[tokio::test]
+async fn at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let run = paused_run(&remote, "rooms_book_room").await;
+    // The saved run keeps what the server's input-required result said, and nothing else is
+    // needed to go on: the server keeps nothing between rounds.
+    let mut saved = serde_json::to_value(&run).unwrap();
+    let asking = &mut saved["turn"]["slots"][0]["asking"];
+    assert_eq!(
+        asking["continuation"],
+        json!({
+            "tool": "book_room",
+            "arguments": {"room": "blue"},
+            "requestState": "Book blue",
+            "key": "confirm",
+            "answers": {}
+        })
+    );
+    // The process that asked is gone: its connection closed, its ticket unknown here.
+    asking["ticket"] = json!("another-process-3");
+    remote.close().await;
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+    let again = mount(&rooms, Remote::builder("rooms")).await;
+    let run = resumed(&again, run).await;
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {accepted}"))]
+    );
+    // One call, its answer received once: nothing ran twice.
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(*rooms.answers.lock().unwrap(), [accepted]);
 }
 
 /// Keeps the log lines of the calls it observes.

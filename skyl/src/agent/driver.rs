@@ -630,8 +630,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     }
 
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
-    /// goes on with the reply when this process holds it; otherwise it is lost, and runs again
-    /// if that repeats nothing, or is answered as outcome-unknown.
+    /// goes on with the reply when this process holds it, or when its question carries what
+    /// continues it here (a 2026-07-28 server's request state); otherwise it is lost, and runs
+    /// again if that repeats nothing, or is answered as outcome-unknown.
     fn replied(
         &self,
         (step, position): (u32, usize),
@@ -640,6 +641,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         reply: &Reply,
     ) -> Settled {
         if let Some(rest) = asking::resume(question, reply.clone()) {
+            return Settled::Resumed(rest);
+        }
+        // The question's server keeps nothing between rounds (MCP 2026-07-28): the call's tool
+        // goes on with it here, from what the saved run kept.
+        if let Some(continuation) = question.continuation()
+            && let Some(tool) = self.agent.toolbox.tool(&call.name)
+            && let Ok(reply) = serde_json::to_value(reply)
+            && let Some(rest) = tool.resume_elsewhere(continuation, reply, call.id.as_str())
+        {
             return Settled::Resumed(rest);
         }
         if self.reruns(step, position, call) {

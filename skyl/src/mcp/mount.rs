@@ -147,6 +147,8 @@ struct Asks {
 struct Pending {
     message: String,
     schema: Value,
+    /// What continues the call in another process, for a question of an input-required result.
+    continuation: Option<Value>,
     reply: oneshot::Sender<Reply>,
 }
 
@@ -478,7 +480,12 @@ impl Asks {
     /// handler or, during a call, of the person through the call that takes it (which parks the
     /// agent's run). The same path serves a question asked mid-call (`elicitation/create`) and
     /// one in a 2026-07-28 server's input-required result.
-    async fn ask(&self, server: &str, request: ElicitRequestParams) -> ElicitResult {
+    async fn ask(
+        &self,
+        server: &str,
+        request: ElicitRequestParams,
+        continuation: Option<Value>,
+    ) -> ElicitResult {
         // URL mode was not declared: a server that asks in it anyway is declined.
         let ElicitRequestParams::FormElicitationParams {
             message,
@@ -501,6 +508,7 @@ impl Asks {
         let pending = Pending {
             message,
             schema,
+            continuation,
             reply,
         };
         if self.sender.send(pending).is_err() {
@@ -600,7 +608,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        Ok(self.asks.ask(&self.catalog.server, request).await)
+        Ok(self.asks.ask(&self.catalog.server, request, None).await)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -655,7 +663,8 @@ impl Connection {
                 Some(pending) = self.asks.next() => pending,
             };
             drop(in_flight);
-            let question = Question::new(&self.catalog.server, pending.message, pending.schema);
+            let question = Question::new(&self.catalog.server, pending.message, pending.schema)
+                .continued_by(pending.continuation);
             let (reply, context) = (pending.reply, call.context.clone());
             let asked = question.message().to_owned();
             let connection = Arc::clone(&self);
@@ -766,7 +775,17 @@ async fn rounds(
             let InputRequest::Elicitation(request) = request else {
                 return Err(ServiceError::UnexpectedResponse);
             };
-            let answer = asks.ask(server, request.params).await;
+            // The server keeps nothing between rounds: this is all another process needs to
+            // send the answer on, should the person reply there.
+            let continuation = Continuation {
+                tool: params.name.to_string(),
+                arguments: params.arguments.clone().unwrap_or_default(),
+                request_state: asked.request_state.clone(),
+                key: key.clone(),
+                answers: answers.clone(),
+            };
+            let continuation = serde_json::to_value(continuation).ok();
+            let answer = asks.ask(server, request.params, continuation).await;
             let answer = serde_json::to_value(answer).map_err(|error| {
                 ServiceError::McpError(ErrorData::internal_error(error.to_string(), None))
             })?;
@@ -778,6 +797,63 @@ async fn rounds(
     Err(ServiceError::InputRequiredRoundsExceeded {
         max_rounds: DEFAULT_MRTR_MAX_ROUNDS,
     })
+}
+
+/// Where a call stands when its server asked a question in an input-required result: what
+/// sending the person's answer on takes, in this process or another.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Continuation {
+    /// The tool's name on the server.
+    tool: String,
+    arguments: serde_json::Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request_state: Option<String>,
+    /// The key of the question asked.
+    key: String,
+    /// The answers to the questions of the same round asked before it.
+    answers: InputResponses,
+}
+
+impl Connection {
+    /// The call a question of this server's input-required result asked for, gone on with
+    /// here with the person's `reply` (the question was asked in another process, or before a
+    /// restart: a run resumed with the reply reaches it through the call's tool in its
+    /// toolbox); `None` when the continuation is not one of a tool this server offers.
+    fn continued(
+        self: Arc<Self>,
+        continuation: &Value,
+        reply: Reply,
+        call_id: &str,
+    ) -> Option<BoxFuture<'static, RichOutcome>> {
+        let continuation: Continuation = serde_json::from_value(continuation.clone()).ok()?;
+        let local_name = self
+            .catalog
+            .current()
+            .iter()
+            .find(|listed| listed.remote_name == continuation.tool)?
+            .definition
+            .name
+            .clone();
+        let mut answers = continuation.answers;
+        answers.insert(
+            continuation.key,
+            serde_json::to_value(elicit_result(reply)).ok()?,
+        );
+        let mut params = CallToolRequestParams::new(continuation.tool.clone())
+            .with_arguments(continuation.arguments);
+        params.input_responses = Some(answers);
+        params.request_state = continuation.request_state;
+        let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
+        let server = self.catalog.server.clone();
+        let request: Request = Box::pin(async move { rounds(&peer, &asks, &server, params).await });
+        let call = Call {
+            context: CallContext::new(local_name.as_str(), call_id),
+            remote_name: continuation.tool,
+            local_name,
+        };
+        Some(self.answer(call, request))
+    }
 }
 
 impl<S> Tool<S> for RemoteTool {
@@ -805,6 +881,16 @@ impl<S> Tool<S> for RemoteTool {
             context: invocation.context(),
         };
         ToolFuture::new_output(Arc::clone(&self.connection).call(call, arguments))
+    }
+
+    fn resume_elsewhere(
+        &self,
+        continuation: &Value,
+        reply: Value,
+        call_id: &str,
+    ) -> Option<BoxFuture<'static, RichOutcome>> {
+        let reply: Reply = serde_json::from_value(reply).ok()?;
+        Arc::clone(&self.connection).continued(continuation, reply, call_id)
     }
 }
 
