@@ -335,8 +335,8 @@ fn test_logging_tool(#[context] call: CallContext) -> &'static str {
     "logged"
 }
 
-/// A tool whose input schema uses JSON Schema 2020-12's keywords, which must reach the client
-/// as written (SEP-1613).
+/// A tool whose input schema uses JSON Schema 2020-12's keywords, composition, conditions and
+/// an anchor among them, which must reach the client as written (SEP-1613, SEP-2106).
 fn json_schema_2020_12_tool() -> DynamicTool {
     let definition = ToolDefinition {
         name: "json_schema_2020_12_tool".into(),
@@ -346,14 +346,22 @@ fn json_schema_2020_12_tool() -> DynamicTool {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
                 }
             },
             "properties": {
                 "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         }),
         ..Default::default()
