@@ -765,6 +765,66 @@ async fn at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_s
     assert_eq!(*rooms.answers.lock().unwrap(), [accepted]);
 }
 
+#[tokio::test]
+async fn at_2026_07_28_a_skyl_servers_approval_pauses_a_skyl_agent_run_and_survives_a_restart() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let files = Toolbox::new().with(DeleteFile).with(ReadFile);
+    tokio::spawn(Server::new(files).with_state_key([3; 32]).serve(server_end));
+    let remote = bounded("mounting", Remote::builder("files").connect(client_end))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new().reply_calls([ToolCall::new(
+        "c1",
+        "files_delete_file",
+        json!({"path": "paused.txt"}),
+    )]);
+    let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
+    let run = bounded(
+        "the run",
+        agent
+            .run(vec![Message::user("Delete paused.txt")])
+            .into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    let question = run.question("c1").unwrap();
+    assert_eq!(question.from(), "files");
+    assert_eq!(
+        (question.message(), question.schema()),
+        (
+            approval_question("paused.txt")["message"].as_str().unwrap(),
+            &approval_question("paused.txt")["requestedSchema"]
+        )
+    );
+    assert!(!deleted("paused.txt"));
+    // The question came in an input-required result: the saved run holds the signed state.
+    let mut saved = serde_json::to_value(&run).unwrap();
+    let asking = &mut saved["turn"]["slots"][0]["asking"];
+    let state = asking["continuation"]["requestState"].clone();
+    assert!(state.is_string(), "{asking}");
+    assert_eq!(
+        asking["continuation"],
+        json!({
+            "tool": "delete_file",
+            "arguments": {"path": "paused.txt"},
+            "requestState": state,
+            "key": "approve",
+            "answers": {}
+        })
+    );
+    // Resumed where the call is not held, with the person's approval: the tool runs, once.
+    asking["ticket"] = json!("another-process-4");
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+    let run = resumed(&remote, run).await;
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", "deleted paused.txt")]
+    );
+    assert!(deleted("paused.txt"));
+}
+
 /// Keeps the log lines of the calls it observes.
 #[derive(Default)]
 struct Lines(Mutex<Vec<String>>);
