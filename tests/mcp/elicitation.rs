@@ -407,6 +407,125 @@ async fn at_2026_07_28_approval_is_asked_in_an_input_required_result_with_a_sign
     unable.cancel().await.unwrap();
 }
 
+/// Asks the person's name, then their favorite color (two rounds at 2026-07-28), and says both.
+#[skyl::tool]
+fn profile() -> Result<String, skyl::ToolFailure> {
+    let form = |key: &str, message: &str| {
+        let question: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+        }))
+        .unwrap();
+        InputRequest::Elicitation(ElicitRequest::new(question))
+    };
+    let Some(name) = skyl::mcp::answer("name") else {
+        return Err(skyl::mcp::ask("name", form("name", "Your name?")));
+    };
+    let Some(color) = skyl::mcp::answer("color") else {
+        return Err(skyl::mcp::ask(
+            "color",
+            form("color", "Your favorite color?"),
+        ));
+    };
+    Ok(format!(
+        "{} likes {}",
+        name["content"]["name"], color["content"]["color"]
+    ))
+}
+
+/// An rmcp client whose person answers each question with a value for its schema's one
+/// property: the question's message, reversed.
+#[derive(Clone, Default)]
+struct Answering(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Answering {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("answering", "1.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let request = serde_json::to_value(&request).unwrap();
+        let message = request["message"].as_str().unwrap().to_owned();
+        let properties = request["requestedSchema"]["properties"]
+            .as_object()
+            .unwrap();
+        let field = properties.keys().next().unwrap().clone();
+        self.0.lock().unwrap().push(message.clone());
+        let value: String = message.chars().rev().collect();
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({field: value})))
+    }
+}
+
+#[tokio::test]
+async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() {
+    let asker = Answering::default();
+    let server = Server::new(Toolbox::new().with(Profile)).with_state_key([5; 32]);
+    let client = modern_client_of(server, asker.clone()).await;
+    // The first round, by hand: the tool's question, with a state.
+    let params = CallToolRequestParams::new("profile");
+    let first = bounded("a round", client.call_tool_once(params.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    assert_eq!(
+        serde_json::to_value(&first).unwrap(),
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"name": {"method": "elicitation/create", "params": {
+                "mode": "form",
+                "message": "Your name?",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            }}},
+            "requestState": state
+        })
+    );
+    // rmcp's client drives every round: the second question comes with the first answer
+    // kept in the signed state, and the tool sees both answers in the last.
+    let result = bounded("the rounds", client.call_tool(params))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        complete(text("\"?eman ruoY\" likes \"?roloc etirovaf ruoY\""))
+    );
+    assert_eq!(
+        *asker.0.lock().unwrap(),
+        ["Your name?", "Your favorite color?"]
+    );
+    client.cancel().await.unwrap();
+
+    // A client of 2025-11-25 cannot be asked so: the tool's failure says why.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Toolbox::new().with(Profile)).serve(server_end));
+    let legacy = bounded("the handshake", Answering::default().serve(client_end))
+        .await
+        .unwrap();
+    let result = bounded(
+        "a call",
+        legacy.call_tool(CallToolRequestParams::new("profile")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        error(
+            "ERROR: profile failed: this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it. Do not retry; tell the user the result is unavailable."
+        )
+    );
+    legacy.cancel().await.unwrap();
+}
+
 // Mounting: a server that asks during a call.
 
 /// An MCP server written with rmcp alone, whose `book_room` (and `hold_room`) asks the person to

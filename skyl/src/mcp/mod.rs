@@ -51,7 +51,11 @@
 //! `outputSchema`. The server declares `logging` and accepts the level a client sets.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
-//! elicitation, a completion through sampling) reaches it with [`caller`].
+//! elicitation, a completion through sampling) reaches it with [`caller`]. At 2026-07-28, where
+//! a server sends no request of its own during a call, it asks with [`ask`] instead: the call is
+//! answered with an input-required result holding its questions and a signed request state,
+//! and the tool runs again, from its start, when the client calls with the answers, which
+//! [`answer`] gives ([`client_capabilities`] says what the client can answer).
 //!
 //! A call that needs a person's approval (by default, of a tool whose annotations say it is
 //! destructive; [`Server::with_approval`] chooses) asks the client first, through elicitation:
@@ -185,7 +189,7 @@ mod stdio;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};
-pub use caller::caller;
+pub use caller::{answer, ask, caller, client_capabilities};
 pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
 #[cfg(feature = "mcp-oauth")]

@@ -241,12 +241,22 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        // At 2026-07-28 a question goes in an input-required result, and its answer comes back
+        // in the call sent again, with the request state this server signed: the answers of
+        // the earlier rounds, bound to this call.
+        let modern = speaks_input_required(&context);
+        let mut answers = InputResponses::new();
+        if modern {
+            if let Some(state) = &request.request_state {
+                answers = self.opened(&call, state)?;
+            }
+            answers.extend(request.input_responses.unwrap_or_default());
+        }
         if let Some(definition) = self.tools.toolbox.definition(&call.name)
             && (self.tools.needs_approval)(&call, definition)
         {
-            let decided = if speaks_input_required(&context) {
-                let answers = request.input_responses.unwrap_or_default();
-                match self.approval_round(&call, &context, &answers, request.request_state)? {
+            let decided = if modern {
+                match self.approval_round(&call, &context, &answers)? {
                     Round::Ask(asked) => return Ok(asked.into()),
                     Round::Decided(decided) => decided,
                 }
@@ -258,6 +268,11 @@ impl<S: Send + Sync + 'static> Server<S> {
                 return Ok(content::to_mcp(refused.into(), false).into());
             }
         }
+        let inputs = Arc::new(super::caller::Inputs::new(
+            answers.clone(),
+            context.client_capabilities(),
+            modern,
+        ));
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
@@ -271,14 +286,16 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         // The client's cancellation cancels the call's context, and the tool's future runs out
         // its grace (the toolbox's `with_cancel_grace`) before the dispatch ends.
-        let mut dispatch = std::pin::pin!(super::caller::answering(
+        let dispatch = super::caller::answering(
             context.peer.clone(),
             self.tools.toolbox.dispatch_rich(
                 &call,
                 Some(Arc::new(notifier)),
-                context.ct.cancelled()
-            )
-        ));
+                context.ct.cancelled(),
+            ),
+        );
+        let mut dispatch =
+            std::pin::pin!(super::caller::with_inputs(Arc::clone(&inputs), dispatch));
         loop {
             tokio::select! {
                 biased;
@@ -297,6 +314,12 @@ impl<S: Send + Sync + 'static> Server<S> {
                     for report in notices.pending() {
                         notices.send(&context.peer, log_level, report).await;
                     }
+                    // The tool asked (`skyl::mcp::ask`): its questions are the answer.
+                    let asked = inputs.take_asked();
+                    if modern && !asked.is_empty() {
+                        let state = self.sealed(&call, &answers);
+                        return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
+                    }
                     return Ok(content::to_mcp(answered, structured).into());
                 }
             }
@@ -314,7 +337,6 @@ impl<S> Server<S> {
         call: &ToolCall,
         context: &RequestContext<RoleServer>,
         answers: &InputResponses,
-        state: Option<String>,
     ) -> Result<Round, ErrorData> {
         let can_ask = context
             .client_capabilities()
@@ -328,32 +350,13 @@ impl<S> Server<S> {
             error.message = prose::approval_unavailable(&call.name).into();
             return Err(error);
         }
-        let bound = bound_to(call);
-        let Some(state) = state else {
-            let sealed = self.states.seal_with(
-                APPROVE.as_bytes(),
-                &SealOptions::new().associated_data(&bound),
-            );
-            let mut asked = InputRequests::new();
-            let question = ElicitRequest::new(approval_request(call));
-            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
-            return Ok(Round::Ask(InputRequiredResult::new(
-                Some(asked),
-                Some(sealed),
-            )));
-        };
-        if self.states.open_with(&state, &bound).is_err() {
-            return Err(ErrorData::invalid_params(
-                prose::approval_state_refused(&call.name),
-                None,
-            ));
-        }
-        // The state is this server's, for this call: the question was asked. A client that
-        // sends it back without the answer is asked again (SEP-2322).
+        // Not answered yet (a client that sends the state back without the answer is asked
+        // again, as SEP-2322 says).
         let Some(answer) = answers.get(APPROVE) else {
             let mut asked = InputRequests::new();
             let question = ElicitRequest::new(approval_request(call));
             asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
+            let state = self.sealed(call, answers);
             return Ok(Round::Ask(InputRequiredResult::new(
                 Some(asked),
                 Some(state),
@@ -366,9 +369,28 @@ impl<S> Server<S> {
             },
         ))
     }
+
+    /// The request state of `call` holding `answers`, signed for it.
+    fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
+        let payload = serde_json::to_vec(answers).unwrap_or_default();
+        let bound = bound_to(call);
+        self.states
+            .seal_with(&payload, &SealOptions::new().associated_data(&bound))
+    }
+
+    /// The answers a request state of `call` holds, when this server signed it for `call`;
+    /// the JSON-RPC error -32602 when it did not.
+    fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
+        let refused = || ErrorData::invalid_params(prose::approval_state_refused(&call.name), None);
+        let payload = self
+            .states
+            .open_with(state, &bound_to(call))
+            .map_err(|_| refused())?;
+        serde_json::from_slice(&payload).map_err(|_| refused())
+    }
 }
 
-/// The key of the approval question in an input-required result, and what its state seals.
+/// The key of the approval question in an input-required result.
 const APPROVE: &str = "approve";
 
 /// What happens to a call whose approval is asked in an input-required result.

@@ -81,6 +81,17 @@ pub(crate) fn approval_state_refused(tool: &str) -> String {
     )
 }
 
+/// What a served tool that asked its client a question ([`crate::mcp::ask`]) fails with; the
+/// server answers the call with the question instead, so no model reads it.
+pub(crate) fn input_asked() -> String {
+    "the tool asked the MCP client a question; the server answers the call with it".to_owned()
+}
+
+/// A tool that asked a question ([`crate::mcp::ask`]) outside a served call at 2026-07-28.
+pub(crate) fn input_unavailable() -> String {
+    "this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it".to_owned()
+}
+
 /// A served call whose request for approval failed on the way.
 pub(crate) fn approval_failed(tool: &str, error: &str) -> String {
     crate::prose::denied(
