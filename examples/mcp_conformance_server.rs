@@ -496,6 +496,14 @@ fn test_input_required_result_capabilities() -> Result<String, ToolFailure> {
     Ok(format!("Answered: {}", Value::Array(answers)))
 }
 
+/// Asks the client's model, whether or not the client said it has one: a client that did not
+/// declare sampling gets the error saying which capability is missing (-32021, SEP-2575).
+#[skyl::tool]
+fn test_missing_capability() -> Result<String, ToolFailure> {
+    let answers = answers_to(vec![("greeting", sampling("Generate a greeting", 50))])?;
+    Ok(format!("The model said: {}", answers[0]["content"]["text"]))
+}
+
 /// A tool whose input schema uses JSON Schema 2020-12's keywords, composition, conditions and
 /// an anchor among them, which must reach the client as written (SEP-1613, SEP-2106).
 fn json_schema_2020_12_tool() -> DynamicTool {
@@ -557,6 +565,7 @@ fn toolbox() -> Toolbox {
         .with(TestInputRequiredResultMultipleInputs)
         .with(TestInputRequiredResultMultiRound)
         .with(TestInputRequiredResultCapabilities)
+        .with(TestMissingCapability)
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -505,6 +505,27 @@ async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() 
     );
     client.cancel().await.unwrap();
 
+    // A client of 2026-07-28 that did not declare elicitation is told what it lacks (-32021),
+    // and is not asked.
+    let unable = modern_client_of(Server::new(Toolbox::new().with(Profile)), ()).await;
+    let missing = bounded(
+        "a call",
+        unable.call_tool_once(CallToolRequestParams::new("profile")),
+    )
+    .await;
+    let Err(ServiceError::McpError(missing)) = missing else {
+        panic!("not refused: {missing:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(missing).unwrap(),
+        json!({
+            "code": -32021,
+            "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"elicitation": {}}}
+        })
+    );
+    unable.cancel().await.unwrap();
+
     // A client of 2025-11-25 cannot be asked so: the tool's failure says why.
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(Server::new(Toolbox::new().with(Profile)).serve(server_end));

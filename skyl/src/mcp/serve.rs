@@ -314,8 +314,12 @@ impl<S: Send + Sync + 'static> Server<S> {
                     for report in notices.pending() {
                         notices.send(&context.peer, log_level, report).await;
                     }
-                    // The tool asked (`skyl::mcp::ask`): its questions are the answer.
+                    // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless
+                    // it asked what the client did not say it can answer.
                     let asked = inputs.take_asked();
+                    if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                        return Err(ErrorData::missing_required_client_capability(missing));
+                    }
                     if modern && !asked.is_empty() {
                         let state = self.sealed(&call, &answers);
                         return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
@@ -388,6 +392,32 @@ impl<S> Server<S> {
             .map_err(|_| refused())?;
         serde_json::from_slice(&payload).map_err(|_| refused())
     }
+}
+
+/// The capabilities the questions `asked` need that `declared` lacks, if any: "If processing a
+/// request requires a capability the client did not include in clientCapabilities, the server
+/// MUST return a MissingRequiredClientCapabilityError" (2026-07-28, SEP-2575).
+fn undeclared(
+    asked: &InputRequests,
+    declared: Option<ClientCapabilities>,
+) -> Option<ClientCapabilities> {
+    let declared = declared.unwrap_or_default();
+    let mut missing = ClientCapabilities::default();
+    for request in asked.values() {
+        match request {
+            InputRequest::Elicitation(_) if declared.elicitation.is_none() => {
+                missing.elicitation = Some(Default::default());
+            }
+            InputRequest::CreateMessage(_) if declared.sampling.is_none() => {
+                missing.sampling = Some(Default::default());
+            }
+            InputRequest::ListRoots(_) if declared.roots.is_none() => {
+                missing.roots = Some(Default::default());
+            }
+            _ => {}
+        }
+    }
+    (missing != ClientCapabilities::default()).then_some(missing)
 }
 
 /// The key of the approval question in an input-required result.
