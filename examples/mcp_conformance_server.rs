@@ -540,6 +540,27 @@ fn json_schema_2020_12_tool() -> DynamicTool {
     })
 }
 
+/// A tool whose `region` argument the client also sends as the `Mcp-Param-Region` header
+/// (SEP-2243), which the server checks against the body before the call runs.
+fn test_header_region() -> DynamicTool {
+    let definition = ToolDefinition {
+        name: "test_header_region".into(),
+        description: "Says which region it was called for.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"}
+            },
+            "required": ["region"]
+        }),
+        ..Default::default()
+    };
+    DynamicTool::from_fn(definition, |arguments: Value| {
+        format!("called for {}", arguments["region"])
+    })
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(TestSimpleText)
@@ -566,6 +587,7 @@ fn toolbox() -> Toolbox {
         .with(TestInputRequiredResultMultiRound)
         .with(TestInputRequiredResultCapabilities)
         .with(TestMissingCapability)
+        .with(test_header_region())
 }
 
 #[tokio::main(flavor = "current_thread")]
