@@ -21,7 +21,9 @@ tokio::task_local! {
 /// A tool uses it to ask the client for something mid-call: the person's input
 /// (`elicitation/create`), a completion from the client's model (`sampling/createMessage`). The
 /// client says in its capabilities which it supports (`peer_info()`); a tool that needs one the
-/// client lacks should fail with prose saying so rather than wait.
+/// client lacks should fail with prose saying so rather than wait. That is MCP 2025-11-25: a
+/// client of 2026-07-28 takes no request of the server's during a call (rmcp refuses to send
+/// one), and a tool asks it with [`ask`] instead.
 ///
 /// ```
 /// /// Asks the person for their name.
