@@ -41,6 +41,17 @@ fn calls(scenario: &str) -> Vec<(&'static str, serde_json::Value)> {
         "elicitation-sep1034-client-defaults" => {
             vec![("test_client_elicitation_defaults", json!({}))]
         }
+        // SEP-2322: two calls the server answers with an input-required result (with and
+        // without a request state), an unrelated call, and a result that names no result type.
+        "sep-2322-client-request-state" => vec![
+            ("test_mrtr_echo_state", json!({})),
+            ("test_mrtr_no_state", json!({})),
+            ("test_mrtr_unrelated", json!({})),
+            ("test_mrtr_no_result_type", json!({})),
+        ],
+        // SEP-2243: the tools whose x-mcp-header annotations are invalid are left out; the valid
+        // one is kept.
+        "http-invalid-tool-headers" => vec![("valid_tool", json!({}))],
         // Behind OAuth: the step-up scenario asks for more scope at the call.
         auth if auth.starts_with("auth/") => vec![("test-tool", json!({}))],
         // `initialize`: connecting and listing the tools is the test.
@@ -76,9 +87,35 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let remote = builder.connect_http(&url).await?;
     let toolbox = Toolbox::new().with_remote(&remote);
     let mut failed = false;
-    for (n, (tool, arguments)) in calls(&scenario).into_iter().enumerate() {
+    let mut calls: Vec<(String, Value)> = calls(&scenario)
+        .into_iter()
+        .map(|(tool, arguments)| (tool.to_owned(), arguments))
+        .collect();
+    // SEP-1613, SEP-2106: the input schema of the suite's tool, as skyl mounted it, goes back
+    // to the suite to compare with what it sent.
+    if scenario == "json-schema-2020-12-preservation" {
+        let definitions = toolbox.definitions();
+        let focal = definitions
+            .iter()
+            .find(|definition| definition.name == "json_schema_2020_12_tool")
+            .ok_or("the suite's server lists no json_schema_2020_12_tool")?;
+        calls.push((
+            "json_schema_echo".to_owned(),
+            json!({"schema": focal.parameters}),
+        ));
+    }
+    // The calls a scenario names in its context (`toolCalls`), after the fixed ones.
+    if let Some(named) = context()?["toolCalls"].as_array() {
+        for call in named {
+            let tool = call["name"]
+                .as_str()
+                .ok_or("a toolCalls entry without a name")?;
+            calls.push((tool.to_owned(), call["arguments"].clone()));
+        }
+    }
+    for (n, (tool, arguments)) in calls.into_iter().enumerate() {
         let result = toolbox
-            .dispatch(&ToolCall::new(format!("call-{n}"), tool, arguments))
+            .dispatch(&ToolCall::new(format!("call-{n}"), &tool, arguments))
             .await;
         eprintln!("{tool}: {}", result.content);
         failed |= result.is_error;
@@ -93,10 +130,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// How the client authorizes in an `auth/` scenario: with the client credentials the suite gives
 /// for a machine client, else as a person would (with the pre-registered client it gives, if any).
 fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
-    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        Ok(text) => serde_json::from_str(&text)?,
-        Err(_) => Value::Null,
-    };
+    let context = context()?;
     let text = |key: &str| context[key].as_str().map(str::to_owned);
     if scenario.starts_with("auth/client-credentials") {
         let (Some(id), Some(secret)) = (text("client_id"), text("client_secret")) else {
@@ -116,6 +150,14 @@ fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
         oauth = oauth.client_secret(secret);
     }
     Ok(oauth)
+}
+
+/// What the suite passes the scenario in `MCP_CONFORMANCE_CONTEXT` (JSON), or null.
+fn context() -> Result<Value, Box<dyn std::error::Error>> {
+    Ok(match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text)?,
+        Err(_) => Value::Null,
+    })
 }
 
 /// The person's part: the suite's authorization page approves at once and redirects, so a GET

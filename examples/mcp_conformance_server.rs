@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skyl::mcp::rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ServerRequest,
+    ElicitRequestParams, InputRequest, ServerRequest,
 };
 use skyl::mcp::rmcp::{Peer, RoleServer};
 use skyl::{
@@ -305,8 +305,207 @@ async fn elicit(params: Value) -> Result<String, ToolFailure> {
     }
 }
 
-/// A tool whose input schema uses JSON Schema 2020-12's keywords, which must reach the client
-/// as written (SEP-1613).
+/// Runs once the person approves it (`Server::with_approval`): a client of 2026-07-28 is asked in
+/// an input-required result whose request state the server signs, and a state sent back changed
+/// is refused (SEP-2322).
+#[skyl::tool]
+fn test_input_required_result_tampered_state() -> &'static str {
+    "approved, and ran"
+}
+
+/// Runs once the person approves it: at 2026-07-28 the response to the call is an input-required
+/// result, never a request of the server's on the call's stream (SEP-2575).
+#[skyl::tool]
+fn test_streaming_elicitation() -> &'static str {
+    "approved, and ran"
+}
+
+/// Writes a log line at each level; at 2026-07-28 the client gets those at or above the level its
+/// request asks for in `_meta`, and none when it asks for none (SEP-2575).
+#[skyl::tool]
+fn test_logging_tool(#[context] call: CallContext) -> &'static str {
+    for level in [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Warning,
+        LogLevel::Error,
+    ] {
+        call.log(level, format!("a line at {level:?}"));
+    }
+    "logged"
+}
+
+/// A question of an input-required result, from its JSON (`method` and `params`).
+fn question(request: Value) -> Result<InputRequest, ToolFailure> {
+    serde_json::from_value(request).map_err(|error| ToolFailure::do_not_retry(error.to_string()))
+}
+
+/// Asks the client the questions `asked` (key, JSON) it has not answered yet, all at once; the
+/// answers when it has answered them all.
+fn answers_to(asked: Vec<(&str, Value)>) -> Result<Vec<Value>, ToolFailure> {
+    let answers: Vec<Option<Value>> = asked
+        .iter()
+        .map(|(key, _)| skyl::mcp::answer(key))
+        .collect();
+    if answers.iter().all(Option::is_some) {
+        return Ok(answers.into_iter().flatten().collect());
+    }
+    let mut failure = None;
+    for ((key, request), answer) in asked.into_iter().zip(answers) {
+        if answer.is_none() {
+            failure = Some(skyl::mcp::ask(key, question(request)?));
+        }
+    }
+    Err(failure.expect("a question not answered"))
+}
+
+/// A form question with `message`, for one string property `field` (or `schema`'s).
+fn form(message: &str, properties: Value, required: &[&str]) -> Value {
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": properties, "required": required}
+        }
+    })
+}
+
+/// A sampling question asking the client's model `text`.
+fn sampling(text: &str, max_tokens: u32) -> Value {
+    json!({
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+            "maxTokens": max_tokens
+        }
+    })
+}
+
+/// The client's roots.
+fn roots() -> Value {
+    json!({"method": "roots/list", "params": {}})
+}
+
+/// Asks the person's name in an input-required result (SEP-2322), and greets them.
+#[skyl::tool]
+fn test_input_required_result_elicitation() -> Result<String, ToolFailure> {
+    // An answer without a name is asked again.
+    if let Some(answer) = skyl::mcp::answer("user_name")
+        && let Some(name) = answer["content"]["name"].as_str()
+    {
+        return Ok(format!("Hello, {name}!"));
+    }
+    let name = form(
+        "What is your name?",
+        json!({"name": {"type": "string"}}),
+        &["name"],
+    );
+    Err(skyl::mcp::ask("user_name", question(name)?))
+}
+
+/// Asks the client's model a question in an input-required result, and says its answer.
+#[skyl::tool]
+fn test_input_required_result_sampling() -> Result<String, ToolFailure> {
+    let answers = answers_to(vec![(
+        "capital_question",
+        sampling("What is the capital of France?", 100),
+    )])?;
+    Ok(format!(
+        "The model said: {}",
+        answers[0]["content"]["text"].as_str().unwrap_or("")
+    ))
+}
+
+/// Asks the client's roots in an input-required result, and lists them.
+#[skyl::tool]
+fn test_input_required_result_list_roots() -> Result<String, ToolFailure> {
+    let answers = answers_to(vec![("client_roots", roots())])?;
+    Ok(format!("The client's roots: {}", answers[0]["roots"]))
+}
+
+/// Asks a confirmation with a request state, which the server signs and checks.
+#[skyl::tool]
+fn test_input_required_result_request_state() -> Result<String, ToolFailure> {
+    let confirm = form(
+        "Please confirm",
+        json!({"ok": {"type": "boolean"}}),
+        &["ok"],
+    );
+    let answers = answers_to(vec![("confirm", confirm)])?;
+    Ok(format!("state-ok: {}", answers[0]))
+}
+
+/// Asks a name, a greeting from the client's model and the client's roots at once.
+#[skyl::tool]
+fn test_input_required_result_multiple_inputs() -> Result<String, ToolFailure> {
+    let name = form(
+        "What is your name?",
+        json!({"name": {"type": "string"}}),
+        &["name"],
+    );
+    let answers = answers_to(vec![
+        ("user_name", name),
+        ("greeting", sampling("Generate a greeting", 50)),
+        ("client_roots", roots()),
+    ])?;
+    Ok(format!("All answered: {}", Value::Array(answers)))
+}
+
+/// Asks a name, then, with it, a favorite color: two rounds.
+#[skyl::tool]
+fn test_input_required_result_multi_round() -> Result<String, ToolFailure> {
+    let name = form(
+        "Step 1: What is your name?",
+        json!({"name": {"type": "string"}}),
+        &["name"],
+    );
+    let name = answers_to(vec![("step1", name)])?;
+    let color = form(
+        "Step 2: What is your favorite color?",
+        json!({"color": {"type": "string"}}),
+        &["color"],
+    );
+    let color = answers_to(vec![("step2", color)])?;
+    Ok(format!("Both rounds done: {} and {}", name[0], color[0]))
+}
+
+/// Asks only what the client said it can answer: the person if it declared elicitation, its
+/// model if it declared sampling.
+#[skyl::tool]
+fn test_input_required_result_capabilities() -> Result<String, ToolFailure> {
+    let capabilities = skyl::mcp::client_capabilities().unwrap_or_default();
+    let mut asked = Vec::new();
+    if capabilities.elicitation.is_some() {
+        asked.push((
+            "user_name",
+            form(
+                "What is your name?",
+                json!({"name": {"type": "string"}}),
+                &["name"],
+            ),
+        ));
+    }
+    if capabilities.sampling.is_some() {
+        asked.push(("greeting", sampling("Generate a greeting", 50)));
+    }
+    if asked.is_empty() {
+        return Ok("The client can answer no question.".into());
+    }
+    let answers = answers_to(asked)?;
+    Ok(format!("Answered: {}", Value::Array(answers)))
+}
+
+/// Asks the client's model, whether or not the client said it has one: a client that did not
+/// declare sampling gets the error saying which capability is missing (-32021, SEP-2575).
+#[skyl::tool]
+fn test_missing_capability() -> Result<String, ToolFailure> {
+    let answers = answers_to(vec![("greeting", sampling("Generate a greeting", 50))])?;
+    Ok(format!("The model said: {}", answers[0]["content"]["text"]))
+}
+
+/// A tool whose input schema uses JSON Schema 2020-12's keywords, composition, conditions and
+/// an anchor among them, which must reach the client as written (SEP-1613, SEP-2106).
 fn json_schema_2020_12_tool() -> DynamicTool {
     let definition = ToolDefinition {
         name: "json_schema_2020_12_tool".into(),
@@ -316,20 +515,49 @@ fn json_schema_2020_12_tool() -> DynamicTool {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
                 }
             },
             "properties": {
                 "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         }),
         ..Default::default()
     };
     DynamicTool::from_fn(definition, |arguments: Value| {
         format!("received {arguments}")
+    })
+}
+
+/// A tool whose `region` argument the client also sends as the `Mcp-Param-Region` header
+/// (SEP-2243), which the server checks against the body before the call runs.
+fn test_header_region() -> DynamicTool {
+    let definition = ToolDefinition {
+        name: "test_header_region".into(),
+        description: "Says which region it was called for.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"}
+            },
+            "required": ["region"]
+        }),
+        ..Default::default()
+    };
+    DynamicTool::from_fn(definition, |arguments: Value| {
+        format!("called for {}", arguments["region"])
     })
 }
 
@@ -348,6 +576,18 @@ fn toolbox() -> Toolbox {
         .with(TestElicitationSep1034Defaults)
         .with(TestElicitationSep1330Enums)
         .with(json_schema_2020_12_tool())
+        .with(TestInputRequiredResultTamperedState)
+        .with(TestStreamingElicitation)
+        .with(TestLoggingTool)
+        .with(TestInputRequiredResultElicitation)
+        .with(TestInputRequiredResultSampling)
+        .with(TestInputRequiredResultListRoots)
+        .with(TestInputRequiredResultRequestState)
+        .with(TestInputRequiredResultMultipleInputs)
+        .with(TestInputRequiredResultMultiRound)
+        .with(TestInputRequiredResultCapabilities)
+        .with(TestMissingCapability)
+        .with(test_header_region())
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -371,6 +611,13 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
     skyl::mcp::Server::new(toolbox())
         .with_name("skyl-conformance", env!("CARGO_PKG_VERSION"))
+        .with_approval(|call, _| {
+            [
+                "test_input_required_result_tampered_state",
+                "test_streaming_elicitation",
+            ]
+            .contains(&call.name.as_str())
+        })
         .serve_http(listener)
         .await?;
     Ok(())

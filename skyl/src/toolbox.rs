@@ -579,6 +579,11 @@ impl<S: 'static> Toolbox<S> {
             .get(name)
             .map(|position| &self.definitions[position])
     }
+
+    /// The tool called `name`, if the toolbox has one.
+    pub(crate) fn tool(&self, name: &str) -> Option<&dyn Tool<S>> {
+        self.index.get(name).map(|position| &*self.tools[position])
+    }
 }
 
 impl<S: 'static> fmt::Debug for Toolbox<S> {

@@ -4,6 +4,7 @@
 //! run serializes, and resumed with the person's reply it hands the reply to the server, whose
 //! call then completes into the transcript.
 
+use std::borrow::Cow;
 use std::future::IntoFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,10 +15,14 @@ use skyl::agent::{Agent, BoxFuture, Reply, Run, Stop};
 use skyl::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ClientResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, ServerRequest, Tool, ToolAnnotations,
+    ElicitationAction, ErrorCode, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ServerRequest, Tool, ToolAnnotations,
 };
-use skyl::mcp::rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use skyl::mcp::rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RoleServer, RunningService,
+    ServiceError,
+};
 use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, RemoteBuilder, Server};
 use skyl::testing::ScriptedModel;
@@ -237,15 +242,352 @@ async fn the_approval_rule_is_the_servers_to_choose() {
     client.cancel().await.unwrap();
 }
 
+// Serving at 2026-07-28: the question goes out in an input-required result.
+
+/// An rmcp client at 2026-07-28 (`server/discover`, no handshake) connected to `server`.
+async fn modern_client_of<C: ClientHandler>(
+    server: Server,
+    client: C,
+) -> RunningService<RoleClient, C> {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    bounded(
+        "the discovery",
+        client.serve_with_lifecycle(client_end, lifecycle),
+    )
+    .await
+    .unwrap()
+}
+
+/// One round of a `delete_file` call of `path`: the answer and request state of the round
+/// before, if any; the server's answer, as JSON, or its error.
+async fn delete_round<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    path: &str,
+    answer: Option<Value>,
+    state: Option<&str>,
+) -> Result<Value, ErrorData> {
+    let mut params =
+        CallToolRequestParams::new("delete_file").with_arguments(object(json!({"path": path})));
+    if let Some(answer) = answer {
+        params = params.with_input_responses([("approve".to_owned(), answer)].into());
+    }
+    params.request_state = state.map(str::to_owned);
+    let response = bounded("a round", client.call_tool_once(params)).await;
+    match response {
+        Ok(CallToolResponse::InputRequired(asked)) => Ok(serde_json::to_value(asked).unwrap()),
+        Ok(CallToolResponse::Complete(result)) => Ok(serde_json::to_value(result).unwrap()),
+        Ok(other) => panic!("a task: {other:?}"),
+        Err(ServiceError::McpError(error)) => Err(error),
+        Err(other) => panic!("the call failed: {other}"),
+    }
+}
+
+/// A result as a server of 2026-07-28 sends it: saying it is complete.
+fn complete(mut result: Value) -> Value {
+    result["resultType"] = json!("complete");
+    result
+}
+
+/// The files server, with the approval state key `key`.
+fn files_server(key: [u8; 32]) -> Server {
+    Server::new(Toolbox::new().with(DeleteFile).with(ReadFile)).with_state_key(key)
+}
+
+#[tokio::test]
+async fn at_2026_07_28_approval_is_asked_in_an_input_required_result_with_a_signed_state() {
+    let person = Person::answering(
+        ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true})),
+    );
+    let client = modern_client_of(files_server([1; 32]), person.clone()).await;
+    let asked = delete_round(&client, "mrtr.txt", None, None).await.unwrap();
+    let state = asked["requestState"]
+        .as_str()
+        .expect("a request state")
+        .to_owned();
+    let question = json!({
+        "resultType": "input_required",
+        "inputRequests": {
+            "approve": {"method": "elicitation/create", "params": approval_question("mrtr.txt")}
+        },
+        "requestState": state
+    });
+    assert_eq!(asked, question);
+    assert!(!deleted("mrtr.txt"));
+
+    let accept = json!({"action": "accept", "content": {"approve": true}});
+    let refused = |tool: &str| {
+        format!(
+            "the requestState sent with this call of {tool} is not one this server signed for it (it was changed, or given for another call, or signed with another key); {tool} did not run. Send the call again without requestState and inputResponses to be asked anew"
+        )
+    };
+    // A changed state, and the state of another call, are refused, and nothing runs.
+    for (path, sent) in [
+        ("mrtr.txt", format!("{state}x")),
+        ("other.txt", state.clone()),
+    ] {
+        let refusal = delete_round(&client, path, Some(accept.clone()), Some(&sent))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (refusal.code, refusal.message.as_ref()),
+            (ErrorCode::INVALID_PARAMS, refused("delete_file").as_str())
+        );
+        assert!(!deleted(path));
+    }
+    // The state without the answer: asked again, with the same state.
+    assert_eq!(
+        delete_round(&client, "mrtr.txt", None, Some(&state))
+            .await
+            .unwrap(),
+        question
+    );
+    // The state with a refusal: the tool does not run.
+    let declined = json!({"action": "decline"});
+    assert_eq!(
+        delete_round(&client, "mrtr.txt", Some(declined), Some(&state))
+            .await
+            .unwrap(),
+        complete(error(
+            "ERROR: delete_file was not run: the user did not approve it when asked. Do not call it again with the same arguments; continue without it, or ask the user how to proceed."
+        ))
+    );
+    assert!(!deleted("mrtr.txt"));
+    // Another instance with the same key (behind the same URL) takes the state; one with
+    // another key does not.
+    let other_key = modern_client_of(files_server([2; 32]), person.clone()).await;
+    let refusal = delete_round(&other_key, "mrtr.txt", Some(accept.clone()), Some(&state))
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code, ErrorCode::INVALID_PARAMS);
+    let same_key = modern_client_of(files_server([1; 32]), person.clone()).await;
+    assert_eq!(
+        delete_round(&same_key, "mrtr.txt", Some(accept), Some(&state))
+            .await
+            .unwrap(),
+        complete(text("deleted mrtr.txt"))
+    );
+    assert!(deleted("mrtr.txt"));
+
+    // rmcp's own client drives the rounds: it asks its person, and sends the answer back.
+    let params = CallToolRequestParams::new("delete_file")
+        .with_arguments(object(json!({"path": "driven.txt"})));
+    let result = bounded("a driven call", client.call_tool(params))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        complete(text("deleted driven.txt"))
+    );
+    assert_eq!(
+        *person.asked.lock().unwrap(),
+        [approval_question("driven.txt")]
+    );
+    // A client of 2026-07-28 that cannot ask is told it lacks the capability (-32021), with
+    // the words a model reads at 2025-11-25, and nothing runs.
+    let unable = modern_client_of(files_server([1; 32]), ()).await;
+    let missing = delete_round(&unable, "unasked-2026.txt", None, None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        serde_json::to_value(missing).unwrap(),
+        json!({
+            "code": -32021,
+            "message": "ERROR: delete_file was not run: it needs the user's approval, and this MCP client cannot ask for it (it does not support elicitation). Do not call it again with the same arguments; continue without it, or ask the user how to proceed.",
+            "data": {"requiredCapabilities": {"elicitation": {}}}
+        })
+    );
+    assert!(!deleted("unasked-2026.txt"));
+    for client in [client, other_key, same_key] {
+        client.cancel().await.unwrap();
+    }
+    unable.cancel().await.unwrap();
+}
+
+/// Asks the person's name, then their favorite color (two rounds at 2026-07-28), and says both.
+#[skyl::tool]
+fn profile() -> Result<String, skyl::ToolFailure> {
+    let form = |key: &str, message: &str| {
+        let question: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+        }))
+        .unwrap();
+        InputRequest::Elicitation(ElicitRequest::new(question))
+    };
+    let Some(name) = skyl::mcp::answer("name") else {
+        return Err(skyl::mcp::ask("name", form("name", "Your name?")));
+    };
+    let Some(color) = skyl::mcp::answer("color") else {
+        return Err(skyl::mcp::ask(
+            "color",
+            form("color", "Your favorite color?"),
+        ));
+    };
+    Ok(format!(
+        "{} likes {}",
+        name["content"]["name"], color["content"]["color"]
+    ))
+}
+
+/// An rmcp client whose person answers each question with a value for its schema's one
+/// property: the question's message, reversed.
+#[derive(Clone, Default)]
+struct Answering(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Answering {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("answering", "1.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let request = serde_json::to_value(&request).unwrap();
+        let message = request["message"].as_str().unwrap().to_owned();
+        let properties = request["requestedSchema"]["properties"]
+            .as_object()
+            .unwrap();
+        let field = properties.keys().next().unwrap().clone();
+        self.0.lock().unwrap().push(message.clone());
+        let value: String = message.chars().rev().collect();
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({field: value})))
+    }
+}
+
+#[tokio::test]
+async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() {
+    let asker = Answering::default();
+    let server = Server::new(Toolbox::new().with(Profile)).with_state_key([5; 32]);
+    let client = modern_client_of(server, asker.clone()).await;
+    // The first round, by hand: the tool's question, with a state.
+    let params = CallToolRequestParams::new("profile");
+    let first = bounded("a round", client.call_tool_once(params.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    assert_eq!(
+        serde_json::to_value(&first).unwrap(),
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"name": {"method": "elicitation/create", "params": {
+                "mode": "form",
+                "message": "Your name?",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            }}},
+            "requestState": state
+        })
+    );
+    // rmcp's client drives every round: the second question comes with the first answer
+    // kept in the signed state, and the tool sees both answers in the last.
+    let result = bounded("the rounds", client.call_tool(params))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        complete(text("\"?eman ruoY\" likes \"?roloc etirovaf ruoY\""))
+    );
+    assert_eq!(
+        *asker.0.lock().unwrap(),
+        ["Your name?", "Your favorite color?"]
+    );
+    client.cancel().await.unwrap();
+
+    // A client of 2026-07-28 that did not declare elicitation is told what it lacks (-32021),
+    // and is not asked.
+    let unable = modern_client_of(Server::new(Toolbox::new().with(Profile)), ()).await;
+    let missing = bounded(
+        "a call",
+        unable.call_tool_once(CallToolRequestParams::new("profile")),
+    )
+    .await;
+    let Err(ServiceError::McpError(missing)) = missing else {
+        panic!("not refused: {missing:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(missing).unwrap(),
+        json!({
+            "code": -32021,
+            "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"elicitation": {}}}
+        })
+    );
+    unable.cancel().await.unwrap();
+
+    // A client of 2025-11-25 cannot be asked so: the tool's failure says why.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Toolbox::new().with(Profile)).serve(server_end));
+    let legacy = bounded("the handshake", Answering::default().serve(client_end))
+        .await
+        .unwrap();
+    let result = bounded(
+        "a call",
+        legacy.call_tool(CallToolRequestParams::new("profile")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        error(
+            "ERROR: profile failed: this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it. Do not retry; tell the user the result is unavailable."
+        )
+    );
+    legacy.cancel().await.unwrap();
+}
+
 // Mounting: a server that asks during a call.
 
-/// An MCP server written with rmcp alone, whose `book_room` (and `hold_room`) asks the person to confirm
-/// (`elicitation/create`) and answers with what the person said. It counts its calls and keeps
-/// every answer it received, as JSON.
+/// An MCP server written with rmcp alone, whose `book_room` (and `hold_room`) asks the person to
+/// confirm and answers with what the person said. At 2026-07-28 it asks in an input-required
+/// result (SEP-2322) and is called again with the answer and its request state; at 2025-11-25
+/// (`legacy`, the only revision it speaks then) it asks during the call (`elicitation/create`).
+/// It counts its calls (not the rounds that bring answers) and keeps every answer it received,
+/// as JSON.
 #[derive(Clone, Default)]
 struct Rooms {
+    legacy: bool,
     calls: Arc<AtomicUsize>,
     answers: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Rooms {
+    /// A server of 2025-11-25 and before.
+    fn legacy() -> Self {
+        Rooms {
+            legacy: true,
+            ..Rooms::default()
+        }
+    }
+}
+
+/// Runs the mounting test `$name` (an async fn taking the server) against a server of each
+/// revision: `$name::at_2025_11_25` and `$name::at_2026_07_28`.
+macro_rules! both_revisions {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test]
+            async fn at_2025_11_25() {
+                super::$name(super::Rooms::legacy()).await;
+            }
+
+            #[tokio::test]
+            async fn at_2026_07_28() {
+                super::$name(super::Rooms::default()).await;
+            }
+        }
+    };
 }
 
 /// The form `book_room` asks the person to fill in.
@@ -280,12 +622,22 @@ impl ServerHandler for Rooms {
         ]))
     }
 
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        if self.legacy {
+            ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25).into()
+        } else {
+            ProtocolVersion::KNOWN_VERSIONS.into()
+        }
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
+        if request.input_responses.is_none() {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+        }
         let room = request
             .arguments
             .as_ref()
@@ -304,6 +656,26 @@ impl ServerHandler for Rooms {
             "requestedSchema": booking_form(),
         }))
         .unwrap();
+        if !self.legacy {
+            assert_eq!(
+                context.protocol_version(),
+                Some(ProtocolVersion::V_2026_07_28)
+            );
+            let state = format!("{verb} {room}");
+            let Some(answers) = request.input_responses else {
+                let asked = InputRequests::from([(
+                    "confirm".to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(params)),
+                )]);
+                return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
+            };
+            // The client sent back the state as given, with the answer under the question's key.
+            assert_eq!(request.request_state, Some(state));
+            let answer = answers["confirm"].clone();
+            self.answers.lock().unwrap().push(answer.clone());
+            let said = format!("{room}: {answer}");
+            return Ok(CallToolResult::success(vec![ContentBlock::text(said)]).into());
+        }
         let asked = context
             .peer
             .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
@@ -377,9 +749,9 @@ fn map(value: Value) -> Map<String, Value> {
     object(value)
 }
 
-#[tokio::test]
-async fn a_servers_question_pauses_the_run_until_the_person_replies() {
-    let rooms = Rooms::default();
+both_revisions!(a_servers_question_pauses_the_run_until_the_person_replies);
+
+async fn a_servers_question_pauses_the_run_until_the_person_replies(rooms: Rooms) {
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let run = paused_run(&remote, "rooms_book_room").await;
     let question = run.question("c1").expect("the call asked");
@@ -409,9 +781,9 @@ async fn a_servers_question_pauses_the_run_until_the_person_replies() {
     assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
 }
 
-#[tokio::test]
-async fn approving_accepts_with_the_defaults_and_denying_declines() {
-    let rooms = Rooms::default();
+both_revisions!(approving_accepts_with_the_defaults_and_denying_declines);
+
+async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) {
     let remote = mount(&rooms, Remote::builder("rooms")).await;
 
     let mut run = paused_run(&remote, "rooms_book_room").await;
@@ -434,9 +806,11 @@ async fn approving_accepts_with_the_defaults_and_denying_declines() {
     assert_eq!(*rooms.answers.lock().unwrap(), [accepted, declined]);
 }
 
+// At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
+// (at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state).
 #[tokio::test]
 async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() {
-    let rooms = Rooms::default();
+    let rooms = Rooms::legacy();
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let run = paused_run(&remote, "rooms_book_room").await;
     // The run as another process (or this one after a restart) loads it: the ticket of its
@@ -460,9 +834,11 @@ async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() 
     assert!(rooms.answers.lock().unwrap().is_empty());
 }
 
+// At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
+// (at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state).
 #[tokio::test]
 async fn a_call_parked_past_its_question_expiry_is_dropped_and_answered_as_after_a_restart() {
-    let rooms = Rooms::default();
+    let rooms = Rooms::legacy();
     let builder = Remote::builder("rooms").question_expiry(std::time::Duration::ZERO);
     let remote = mount(&rooms, builder).await;
     let mut run = paused_run(&remote, "rooms_book_room").await;
@@ -483,7 +859,7 @@ async fn a_call_parked_past_its_question_expiry_is_dropped_and_answered_as_after
 
 #[tokio::test]
 async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
-    let rooms = Rooms::default();
+    let rooms = Rooms::legacy();
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let run = paused_run(&remote, "rooms_hold_room").await;
     let mut saved = serde_json::to_value(&run).unwrap();
@@ -514,6 +890,102 @@ async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
     assert_eq!(*rooms.answers.lock().unwrap(), [cancelled]);
 }
 
+#[tokio::test]
+async fn at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_servers_state() {
+    let rooms = Rooms::default();
+    let remote = mount(&rooms, Remote::builder("rooms")).await;
+    let run = paused_run(&remote, "rooms_book_room").await;
+    // The saved run keeps what the server's input-required result said, and nothing else is
+    // needed to go on: the server keeps nothing between rounds.
+    let mut saved = serde_json::to_value(&run).unwrap();
+    let asking = &mut saved["turn"]["slots"][0]["asking"];
+    assert_eq!(
+        asking["continuation"],
+        json!({
+            "tool": "book_room",
+            "arguments": {"room": "blue"},
+            "requestState": "Book blue",
+            "key": "confirm",
+            "answers": {}
+        })
+    );
+    // The process that asked is gone: its connection closed, its ticket unknown here.
+    asking["ticket"] = json!("another-process-3");
+    remote.close().await;
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+    let again = mount(&rooms, Remote::builder("rooms")).await;
+    let run = resumed(&again, run).await;
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", format!("blue: {accepted}"))]
+    );
+    // One call, its answer received once: nothing ran twice.
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(*rooms.answers.lock().unwrap(), [accepted]);
+}
+
+#[tokio::test]
+async fn at_2026_07_28_a_skyl_servers_approval_pauses_a_skyl_agent_run_and_survives_a_restart() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let files = Toolbox::new().with(DeleteFile).with(ReadFile);
+    tokio::spawn(Server::new(files).with_state_key([3; 32]).serve(server_end));
+    let remote = bounded("mounting", Remote::builder("files").connect(client_end))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new().reply_calls([ToolCall::new(
+        "c1",
+        "files_delete_file",
+        json!({"path": "paused.txt"}),
+    )]);
+    let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
+    let run = bounded(
+        "the run",
+        agent
+            .run(vec![Message::user("Delete paused.txt")])
+            .into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    let question = run.question("c1").unwrap();
+    assert_eq!(question.from(), "files");
+    assert_eq!(
+        (question.message(), question.schema()),
+        (
+            approval_question("paused.txt")["message"].as_str().unwrap(),
+            &approval_question("paused.txt")["requestedSchema"]
+        )
+    );
+    assert!(!deleted("paused.txt"));
+    // The question came in an input-required result: the saved run holds the signed state.
+    let mut saved = serde_json::to_value(&run).unwrap();
+    let asking = &mut saved["turn"]["slots"][0]["asking"];
+    let state = asking["continuation"]["requestState"].clone();
+    assert!(state.is_string(), "{asking}");
+    assert_eq!(
+        asking["continuation"],
+        json!({
+            "tool": "delete_file",
+            "arguments": {"path": "paused.txt"},
+            "requestState": state,
+            "key": "approve",
+            "answers": {}
+        })
+    );
+    // Resumed where the call is not held, with the person's approval: the tool runs, once.
+    asking["ticket"] = json!("another-process-4");
+    let mut run: Run = serde_json::from_value(saved).unwrap();
+    run.approve("c1").unwrap();
+    let run = resumed(&remote, run).await;
+    assert_eq!(
+        results(&run),
+        [ToolResult::success("c1", "deleted paused.txt")]
+    );
+    assert!(deleted("paused.txt"));
+}
+
 /// Keeps the log lines of the calls it observes.
 #[derive(Default)]
 struct Lines(Mutex<Vec<String>>);
@@ -526,9 +998,11 @@ impl CallObserver for Lines {
     }
 }
 
-#[tokio::test]
-async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the_handler() {
-    let rooms = Rooms::default();
+both_revisions!(outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the_handler);
+
+async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the_handler(
+    rooms: Rooms,
+) {
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let toolbox = Toolbox::new().with_remote(&remote);
     let lines = Arc::new(Lines::default());
@@ -551,7 +1025,10 @@ async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the
     );
 
     // A handler answers on the spot, in a run too: the run does not pause.
-    let answering = Rooms::default();
+    let answering = Rooms {
+        legacy: rooms.legacy,
+        ..Rooms::default()
+    };
     let builder = Remote::builder("rooms").on_question(|question| {
         let mut answer = question.defaults();
         answer.insert("note".into(), json!(format!("re: {}", question.message())));
@@ -630,9 +1107,9 @@ async fn journaled_booking(remote: &Remote, journal: &Memory, model: ScriptedMod
     .unwrap()
 }
 
-#[tokio::test]
-async fn a_journaled_run_waits_for_the_reply_and_records_the_calls_result() {
-    let rooms = Rooms::default();
+both_revisions!(a_journaled_run_waits_for_the_reply_and_records_the_calls_result);
+
+async fn a_journaled_run_waits_for_the_reply_and_records_the_calls_result(rooms: Rooms) {
     let remote = mount(&rooms, Remote::builder("rooms")).await;
     let journal = Memory::default();
     let model = ScriptedModel::new().reply_calls([ToolCall::new(

@@ -8,6 +8,7 @@ mod common;
 mod content_rows;
 mod elicitation;
 mod fuzz_inputs;
+mod headers;
 mod hostile;
 mod mount;
 mod mount_refusals;

@@ -14,9 +14,12 @@ use serde_json::{Value, json};
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
     CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, NumberOrString,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject, SetLevelRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestMetaObject,
+    SetLevelRequestParams,
 };
-use skyl::mcp::rmcp::service::{NotificationContext, RoleClient};
+use skyl::mcp::rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient,
+};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
 use skyl::{CallContext, LogLevel, Progress, Toolbox};
 use tokio::sync::Notify;
@@ -203,6 +206,50 @@ async fn log_lines_below_the_level_the_client_set_are_not_sent() {
             "level": "warning", "logger": "convert", "data": "page 2 was blank"
         }})]
     );
+}
+
+#[tokio::test]
+async fn at_2026_07_28_log_lines_go_only_to_a_request_that_asks_for_them() {
+    let toolbox = Toolbox::new().with(Convert);
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(toolbox).serve(server_end));
+    let heard = Heard::default();
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = bounded(
+        "the discovery",
+        heard.clone().serve_with_lifecycle(client_end, lifecycle),
+    )
+    .await
+    .unwrap();
+    let logged = || -> Vec<Value> {
+        let heard = heard.0.lock().unwrap();
+        let lines = heard
+            .iter()
+            .filter(|notice| notice["method"] == "notifications/message");
+        lines.cloned().collect()
+    };
+    // No `logLevel` in the request's `_meta`: no log line (SEP-2575).
+    bounded("convert", client.peer().call_tool(convert_request(None)))
+        .await
+        .unwrap();
+    assert_eq!(logged(), Vec::<Value>::new());
+    // `logLevel` info: the lines at info and above.
+    let mut request = convert_request(None);
+    let mut meta = RequestMetaObject::new();
+    meta.set_log_level(LoggingLevel::Info);
+    request.meta = Some(meta);
+    bounded("convert", client.peer().call_tool(request))
+        .await
+        .unwrap();
+    assert_eq!(
+        logged(),
+        [json!({"method": "notifications/message", "params": {
+            "level": "warning", "logger": "convert", "data": "page 2 was blank"
+        }})]
+    );
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

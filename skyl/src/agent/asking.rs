@@ -65,6 +65,12 @@ pub struct Question {
     /// answered on the spot (a [`RemoteBuilder::on_question`](crate::mcp::RemoteBuilder::on_question) handler).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     ticket: String,
+    /// What another process needs to go on with the call once the person replies: the request
+    /// state and the rest of a 2026-07-28 server's input-required result, which the saved run
+    /// keeps; the call's tool goes on with it.
+    /// (Boxed: a run's every slot holds a question's room.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    continuation: Option<Box<Value>>,
 }
 
 impl Question {
@@ -76,7 +82,20 @@ impl Question {
             message: message.into(),
             schema,
             ticket: String::new(),
+            continuation: None,
         }
+    }
+
+    /// What continues the call in a process that does not hold it, if anything does.
+    pub(crate) fn continuation(&self) -> Option<&Value> {
+        self.continuation.as_deref()
+    }
+
+    /// The question, with what continues its call in a process that does not hold the call.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn continued_by(mut self, continuation: Option<Value>) -> Self {
+        self.continuation = continuation.map(Box::new);
+        self
     }
 
     /// Who asks: the name of the mounted server, as given to `skyl::mcp::Remote::builder`

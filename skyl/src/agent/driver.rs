@@ -16,7 +16,6 @@ use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
-use crate::provider::caching;
 use crate::provider::{CacheWatch, Request, Response, ToolChoice};
 use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
 use crate::toolbox::{RichResult, Timed};
@@ -670,7 +669,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 .collect(),
             _ => Vec::new(),
         };
-        caching::wire_order(&mut request.tools, &found);
+        crate::provider::wire_order(&mut request.tools, &found);
         let mut sent = None;
         if let Some(budget) = &agent.budget {
             let size = request_bytes(agent.model.as_ref(), &request);
@@ -775,8 +774,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     }
 
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
-    /// goes on with the reply when this process holds it; otherwise it is lost, and runs again
-    /// if that repeats nothing, or is answered as outcome-unknown.
+    /// goes on with the reply when this process holds it, or when its question carries what
+    /// continues it here (a 2026-07-28 server's request state); otherwise it is lost, and runs
+    /// again if that repeats nothing, or is answered as outcome-unknown.
     fn replied(
         &self,
         (step, position): (u32, usize),
@@ -785,6 +785,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         reply: &Reply,
     ) -> Settled {
         if let Some(rest) = asking::resume(question, reply.clone()) {
+            return Settled::Resumed(rest);
+        }
+        // The question's server keeps nothing between rounds (MCP 2026-07-28): the call's tool
+        // goes on with it here, from what the saved run kept.
+        if let Some(continuation) = question.continuation()
+            && let Some(tool) = self.agent.toolbox.tool(&call.name)
+            && let Ok(reply) = serde_json::to_value(reply)
+            && let Some(rest) = tool.resume_elsewhere(continuation, reply, call.id.as_str())
+        {
             return Settled::Resumed(rest);
         }
         if self.reruns(step, position, call) {

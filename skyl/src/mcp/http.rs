@@ -230,6 +230,28 @@ impl RemoteBuilder {
     /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
     /// `Cargo.toml`.
     pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
+        let again = self.clone();
+        match self.connect_http_once(url).await {
+            // Some servers of 2025 answer every method they do not know, `server/discover`
+            // included, with an empty result; over HTTP a new connection costs little, and the
+            // older handshake is tried on one.
+            Err(ConnectError::Http { source, .. })
+                if !again.legacy_only
+                    && source
+                        .downcast_ref::<ClientInitializeError>()
+                        .is_some_and(|error| {
+                            matches!(error, ClientInitializeError::ExpectedInitResult(_))
+                        }) =>
+            {
+                let mut again = again;
+                again.legacy_only = true;
+                again.connect_http_once(url).await
+            }
+            other => other,
+        }
+    }
+
+    async fn connect_http_once(self, url: &str) -> Result<Remote, ConnectError> {
         let server = self.name.clone();
         let failed = |source| ConnectError::Http {
             server: server.clone(),
@@ -280,6 +302,11 @@ fn transport_cause(error: Cause) -> Cause {
     match error.downcast::<ClientInitializeError>() {
         Ok(error) => match *error {
             ClientInitializeError::TransportError { error, .. } => error.error,
+            // The server did not speak 2026-07-28, nor the older handshake tried after it: the
+            // second failure says what is wrong with the URL.
+            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+                transport_cause(fallback)
+            }
             other => Box::new(other),
         },
         Err(other) => other,

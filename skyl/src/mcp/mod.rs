@@ -7,6 +7,13 @@
 //! tool looks like on the wire and keeps its guarantee on both sides: every call gets one result,
 //! and a failure is prose that names the tool, the cause and the next step.
 //!
+//! Both sides speak MCP 2026-07-28 (no handshake: `server/discover`, and each request carrying
+//! its protocol version, client capabilities and client in `_meta`, with the `MCP-Protocol-Version`
+//! and `Mcp-Method` headers over HTTP) with a peer that does, and 2025-11-25 (and the revisions
+//! before it, through `initialize`) with one that does not. A mounted server is asked with
+//! `server/discover` first; one that answers with an error, or lists only revisions with a
+//! handshake, gets `initialize` on the same connection.
+//!
 //! # Serving a toolbox
 //!
 //! [`Server`] wraps a toolbox (its state included). `tools/list` comes from the definitions, and
@@ -36,7 +43,7 @@
 //! | `arguments` that are not an object (an array, JSON text) | JSON-RPC error -32602, whose message is skyl's prose: the request does not satisfy MCP's `CallToolRequest`, which MCP makes a protocol error, and the tool does not run |
 //! | `notifications/cancelled` | the tool's [`CallContext`](crate::CallContext) is cancelled, its future is polled through its grace ([`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace)) and then dropped, and no response is sent |
 //! | a tool's [`CallContext::progress`](crate::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
-//! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result |
+//! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result; at 2026-07-28, at or above the request's `_meta` `logLevel`, and none when it names none |
 //!
 //! `tools/list` carries each tool's name, description and `inputSchema` (skyl's canonical
 //! schema, with `$schema` naming its dialect, JSON Schema 2020-12), and, where the definition has
@@ -50,12 +57,22 @@
 //! for every task, and never runs a call that may have had effects twice.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
-//! elicitation, a completion through sampling) reaches it with [`caller`].
+//! elicitation, a completion through sampling) reaches it with [`caller`]. At 2026-07-28, where
+//! a server sends no request of its own during a call, it asks with [`ask`] instead: the call is
+//! answered with an input-required result holding its questions and a signed request state,
+//! and the tool runs again, from its start, when the client calls with the answers, which
+//! [`answer`] gives ([`client_capabilities`] says what the client can answer).
 //!
 //! A call that needs a person's approval (by default, of a tool whose annotations say it is
 //! destructive; [`Server::with_approval`] chooses) asks the client first, through elicitation:
 //! the tool runs once the person accepts, and otherwise does not run and the client receives
 //! an error result saying why, a client that cannot ask (no elicitation capability) included.
+//! At 2026-07-28 the question is an input-required result (SEP-2322) instead of a request during
+//! the call: the call's response asks it, with a request state signed for this call
+//! ([`Server::with_state_key`]), and the client sends the call again with the answer and the
+//! state; no connection is held open meanwhile. A changed state, or one given for another call,
+//! is refused (JSON-RPC error -32602), and a client that did not declare elicitation gets
+//! -32021 (missing client capability) with the same prose; the tool does not run.
 //!
 //! On the stdio transport nothing but JSON-RPC is written to stdout: skyl prints nothing, and a
 //! tool's panic message goes through the panic hook, to stderr. Keep your own logging on stderr.
@@ -138,6 +155,12 @@
 //!   what it is about. Outside a run, a question is declined and the call logs why;
 //!   [`RemoteBuilder::on_question`] answers them all instead. A client skyl builds declares
 //!   the elicitation capability (form mode).
+//!
+//!   A server at 2026-07-28 asks in an input-required result instead: the question pauses the
+//!   run the same way, and the reply goes back in the call sent again with the server's request
+//!   state, exactly as given. The saved run keeps that state, so a run resumed in another process
+//!   (or after a restart) sends the reply on there, through the call's tool, instead of answering
+//!   outcome-unknown; the server answers as it would have in the first process.
 //! - **Tasks.** skyl's client declares the tasks extension: a server that answers a call with a
 //!   task is polled (`tasks/get`, as often as it asks) until the task ends, bounded by
 //!   [`RemoteBuilder::task_timeout`], and the call's result is the task's. With
@@ -165,6 +188,7 @@ mod content;
 mod error;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod lifecycle;
 mod listing;
 mod mount;
 mod mounted_task;
@@ -179,7 +203,7 @@ mod tasks;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};
-pub use caller::caller;
+pub use caller::{answer, ask, caller, client_capabilities};
 pub use error::{Cause, ConnectError, ServeError};
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
 #[cfg(feature = "mcp-oauth")]

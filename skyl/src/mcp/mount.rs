@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, Implementation,
-    ProtocolVersion, Tool as McpTool,
+    DEFAULT_MRTR_MAX_ROUNDS, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
+    Implementation, InputRequest, InputResponses, ProtocolVersion, Tool as McpTool,
 };
 use rmcp::service::{
-    NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
+    RunningService, ServiceError,
 };
 use rmcp::transport::IntoTransport;
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::Value;
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -70,6 +71,9 @@ pub struct RemoteBuilder {
     question_expiry: Duration,
     on_question: Option<QuestionHandler>,
     tasks: Tasks,
+    /// Set for a second try at a server that answered `server/discover` with something other
+    /// than a discover result or an error: the handshake of 2025-11-25 alone.
+    pub(super) legacy_only: bool,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
     pub(super) bearer_token: Option<String>,
@@ -169,6 +173,8 @@ struct Asks {
 struct Pending {
     message: String,
     schema: Value,
+    /// What continues the call in another process, for a question of an input-required result.
+    continuation: Option<Value>,
     reply: oneshot::Sender<Reply>,
 }
 
@@ -202,6 +208,7 @@ impl Remote {
                 journal: None,
                 timeout: DEFAULT_TASK_TIMEOUT,
             },
+            legacy_only: false,
             #[cfg(feature = "mcp-http")]
             bearer_token: None,
             #[cfg(feature = "mcp-oauth")]
@@ -472,7 +479,19 @@ impl RemoteBuilder {
             catalog: Arc::clone(&catalog),
             asks: Arc::clone(&asks),
         };
-        let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
+        // 2026-07-28 when the server speaks it (`server/discover`), else the handshake of
+        // 2025-11-25 and older: a server that answers the probe with an error is an older one.
+        let lifecycle = if self.legacy_only {
+            ClientLifecycleMode::Initialize
+        } else {
+            ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            }
+        };
+        let transport = super::lifecycle::Probe::new(transport.into_transport());
+        let serving = handler.serve_with_lifecycle(transport, lifecycle);
+        let service = match tokio::time::timeout(limit, serving).await {
             Err(_) => return Err(timed_out()),
             Ok(Err(error)) => {
                 // A process that ended explains the failure better than the broken pipe it left.
@@ -531,6 +550,48 @@ fn elicit_result(reply: Reply) -> ElicitResult {
 }
 
 impl Asks {
+    /// The answer to the server's question `request`, asked on the spot by the application's
+    /// handler or, during a call, of the person through the call that takes it (which parks the
+    /// agent's run). The same path serves a question asked mid-call (`elicitation/create`) and
+    /// one in a 2026-07-28 server's input-required result.
+    async fn ask(
+        &self,
+        server: &str,
+        request: ElicitRequestParams,
+        continuation: Option<Value>,
+    ) -> ElicitResult {
+        // URL mode was not declared: a server that asks in it anyway is declined.
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return ElicitResult::new(ElicitationAction::Decline);
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+        if let Some(handler) = &self.handler {
+            let question = Question::new(server, message, schema);
+            return elicit_result((handler.0)(&question));
+        }
+        // Outside a call there is no run to pause and nobody to ask.
+        if self.in_flight.load(Ordering::Acquire) == 0 {
+            return ElicitResult::new(ElicitationAction::Decline);
+        }
+        let (reply, answer) = oneshot::channel();
+        let pending = Pending {
+            message,
+            schema,
+            continuation,
+            reply,
+        };
+        if self.sender.send(pending).is_err() {
+            return ElicitResult::new(ElicitationAction::Decline);
+        }
+        // A call that parked and was never resumed drops its sender: the question is dismissed.
+        elicit_result(answer.await.unwrap_or(Reply::Cancel))
+    }
+
     /// The next question a call takes. Pending for as long as the server asks none; the calls
     /// in flight wait in turn, and the first to wait takes it.
     async fn next(&self) -> Option<Pending> {
@@ -624,35 +685,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        // URL mode was not declared: a server that asks in it anyway is declined.
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        if let Some(handler) = &self.asks.handler {
-            let question = Question::new(&self.catalog.server, message, schema);
-            return Ok(elicit_result((handler.0)(&question)));
-        }
-        // Outside a call there is no run to pause and nobody to ask.
-        if self.asks.in_flight.load(Ordering::Acquire) == 0 {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        }
-        let (reply, answer) = oneshot::channel();
-        let pending = Pending {
-            message,
-            schema,
-            reply,
-        };
-        if self.asks.sender.send(pending).is_err() {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        }
-        // A call that parked and was never resumed drops its sender: the question is dismissed.
-        Ok(elicit_result(answer.await.unwrap_or(Reply::Cancel)))
+        Ok(self.asks.ask(&self.catalog.server, request, None).await)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -686,8 +719,9 @@ impl Connection {
             return self.await_task(&call, &task_id, None).await;
         }
         let params = CallToolRequestParams::new(call.remote_name.clone()).with_arguments(arguments);
-        let peer = self.peer.clone();
-        let request: Request = Box::pin(async move { peer.call_tool_once(params).await });
+        let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
+        let server = catalog.server.clone();
+        let request: Request = Box::pin(async move { rounds(&peer, &asks, &server, params).await });
         self.answer(call, request).await
     }
 
@@ -712,7 +746,8 @@ impl Connection {
                 Some(pending) = self.asks.next() => pending,
             };
             drop(in_flight);
-            let question = Question::new(&self.catalog.server, pending.message, pending.schema);
+            let question = Question::new(&self.catalog.server, pending.message, pending.schema)
+                .continued_by(pending.continuation);
             let (reply, context) = (pending.reply, call.context.clone());
             let asked = question.message().to_owned();
             let connection = Arc::clone(&self);
@@ -850,6 +885,110 @@ impl Connection {
     }
 }
 
+/// A call of a server's tool to its end: a server at 2026-07-28 may answer with an
+/// input-required result (SEP-2322) instead, asking questions of the person; each is asked as an
+/// `elicitation/create` during the call would be, and the call is sent again with the answers and
+/// the server's request state, exactly as it gave it, until the server completes it (at most
+/// rmcp's round limit). Each round is a request of its own, with its own JSON-RPC id.
+async fn rounds(
+    peer: &Peer<RoleClient>,
+    asks: &Asks,
+    server: &str,
+    mut params: CallToolRequestParams,
+) -> Result<CallToolResponse, ServiceError> {
+    for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+        let asked = match peer.call_tool_once(params.clone()).await? {
+            CallToolResponse::InputRequired(asked) => asked,
+            // A result, or a task the caller awaits.
+            done => return Ok(done),
+        };
+        let mut answers = InputResponses::new();
+        for (key, request) in asked.input_requests.unwrap_or_default() {
+            // Sampling and roots were not declared: a server must not ask for them (SEP-2575).
+            let InputRequest::Elicitation(request) = request else {
+                return Err(ServiceError::UnexpectedResponse);
+            };
+            // The server keeps nothing between rounds: this is all another process needs to
+            // send the answer on, should the person reply there.
+            let continuation = Continuation {
+                tool: params.name.to_string(),
+                arguments: params.arguments.clone().unwrap_or_default(),
+                request_state: asked.request_state.clone(),
+                key: key.clone(),
+                answers: answers.clone(),
+            };
+            let continuation = serde_json::to_value(continuation).ok();
+            let answer = asks.ask(server, request.params, continuation).await;
+            let answer = serde_json::to_value(answer).map_err(|error| {
+                ServiceError::McpError(ErrorData::internal_error(error.to_string(), None))
+            })?;
+            answers.insert(key, answer);
+        }
+        params.input_responses = (!answers.is_empty()).then_some(answers);
+        params.request_state = asked.request_state;
+    }
+    Err(ServiceError::InputRequiredRoundsExceeded {
+        max_rounds: DEFAULT_MRTR_MAX_ROUNDS,
+    })
+}
+
+/// Where a call stands when its server asked a question in an input-required result: what
+/// sending the person's answer on takes, in this process or another.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Continuation {
+    /// The tool's name on the server.
+    tool: String,
+    arguments: serde_json::Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request_state: Option<String>,
+    /// The key of the question asked.
+    key: String,
+    /// The answers to the questions of the same round asked before it.
+    answers: InputResponses,
+}
+
+impl Connection {
+    /// The call a question of this server's input-required result asked for, gone on with
+    /// here with the person's `reply` (the question was asked in another process, or before a
+    /// restart: a run resumed with the reply reaches it through the call's tool in its
+    /// toolbox); `None` when the continuation is not one of a tool this server offers.
+    fn continued(
+        self: Arc<Self>,
+        continuation: &Value,
+        reply: Reply,
+        call_id: &str,
+    ) -> Option<BoxFuture<'static, RichOutcome>> {
+        let continuation: Continuation = serde_json::from_value(continuation.clone()).ok()?;
+        let local_name = self
+            .catalog
+            .current()
+            .iter()
+            .find(|listed| listed.remote_name == continuation.tool)?
+            .definition
+            .name
+            .clone();
+        let mut answers = continuation.answers;
+        answers.insert(
+            continuation.key,
+            serde_json::to_value(elicit_result(reply)).ok()?,
+        );
+        let mut params = CallToolRequestParams::new(continuation.tool.clone())
+            .with_arguments(continuation.arguments);
+        params.input_responses = Some(answers);
+        params.request_state = continuation.request_state;
+        let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
+        let server = self.catalog.server.clone();
+        let request: Request = Box::pin(async move { rounds(&peer, &asks, &server, params).await });
+        let call = Call {
+            context: CallContext::new(local_name.as_str(), call_id),
+            remote_name: continuation.tool,
+            local_name,
+        };
+        Some(self.answer(call, request))
+    }
+}
+
 impl<S> Tool<S> for RemoteTool {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
@@ -875,6 +1014,16 @@ impl<S> Tool<S> for RemoteTool {
             context: invocation.context(),
         };
         ToolFuture::new_output(Arc::clone(&self.connection).call(call, arguments))
+    }
+
+    fn resume_elsewhere(
+        &self,
+        continuation: &Value,
+        reply: Value,
+        call_id: &str,
+    ) -> Option<BoxFuture<'static, RichOutcome>> {
+        let reply: Reply = serde_json::from_value(reply).ok()?;
+        Arc::clone(&self.connection).continued(continuation, reply, call_id)
     }
 }
 

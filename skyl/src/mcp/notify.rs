@@ -100,6 +100,12 @@ impl Notices {
 pub(super) struct LevelFilter(AtomicU8);
 
 impl LevelFilter {
+    /// The level one request asks for in its `_meta` (MCP 2026-07-28, which has no
+    /// `logging/setLevel`): no log line at all when it asks for none (SEP-2575).
+    pub(super) fn of_request(level: Option<LoggingLevel>) -> Self {
+        LevelFilter(AtomicU8::new(level.map_or(u8::MAX, rank)))
+    }
+
     pub(super) fn set(&self, level: LoggingLevel) {
         self.0.store(rank(level), Ordering::Relaxed);
     }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientResult, ElicitRequest, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerRequest,
-    Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestStateCodec, SealOptions,
+    ServerCapabilities, ServerConfig, ServerRequest, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -58,6 +59,8 @@ pub struct Server<S = ()> {
     config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
+    /// Seals the request state of an approval asked in an input-required result.
+    states: Arc<RequestStateCodec>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     pub(super) http: super::http::HttpOptions,
@@ -115,6 +118,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tools: Arc::new(tools),
             config,
             log_level: LevelFilter::default(),
+            states: Arc::new(codec(&random_key())),
             #[cfg(feature = "mcp-http")]
             http: super::http::HttpOptions::default(),
             tasks: None,
@@ -278,6 +282,28 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
+    /// The key that signs the request state of the approvals this server asks for in
+    /// input-required results (MCP 2026-07-28, SEP-2322), in place of the random one each
+    /// server is made with.
+    ///
+    /// A client sends the state back with the person's answer, to any instance of the server:
+    /// give every instance behind one URL the same key (a secret, such as 32 bytes from the
+    /// system's random source kept with the deployment's other secrets), so that one checks
+    /// what another signed. A state that was not signed with it, or was signed for another call,
+    /// is refused (`-32602`), and the tool does not run.
+    ///
+    /// ```
+    /// use skyl::mcp::Server;
+    ///
+    /// let key = [7u8; 32]; // in a real deployment, a secret
+    /// let server = Server::new(skyl::Toolbox::new()).with_state_key(key);
+    /// # let _ = server;
+    /// ```
+    pub fn with_state_key(mut self, key: [u8; 32]) -> Self {
+        self.states = Arc::new(codec(&key));
+        self
+    }
+
     /// The toolbox being served.
     pub fn toolbox(&self) -> &Arc<Toolbox<S>> {
         &self.tools.toolbox
@@ -337,12 +363,32 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        // At 2026-07-28 a question goes in an input-required result, and its answer comes back
+        // in the call sent again, with the request state this server signed: the answers of
+        // the earlier rounds, bound to this call.
+        let modern = speaks_input_required(&context);
+        let mut answers = InputResponses::new();
+        if modern {
+            if let Some(state) = &request.request_state {
+                answers = self.opened(&call, state)?;
+            }
+            answers.extend(request.input_responses.unwrap_or_default());
+        }
         if let Some(definition) = self.tools.toolbox.definition(&call.name)
             && (self.tools.needs_approval)(&call, definition)
-            && let Err(refused) = approved(&call, &context).await
         {
-            let refused = ToolResult::error(call.id.as_str(), refused);
-            return Ok(content::to_mcp(refused.into(), false).into());
+            let decided = if modern {
+                match self.approval_round(&call, &context, &answers)? {
+                    Round::Ask(asked) => return Ok(asked.into()),
+                    Round::Decided(decided) => decided,
+                }
+            } else {
+                approved(&call, &context).await
+            };
+            if let Err(refused) = decided {
+                let refused = ToolResult::error(call.id.as_str(), refused);
+                return Ok(content::to_mcp(refused.into(), false).into());
+            }
         }
         if let Some(served) = &self.tasks
             && context
@@ -368,24 +414,39 @@ impl<S: Send + Sync + 'static> Server<S> {
                 task,
             )));
         }
+        let inputs = Arc::new(super::caller::Inputs::new(
+            answers.clone(),
+            context.client_capabilities(),
+            modern,
+        ));
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
+        // At 2026-07-28 each request says the level it wants, or gets no log lines.
+        let of_request;
+        let log_level = if speaks_input_required(&context) {
+            of_request = LevelFilter::of_request(context.meta.log_level());
+            &of_request
+        } else {
+            &self.log_level
+        };
         // The client's cancellation cancels the call's context, and the tool's future runs out
         // its grace (the toolbox's `with_cancel_grace`) before the dispatch ends.
-        let mut dispatch = std::pin::pin!(super::caller::answering(
+        let dispatch = super::caller::answering(
             context.peer.clone(),
             self.tools.toolbox.dispatch_rich(
                 &call,
                 Some(Arc::new(notifier)),
-                context.ct.cancelled()
-            )
-        ));
+                context.ct.cancelled(),
+            ),
+        );
+        let mut dispatch =
+            std::pin::pin!(super::caller::with_inputs(Arc::clone(&inputs), dispatch));
         loop {
             tokio::select! {
                 biased;
                 Some(report) = notices.next() => {
-                    notices.send(&context.peer, &self.log_level, report).await;
+                    notices.send(&context.peer, log_level, report).await;
                 }
                 answered = &mut dispatch => {
                     let Some(answered) = answered else {
@@ -397,13 +458,161 @@ impl<S: Send + Sync + 'static> Server<S> {
                         ));
                     };
                     for report in notices.pending() {
-                        notices.send(&context.peer, &self.log_level, report).await;
+                        notices.send(&context.peer, log_level, report).await;
+                    }
+                    // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless
+                    // it asked what the client did not say it can answer.
+                    let asked = inputs.take_asked();
+                    if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                        return Err(ErrorData::missing_required_client_capability(missing));
+                    }
+                    if modern && !asked.is_empty() {
+                        let state = self.sealed(&call, &answers);
+                        return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
                     }
                     return Ok(content::to_mcp(answered, structured).into());
                 }
             }
         }
     }
+}
+
+impl<S> Server<S> {
+    /// One round of asking for approval of `call` at 2026-07-28, where a server sends the
+    /// client no request of its own during a call: the question goes out in an input-required
+    /// result, with a request state signed for this call, and comes back with the person's
+    /// answer (`answers`) and that state.
+    fn approval_round(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        answers: &InputResponses,
+    ) -> Result<Round, ErrorData> {
+        let can_ask = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        // "If processing a request requires a capability the client did not include in
+        // clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError"
+        // (2026-07-28, SEP-2575): the tool does not run, and the client reads why.
+        if !can_ask {
+            let required = ClientCapabilities::builder().enable_elicitation().build();
+            let mut error = ErrorData::missing_required_client_capability(required);
+            error.message = prose::approval_unavailable(&call.name).into();
+            return Err(error);
+        }
+        // Not answered yet (a client that sends the state back without the answer is asked
+        // again, as SEP-2322 says).
+        let Some(answer) = answers.get(APPROVE) else {
+            let mut asked = InputRequests::new();
+            let question = ElicitRequest::new(approval_request(call));
+            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
+            let state = self.sealed(call, answers);
+            return Ok(Round::Ask(InputRequiredResult::new(
+                Some(asked),
+                Some(state),
+            )));
+        };
+        Ok(Round::Decided(
+            match serde_json::from_value::<ElicitResult>(answer.clone()) {
+                Ok(answer) => decision(call, &answer),
+                Err(error) => Err(prose::approval_failed(&call.name, &error.to_string())),
+            },
+        ))
+    }
+
+    /// The request state of `call` holding `answers`, signed for it.
+    fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
+        let payload = serde_json::to_vec(answers).unwrap_or_default();
+        let bound = bound_to(call);
+        self.states
+            .seal_with(&payload, &SealOptions::new().associated_data(&bound))
+    }
+
+    /// The answers a request state of `call` holds, when this server signed it for `call`;
+    /// the JSON-RPC error -32602 when it did not.
+    fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
+        let refused = || ErrorData::invalid_params(prose::approval_state_refused(&call.name), None);
+        let payload = self
+            .states
+            .open_with(state, &bound_to(call))
+            .map_err(|_| refused())?;
+        serde_json::from_slice(&payload).map_err(|_| refused())
+    }
+}
+
+/// The capabilities the questions `asked` need that `declared` lacks, if any: "If processing a
+/// request requires a capability the client did not include in clientCapabilities, the server
+/// MUST return a MissingRequiredClientCapabilityError" (2026-07-28, SEP-2575).
+fn undeclared(
+    asked: &InputRequests,
+    declared: Option<ClientCapabilities>,
+) -> Option<ClientCapabilities> {
+    let declared = declared.unwrap_or_default();
+    let mut missing = ClientCapabilities::default();
+    for request in asked.values() {
+        match request {
+            InputRequest::Elicitation(_) if declared.elicitation.is_none() => {
+                missing.elicitation = Some(Default::default());
+            }
+            InputRequest::CreateMessage(_) if declared.sampling.is_none() => {
+                missing.sampling = Some(Default::default());
+            }
+            InputRequest::ListRoots(_) if declared.roots.is_none() => {
+                missing.roots = Some(Default::default());
+            }
+            _ => {}
+        }
+    }
+    (missing != ClientCapabilities::default()).then_some(missing)
+}
+
+/// The key of the approval question in an input-required result.
+const APPROVE: &str = "approve";
+
+/// What happens to a call whose approval is asked in an input-required result.
+enum Round {
+    /// The client is to ask the person, and send the call again with the answer.
+    Ask(InputRequiredResult),
+    /// The person answered: `Ok` to run the call, else the prose of the refusal.
+    Decided(Result<(), String>),
+}
+
+/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
+/// result instead of a request of the server's during the call.
+fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// What a request state for approving `call` is signed together with: the tool and what its
+/// arguments are, so that a state given for one call does not approve another.
+fn bound_to(call: &ToolCall) -> Vec<u8> {
+    let arguments = crate::arguments::canonical::canonical(&call.arguments, None);
+    let fingerprint = crate::arguments::canonical::fingerprint(&arguments);
+    format!("skyl/approve/{}/{fingerprint}", call.name).into_bytes()
+}
+
+/// The codec of request states signed with `key`.
+fn codec(key: &[u8; 32]) -> RequestStateCodec {
+    RequestStateCodec::try_new(key.to_vec()).expect("32 bytes is RequestStateCodec's minimum")
+}
+
+/// A key from the system's random source, for a server whose state key is not given.
+fn random_key() -> [u8; 32] {
+    let mut key = [0; 32];
+    // Without a random source (no such system is among Rust's tier-1 targets) the key is
+    // still secret from clients of another process: std's hasher keys are random per process.
+    if getrandom::fill(&mut key).is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        let seed = std::collections::hash_map::RandomState::new();
+        for (n, chunk) in key.chunks_mut(8).enumerate() {
+            let mut hasher = seed.build_hasher();
+            hasher.write_usize(n);
+            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+        }
+    }
+    key
 }
 
 /// Whether the tool's annotations say, in so many words, that it is destructive.
@@ -421,20 +630,7 @@ async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Resu
     if !can_ask {
         return Err(prose::approval_unavailable(&call.name));
     }
-    let requested_schema = ElicitationSchema::builder()
-        .required_bool_property("approve", |approve| {
-            approve
-                .title("Approve")
-                .description(format!("Let {} run with these arguments.", call.name))
-                .with_default(true)
-        })
-        .build_unchecked();
-    let request = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: prose::approval_question(&call.name, &call.arguments),
-        requested_schema,
-    };
-    let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(approval_request(call)));
     let answer = match context.peer.send_request(request).await {
         Ok(ClientResult::ElicitResult(answer)) => answer,
         Ok(_) => {
@@ -443,10 +639,34 @@ async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Resu
         }
         Err(error) => return Err(prose::approval_failed(&call.name, &error.to_string())),
     };
+    decision(call, &answer)
+}
+
+/// The question that asks the client's user to approve `call`: a message naming the tool and
+/// its arguments, and a boolean `approve`, true unless the person unticks it.
+fn approval_request(call: &ToolCall) -> ElicitRequestParams {
+    let requested_schema = ElicitationSchema::builder()
+        .required_bool_property(APPROVE, |approve| {
+            approve
+                .title("Approve")
+                .description(format!("Let {} run with these arguments.", call.name))
+                .with_default(true)
+        })
+        .build_unchecked();
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: prose::approval_question(&call.name, &call.arguments),
+        requested_schema,
+    }
+}
+
+/// What the person's `answer` to the approval question decides: `Ok` to run `call`, else the
+/// prose of the refusal.
+fn decision(call: &ToolCall, answer: &ElicitResult) -> Result<(), String> {
     let refused = answer
         .content
         .as_ref()
-        .and_then(|content| content.get("approve"))
+        .and_then(|content| content.get(APPROVE))
         .is_some_and(|approve| approve == &Value::Bool(false));
     match answer.action {
         ElicitationAction::Accept if !refused => Ok(()),
@@ -463,6 +683,7 @@ impl<S> Clone for Server<S> {
             tools: Arc::clone(&self.tools),
             config: self.config.clone(),
             log_level: self.log_level.clone(),
+            states: Arc::clone(&self.states),
             #[cfg(feature = "mcp-http")]
             http: self.http.clone(),
             tasks: self.tasks.clone(),

@@ -73,6 +73,25 @@ pub(crate) fn approval_dismissed(tool: &str) -> String {
     crate::prose::denied(tool, "the user dismissed the request to approve it")
 }
 
+/// A served call sent again with a request state this server did not give for it (a JSON-RPC
+/// error's message: the client's code reads it, and the tool did not run).
+pub(crate) fn approval_state_refused(tool: &str) -> String {
+    format!(
+        "the requestState sent with this call of {tool} is not one this server signed for it (it was changed, or given for another call, or signed with another key); {tool} did not run. Send the call again without requestState and inputResponses to be asked anew"
+    )
+}
+
+/// What a served tool that asked its client a question ([`crate::mcp::ask`]) fails with; the
+/// server answers the call with the question instead, so no model reads it.
+pub(crate) fn input_asked() -> String {
+    "the tool asked the MCP client a question; the server answers the call with it".to_owned()
+}
+
+/// A tool that asked a question ([`crate::mcp::ask`]) outside a served call at 2026-07-28.
+pub(crate) fn input_unavailable() -> String {
+    "this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it".to_owned()
+}
+
 /// A served call whose request for approval failed on the way.
 pub(crate) fn approval_failed(tool: &str, error: &str) -> String {
     crate::prose::denied(

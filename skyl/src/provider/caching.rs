@@ -2,29 +2,6 @@
 //! a start that stays byte for byte the same from one step to the next (an agent's tools in
 //! name order, schemas with their keys sorted), and what broke it when it did not
 //! ([`CacheWatch`]).
-//!
-//! What each provider is asked, by default and as an option:
-//!
-//! | provider | default | options |
-//! |---|---|---|
-//! | [`Anthropic`](super::Anthropic) | `cache_control: {"type": "ephemeral"}` on the last tool, on the system prompt, and on the newest two user turns: four breakpoints, the API's limit | each breakpoint off, a breakpoint pinned on a message ([`Caching::at_message`]), how many newest turns, an hour's lifetime ([`CacheTtl::OneHour`]) |
-//! | [`OpenAiChat`](super::OpenAiChat), [`OpenAiResponses`](super::OpenAiResponses) | nothing on the wire: OpenAI caches every prompt of 1024 tokens or more by itself, at no charge | `prompt_cache_key` ([`Caching::key`]), `prompt_cache_retention` ([`Caching::retention`]) |
-//! | [`Gemini`](super::Gemini) | nothing on the wire: Gemini's implicit caching keeps recent prefixes by itself | `cachedContent` ([`Caching::cached_content`]), a cache made beforehand with the `cachedContents` API |
-//!
-//! Anthropic bills a cache write at 1.25 times the input price (twice for the hour's lifetime)
-//! and a read at a tenth of it: in an agent loop, whose every step resends the last one's
-//! request, a step's write is read at the next step, so the breakpoints are on unless turned off
-//! ([`Caching::off`]).
-//!
-//! A breakpoint only pays while the bytes before it stay the same. An agent sends its tools sorted
-//! by name, and the tools its local [`ToolSearch`](crate::agent::ToolSearch) found after them in
-//! the order they were found (so that a find appends to the list and leaves the bytes before it
-//! cached); the adapters send each schema with its keywords in sorted order (a `properties`
-//! object keeps its order: it is the order the model writes the arguments in). So neither the
-//! order the tools were added in nor the order a schema's generator wrote its keys changes the
-//! request. What a person
-//! changes (a tool, the system prompt, an earlier message) still does: [`CacheWatch`] says which,
-//! and an agent run reports it as [`Event::CacheBroken`](crate::agent::Event::CacheBroken).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -42,8 +19,31 @@ pub const MAX_BREAKPOINTS: usize = 4;
 /// [`Agent::with_caching`](crate::agent::Agent::with_caching)).
 ///
 /// The default places Anthropic's four breakpoints (the tools, the system prompt, the newest two
-/// user turns) and asks nothing more of the others, whose caching needs nothing on the wire (see
-/// the [module](self)). Each breakpoint can be turned off or moved:
+/// user turns) and asks nothing more of the others, whose caching needs nothing on the wire.
+///
+/// What each provider is asked, by default and as an option:
+///
+/// | provider | default | options |
+/// |---|---|---|
+/// | [`Anthropic`](crate::provider::Anthropic) | `cache_control: {"type": "ephemeral"}` on the last tool, on the system prompt, and on the newest two user turns: four breakpoints, the API's limit | each breakpoint off, a breakpoint pinned on a message ([`Caching::at_message`]), how many newest turns, an hour's lifetime ([`CacheTtl::OneHour`]) |
+/// | [`OpenAiChat`](crate::provider::OpenAiChat), [`OpenAiResponses`](crate::provider::OpenAiResponses) | nothing on the wire: OpenAI caches every prompt of 1024 tokens or more by itself, at no charge | `prompt_cache_key` ([`Caching::key`]), `prompt_cache_retention` ([`Caching::retention`]) |
+/// | [`Gemini`](crate::provider::Gemini) | nothing on the wire: Gemini's implicit caching keeps recent prefixes by itself | `cachedContent` ([`Caching::cached_content`]), a cache made beforehand with the `cachedContents` API |
+///
+/// Anthropic bills a cache write at 1.25 times the input price (twice for the hour's lifetime)
+/// and a read at a tenth of it: in an agent loop, whose every step resends the last one's
+/// request, a step's write is read at the next step, so the breakpoints are on unless turned off
+/// ([`Caching::off`]).
+///
+/// A breakpoint only pays while the bytes before it stay the same. An agent sends its tools sorted
+/// by name, and the tools its local [`ToolSearch`](crate::agent::ToolSearch) found after them in
+/// the order they were found (so that a find appends to the list and leaves the bytes before it
+/// cached); the adapters send each schema with its keywords in sorted order (a `properties`
+/// object keeps its order: it is the order the model writes the arguments in). So neither the
+/// order the tools were added in nor the order a schema's generator wrote its keys changes the
+/// request. What a person changes (a tool, the system prompt, an earlier message) still does:
+/// [`CacheWatch`] says which, and an agent run reports it as [`Event::CacheBroken`](crate::agent::Event::CacheBroken).
+///
+/// Each breakpoint can be turned off or moved:
 ///
 /// ```
 /// use serde_json::json;

@@ -193,7 +193,7 @@ use serde_json::Value;
 
 mod anthropic;
 mod api;
-pub(crate) mod caching;
+mod caching;
 mod call_ids;
 mod check;
 mod decode;
@@ -215,6 +215,7 @@ pub use crate::message::{Provider, ProviderInfo};
 pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
+pub(crate) use caching::wire_order;
 pub use caching::{
     CacheBreak, CachePrefix, CacheTtl, CacheWatch, Caching, MAX_BREAKPOINTS, Retention, Segment,
     canonical_schema,

@@ -154,4 +154,19 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     fn cancel_grace(&self) -> Option<Duration> {
         None
     }
+
+    /// Not API (skyl's mounted MCP tools implement it): goes on with a call of this tool whose
+    /// question was asked in another process (or before a restart), from the `continuation` the
+    /// question kept and the person's `reply` (a serialized `skyl::agent::Reply`); `None` when
+    /// this tool cannot.
+    #[doc(hidden)]
+    fn resume_elsewhere(
+        &self,
+        continuation: &Value,
+        reply: Value,
+        call_id: &str,
+    ) -> Option<std::pin::Pin<Box<dyn Future<Output = RichOutcome> + Send + 'static>>> {
+        let _ = (continuation, reply, call_id);
+        None
+    }
 }

@@ -137,4 +137,13 @@ impl<S, T: Tool<S>> Tool<S> for Prefixed<T> {
     fn cancel_grace(&self) -> Option<Duration> {
         self.tool.cancel_grace()
     }
+
+    fn resume_elsewhere(
+        &self,
+        continuation: &Value,
+        reply: Value,
+        call_id: &str,
+    ) -> Option<std::pin::Pin<Box<dyn Future<Output = super::RichOutcome> + Send + 'static>>> {
+        self.tool.resume_elsewhere(continuation, reply, call_id)
+    }
 }
