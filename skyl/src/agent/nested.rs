@@ -39,6 +39,11 @@ use super::{Agent, DurableRunError, Event, Hooks, Journal, Run, Stop};
 /// result the sub-agent's final answer read into `O` (as [`answer_as`](super::RunBuilder::answer_as)
 /// reads one), and the sub-agent keeps its own model, tools, hooks and limits.
 ///
+/// Its limits include its [`Budget`](super::Budget) and what it spends: a sub-agent's tokens
+/// and cost are counted in its own run, not in the calling run's
+/// [`usage`](super::Run::usage) or budget. Give a sub-agent a budget of its own to bound what
+/// one call of it may spend.
+///
 /// Each call starts a run of the sub-agent from one user message: the arguments as JSON, or the
 /// text [`with_prompt`](Self::with_prompt) makes of them. What comes of the run is the call's
 /// result: the answer as JSON; or a failure the model reads when the run stopped short (its step
