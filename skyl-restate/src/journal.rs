@@ -13,6 +13,10 @@
 //! closing marker ([`RestateJournal::close`]); a later attempt reading the journal stops there,
 //! because what follows in Restate's journal is the handler's own wait, which has to be replayed
 //! in its place before the loop reads on.
+//!
+//! The journal holds one run, the workflow's key. The runs that hold a call's handles
+//! ([`handle_run`](skyl::agent::journal::handle_run)) read as empty: a call cut off here is
+//! settled as any cut-off call, and a tool that hands its work on keeps its handle elsewhere.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -131,6 +135,11 @@ impl<'a, 'ctx> RestateJournal<'a, 'ctx> {
 impl Journal for RestateJournal<'_, '_> {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         Box::pin(async move {
+            if is_handle_run(run) {
+                // Restate's journal holds no handles: a tool that hands its work on keeps its
+                // handle elsewhere, and a cut-off call is settled by Restate's own replay.
+                return Ok(Vec::new());
+            }
             self.check_run(run)?;
             let mut cursor = self.cursor.lock().await;
             loop {
@@ -208,6 +217,12 @@ impl Journal for RestateJournal<'_, '_> {
             Ok(())
         })
     }
+}
+
+/// Whether `run` is the run that holds a call's handles
+/// ([`handle_run`](skyl::agent::journal::handle_run)) rather than an agent run.
+fn is_handle_run(run: &str) -> bool {
+    run.starts_with(skyl::agent::journal::handle_run("").as_str())
 }
 
 fn storage(run: &str, doing: &'static str, why: String) -> JournalError {
