@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture};
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Poll, Waker};
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -17,19 +15,18 @@ use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::provider::{CacheWatch, Request, Response, ToolChoice};
-use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
+use crate::tool::{CallObserver, RichOutcome, ToolOutcome};
 use crate::toolbox::{RichResult, Timed};
-
-use crate::arguments::canonical::fingerprint;
 
 use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::asking::{self, Desk, Question, Reply};
 use super::breaker::Failures;
 use super::budget::Bound;
+use super::event::{Reporting, Reports};
 use super::journal::{
-    DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
+    DurableRunError, Entry, Journal, JournalError, Journaling, Record, Recording, make_effect_key,
 };
-use super::replay::Replay;
+use super::replay::Changed;
 use super::run::add_usage;
 use super::step::ResponseMeta;
 use super::telemetry::{Span, ToolSpans, tool_changed};
@@ -374,32 +371,6 @@ struct Driver<'a, S, H> {
     cache: CacheWatch,
 }
 
-/// A journaled run's journal, and what it held when the run started.
-struct Journaling<'a> {
-    journal: &'a dyn Journal,
-    id: String,
-    replay: Replay,
-    /// The `began` record, until it is written with the first other record.
-    began: Option<Entry>,
-    /// The decisions of the saved run passed to `resume`, for the calls of its last step.
-    decisions: Option<(u32, Vec<Slot>)>,
-}
-
-impl Journaling<'_> {
-    /// Appends `records` as one group, after the `began` record if it is not written yet.
-    async fn append(&mut self, records: &[Record], durable: bool) -> Result<(), JournalError> {
-        let mut entries = Vec::with_capacity(records.len() + 1);
-        entries.extend(self.began.clone());
-        entries.extend(records.iter().map(Record::entry));
-        if entries.is_empty() {
-            return Ok(());
-        }
-        self.journal.append(&self.id, entries, durable).await?;
-        self.began = None;
-        Ok(())
-    }
-}
-
 impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// Reads the journal of run `id` and readies `run` to replay it; returns whether the loop
     /// resumes `run` as it is.
@@ -410,76 +381,23 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         run: &mut Run,
         resume: bool,
     ) -> Result<bool, Halt> {
-        // The run's journal, and the approvals and effects recorded in it, are under the id it
-        // was saved with.
-        if let Some(saved) = run.id.as_ref().filter(|saved| **saved != id) {
-            return Err(Halt::Durable(DurableRunError::AnotherRun {
-                saved: saved.clone(),
-                given: id,
-            }));
-        }
-        let entries = journal.load(&id).await?;
-        let mut replay = Replay::read(&id, &entries)?;
-        // A cut-off call whose tool handed its work on runs again to pick it up: look for the
-        // handles only where they decide something.
-        for (&(step, position), intent) in &mut replay.intents {
-            if intent.idempotent || replay.results.contains_key(&(step, position)) {
-                continue;
-            }
-            let handles = super::journal::handle_run(&make_effect_key(&id, step, &intent.call_id));
-            intent.handed = !journal.load(&handles).await?.is_empty();
-        }
-        let decisions = run
-            .turn
-            .as_ref()
-            .map(|turn| (run.steps, turn.slots.clone()));
-        run.id = Some(id.clone());
-        let (began, resume) = match &replay.began {
-            // The journal knows the run: replay it from where its journal began.
-            Some(began) => {
-                *run = began.clone();
-                run.id = Some(id.clone());
-                (None, began.turn.is_some() || began.steps > 0)
-            }
-            None => (
-                Some(
-                    Record::Began {
-                        run: Box::new(run.clone()),
-                        tools: self
-                            .agent
-                            .toolbox
-                            .definitions()
-                            .iter()
-                            .map(|definition| {
-                                (
-                                    definition.name.clone(),
-                                    self.agent.definition_fingerprint(&definition.name),
-                                )
-                            })
-                            .collect(),
-                    }
-                    .entry(),
-                ),
-                resume,
-            ),
-        };
+        let (journaling, resume) = Journaling::open(self.agent, journal, id, run, resume)
+            .await
+            .map_err(|error| match error {
+                DurableRunError::Journal(error) => Halt::Journal(error),
+                error => Halt::Durable(error),
+            })?;
         let toolbox = &self.agent.toolbox;
-        let changed = replay.changed_tools(|name| {
+        let changed = journaling.replay.changed_tools(|name| {
             toolbox
                 .definition(name)
                 .map(|_| self.agent.definition_fingerprint(name))
         });
-        for super::replay::Changed { name, gone } in changed {
-            tool_changed(&id, &name, gone);
+        for Changed { name, gone } in changed {
+            tool_changed(&journaling.id, &name, gone);
             self.event(|| Event::ToolChanged { name, gone });
         }
-        self.journal = Some(Box::new(Journaling {
-            journal,
-            id,
-            replay,
-            began,
-            decisions,
-        }));
+        self.journal = Some(Box::new(journaling));
         Ok(resume)
     }
 
@@ -1243,86 +1161,12 @@ enum Settled {
     Resumed(BoxFuture<'static, RichOutcome>),
 }
 
-/// The reports of a turn's calls and their results, in the order they came, waiting to be
-/// handed to the run's event callback.
-#[derive(Default)]
-struct Reports {
-    queue: Mutex<(Vec<Event>, Option<Waker>)>,
-}
-
-impl Reports {
-    /// Queues `event` and wakes the turn, which hands it to the callback.
-    fn push(&self, event: Event) {
-        let waker = {
-            let mut queue = lock(&self.queue);
-            queue.0.push(event);
-            queue.1.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-}
-
-impl CallObserver for Reports {
-    fn report(&self, call: &CallContext, report: Report) {
-        self.push(Event::ToolReport {
-            call_id: call.call_id().to_owned(),
-            name: call.tool().to_owned(),
-            report,
-        });
-    }
-}
-
-/// A turn being run, whose queued events are handed to the callback each time it is polled.
-struct Reporting<'e, 'c, F> {
-    work: F,
-    reports: Option<&'e Reports>,
-    events: Option<&'e mut (dyn FnMut(Event) + Send + 'c)>,
-}
-
-impl<F: Future + Unpin> Future for Reporting<'_, '_, F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
-        let this = &mut *self;
-        if let Some(reports) = this.reports {
-            lock(&reports.queue).1 = Some(cx.waker().clone());
-        }
-        let polled = Pin::new(&mut this.work).poll(cx);
-        if let (Some(reports), Some(events)) = (this.reports, this.events.as_mut()) {
-            let queued = std::mem::take(&mut lock(&reports.queue).0);
-            for event in queued {
-                events(event);
-            }
-        }
-        polled
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// The slot of a call that waits for a person's decision.
     fn paused(&self, call: &ToolCall) -> Slot {
         Slot::Paused {
             definition: self.definition_fingerprint(&call.name),
         }
-    }
-
-    /// The fingerprint of the definition of the tool called `name` (of nothing, for a tool the
-    /// toolbox does not have).
-    fn definition_fingerprint(&self, name: &str) -> String {
-        let definition = self
-            .toolbox
-            .definition(name)
-            .map(|definition| serde_json::to_value(definition).unwrap_or_default())
-            .unwrap_or_default();
-        fingerprint(&definition)
     }
 
     /// What happens to `call` unless a hook decides otherwise.
