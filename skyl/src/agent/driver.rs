@@ -1,9 +1,9 @@
 //! The loop itself: send → read the answer → answer every call → append → check the stop
 //! conditions → repeat.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::prose;
-use crate::provider::{CacheWatch, Request, Response, ToolChoice};
+use crate::provider::CacheWatch;
 use crate::tool::{CallObserver, RichOutcome, ToolOutcome};
 use crate::toolbox::{RichResult, Timed};
 
@@ -27,13 +27,14 @@ use super::journal::{
     DurableRunError, Entry, Journal, JournalError, Journaling, Record, Recording, make_effect_key,
 };
 use super::replay::Changed;
+use super::request::Sent;
 use super::run::add_usage;
 use super::step::ResponseMeta;
 use super::telemetry::{Span, ToolSpans, tool_changed};
 use super::typed::{Expected, TypedRun};
 use super::{
-    Agent, AnsweredBy, BoxFuture, Cost, Decision, Event, Hooks, Model, ModelError, Run, RunError,
-    Step, Stop,
+    Agent, AnsweredBy, BoxFuture, Cost, Decision, Event, Hooks, ModelError, Run, RunError, Step,
+    Stop,
 };
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
@@ -340,7 +341,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
 }
 
 /// Why the loop stopped short of a [`Stop`].
-enum Halt {
+pub(super) enum Halt {
     /// The model request of this step failed.
     Model(ModelError, u32),
     Journal(JournalError),
@@ -354,21 +355,23 @@ impl From<JournalError> for Halt {
     }
 }
 
-struct Driver<'a, S, H> {
-    agent: &'a Agent<S, H>,
-    events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
+/// One run's loop, and what it keeps between steps. The request of a step is beside it, in
+/// `request.rs`.
+pub(super) struct Driver<'a, S, H> {
+    pub(super) agent: &'a Agent<S, H>,
+    pub(super) events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
     /// Boxed: a run without a journal keeps its future small.
-    journal: Option<Box<Journaling<'a>>>,
+    pub(super) journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
-    answer: Option<&'a Expected>,
+    pub(super) answer: Option<&'a Expected>,
     /// The size of the run's last request sent and the input tokens its answer reported, which
     /// bound the next request's input for a budget.
-    last_request: Option<(u64, u64)>,
+    pub(super) last_request: Option<(u64, u64)>,
     /// What a budget counts for the answers of this run whose usage was not reported: the most
     /// their requests could use.
-    unreported: Bound,
+    pub(super) unreported: Bound,
     /// The start of the last request, to tell when the next one breaks the provider's cache.
-    cache: CacheWatch,
+    pub(super) cache: CacheWatch,
 }
 
 impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
@@ -434,55 +437,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 });
             }
             let step = run.steps.saturating_add(1);
-            let (message, answer) = match self.replayed_answer(step) {
-                Some(replayed) => {
-                    if let Some(budget) = &self.agent.budget {
-                        // As when it was sent, so that a budget bounds the next request the
-                        // same way on a replay (hooks aside, which a replay does not call).
-                        let mut request = self.build(run);
-                        let bytes = request_bytes(self.agent.model.as_ref(), &request);
-                        let usage = &replayed.1.usage;
-                        if usage.unreported {
-                            let bound = budget.bound(
-                                &mut request,
-                                bytes,
-                                self.last_request,
-                                self.agent.price(),
-                            );
-                            self.unreported = self.unreported.plus(bound);
-                        }
-                        self.last_request =
-                            (!usage.unreported).then_some((bytes, usage.input_tokens));
-                    }
-                    replayed
-                }
-                None => {
-                    let response = match self.request(run, step).await {
-                        Ok(Sent::Answer(response)) => response,
-                        Ok(Sent::Stopped(stop)) => return Ok(stop),
-                        Err(error) => return Err(Halt::Model(error, step)),
-                    };
-                    let (message, answer) = ResponseMeta::split(response);
-                    if let Some(journaling) = &mut self.journal {
-                        let record = Record::Answer {
-                            step,
-                            message,
-                            answer,
-                        };
-                        journaling
-                            .append(std::slice::from_ref(&record), true)
-                            .await?;
-                        let Record::Answer {
-                            message, answer, ..
-                        } = record
-                        else {
-                            unreachable!("the record just made")
-                        };
-                        (message, answer)
-                    } else {
-                        (message, answer)
-                    }
-                }
+            let (message, answer) = match self.next_answer(run, step).await? {
+                ControlFlow::Continue(answered) => answered,
+                ControlFlow::Break(stop) => return Ok(stop),
             };
             run.steps = step;
             add_usage(&mut run.usage, &answer.usage);
@@ -493,34 +450,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let calls = message.tool_calls().count();
             run.transcript.push(message);
             if calls == 0 {
-                let assistant = run.transcript.len() - 1;
-                let correction = self
-                    .answer
-                    .filter(|expected| corrections < expected.corrections)
-                    .and_then(|expected| {
-                        let text = run.transcript[assistant].text_content();
-                        let reason = (expected.check)(&text).err()?;
-                        Some(prose::answer_unreadable(
-                            &expected.schema.name,
-                            &expected.schema.schema,
-                            &reason,
-                        ))
-                    });
-                let priced = (self.agent.price(), run.cost);
-                let step = Step::new(
-                    step,
-                    &run.transcript,
-                    assistant,
-                    &answer,
-                    &run.usage,
-                    priced,
-                );
-                self.agent.hooks.after_step(&step).await;
-                let Some(correction) = correction else {
+                if !self.send_back(run, step, &answer, corrections).await {
                     return Ok(Stop::Answered);
-                };
+                }
                 corrections += 1;
-                run.transcript.push(Message::user(correction));
                 continue;
             }
             run.turn = Some(Turn {
@@ -534,115 +467,84 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
     }
 
+    /// The answer of step `step`: the journal's, or the model's to the request sent now (and
+    /// journaled); or why the run stops without one.
+    async fn next_answer(
+        &mut self,
+        run: &Run,
+        step: u32,
+    ) -> Result<ControlFlow<Stop, (Message, ResponseMeta)>, Halt> {
+        if let Some(replayed) = self.replayed_answer(step) {
+            self.count_replayed(run, &replayed.1);
+            return Ok(ControlFlow::Continue(replayed));
+        }
+        let response = match self.request(run, step).await {
+            Ok(Sent::Answer(response)) => response,
+            Ok(Sent::Stopped(stop)) => return Ok(ControlFlow::Break(stop)),
+            Err(error) => return Err(Halt::Model(error, step)),
+        };
+        let (message, answer) = ResponseMeta::split(response);
+        let Some(journaling) = &mut self.journal else {
+            return Ok(ControlFlow::Continue((message, answer)));
+        };
+        let record = Record::Answer {
+            step,
+            message,
+            answer,
+        };
+        journaling
+            .append(std::slice::from_ref(&record), true)
+            .await?;
+        let Record::Answer {
+            message, answer, ..
+        } = record
+        else {
+            unreachable!("the record just made")
+        };
+        Ok(ControlFlow::Continue((message, answer)))
+    }
+
     /// The answer of `step`, when the journal has it.
     fn replayed_answer(&self, step: u32) -> Option<(Message, ResponseMeta)> {
         let journaling = self.journal.as_ref()?;
         journaling.replay.answers.get(&step).cloned()
     }
 
-    /// The request of the step after `run`'s last, before hooks change it.
-    fn build<'r>(&self, run: &'r Run) -> Request<'r>
-    where
-        'a: 'r,
-    {
-        let agent = self.agent;
-        let definitions = agent.toolbox.definitions();
-        let (tools, deferred_tools) = match &agent.tool_search {
-            Some(search) if search.is_native() => (
-                Cow::Borrowed(definitions),
-                Cow::Owned(search.deferred(definitions)),
-            ),
-            Some(search) => (
-                Cow::Owned(search.offered(definitions, &run.transcript)),
-                Cow::Borrowed(&[][..]),
-            ),
-            None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
+    /// Shows the hooks step `step`, whose answer (`answer`, the last message of `run`) is final,
+    /// and sends a typed run's answer that does not read back to the model with what was wrong,
+    /// unless it was sent back `corrections` times already. Returns whether it was sent back.
+    async fn send_back(
+        &mut self,
+        run: &mut Run,
+        step: u32,
+        answer: &ResponseMeta,
+        corrections: u32,
+    ) -> bool {
+        let assistant = run.transcript.len() - 1;
+        let correction = self
+            .answer
+            .filter(|expected| corrections < expected.corrections)
+            .and_then(|expected| {
+                let text = run.transcript[assistant].text_content();
+                let reason = (expected.check)(&text).err()?;
+                Some(prose::answer_unreadable(
+                    &expected.schema.name,
+                    &expected.schema.schema,
+                    &reason,
+                ))
+            });
+        let priced = (self.agent.price(), run.cost);
+        let step = Step::new(step, &run.transcript, assistant, answer, &run.usage, priced);
+        self.agent.hooks.after_step(&step).await;
+        let Some(correction) = correction else {
+            return false;
         };
-        Request {
-            model: Cow::Borrowed(&agent.model_name),
-            system: agent.system.as_deref().map(Cow::Borrowed),
-            messages: Cow::Borrowed(&run.transcript),
-            tools,
-            tool_choice: ToolChoice::Auto,
-            output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
-            max_tokens: agent.max_tokens,
-            extra: agent.extra.clone(),
-            deferred_tools,
-            caching: agent.caching.clone(),
-        }
+        run.transcript.push(Message::user(correction));
+        true
     }
 
-    /// Sends the request of step `step` and reads the answer; or, when the request could take
-    /// the run over its budget, sends nothing and says why the run stops.
-    async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
-        let agent = self.agent;
-        let mut request = self.build(run);
-        agent.hooks.before_request(step, &mut request).await;
-        // After the hooks, so that what they add or reorder is sent in the same order too.
-        let found: Vec<String> = match &agent.tool_search {
-            Some(search) if !search.is_native() => search
-                .found(agent.toolbox.definitions(), &run.transcript)
-                .into_iter()
-                .map(|tool| tool.name.clone())
-                .collect(),
-            _ => Vec::new(),
-        };
-        crate::provider::wire_order(&mut request.tools, &found);
-        let mut sent = None;
-        if let Some(budget) = &agent.budget {
-            let size = request_bytes(agent.model.as_ref(), &request);
-            let (used, spent) = self.unreported.over(&run.usage, run.cost);
-            let price = agent.price();
-            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
-            if let Err(stop) = checked {
-                return Ok(Sent::Stopped(stop));
-            }
-            sent = Some((
-                size,
-                budget.bound(&mut request, size, self.last_request, price),
-            ));
-        }
-        let span = Span::chat(&request.model);
-        // After the hooks: what they changed is what the provider sees. Only when someone
-        // listens: the watch reads the whole transcript at every step.
-        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
-            self.cache.observe(&request)
-        } else {
-            Vec::new()
-        };
-        if !causes.is_empty() {
-            span.record_cache_break(&causes);
-        }
-        let result = match &mut self.events {
-            Some(events) => {
-                events(Event::StepStarted { step });
-                if !causes.is_empty() {
-                    events(Event::CacheBroken { step, causes });
-                }
-                let mut sink = |event| events(Event::Model(event));
-                span.instrument(agent.model.stream(&request, &mut sink))
-                    .await
-            }
-            None => span.instrument(agent.model.complete(&request)).await,
-        };
-        match &result {
-            Ok(response) => span.record_response(response),
-            Err(error) => span.record_model_error(error),
-        }
-        let response = result?;
-        if let Some((bytes, bound)) = sent {
-            // An unreported count says nothing about the request: the budget counts the most it
-            // could use, and bounds the next request by its size alone.
-            let usage = &response.usage;
-            if usage.unreported {
-                self.unreported = self.unreported.plus(bound);
-            }
-            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
-        }
-        Ok(Sent::Answer(response))
-    }
-
-    fn event(&mut self, event: impl FnOnce() -> Event) {
+    /// Hands `event` to the run's callback, if it has one; made only then.
+    pub(super) fn event(&mut self, event: impl FnOnce() -> Event) {
         if let Some(events) = &mut self.events {
             events(event());
         }
@@ -1118,33 +1020,6 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         agent.hooks.after_step(&step).await;
         Ok(agent.check_stops(&mut run.failures, &step))
     }
-}
-
-/// What became of a step's request.
-enum Sent {
-    /// It was sent, and this is the answer.
-    Answer(Response),
-    /// It was not sent: it could have taken the run over its budget.
-    Stopped(Stop),
-}
-
-/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
-/// model cannot tell (a scripted model, a client of the user's).
-fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
-    if let Some(len) = model.encoded_len(request) {
-        return len as u64;
-    }
-    fn json(value: &impl serde::Serialize) -> u64 {
-        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
-    }
-    let system = request.system.as_deref().map_or(0, str::len) as u64;
-    let output = request.output.as_deref().map_or(0, json);
-    (request.model.len() as u64)
-        .saturating_add(system)
-        .saturating_add(json(&request.messages))
-        .saturating_add(json(&request.tools))
-        .saturating_add(output)
-        .saturating_add(json(&request.extra))
 }
 
 /// What the journal, or the decisions of a saved run, settle about a call.

@@ -37,6 +37,7 @@ pub mod hooks;
 pub mod journal;
 mod nested;
 mod replay;
+mod request;
 mod run;
 mod step;
 mod stop;
