@@ -43,6 +43,7 @@ mod step;
 mod stop;
 mod telemetry;
 mod tool_search;
+mod turn;
 mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in
