@@ -223,6 +223,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
     /// [`RunBuilder::on_event`], for a journaled run; calls answered from the journal are
     /// reported as [`Event::ToolAnswered`] by [`AnsweredBy::Journal`], and those answered as
     /// outcome-unknown by [`AnsweredBy::OutcomeUnknown`].
+    ///
+    /// [`AnsweredBy::Journal`]: super::AnsweredBy::Journal
+    /// [`AnsweredBy::OutcomeUnknown`]: super::AnsweredBy::OutcomeUnknown
     pub fn on_event(mut self, events: impl FnMut(Event) + Send + 'a) -> Self {
         self.builder = self.builder.on_event(events);
         self
