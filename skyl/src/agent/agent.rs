@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::arguments::canonical::fingerprint;
 use crate::message::Message;
 use crate::provider::Caching;
 use crate::toolbox::Toolbox;
@@ -235,6 +236,17 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// The price of the agent's model, when [`with_prices`](Self::with_prices) gave one.
     pub(crate) fn price(&self) -> Option<&Price> {
         self.prices.get(&self.model_name)
+    }
+
+    /// The fingerprint of the definition of the tool called `name` (of nothing, for a tool the
+    /// toolbox does not have): what an approval and a journal are bound to.
+    pub(crate) fn definition_fingerprint(&self, name: &str) -> String {
+        let definition = self
+            .toolbox
+            .definition(name)
+            .map(|definition| serde_json::to_value(definition).unwrap_or_default())
+            .unwrap_or_default();
+        fingerprint(&definition)
     }
 
     /// Runs `hooks` at each step of every run, replacing the hooks set before. To keep several,

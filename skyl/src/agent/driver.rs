@@ -1,43 +1,28 @@
 //! The loop itself: send → read the answer → answer every call → append → check the stop
 //! conditions → repeat.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, IntoFuture};
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Poll, Waker};
-use std::time::Duration;
+use std::ops::ControlFlow;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::content::{Content, ResultContent};
 use crate::executor::block_on;
-use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::message::Message;
 use crate::prose;
-use crate::provider::{CacheWatch, Request, Response, ToolChoice};
-use crate::tool::{CallContext, CallObserver, Report, RichOutcome, ToolOutcome};
-use crate::toolbox::{RichResult, Timed};
+use crate::provider::CacheWatch;
 
-use crate::arguments::canonical::fingerprint;
-
-use super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
-use super::asking::{self, Desk, Question, Reply};
-use super::breaker::Failures;
+use super::approval::{Slot, Turn};
 use super::budget::Bound;
-use super::journal::{
-    DurableRunError, Entry, Journal, JournalError, Record, Recording, make_effect_key,
-};
-use super::replay::Replay;
+use super::journal::{DurableRunError, Journal, JournalError, Journaling, Record};
+use super::replay::Changed;
+use super::request::Sent;
 use super::run::add_usage;
 use super::step::ResponseMeta;
-use super::telemetry::{Span, ToolSpans, tool_changed};
+use super::telemetry::{Span, tool_changed};
 use super::typed::{Expected, TypedRun};
-use super::{
-    Agent, AnsweredBy, BoxFuture, Cost, Decision, Event, Hooks, Model, ModelError, Run, RunError,
-    Step, Stop,
-};
+use super::{Agent, BoxFuture, Cost, Event, Hooks, ModelError, Run, RunError, Step, Stop};
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
 ///
@@ -238,6 +223,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> JournaledRun<'a, S, H> {
     /// [`RunBuilder::on_event`], for a journaled run; calls answered from the journal are
     /// reported as [`Event::ToolAnswered`] by [`AnsweredBy::Journal`], and those answered as
     /// outcome-unknown by [`AnsweredBy::OutcomeUnknown`].
+    ///
+    /// [`AnsweredBy::Journal`]: super::AnsweredBy::Journal
+    /// [`AnsweredBy::OutcomeUnknown`]: super::AnsweredBy::OutcomeUnknown
     pub fn on_event(mut self, events: impl FnMut(Event) + Send + 'a) -> Self {
         self.builder = self.builder.on_event(events);
         self
@@ -343,7 +331,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
 }
 
 /// Why the loop stopped short of a [`Stop`].
-enum Halt {
+pub(super) enum Halt {
     /// The model request of this step failed.
     Model(ModelError, u32),
     Journal(JournalError),
@@ -357,47 +345,23 @@ impl From<JournalError> for Halt {
     }
 }
 
-struct Driver<'a, S, H> {
-    agent: &'a Agent<S, H>,
-    events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
+/// One run's loop, and what it keeps between steps. Its phases are beside it: the request of a
+/// step in `request.rs`, the answering of a turn's calls in `turn.rs` and `turn/`.
+pub(super) struct Driver<'a, S, H> {
+    pub(super) agent: &'a Agent<S, H>,
+    pub(super) events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
     /// Boxed: a run without a journal keeps its future small.
-    journal: Option<Box<Journaling<'a>>>,
+    pub(super) journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
-    answer: Option<&'a Expected>,
+    pub(super) answer: Option<&'a Expected>,
     /// The size of the run's last request sent and the input tokens its answer reported, which
     /// bound the next request's input for a budget.
-    last_request: Option<(u64, u64)>,
+    pub(super) last_request: Option<(u64, u64)>,
     /// What a budget counts for the answers of this run whose usage was not reported: the most
     /// their requests could use.
-    unreported: Bound,
+    pub(super) unreported: Bound,
     /// The start of the last request, to tell when the next one breaks the provider's cache.
-    cache: CacheWatch,
-}
-
-/// A journaled run's journal, and what it held when the run started.
-struct Journaling<'a> {
-    journal: &'a dyn Journal,
-    id: String,
-    replay: Replay,
-    /// The `began` record, until it is written with the first other record.
-    began: Option<Entry>,
-    /// The decisions of the saved run passed to `resume`, for the calls of its last step.
-    decisions: Option<(u32, Vec<Slot>)>,
-}
-
-impl Journaling<'_> {
-    /// Appends `records` as one group, after the `began` record if it is not written yet.
-    async fn append(&mut self, records: &[Record], durable: bool) -> Result<(), JournalError> {
-        let mut entries = Vec::with_capacity(records.len() + 1);
-        entries.extend(self.began.clone());
-        entries.extend(records.iter().map(Record::entry));
-        if entries.is_empty() {
-            return Ok(());
-        }
-        self.journal.append(&self.id, entries, durable).await?;
-        self.began = None;
-        Ok(())
-    }
+    pub(super) cache: CacheWatch,
 }
 
 impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
@@ -410,76 +374,23 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         run: &mut Run,
         resume: bool,
     ) -> Result<bool, Halt> {
-        // The run's journal, and the approvals and effects recorded in it, are under the id it
-        // was saved with.
-        if let Some(saved) = run.id.as_ref().filter(|saved| **saved != id) {
-            return Err(Halt::Durable(DurableRunError::AnotherRun {
-                saved: saved.clone(),
-                given: id,
-            }));
-        }
-        let entries = journal.load(&id).await?;
-        let mut replay = Replay::read(&id, &entries)?;
-        // A cut-off call whose tool handed its work on runs again to pick it up: look for the
-        // handles only where they decide something.
-        for (&(step, position), intent) in &mut replay.intents {
-            if intent.idempotent || replay.results.contains_key(&(step, position)) {
-                continue;
-            }
-            let handles = super::journal::handle_run(&make_effect_key(&id, step, &intent.call_id));
-            intent.handed = !journal.load(&handles).await?.is_empty();
-        }
-        let decisions = run
-            .turn
-            .as_ref()
-            .map(|turn| (run.steps, turn.slots.clone()));
-        run.id = Some(id.clone());
-        let (began, resume) = match &replay.began {
-            // The journal knows the run: replay it from where its journal began.
-            Some(began) => {
-                *run = began.clone();
-                run.id = Some(id.clone());
-                (None, began.turn.is_some() || began.steps > 0)
-            }
-            None => (
-                Some(
-                    Record::Began {
-                        run: Box::new(run.clone()),
-                        tools: self
-                            .agent
-                            .toolbox
-                            .definitions()
-                            .iter()
-                            .map(|definition| {
-                                (
-                                    definition.name.clone(),
-                                    self.agent.definition_fingerprint(&definition.name),
-                                )
-                            })
-                            .collect(),
-                    }
-                    .entry(),
-                ),
-                resume,
-            ),
-        };
+        let (journaling, resume) = Journaling::open(self.agent, journal, id, run, resume)
+            .await
+            .map_err(|error| match error {
+                DurableRunError::Journal(error) => Halt::Journal(error),
+                error => Halt::Durable(error),
+            })?;
         let toolbox = &self.agent.toolbox;
-        let changed = replay.changed_tools(|name| {
+        let changed = journaling.replay.changed_tools(|name| {
             toolbox
                 .definition(name)
                 .map(|_| self.agent.definition_fingerprint(name))
         });
-        for super::replay::Changed { name, gone } in changed {
-            tool_changed(&id, &name, gone);
+        for Changed { name, gone } in changed {
+            tool_changed(&journaling.id, &name, gone);
             self.event(|| Event::ToolChanged { name, gone });
         }
-        self.journal = Some(Box::new(Journaling {
-            journal,
-            id,
-            replay,
-            began,
-            decisions,
-        }));
+        self.journal = Some(Box::new(journaling));
         Ok(resume)
     }
 
@@ -516,55 +427,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 });
             }
             let step = run.steps.saturating_add(1);
-            let (message, answer) = match self.replayed_answer(step) {
-                Some(replayed) => {
-                    if let Some(budget) = &self.agent.budget {
-                        // As when it was sent, so that a budget bounds the next request the
-                        // same way on a replay (hooks aside, which a replay does not call).
-                        let mut request = self.build(run);
-                        let bytes = request_bytes(self.agent.model.as_ref(), &request);
-                        let usage = &replayed.1.usage;
-                        if usage.unreported {
-                            let bound = budget.bound(
-                                &mut request,
-                                bytes,
-                                self.last_request,
-                                self.agent.price(),
-                            );
-                            self.unreported = self.unreported.plus(bound);
-                        }
-                        self.last_request =
-                            (!usage.unreported).then_some((bytes, usage.input_tokens));
-                    }
-                    replayed
-                }
-                None => {
-                    let response = match self.request(run, step).await {
-                        Ok(Sent::Answer(response)) => response,
-                        Ok(Sent::Stopped(stop)) => return Ok(stop),
-                        Err(error) => return Err(Halt::Model(error, step)),
-                    };
-                    let (message, answer) = ResponseMeta::split(response);
-                    if let Some(journaling) = &mut self.journal {
-                        let record = Record::Answer {
-                            step,
-                            message,
-                            answer,
-                        };
-                        journaling
-                            .append(std::slice::from_ref(&record), true)
-                            .await?;
-                        let Record::Answer {
-                            message, answer, ..
-                        } = record
-                        else {
-                            unreachable!("the record just made")
-                        };
-                        (message, answer)
-                    } else {
-                        (message, answer)
-                    }
-                }
+            let (message, answer) = match self.next_answer(run, step).await? {
+                ControlFlow::Continue(answered) => answered,
+                ControlFlow::Break(stop) => return Ok(stop),
             };
             run.steps = step;
             add_usage(&mut run.usage, &answer.usage);
@@ -575,34 +440,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             let calls = message.tool_calls().count();
             run.transcript.push(message);
             if calls == 0 {
-                let assistant = run.transcript.len() - 1;
-                let correction = self
-                    .answer
-                    .filter(|expected| corrections < expected.corrections)
-                    .and_then(|expected| {
-                        let text = run.transcript[assistant].text_content();
-                        let reason = (expected.check)(&text).err()?;
-                        Some(prose::answer_unreadable(
-                            &expected.schema.name,
-                            &expected.schema.schema,
-                            &reason,
-                        ))
-                    });
-                let priced = (self.agent.price(), run.cost);
-                let step = Step::new(
-                    step,
-                    &run.transcript,
-                    assistant,
-                    &answer,
-                    &run.usage,
-                    priced,
-                );
-                self.agent.hooks.after_step(&step).await;
-                let Some(correction) = correction else {
+                if !self.send_back(run, step, &answer, corrections).await {
                     return Ok(Stop::Answered);
-                };
+                }
                 corrections += 1;
-                run.transcript.push(Message::user(correction));
                 continue;
             }
             run.turn = Some(Turn {
@@ -616,764 +457,86 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
     }
 
+    /// The answer of step `step`: the journal's, or the model's to the request sent now (and
+    /// journaled); or why the run stops without one.
+    async fn next_answer(
+        &mut self,
+        run: &Run,
+        step: u32,
+    ) -> Result<ControlFlow<Stop, (Message, ResponseMeta)>, Halt> {
+        if let Some(replayed) = self.replayed_answer(step) {
+            self.count_replayed(run, &replayed.1);
+            return Ok(ControlFlow::Continue(replayed));
+        }
+        let response = match self.request(run, step).await {
+            Ok(Sent::Answer(response)) => response,
+            Ok(Sent::Stopped(stop)) => return Ok(ControlFlow::Break(stop)),
+            Err(error) => return Err(Halt::Model(error, step)),
+        };
+        let (message, answer) = ResponseMeta::split(response);
+        let Some(journaling) = &mut self.journal else {
+            return Ok(ControlFlow::Continue((message, answer)));
+        };
+        let record = Record::Answer {
+            step,
+            message,
+            answer,
+        };
+        journaling
+            .append(std::slice::from_ref(&record), true)
+            .await?;
+        let Record::Answer {
+            message, answer, ..
+        } = record
+        else {
+            unreachable!("the record just made")
+        };
+        Ok(ControlFlow::Continue((message, answer)))
+    }
+
     /// The answer of `step`, when the journal has it.
     fn replayed_answer(&self, step: u32) -> Option<(Message, ResponseMeta)> {
         let journaling = self.journal.as_ref()?;
         journaling.replay.answers.get(&step).cloned()
     }
 
-    /// The request of the step after `run`'s last, before hooks change it.
-    fn build<'r>(&self, run: &'r Run) -> Request<'r>
-    where
-        'a: 'r,
-    {
-        let agent = self.agent;
-        let definitions = agent.toolbox.definitions();
-        let (tools, deferred_tools) = match &agent.tool_search {
-            Some(search) if search.is_native() => (
-                Cow::Borrowed(definitions),
-                Cow::Owned(search.deferred(definitions)),
-            ),
-            Some(search) => (
-                Cow::Owned(search.offered(definitions, &run.transcript)),
-                Cow::Borrowed(&[][..]),
-            ),
-            None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
+    /// Shows the hooks step `step`, whose answer (`answer`, the last message of `run`) is final,
+    /// and sends a typed run's answer that does not read back to the model with what was wrong,
+    /// unless it was sent back `corrections` times already. Returns whether it was sent back.
+    async fn send_back(
+        &mut self,
+        run: &mut Run,
+        step: u32,
+        answer: &ResponseMeta,
+        corrections: u32,
+    ) -> bool {
+        let assistant = run.transcript.len() - 1;
+        let correction = self
+            .answer
+            .filter(|expected| corrections < expected.corrections)
+            .and_then(|expected| {
+                let text = run.transcript[assistant].text_content();
+                let reason = (expected.check)(&text).err()?;
+                Some(prose::answer_unreadable(
+                    &expected.schema.name,
+                    &expected.schema.schema,
+                    &reason,
+                ))
+            });
+        let priced = (self.agent.price(), run.cost);
+        let step = Step::new(step, &run.transcript, assistant, answer, &run.usage, priced);
+        self.agent.hooks.after_step(&step).await;
+        let Some(correction) = correction else {
+            return false;
         };
-        Request {
-            model: Cow::Borrowed(&agent.model_name),
-            system: agent.system.as_deref().map(Cow::Borrowed),
-            messages: Cow::Borrowed(&run.transcript),
-            tools,
-            tool_choice: ToolChoice::Auto,
-            output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
-            max_tokens: agent.max_tokens,
-            extra: agent.extra.clone(),
-            deferred_tools,
-            caching: agent.caching.clone(),
-        }
+        run.transcript.push(Message::user(correction));
+        true
     }
 
-    /// Sends the request of step `step` and reads the answer; or, when the request could take
-    /// the run over its budget, sends nothing and says why the run stops.
-    async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
-        let agent = self.agent;
-        let mut request = self.build(run);
-        agent.hooks.before_request(step, &mut request).await;
-        // After the hooks, so that what they add or reorder is sent in the same order too.
-        let found: Vec<String> = match &agent.tool_search {
-            Some(search) if !search.is_native() => search
-                .found(agent.toolbox.definitions(), &run.transcript)
-                .into_iter()
-                .map(|tool| tool.name.clone())
-                .collect(),
-            _ => Vec::new(),
-        };
-        crate::provider::wire_order(&mut request.tools, &found);
-        let mut sent = None;
-        if let Some(budget) = &agent.budget {
-            let size = request_bytes(agent.model.as_ref(), &request);
-            let (used, spent) = self.unreported.over(&run.usage, run.cost);
-            let price = agent.price();
-            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
-            if let Err(stop) = checked {
-                return Ok(Sent::Stopped(stop));
-            }
-            sent = Some((
-                size,
-                budget.bound(&mut request, size, self.last_request, price),
-            ));
-        }
-        let span = Span::chat(&request.model);
-        // After the hooks: what they changed is what the provider sees. Only when someone
-        // listens: the watch reads the whole transcript at every step.
-        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
-            self.cache.observe(&request)
-        } else {
-            Vec::new()
-        };
-        if !causes.is_empty() {
-            span.record_cache_break(&causes);
-        }
-        let result = match &mut self.events {
-            Some(events) => {
-                events(Event::StepStarted { step });
-                if !causes.is_empty() {
-                    events(Event::CacheBroken { step, causes });
-                }
-                let mut sink = |event| events(Event::Model(event));
-                span.instrument(agent.model.stream(&request, &mut sink))
-                    .await
-            }
-            None => span.instrument(agent.model.complete(&request)).await,
-        };
-        match &result {
-            Ok(response) => span.record_response(response),
-            Err(error) => span.record_model_error(error),
-        }
-        let response = result?;
-        if let Some((bytes, bound)) = sent {
-            // An unreported count says nothing about the request: the budget counts the most it
-            // could use, and bounds the next request by its size alone.
-            let usage = &response.usage;
-            if usage.unreported {
-                self.unreported = self.unreported.plus(bound);
-            }
-            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
-        }
-        Ok(Sent::Answer(response))
-    }
-
-    fn event(&mut self, event: impl FnOnce() -> Event) {
+    /// Hands `event` to the run's callback, if it has one; made only then.
+    pub(super) fn event(&mut self, event: impl FnOnce() -> Event) {
         if let Some(events) = &mut self.events {
             events(event());
         }
-    }
-
-    /// What the journal or the saved run's decisions settle about the call at `position` of
-    /// step `step`, before any hook is asked: its result, or a decision.
-    fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
-        let journaling = self.journal.as_ref()?;
-        if let Some((result, content)) = journaling.replay.results.get(&(step, position)) {
-            return Some(Settled::Replayed(result.clone(), content.clone()));
-        }
-        // A call that asked the person a question was started, and its intent may be recorded: it
-        // waits for, or goes on with, the reply rather than being answered as unknown.
-        if let Some((decided_step, slots)) = &journaling.decisions
-            && *decided_step == step
-            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_))) =
-                slots.get(position)
-        {
-            return Some(match slot {
-                Slot::Replied { question, reply } => {
-                    self.replied((step, position), call, question, reply)
-                }
-                _ => Settled::Decided(slot.clone()),
-            });
-        }
-        if journaling.replay.intents.contains_key(&(step, position)) {
-            return Some(if self.reruns(step, position, call) {
-                Settled::Rerun
-            } else {
-                Settled::Unknown(ToolResult::error(
-                    call.id.as_str(),
-                    prose::outcome_unknown(&call.name),
-                ))
-            });
-        }
-        let (decided_step, slots) = journaling.decisions.as_ref()?;
-        if *decided_step != step {
-            return None;
-        }
-        match slots.get(position)? {
-            slot @ (Slot::Approved | Slot::Granted(_) | Slot::Denied(_)) => {
-                Some(Settled::Decided(slot.clone()))
-            }
-            _ => None,
-        }
-    }
-
-    /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
-    /// goes on with the reply when this process holds it, or when its question carries what
-    /// continues it here (a 2026-07-28 server's request state); otherwise it is lost, and runs
-    /// again if that repeats nothing, or is answered as outcome-unknown.
-    fn replied(
-        &self,
-        (step, position): (u32, usize),
-        call: &ToolCall,
-        question: &Question,
-        reply: &Reply,
-    ) -> Settled {
-        if let Some(rest) = asking::resume(question, reply.clone()) {
-            return Settled::Resumed(rest);
-        }
-        // The question's server keeps nothing between rounds (MCP 2026-07-28): the call's tool
-        // goes on with it here, from what the saved run kept.
-        if let Some(continuation) = question.continuation()
-            && let Some(tool) = self.agent.toolbox.tool(&call.name)
-            && let Ok(reply) = serde_json::to_value(reply)
-            && let Some(rest) = tool.resume_elsewhere(continuation, reply, call.id.as_str())
-        {
-            return Settled::Resumed(rest);
-        }
-        if self.reruns(step, position, call) {
-            return Settled::Rerun;
-        }
-        Settled::Unknown(ToolResult::error(
-            call.id.as_str(),
-            prose::question_lost(&call.name, question.from()),
-        ))
-    }
-
-    /// Whether `call` (at `position` of step `step`), started and lost before it finished, runs
-    /// again: its tool is read-only or idempotent, as the build that recorded its intent
-    /// promised (a rebuild cannot change a cut-off call's fate), or as the toolbox says when
-    /// no intent was recorded.
-    fn reruns(&self, step: u32, position: usize, call: &ToolCall) -> bool {
-        if let Some(intent) = self
-            .journal
-            .as_ref()
-            .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
-        {
-            return intent.idempotent || intent.handed;
-        }
-        self.agent
-            .toolbox
-            .definition(&call.name)
-            .is_some_and(|definition| definition.annotations.is_idempotent())
-    }
-
-    /// Answers the calls of the run's last turn: the hooks decide about each new call, the calls
-    /// let through run concurrently, and once every call has its result the tool message is
-    /// appended and the stop conditions are checked. Returns why the run stops, if it does.
-    ///
-    /// In a journaled run, a call the journal settles is not asked about again; the results of
-    /// calls decided here are recorded before any call runs, each call that can have effects
-    /// records its intent durably just before it starts, and each result of a call that runs is
-    /// recorded as soon as it is known.
-    async fn answer_turn(&mut self, run: &mut Run) -> Result<Option<Stop>, Halt> {
-        let agent = self.agent;
-        let step = run.steps;
-        let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
-            return Ok(None);
-        };
-        let calls: Vec<&ToolCall> = message.tool_calls().collect();
-
-        // Decide, in call order. `answered` collects the calls that get their result in this
-        // pass, with how long each ran, for `after_tool_call`; `records` the results decided
-        // here, for the journal.
-        let mut to_run: Vec<usize> = Vec::new();
-        let mut answered: Vec<(usize, Duration)> = Vec::new();
-        let mut records: Vec<Record> = Vec::new();
-        // The calls that asked the person a question and have the reply, to go on with it.
-        let mut replied = Vec::new();
-        // The sub-agents' calls that go on with their saved runs, and the decisions made on them.
-        let mut handed = Vec::new();
-        for (position, call) in calls.iter().enumerate() {
-            let mut slot = turn.slots[position].clone();
-            let settled = match &slot {
-                Slot::New | Slot::Awaiting | Slot::Paused { .. } => {
-                    self.settled(step, position, call)
-                }
-                // The reply is delivered here, before any call is awaited: a server may be
-                // waiting on one call's answer to finish another.
-                Slot::Replied { question, reply } => {
-                    Some(self.replied((step, position), call, question, reply))
-                }
-                _ => None,
-            };
-            let unknown = match settled {
-                Some(Settled::Replayed(result, content)) => {
-                    self.event(|| Event::ToolAnswered {
-                        name: call.name.clone(),
-                        result: result.clone(),
-                        by: AnsweredBy::Journal,
-                    });
-                    if !content.is_empty() {
-                        turn.content
-                            .push(ResultContent::new(result.call_id.as_str(), content));
-                    }
-                    turn.slots[position] = Slot::Answered(result);
-                    continue;
-                }
-                Some(Settled::Rerun) => {
-                    to_run.push(position);
-                    continue;
-                }
-                Some(Settled::Unknown(result)) => Some(result),
-                Some(Settled::Resumed(rest)) => {
-                    replied.push((position, rest));
-                    continue;
-                }
-                Some(Settled::Decided(decision)) => {
-                    slot = decision;
-                    None
-                }
-                None => None,
-            };
-            let (result, by) = if let Some(result) = unknown {
-                (result, AnsweredBy::OutcomeUnknown)
-            } else {
-                match slot {
-                    Slot::New => {
-                        let proposed = agent.proposed(call);
-                        match agent.hooks.before_tool_call(call, proposed).await {
-                            Decision::Run => {
-                                to_run.push(position);
-                                continue;
-                            }
-                            Decision::Deny(reason) => (denied(call, &reason), AnsweredBy::Hook),
-                            Decision::Answer(outcome) => {
-                                (answered_with(call, outcome), AnsweredBy::Hook)
-                            }
-                            Decision::Pause => {
-                                turn.slots[position] = agent.paused(call);
-                                self.event(|| Event::ToolPaused {
-                                    call: (*call).clone(),
-                                });
-                                continue;
-                            }
-                        }
-                    }
-                    Slot::Approved => {
-                        to_run.push(position);
-                        continue;
-                    }
-                    Slot::Granted(approval) => {
-                        let definition = agent.definition_fingerprint(&call.name);
-                        let arguments = arguments_fingerprint(call);
-                        let id = self
-                            .journal
-                            .as_ref()
-                            .map(|journaling| journaling.id.as_str());
-                        if approval.holds(call, id, &arguments, &definition, unix_now()) {
-                            to_run.push(position);
-                        } else {
-                            // Moved, changed or expired: ask again.
-                            turn.slots[position] = agent.paused(call);
-                            self.event(|| Event::ToolPaused {
-                                call: (*call).clone(),
-                            });
-                        }
-                        continue;
-                    }
-                    Slot::Denied(reason) => (denied(call, &reason), AnsweredBy::Person),
-                    Slot::Nested(saved) => {
-                        to_run.push(position);
-                        handed.push((position, *saved));
-                        continue;
-                    }
-                    Slot::Answered(_)
-                    | Slot::Awaiting
-                    | Slot::Paused { .. }
-                    | Slot::Asking(_)
-                    | Slot::Replied { .. } => {
-                        turn.slots[position] = slot;
-                        continue;
-                    }
-                }
-            };
-            self.event(|| Event::ToolAnswered {
-                name: call.name.clone(),
-                result: result.clone(),
-                by,
-            });
-            records.push(Record::Result {
-                step,
-                call: position,
-                result: result.clone(),
-                content: Vec::new(),
-            });
-            turn.slots[position] = Slot::Answered(result);
-            answered.push((position, Duration::ZERO));
-        }
-
-        // The calls a question paused go on with the person's reply, delivered above.
-        let desk = Arc::new(Desk::default());
-        for (position, saved) in handed {
-            desk.hand(&calls[position].id, saved);
-        }
-        for (position, rest) in replied {
-            let call = calls[position];
-            let started = std::time::Instant::now();
-            let outcome = desk.serve(rest).await;
-            if let Some(asked) = desk.take(&call.id) {
-                turn.slots[position] = asked;
-                self.event(|| Event::ToolPaused {
-                    call: (*call).clone(),
-                });
-                continue;
-            }
-            let took = started.elapsed();
-            let answered_call = agent.toolbox.finished(call, outcome);
-            self.event(|| Event::ToolFinished {
-                name: call.name.clone(),
-                result: answered_call.result.clone(),
-                duration: took,
-                content: Arc::from(answered_call.content.as_slice()),
-            });
-            records.push(Record::Result {
-                step,
-                call: position,
-                result: answered_call.result.clone(),
-                content: answered_call.content.clone(),
-            });
-            if !answered_call.content.is_empty() {
-                turn.content.push(ResultContent::new(
-                    answered_call.result.call_id.as_str(),
-                    answered_call.content,
-                ));
-            }
-            turn.slots[position] = Slot::Answered(answered_call.result);
-            answered.push((position, took));
-        }
-
-        // The results decided here (and the run's first record) are written before any call
-        // runs; before each call starts, the results known by then are written, and its intent,
-        // durably, when it can have effects.
-        let mut effect_keys = Vec::new();
-        let mut intents: Vec<Option<Entry>> = Vec::new();
-        if let Some(journaling) = &mut self.journal {
-            journaling.append(&records, false).await?;
-            for &position in &to_run {
-                let call = calls[position];
-                effect_keys.push(make_effect_key(&journaling.id, step, &call.id));
-                // A call run again to pick up the work it handed on has its intent already.
-                let effects = agent
-                    .toolbox
-                    .definition(&call.name)
-                    .is_some_and(|definition| !definition.annotations.is_idempotent())
-                    && !journaling.replay.intents.contains_key(&(step, position));
-                intents.push(effects.then(|| {
-                    Record::Intent {
-                        step,
-                        call: position,
-                        call_id: call.id.clone(),
-                        tool: call.name.clone(),
-                        // What this build promises, which decides the call's fate if it is cut off.
-                        idempotent: Some(false),
-                        definition: Some(agent.definition_fingerprint(&call.name)),
-                    }
-                    .entry()
-                }));
-            }
-        }
-
-        if !to_run.is_empty() {
-            let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
-            let mut spans = ToolSpans::start(&running);
-            for (k, call) in running.iter().enumerate() {
-                if let Some(span) = spans.call_span(k) {
-                    desk.mark_span(&call.id, span);
-                }
-            }
-            let mut durations = vec![Duration::ZERO; running.len()];
-            let events = &mut self.events;
-            if let Some(events) = events {
-                for call in &running {
-                    events(Event::ToolStarted {
-                        call: (*call).clone(),
-                    });
-                }
-            }
-            // With an event callback, what the calls report and their results go through one
-            // queue, emptied into the callback each time the turn is polled: the tools report
-            // from any thread, and a call's reports come before its result.
-            let reports = events.is_some().then(|| Arc::new(Reports::default()));
-            if let Some(reports) = &reports {
-                let reports = Arc::clone(reports);
-                desk.forward(Arc::new(move |event| reports.push(event)));
-            }
-            // In a journaled run, each result is queued as soon as it is known and written before
-            // the next call starts, or sooner (see `Recording`).
-            let recording = self
-                .journal
-                .as_deref()
-                .map(|journaling| Recording::new(journaling.journal, &journaling.id));
-            let watch = Timed(|k: usize, answered: &RichResult, took| {
-                let result = &answered.result;
-                durations[k] = took;
-                spans.finish(k, result);
-                // A call that asked a question has no result yet, only its placeholder.
-                if desk.asked(&running[k].id) {
-                    return;
-                }
-                if let Some(recording) = &recording {
-                    let record = Record::Result {
-                        step,
-                        call: to_run[k],
-                        result: result.clone(),
-                        content: answered.content.clone(),
-                    };
-                    recording.push(record.entry());
-                }
-                if let Some(reports) = &reports {
-                    reports.push(Event::ToolFinished {
-                        name: running[k].name.clone(),
-                        result: result.clone(),
-                        duration: took,
-                        content: Arc::from(answered.content.as_slice()),
-                    });
-                }
-            });
-            let observer = reports
-                .clone()
-                .map(|reports| reports as Arc<dyn CallObserver>);
-            let results = {
-                // Boxed: the turn's calls in flight are the largest part of the run's state, and
-                // the run's future is smaller without them (one allocation per turn with calls).
-                let gates = match &recording {
-                    Some(recording) => intents
-                        .into_iter()
-                        .map(|intent| Some(recording.gate(intent)))
-                        .collect(),
-                    None => Vec::new(),
-                };
-                let turn_run =
-                    agent
-                        .toolbox
-                        .run_turn(&running, &effect_keys, gates, observer, watch);
-                let mut turn_run = std::pin::pin!(Reporting {
-                    work: desk.serve(Box::pin(turn_run)),
-                    reports: reports.as_deref(),
-                    events: events.as_deref_mut(),
-                });
-                match &recording {
-                    Some(recording) => recording.record_while(turn_run.as_mut()).await?,
-                    None => turn_run.await,
-                }
-            };
-            if let Some(error) = recording.as_ref().and_then(Recording::refused) {
-                return Err(Halt::Journal(error));
-            }
-            if let Some(error) = desk.halted() {
-                return Err(Halt::Journal(error));
-            }
-            for ((position, answered_call), took) in to_run.iter().zip(results).zip(durations) {
-                if let Some(asked) = desk.take(&calls[*position].id) {
-                    turn.slots[*position] = asked;
-                    if let Some(events) = &mut self.events {
-                        events(Event::ToolPaused {
-                            call: calls[*position].clone(),
-                        });
-                    }
-                    continue;
-                }
-                if !answered_call.content.is_empty() {
-                    turn.content.push(ResultContent::new(
-                        answered_call.result.call_id.as_str(),
-                        answered_call.content,
-                    ));
-                }
-                turn.slots[*position] = Slot::Answered(answered_call.result);
-                answered.push((*position, took));
-            }
-            answered.sort_unstable_by_key(|&(position, _)| position);
-        }
-        for (position, took) in answered {
-            if let Slot::Answered(result) = &turn.slots[position] {
-                agent
-                    .hooks
-                    .after_tool_call(calls[position], result, took)
-                    .await;
-            }
-        }
-        if turn.slots.iter().any(|slot| slot.is_waiting()) {
-            return Ok(Some(Stop::AwaitingApproval));
-        }
-
-        // Every call has its result: the turn is complete.
-        let Some(Turn {
-            answer,
-            slots,
-            mut content,
-        }) = run.turn.take()
-        else {
-            return Ok(None);
-        };
-        let mut parts = Vec::with_capacity(slots.len() + content.len());
-        for slot in slots {
-            let Slot::Answered(result) = slot else {
-                unreachable!("a complete turn has a result in every slot")
-            };
-            let beside = content
-                .iter()
-                .position(|beside| beside.call_id == result.call_id)
-                .map(|at| content.swap_remove(at));
-            parts.push(Part::ToolResult(result));
-            parts.extend(beside.map(Part::ResultContent));
-        }
-        run.transcript.push(Message {
-            role: Role::Tool,
-            parts,
-        });
-        let assistant = run.transcript.len() - 2;
-        let priced = (agent.price(), run.cost);
-        let step = Step::new(
-            run.steps,
-            &run.transcript,
-            assistant,
-            &answer,
-            &run.usage,
-            priced,
-        );
-        agent.hooks.after_step(&step).await;
-        Ok(agent.check_stops(&mut run.failures, &step))
-    }
-}
-
-/// What became of a step's request.
-enum Sent {
-    /// It was sent, and this is the answer.
-    Answer(Response),
-    /// It was not sent: it could have taken the run over its budget.
-    Stopped(Stop),
-}
-
-/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
-/// model cannot tell (a scripted model, a client of the user's).
-fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
-    if let Some(len) = model.encoded_len(request) {
-        return len as u64;
-    }
-    fn json(value: &impl serde::Serialize) -> u64 {
-        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
-    }
-    let system = request.system.as_deref().map_or(0, str::len) as u64;
-    let output = request.output.as_deref().map_or(0, json);
-    (request.model.len() as u64)
-        .saturating_add(system)
-        .saturating_add(json(&request.messages))
-        .saturating_add(json(&request.tools))
-        .saturating_add(output)
-        .saturating_add(json(&request.extra))
-}
-
-/// What the journal, or the decisions of a saved run, settle about a call.
-enum Settled {
-    /// Its recorded result, and the content beside it.
-    Replayed(ToolResult, Vec<Content>),
-    /// It was started and never finished, and its tool is read-only or idempotent: it runs again.
-    Rerun,
-    /// It was started and never finished, and running it again could repeat its effect.
-    Unknown(ToolResult),
-    /// A person's decision about it, from the saved run.
-    Decided(Slot),
-    /// It asked the person a question, and goes on with their reply: the rest of the call.
-    Resumed(BoxFuture<'static, RichOutcome>),
-}
-
-/// The reports of a turn's calls and their results, in the order they came, waiting to be
-/// handed to the run's event callback.
-#[derive(Default)]
-struct Reports {
-    queue: Mutex<(Vec<Event>, Option<Waker>)>,
-}
-
-impl Reports {
-    /// Queues `event` and wakes the turn, which hands it to the callback.
-    fn push(&self, event: Event) {
-        let waker = {
-            let mut queue = lock(&self.queue);
-            queue.0.push(event);
-            queue.1.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-}
-
-impl CallObserver for Reports {
-    fn report(&self, call: &CallContext, report: Report) {
-        self.push(Event::ToolReport {
-            call_id: call.call_id().to_owned(),
-            name: call.tool().to_owned(),
-            report,
-        });
-    }
-}
-
-/// A turn being run, whose queued events are handed to the callback each time it is polled.
-struct Reporting<'e, 'c, F> {
-    work: F,
-    reports: Option<&'e Reports>,
-    events: Option<&'e mut (dyn FnMut(Event) + Send + 'c)>,
-}
-
-impl<F: Future + Unpin> Future for Reporting<'_, '_, F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
-        let this = &mut *self;
-        if let Some(reports) = this.reports {
-            lock(&reports.queue).1 = Some(cx.waker().clone());
-        }
-        let polled = Pin::new(&mut this.work).poll(cx);
-        if let (Some(reports), Some(events)) = (this.reports, this.events.as_mut()) {
-            let queued = std::mem::take(&mut lock(&reports.queue).0);
-            for event in queued {
-                events(event);
-            }
-        }
-        polled
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
-    /// The slot of a call that waits for a person's decision.
-    fn paused(&self, call: &ToolCall) -> Slot {
-        Slot::Paused {
-            definition: self.definition_fingerprint(&call.name),
-        }
-    }
-
-    /// The fingerprint of the definition of the tool called `name` (of nothing, for a tool the
-    /// toolbox does not have).
-    fn definition_fingerprint(&self, name: &str) -> String {
-        let definition = self
-            .toolbox
-            .definition(name)
-            .map(|definition| serde_json::to_value(definition).unwrap_or_default())
-            .unwrap_or_default();
-        fingerprint(&definition)
-    }
-
-    /// What happens to `call` unless a hook decides otherwise.
-    fn proposed(&self, call: &ToolCall) -> Decision {
-        let destructive = self.approve_destructive
-            && self.toolbox.definitions().iter().any(|definition| {
-                definition.name == call.name && definition.annotations.is_destructive()
-            });
-        if destructive {
-            Decision::Pause
-        } else {
-            Decision::Run
-        }
-    }
-
-    /// Whether the run stops after `step`, whose calls all have their results: the breaker
-    /// first, then the conditions in the order they were added.
-    fn check_stops(&self, failures: &mut Failures, step: &Step<'_>) -> Option<Stop> {
-        let mut tripped = None;
-        if let Some(results) = step.results() {
-            for (call, result) in step.tool_calls().zip(results.tool_results()) {
-                let schema = self
-                    .toolbox
-                    .definition(&call.name)
-                    .map(|definition| &definition.parameters);
-                let count = failures.record(call, result, schema);
-                if tripped.is_none() && self.breaker > 0 && count >= self.breaker {
-                    tripped = Some(Stop::Breaker {
-                        tool: call.name.clone(),
-                        failures: count,
-                    });
-                }
-            }
-        }
-        tripped.or_else(|| {
-            self.stop_when
-                .iter()
-                .find_map(|condition| condition.check(step))
-        })
-    }
-}
-
-/// The result of a call the application refused.
-fn denied(call: &ToolCall, reason: &str) -> ToolResult {
-    ToolResult::error(call.id.as_str(), prose::denied(&call.name, reason))
-}
-
-/// The result of a call a hook answered in the tool's place, worded as the tool's own would be.
-fn answered_with(call: &ToolCall, outcome: ToolOutcome) -> ToolResult {
-    match outcome {
-        Ok(content) => ToolResult::success(call.id.as_str(), content),
-        Err(failure) => ToolResult::error(call.id.as_str(), prose::failed(&call.name, &failure)),
     }
 }

@@ -8,6 +8,10 @@ use crate::message::{ToolCall, ToolResult};
 use crate::provider::{CacheBreak, StreamEvent};
 use crate::tool::Report;
 
+mod reports;
+
+pub(crate) use reports::{Reporting, Reports};
+
 /// Something that happened in a run, reported as it happens to the callback given to
 /// [`RunBuilder::on_event`](super::RunBuilder::on_event).
 ///

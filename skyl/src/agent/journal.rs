@@ -90,8 +90,10 @@ use super::Run;
 
 use super::BoxFuture;
 
+mod journaling;
 mod recording;
 use super::step::ResponseMeta;
+pub(crate) use journaling::Journaling;
 pub(crate) use recording::Recording;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.

@@ -37,11 +37,13 @@ pub mod hooks;
 pub mod journal;
 mod nested;
 mod replay;
+mod request;
 mod run;
 mod step;
 mod stop;
 mod telemetry;
 mod tool_search;
+mod turn;
 mod typed;
 
 /// The model layer's names, re-exported where the agent loop uses them: they live in

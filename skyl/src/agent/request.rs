@@ -1,0 +1,159 @@
+//! A step's request: built from the run, changed by the hooks, checked against the budget, sent
+//! (streamed when someone listens), and what its answer says about the next one's size.
+
+use std::borrow::Cow;
+
+use crate::provider::{Request, Response, ToolChoice};
+
+use super::driver::Driver;
+use super::step::ResponseMeta;
+use super::telemetry::Span;
+use super::{Event, Hooks, Model, ModelError, Run, Stop};
+
+/// What became of a step's request.
+pub(super) enum Sent {
+    /// It was sent, and this is the answer.
+    Answer(Response),
+    /// It was not sent: it could have taken the run over its budget.
+    Stopped(Stop),
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
+    /// The request of the step after `run`'s last, before hooks change it.
+    fn build<'r>(&self, run: &'r Run) -> Request<'r>
+    where
+        'a: 'r,
+    {
+        let agent = self.agent;
+        let definitions = agent.toolbox.definitions();
+        let (tools, deferred_tools) = match &agent.tool_search {
+            Some(search) if search.is_native() => (
+                Cow::Borrowed(definitions),
+                Cow::Owned(search.deferred(definitions)),
+            ),
+            Some(search) => (
+                Cow::Owned(search.offered(definitions, &run.transcript)),
+                Cow::Borrowed(&[][..]),
+            ),
+            None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
+        };
+        Request {
+            model: Cow::Borrowed(&agent.model_name),
+            system: agent.system.as_deref().map(Cow::Borrowed),
+            messages: Cow::Borrowed(&run.transcript),
+            tools,
+            tool_choice: ToolChoice::Auto,
+            output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
+            max_tokens: agent.max_tokens,
+            extra: agent.extra.clone(),
+            deferred_tools,
+            caching: agent.caching.clone(),
+        }
+    }
+
+    /// Counts `answer`, replayed from the journal for the step after `run`'s last, as it was
+    /// counted when its request was sent, so that a budget bounds the next request the same way
+    /// on a replay (hooks aside, which a replay does not call).
+    pub(super) fn count_replayed(&mut self, run: &Run, answer: &ResponseMeta) {
+        let Some(budget) = &self.agent.budget else {
+            return;
+        };
+        let mut request = self.build(run);
+        let bytes = request_bytes(self.agent.model.as_ref(), &request);
+        let usage = &answer.usage;
+        if usage.unreported {
+            let bound = budget.bound(&mut request, bytes, self.last_request, self.agent.price());
+            self.unreported = self.unreported.plus(bound);
+        }
+        self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+    }
+
+    /// Sends the request of step `step` and reads the answer; or, when the request could take
+    /// the run over its budget, sends nothing and says why the run stops.
+    pub(super) async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
+        let agent = self.agent;
+        let mut request = self.build(run);
+        agent.hooks.before_request(step, &mut request).await;
+        // After the hooks, so that what they add or reorder is sent in the same order too.
+        let found: Vec<String> = match &agent.tool_search {
+            Some(search) if !search.is_native() => search
+                .found(agent.toolbox.definitions(), &run.transcript)
+                .into_iter()
+                .map(|tool| tool.name.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        crate::provider::wire_order(&mut request.tools, &found);
+        let mut sent = None;
+        if let Some(budget) = &agent.budget {
+            let size = request_bytes(agent.model.as_ref(), &request);
+            let (used, spent) = self.unreported.over(&run.usage, run.cost);
+            let price = agent.price();
+            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
+            if let Err(stop) = checked {
+                return Ok(Sent::Stopped(stop));
+            }
+            sent = Some((
+                size,
+                budget.bound(&mut request, size, self.last_request, price),
+            ));
+        }
+        let span = Span::chat(&request.model);
+        // After the hooks: what they changed is what the provider sees. Only when someone
+        // listens: the watch reads the whole transcript at every step.
+        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
+            self.cache.observe(&request)
+        } else {
+            Vec::new()
+        };
+        if !causes.is_empty() {
+            span.record_cache_break(&causes);
+        }
+        let result = match &mut self.events {
+            Some(events) => {
+                events(Event::StepStarted { step });
+                if !causes.is_empty() {
+                    events(Event::CacheBroken { step, causes });
+                }
+                let mut sink = |event| events(Event::Model(event));
+                span.instrument(agent.model.stream(&request, &mut sink))
+                    .await
+            }
+            None => span.instrument(agent.model.complete(&request)).await,
+        };
+        match &result {
+            Ok(response) => span.record_response(response),
+            Err(error) => span.record_model_error(error),
+        }
+        let response = result?;
+        if let Some((bytes, bound)) = sent {
+            // An unreported count says nothing about the request: the budget counts the most it
+            // could use, and bounds the next request by its size alone.
+            let usage = &response.usage;
+            if usage.unreported {
+                self.unreported = self.unreported.plus(bound);
+            }
+            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+        }
+        Ok(Sent::Answer(response))
+    }
+}
+
+/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
+/// model cannot tell (a scripted model, a client of the user's).
+fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
+    if let Some(len) = model.encoded_len(request) {
+        return len as u64;
+    }
+    fn json(value: &impl serde::Serialize) -> u64 {
+        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
+    }
+    let system = request.system.as_deref().map_or(0, str::len) as u64;
+    let output = request.output.as_deref().map_or(0, json);
+    (request.model.len() as u64)
+        .saturating_add(system)
+        .saturating_add(json(&request.messages))
+        .saturating_add(json(&request.tools))
+        .saturating_add(output)
+        .saturating_add(json(&request.extra))
+}

@@ -1,0 +1,99 @@
+//! A turn's end: the hooks hear of each call answered, and once every call has its result the
+//! tool message is appended, the hooks see the step, and the breaker and the stop conditions
+//! say whether the run goes on.
+
+use std::time::Duration;
+
+use crate::message::{Message, Part, Role, ToolCall};
+
+use super::super::approval::{Slot, Turn};
+use super::super::breaker::Failures;
+use super::super::driver::Driver;
+use super::super::{Agent, Hooks, Run, Step, Stop};
+
+impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+    /// Tells the hooks of each call of `answered` (a position in `calls`, and how long it ran)
+    /// that has its result.
+    pub(super) async fn after_tool_calls(
+        &mut self,
+        calls: &[&ToolCall],
+        turn: &Turn,
+        answered: Vec<(usize, Duration)>,
+    ) {
+        for (position, took) in answered {
+            if let Slot::Answered(result) = &turn.slots[position] {
+                self.agent
+                    .hooks
+                    .after_tool_call(calls[position], result, took)
+                    .await;
+            }
+        }
+    }
+
+    /// Appends the tool message of `run`'s turn, whose every call has its result, and says
+    /// whether the run stops after the step.
+    pub(super) async fn complete(&mut self, run: &mut Run) -> Option<Stop> {
+        let agent = self.agent;
+        let Turn {
+            answer,
+            slots,
+            mut content,
+        } = run.turn.take()?;
+        let mut parts = Vec::with_capacity(slots.len() + content.len());
+        for slot in slots {
+            let Slot::Answered(result) = slot else {
+                unreachable!("a complete turn has a result in every slot")
+            };
+            let beside = content
+                .iter()
+                .position(|beside| beside.call_id == result.call_id)
+                .map(|at| content.swap_remove(at));
+            parts.push(Part::ToolResult(result));
+            parts.extend(beside.map(Part::ResultContent));
+        }
+        run.transcript.push(Message {
+            role: Role::Tool,
+            parts,
+        });
+        let assistant = run.transcript.len() - 2;
+        let priced = (agent.price(), run.cost);
+        let step = Step::new(
+            run.steps,
+            &run.transcript,
+            assistant,
+            &answer,
+            &run.usage,
+            priced,
+        );
+        agent.hooks.after_step(&step).await;
+        agent.check_stops(&mut run.failures, &step)
+    }
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
+    /// Whether the run stops after `step`, whose calls all have their results: the breaker
+    /// first, then the conditions in the order they were added.
+    fn check_stops(&self, failures: &mut Failures, step: &Step<'_>) -> Option<Stop> {
+        let mut tripped = None;
+        if let Some(results) = step.results() {
+            for (call, result) in step.tool_calls().zip(results.tool_results()) {
+                let schema = self
+                    .toolbox
+                    .definition(&call.name)
+                    .map(|definition| &definition.parameters);
+                let count = failures.record(call, result, schema);
+                if tripped.is_none() && self.breaker > 0 && count >= self.breaker {
+                    tripped = Some(Stop::Breaker {
+                        tool: call.name.clone(),
+                        failures: count,
+                    });
+                }
+            }
+        }
+        tripped.or_else(|| {
+            self.stop_when
+                .iter()
+                .find_map(|condition| condition.check(step))
+        })
+    }
+}

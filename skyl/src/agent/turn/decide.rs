@@ -1,0 +1,174 @@
+//! Deciding about each call of a turn, in call order, once the journal has settled what it
+//! could: a new call is the hooks' to run, deny, answer or pause; a call that waited is run or
+//! answered as the person decided; a denied or unknown call gets its result here.
+
+use std::time::Duration;
+
+use crate::message::{ToolCall, ToolResult};
+use crate::prose;
+use crate::tool::ToolOutcome;
+
+use super::super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
+use super::super::driver::Driver;
+use super::super::journal::Record;
+use super::super::{Agent, AnsweredBy, Decision, Event, Hooks};
+use super::Decided;
+use super::settle::Settled;
+
+impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+    /// Decides about each call of `turn`, the turn of step `step` whose calls are `calls`: the
+    /// calls answered here get their result in their slot, the calls that wait their waiting
+    /// slot, and the rest are to run.
+    pub(super) async fn decide(
+        &mut self,
+        step: u32,
+        calls: &[&ToolCall],
+        turn: &mut Turn,
+    ) -> Decided {
+        let mut decided = Decided::default();
+        for (position, &call) in calls.iter().enumerate() {
+            let slot = turn.slots[position].clone();
+            let answer = match self.settle(step, position, call, &slot) {
+                Some(Settled::Replayed(result, content)) => {
+                    self.event(|| Event::ToolAnswered {
+                        name: call.name.clone(),
+                        result: result.clone(),
+                        by: AnsweredBy::Journal,
+                    });
+                    turn.answer(position, result, content);
+                    continue;
+                }
+                Some(Settled::Rerun) => {
+                    decided.to_run.push(position);
+                    continue;
+                }
+                Some(Settled::Unknown(result)) => Some((result, AnsweredBy::OutcomeUnknown)),
+                Some(Settled::Resumed(rest)) => {
+                    decided.replied.push((position, rest));
+                    continue;
+                }
+                Some(Settled::Decided(decision)) => {
+                    self.decide_slot(position, call, decision, turn, &mut decided)
+                        .await
+                }
+                None => {
+                    self.decide_slot(position, call, slot, turn, &mut decided)
+                        .await
+                }
+            };
+            let Some((result, by)) = answer else {
+                continue;
+            };
+            self.event(|| Event::ToolAnswered {
+                name: call.name.clone(),
+                result: result.clone(),
+                by,
+            });
+            decided.records.push(Record::Result {
+                step,
+                call: position,
+                result: result.clone(),
+                content: Vec::new(),
+            });
+            turn.slots[position] = Slot::Answered(result);
+            decided.answered.push((position, Duration::ZERO));
+        }
+        decided
+    }
+
+    /// Decides about the call at `position`, which stands at `slot` once the journal has said
+    /// what it knows: returns its result and who gave it when it is answered here; otherwise it
+    /// is to run, or its slot says what it waits for.
+    async fn decide_slot(
+        &mut self,
+        position: usize,
+        call: &ToolCall,
+        slot: Slot,
+        turn: &mut Turn,
+        decided: &mut Decided,
+    ) -> Option<(ToolResult, AnsweredBy)> {
+        let agent = self.agent;
+        match slot {
+            Slot::New => {
+                let proposed = agent.proposed(call);
+                match agent.hooks.before_tool_call(call, proposed).await {
+                    Decision::Run => decided.to_run.push(position),
+                    Decision::Deny(reason) => {
+                        return Some((denied(call, &reason), AnsweredBy::Hook));
+                    }
+                    Decision::Answer(outcome) => {
+                        return Some((answered_with(call, outcome), AnsweredBy::Hook));
+                    }
+                    Decision::Pause => self.pause(position, call, turn),
+                }
+            }
+            Slot::Approved => decided.to_run.push(position),
+            Slot::Granted(approval) => {
+                let definition = agent.definition_fingerprint(&call.name);
+                let arguments = arguments_fingerprint(call);
+                let id = self
+                    .journal
+                    .as_ref()
+                    .map(|journaling| journaling.id.as_str());
+                if approval.holds(call, id, &arguments, &definition, unix_now()) {
+                    decided.to_run.push(position);
+                } else {
+                    // Moved, changed or expired: ask again.
+                    self.pause(position, call, turn);
+                }
+            }
+            Slot::Denied(reason) => return Some((denied(call, &reason), AnsweredBy::Person)),
+            Slot::Nested(saved) => {
+                decided.to_run.push(position);
+                decided.handed.push((position, *saved));
+            }
+            Slot::Answered(_)
+            | Slot::Awaiting
+            | Slot::Paused { .. }
+            | Slot::Asking(_)
+            | Slot::Replied { .. } => turn.slots[position] = slot,
+        }
+        None
+    }
+
+    /// Makes the call at `position` wait for a person's decision.
+    fn pause(&mut self, position: usize, call: &ToolCall, turn: &mut Turn) {
+        turn.slots[position] = self.agent.paused(call);
+        self.event(|| Event::ToolPaused { call: call.clone() });
+    }
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
+    /// The slot of a call that waits for a person's decision.
+    fn paused(&self, call: &ToolCall) -> Slot {
+        Slot::Paused {
+            definition: self.definition_fingerprint(&call.name),
+        }
+    }
+
+    /// What happens to `call` unless a hook decides otherwise.
+    fn proposed(&self, call: &ToolCall) -> Decision {
+        let destructive = self.approve_destructive
+            && self.toolbox.definitions().iter().any(|definition| {
+                definition.name == call.name && definition.annotations.is_destructive()
+            });
+        if destructive {
+            Decision::Pause
+        } else {
+            Decision::Run
+        }
+    }
+}
+
+/// The result of a call the application refused.
+fn denied(call: &ToolCall, reason: &str) -> ToolResult {
+    ToolResult::error(call.id.as_str(), prose::denied(&call.name, reason))
+}
+
+/// The result of a call a hook answered in the tool's place, worded as the tool's own would be.
+fn answered_with(call: &ToolCall, outcome: ToolOutcome) -> ToolResult {
+    match outcome {
+        Ok(content) => ToolResult::success(call.id.as_str(), content),
+        Err(failure) => ToolResult::error(call.id.as_str(), prose::failed(&call.name, &failure)),
+    }
+}

@@ -1,0 +1,248 @@
+//! Running a turn's calls once they are decided: the calls that asked the person a question go
+//! on with the reply, the results decided so far and the intents are journaled, and the calls let
+//! through run side by side, what they report and their results handed to the event callback as
+//! they come and each result journaled as soon as it is known.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::message::ToolCall;
+use crate::tool::CallObserver;
+use crate::toolbox::{RichResult, Timed};
+
+use super::super::approval::Turn;
+use super::super::asking::Desk;
+use super::super::driver::{Driver, Halt};
+use super::super::event::{Reporting, Reports};
+use super::super::journal::{Entry, Record, Recording, make_effect_key};
+use super::super::telemetry::ToolSpans;
+use super::super::{Event, Hooks};
+use super::Decided;
+
+/// What a journaled turn's calls to run start with: each one's effect key, and the intent
+/// written durably just before it starts, for a call that can have effects. Both empty in a run
+/// without a journal.
+#[derive(Default)]
+pub(super) struct Starts {
+    effect_keys: Vec<String>,
+    intents: Vec<Option<Entry>>,
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+    /// Goes on with each call of `decided` that has the person's reply (given at `desk`), and
+    /// puts its result in its slot, or the slot of its next question.
+    pub(super) async fn go_on_with_replies(
+        &mut self,
+        step: u32,
+        calls: &[&ToolCall],
+        turn: &mut Turn,
+        desk: &Arc<Desk>,
+        decided: &mut Decided,
+    ) {
+        for (position, rest) in std::mem::take(&mut decided.replied) {
+            let call = calls[position];
+            let started = Instant::now();
+            let outcome = desk.serve(rest).await;
+            if let Some(asked) = desk.take(&call.id) {
+                turn.slots[position] = asked;
+                self.event(|| Event::ToolPaused { call: call.clone() });
+                continue;
+            }
+            let took = started.elapsed();
+            let answered_call = self.agent.toolbox.finished(call, outcome);
+            self.event(|| Event::ToolFinished {
+                name: call.name.clone(),
+                result: answered_call.result.clone(),
+                duration: took,
+                content: Arc::from(answered_call.content.as_slice()),
+            });
+            decided.records.push(Record::Result {
+                step,
+                call: position,
+                result: answered_call.result.clone(),
+                content: answered_call.content.clone(),
+            });
+            turn.answer(position, answered_call.result, answered_call.content);
+            decided.answered.push((position, took));
+        }
+    }
+
+    /// Writes the results decided so far (and the run's first record) before any call runs, and
+    /// makes the effect key and intent of each call to run: before each call starts, the
+    /// results known by then are written, and its intent, durably, when it can have effects.
+    pub(super) async fn record_decided(
+        &mut self,
+        step: u32,
+        calls: &[&ToolCall],
+        decided: &mut Decided,
+    ) -> Result<Starts, Halt> {
+        let agent = self.agent;
+        let mut starts = Starts::default();
+        let Some(journaling) = &mut self.journal else {
+            return Ok(starts);
+        };
+        journaling
+            .append(&std::mem::take(&mut decided.records), false)
+            .await?;
+        for &position in &decided.to_run {
+            let call = calls[position];
+            starts
+                .effect_keys
+                .push(make_effect_key(&journaling.id, step, &call.id));
+            // A call run again to pick up the work it handed on has its intent already.
+            let effects = agent
+                .toolbox
+                .definition(&call.name)
+                .is_some_and(|definition| !definition.annotations.is_idempotent())
+                && !journaling.replay.intents.contains_key(&(step, position));
+            starts.intents.push(effects.then(|| {
+                Record::Intent {
+                    step,
+                    call: position,
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    // What this build promises, which decides the call's fate if it is cut off.
+                    idempotent: Some(false),
+                    definition: Some(agent.definition_fingerprint(&call.name)),
+                }
+                .entry()
+            }));
+        }
+        Ok(starts)
+    }
+
+    /// Runs the calls of `decided` to run, side by side, and puts each one's result in its slot
+    /// (or the slot of the question it asked at `desk`).
+    pub(super) async fn execute(
+        &mut self,
+        step: u32,
+        calls: &[&ToolCall],
+        turn: &mut Turn,
+        desk: &Arc<Desk>,
+        decided: &mut Decided,
+        starts: Starts,
+    ) -> Result<(), Halt> {
+        let agent = self.agent;
+        let to_run = &decided.to_run;
+        let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
+        let mut spans = ToolSpans::start(&running);
+        for (k, call) in running.iter().enumerate() {
+            if let Some(span) = spans.call_span(k) {
+                desk.mark_span(&call.id, span);
+            }
+        }
+        let mut durations = vec![Duration::ZERO; running.len()];
+        let events = &mut self.events;
+        if let Some(events) = events {
+            for call in &running {
+                events(Event::ToolStarted {
+                    call: (*call).clone(),
+                });
+            }
+        }
+        // With an event callback, what the calls report and their results go through one
+        // queue, emptied into the callback each time the turn is polled: the tools report
+        // from any thread, and a call's reports come before its result.
+        let reports = events.is_some().then(|| Arc::new(Reports::default()));
+        if let Some(reports) = &reports {
+            let reports = Arc::clone(reports);
+            desk.forward(Arc::new(move |event| reports.push(event)));
+        }
+        // In a journaled run, each result is queued as soon as it is known and written before
+        // the next call starts, or sooner (see `Recording`).
+        let recording = self
+            .journal
+            .as_deref()
+            .map(|journaling| Recording::new(journaling.journal, &journaling.id));
+        let watch = Timed(|k: usize, answered: &RichResult, took| {
+            let result = &answered.result;
+            durations[k] = took;
+            spans.finish(k, result);
+            // A call that asked a question has no result yet, only its placeholder.
+            if desk.asked(&running[k].id) {
+                return;
+            }
+            if let Some(recording) = &recording {
+                let record = Record::Result {
+                    step,
+                    call: to_run[k],
+                    result: result.clone(),
+                    content: answered.content.clone(),
+                };
+                recording.push(record.entry());
+            }
+            if let Some(reports) = &reports {
+                reports.push(Event::ToolFinished {
+                    name: running[k].name.clone(),
+                    result: result.clone(),
+                    duration: took,
+                    content: Arc::from(answered.content.as_slice()),
+                });
+            }
+        });
+        let observer = reports
+            .clone()
+            .map(|reports| reports as Arc<dyn CallObserver>);
+        let results = {
+            // Boxed: the turn's calls in flight are the largest part of the run's state, and
+            // the run's future is smaller without them (one allocation per turn with calls).
+            let gates = match &recording {
+                Some(recording) => starts
+                    .intents
+                    .into_iter()
+                    .map(|intent| Some(recording.gate(intent)))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let turn_run =
+                agent
+                    .toolbox
+                    .run_turn(&running, &starts.effect_keys, gates, observer, watch);
+            let mut turn_run = std::pin::pin!(Reporting {
+                work: desk.serve(Box::pin(turn_run)),
+                reports: reports.as_deref(),
+                events: events.as_deref_mut(),
+            });
+            match &recording {
+                Some(recording) => recording.record_while(turn_run.as_mut()).await?,
+                None => turn_run.await,
+            }
+        };
+        if let Some(error) = recording.as_ref().and_then(Recording::refused) {
+            return Err(Halt::Journal(error));
+        }
+        if let Some(error) = desk.halted() {
+            return Err(Halt::Journal(error));
+        }
+        self.take_results(calls, turn, desk, decided, results, durations);
+        Ok(())
+    }
+
+    /// Puts the result of each call that ran in its slot, or the question it asked at `desk`,
+    /// and adds the answered calls to the ones `after_tool_call` hears of, in call order.
+    fn take_results(
+        &mut self,
+        calls: &[&ToolCall],
+        turn: &mut Turn,
+        desk: &Desk,
+        decided: &mut Decided,
+        results: Vec<RichResult>,
+        durations: Vec<Duration>,
+    ) {
+        for ((&position, answered_call), took) in decided.to_run.iter().zip(results).zip(durations)
+        {
+            if let Some(asked) = desk.take(&calls[position].id) {
+                turn.slots[position] = asked;
+                self.event(|| Event::ToolPaused {
+                    call: calls[position].clone(),
+                });
+                continue;
+            }
+            turn.answer(position, answered_call.result, answered_call.content);
+            decided.answered.push((position, took));
+        }
+        decided
+            .answered
+            .sort_unstable_by_key(|&(position, _)| position);
+    }
+}
