@@ -128,6 +128,26 @@ fn a_handed_over_conversation_goes_on_with_the_other_agent_on_its_own_providers_
     assert_eq!(gemini["contents"].as_array().unwrap().len(), 5);
 }
 
+/// A handoff is a tool the model reads: its description says to whom it hands and what for.
+#[test]
+fn a_handoff_is_described_to_the_model_by_the_agent_it_hands_to_and_what_that_agent_is_for() {
+    let (model, triage) = triage();
+    triage
+        .run(vec![Message::user("Refund my invoice, I am Ada.")])
+        .blocking()
+        .unwrap();
+    let request = &model.requests()[0];
+    let handoff = request
+        .tools
+        .iter()
+        .find(|tool| tool.name == "transfer_to_billing")
+        .unwrap();
+    assert_eq!(
+        handoff.description,
+        "Hands the conversation to billing, which answers from here. Refunds and payments."
+    );
+}
+
 #[test]
 fn a_run_waiting_for_approval_cannot_be_taken_over() {
     let model =

@@ -23,6 +23,7 @@ mod failover;
 mod fuzz_regressions;
 mod handoff;
 mod http;
+mod layers;
 mod limits;
 mod lowered_schemas;
 pub mod macro_tool;

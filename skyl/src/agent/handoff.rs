@@ -65,10 +65,7 @@ impl Handoff {
         let to = agent.into();
         let mut definition = ToolDefinition {
             name: format!("{PREFIX}{to}"),
-            description: format!(
-                "Hands the conversation to {to}, which answers from here. {}",
-                when.into()
-            ),
+            description: prose::handoff_description(&to, &when.into()),
             parameters: json!({"type": "object", "properties": {}}),
             ..Default::default()
         };

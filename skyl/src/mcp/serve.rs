@@ -649,7 +649,7 @@ fn approval_request(call: &ToolCall) -> ElicitRequestParams {
         .required_bool_property(APPROVE, |approve| {
             approve
                 .title("Approve")
-                .description(format!("Let {} run with these arguments.", call.name))
+                .description(prose::approval_field(&call.name))
                 .with_default(true)
         })
         .build_unchecked();

@@ -55,6 +55,11 @@ pub(crate) fn approval_question(tool: &str, arguments: &Value) -> String {
     format!("Allow the tool {tool} to run with these arguments? {arguments}")
 }
 
+/// The description of the box the client's user ticks to approve a served call of `tool`.
+pub(crate) fn approval_field(tool: &str) -> String {
+    format!("Let {tool} run with these arguments.")
+}
+
 /// A served call that needs approval, from a client that cannot ask its user.
 pub(crate) fn approval_unavailable(tool: &str) -> String {
     crate::prose::denied(

@@ -126,6 +126,12 @@ pub(crate) fn sub_agent_failed(tool: &str, cause: &str) -> crate::tool::ToolFail
         .with_next_step("Continue without its answer, or tell the user it could not be had.")
 }
 
+/// The description of the tool that hands the conversation to `agent`: what it does, then
+/// `when` (what that agent is for, as the application says it).
+pub(crate) fn handoff_description(agent: &str, when: &str) -> String {
+    format!("Hands the conversation to {agent}, which answers from here. {when}")
+}
+
 /// The result of a handoff's call: the conversation goes on with `agent`, which reads it too.
 pub(crate) fn handed_off(agent: &str) -> String {
     format!("The conversation was handed to {agent}, which answers the user from here.")

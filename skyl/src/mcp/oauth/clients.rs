@@ -1,0 +1,243 @@
+//! The HTTP clients with OAuth: the transport's, whose requests carry the session's token and
+//! lead to authorization when the server refuses them, and the one rmcp's OAuth exchanges use.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{
+    OAuthHttpClient, OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+
+use super::super::error::Cause;
+use super::session::{Refusal, Session, Step};
+
+/// The largest answer skyl reads from an authorization server (metadata, registration, token).
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// The transport's HTTP client with OAuth around it: each request carries the current token, and
+/// one the server refuses (401, or 403 for a scope) leads to authorization and is sent again.
+#[derive(Clone)]
+pub(in crate::mcp) struct Authorized {
+    http: reqwest::Client,
+    session: Arc<Session>,
+}
+
+type Answer<T> = Result<T, StreamableHttpError<reqwest::Error>>;
+
+type SseStream =
+    Pin<Box<dyn futures_core::Stream<Item = Result<sse_stream::Sse, SseError>> + Send>>;
+
+impl Authorized {
+    pub(in crate::mcp) fn new(http: reqwest::Client, session: Arc<Session>) -> Self {
+        Authorized { http, session }
+    }
+
+    async fn send<T, F, Fut>(&self, request: F) -> Answer<T>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = Answer<T>>,
+    {
+        let session = &self.session;
+        let limit = session.oauth.max_authorizations;
+        let mut authorizations = 0;
+        loop {
+            let (token, generation) = session.token().await;
+            let refusal = match request(token.clone()).await {
+                Err(StreamableHttpError::AuthRequired(refused)) => {
+                    if token.is_some() && authorizations > 0 {
+                        return Err(session.fail(session.refused(Step::TokenRefused)));
+                    }
+                    Refusal::Unauthorized(refused.www_authenticate_header)
+                }
+                Err(StreamableHttpError::InsufficientScope(refused)) => {
+                    Refusal::Forbidden(refused.www_authenticate_header)
+                }
+                answer => return answer,
+            };
+            if authorizations == limit {
+                return Err(session.fail(session.refused(Step::TooMany(limit))));
+            }
+            authorizations += 1;
+            session
+                .authorize(generation, refusal)
+                .await
+                .map_err(|failure| session.fail(failure))?;
+        }
+    }
+}
+
+// The transport sends through `post_message_with_response_limits` and
+// `get_stream_with_max_sse_event_size`; the others are the trait's required methods. Each passes
+// the limits on to the transport's own client, which enforces them.
+impl StreamableHttpClient for Authorized {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Answer<StreamableHttpPostResponse> {
+        self.send(|token| {
+            self.http.post_message(
+                Arc::clone(&uri),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Answer<StreamableHttpPostResponse> {
+        self.send(|token| {
+            self.http.post_message_with_response_limits(
+                Arc::clone(&uri),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+                limits,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Answer<()> {
+        self.send(|token| {
+            self.http.delete_session(
+                Arc::clone(&uri),
+                Arc::clone(&session_id),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Answer<SseStream> {
+        self.send(|token| {
+            self.http.get_stream(
+                Arc::clone(&uri),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Answer<SseStream> {
+        self.send(|token| {
+            self.http.get_stream_with_max_sse_event_size(
+                Arc::clone(&uri),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+}
+
+/// The HTTP client of rmcp's OAuth exchanges (metadata, registration, tokens), built as the
+/// transport's is: rmcp's own builds a reqwest client that panics when the `http` feature has
+/// turned on rustls without a process-wide crypto provider.
+#[derive(Clone)]
+pub(in crate::mcp) struct OAuthHttp {
+    follow: reqwest::Client,
+    stop: reqwest::Client,
+}
+
+impl OAuthHttp {
+    pub(in crate::mcp) fn new(
+        builder: impl Fn() -> Result<reqwest::ClientBuilder, Cause>,
+    ) -> Result<Self, Cause> {
+        Ok(OAuthHttp {
+            follow: builder()?.build()?,
+            stop: builder()?
+                .redirect(reqwest::redirect::Policy::none())
+                .build()?,
+        })
+    }
+}
+
+impl OAuthHttpClient for OAuthHttp {
+    fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
+        let client = match request.redirect_policy {
+            OAuthHttpRedirectPolicy::Stop => &self.stop,
+            _ => &self.follow,
+        };
+        let timeout = request.timeout;
+        let (head, body) = request.request.into_parts();
+        let mut outgoing = client
+            .request(head.method, head.uri.to_string())
+            .headers(head.headers)
+            .body(body);
+        if let Some(timeout) = timeout {
+            outgoing = outgoing.timeout(timeout);
+        }
+        Box::pin(async move {
+            let mut response = outgoing.send().await?;
+            let mut answer = http::Response::builder().status(response.status());
+            for (name, value) in response.headers() {
+                answer = answer.header(name, value);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await? {
+                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Err(format!(
+                        "the answer of {} is longer than {MAX_ANSWER_BYTES} bytes",
+                        response.url()
+                    )
+                    .into());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(answer.body(body)?)
+        })
+    }
+}
