@@ -12,9 +12,9 @@ use crate::support::YieldTimes;
 use crate::support::adapters;
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AnsweredBy, Decision, Event, Hooks, ModelError, ModelErrorKind, Run, RunError, Step,
-    Stop, StopWhen, hooks,
+    Agent, AnsweredBy, Decision, Event, Hooks, Run, RunError, Step, Stop, StopWhen, hooks,
 };
+use skyl::model::{ModelError, ModelErrorKind};
 use skyl::provider::{Adapter, Request, Response, StopReason, StreamEvent, ToolChoice, Usage};
 use skyl::testing::ScriptedModel;
 use skyl::{

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use skyl::agent::{Agent, Event, Stop};
-use skyl::http::{Api, HttpModel, RetryPolicy};
+use skyl::http::{HttpModel, RetryPolicy};
+use skyl::provider::Api;
 use skyl::provider::{
     Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, ToolChoice,
 };

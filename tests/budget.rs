@@ -9,9 +9,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use skyl::agent::{
-    Agent, BoxFuture, Budget, BudgetLimit, EventSink, Model, ModelError, Run, Stop, StopWhen,
-};
+use skyl::agent::{Agent, Budget, BudgetLimit, Run, Stop, StopWhen};
+use skyl::model::{BoxFuture, EventSink, Model, ModelError};
 use skyl::model::{Cost, Price, Prices};
 use skyl::provider::{Request, Response, Usage};
 use skyl::testing::ScriptedModel;

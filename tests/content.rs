@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use skyl::agent::{Agent, Event};
-use skyl::model::Response;
+use skyl::provider::Response;
 use skyl::testing::ScriptedModel;
 use skyl::{
     Audio, Content, Document, DynamicTool, Image, IntoToolOutput, Limits, Message, Part,

@@ -9,10 +9,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AnsweredBy, BoxFuture, Decision, DurableRunError, Entry, Event, Journal, JournalError,
-    Run, Stop, hooks,
+    Agent, AnsweredBy, Decision, DurableRunError, Entry, Event, Journal, JournalError, Run, Stop,
+    hooks,
 };
 use skyl::durable::SqliteJournal;
+use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, ToolResult, Toolbox};
 
@@ -790,7 +791,7 @@ fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_
                 *asked.lock().unwrap() = Some(SystemTime::now());
                 // The answer's write comes a clock tick later than the load.
                 std::thread::sleep(Duration::from_millis(2));
-                Ok(skyl::model::Response::calls([call(
+                Ok(skyl::provider::Response::calls([call(
                     "c1",
                     "send_when_told",
                     json!({"to": "ada"}),

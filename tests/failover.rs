@@ -15,11 +15,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AnsweredBy, BoxFuture, DurableRunError, Entry, Event, Journal, JournalError, Stop, hooks,
+    Agent, AnsweredBy, DurableRunError, Entry, Event, Journal, JournalError, Stop, hooks,
 };
 use skyl::durable::SqliteJournal;
-use skyl::http::{Api, HttpModel, RetryPolicy};
+use skyl::http::{HttpModel, RetryPolicy};
+use skyl::model::BoxFuture;
 use skyl::model::{Failover, Member};
+use skyl::provider::Api;
 use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
 use skyl::{Message, Toolbox};
 

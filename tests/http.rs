@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{Model, ModelError, ModelErrorKind};
-use skyl::http::{Api, ConfigErrorKind, HttpModel, RetryPolicy};
+use skyl::http::{ConfigErrorKind, HttpModel, RetryPolicy};
+use skyl::model::{Model, ModelError, ModelErrorKind};
+use skyl::provider::Api;
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, Streaming, Usage,
 };

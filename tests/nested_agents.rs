@@ -9,10 +9,11 @@ use std::task::{Context, Waker};
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AgentTool, AnsweredBy, BoxFuture, Decision, DurableRunError, Entry, Event, Journal,
-    JournalError, Run, Stop, hooks,
+    Agent, AgentTool, AnsweredBy, Decision, DurableRunError, Entry, Event, Journal, JournalError,
+    Run, Stop, hooks,
 };
 use skyl::durable::SqliteJournal;
+use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
 
@@ -778,7 +779,7 @@ fn an_approval_from_inside_that_expired_asks_again() {
 
 #[test]
 fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again() {
-    let overloaded = skyl::agent::ModelError::provider(529, "Overloaded")
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded")
         .with_provider(skyl::provider::Provider::Anthropic);
     let researcher = Agent::new(
         ScriptedModel::new().fail(overloaded),

@@ -13,9 +13,8 @@ use std::sync::Mutex;
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use skyl::agent::{
-    Agent, AnsweredBy, BoxFuture, Decision, Entry, Event, Journal, JournalError, Run, hooks,
-};
+use skyl::agent::{Agent, AnsweredBy, Decision, Entry, Event, Journal, JournalError, Run, hooks};
+use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
 

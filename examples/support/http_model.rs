@@ -14,8 +14,9 @@
 
 use std::io::Write;
 
-use skyl::http::{Api, HttpModel};
+use skyl::http::HttpModel;
 use skyl::model::Model;
+use skyl::provider::Api;
 use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, StreamEvent};
 
 /// A provider named on the command line.

@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use skyl::agent::{BoxFuture, Entry, Journal, JournalError};
+use skyl::agent::{Entry, Journal, JournalError};
+use skyl::model::BoxFuture;
 
 /// The name of every `ctx.run` that holds a part of skyl's journal (compatibility data: a
 /// rebuilt service must issue the same names, or Restate refuses the replay).

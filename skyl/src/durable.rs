@@ -85,8 +85,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, Transaction, params};
 
-use crate::agent::BoxFuture;
-use crate::agent::journal::{Entry, Journal, JournalError};
+use crate::agent::{Entry, Journal, JournalError};
+use crate::model::BoxFuture;
 
 /// A [`Journal`] in a SQLite file; see the [module docs](self).
 pub struct SqliteJournal {

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
-use skyl::agent::journal::{Entry, Journal, JournalError};
-use skyl::agent::{Agent, BoxFuture, Reply, Run, Stop};
+use skyl::agent::{Agent, Reply, Run, Stop};
+use skyl::agent::{Entry, Journal, JournalError};
 use skyl::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ClientResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitResult,
@@ -25,6 +25,7 @@ use skyl::mcp::rmcp::service::{
 };
 use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, RemoteBuilder, Server};
+use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{CallContext, CallObserver, Message, Report, ToolCall, ToolResult, Toolbox};
 

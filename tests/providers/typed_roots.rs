@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use skyl::agent::Agent;
-use skyl::model::{BoxFuture, Model, ModelError, Response};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::model::{BoxFuture, Model, ModelError};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Response};
 use skyl::testing::ScriptedModel;
 use skyl::{Message, Toolbox};
 

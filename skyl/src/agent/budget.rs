@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Cost, Price, Request, Usage};
+use crate::model::{Cost, Price};
+use crate::provider::{Request, Usage};
 
 use super::Stop;
 

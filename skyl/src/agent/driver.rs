@@ -15,7 +15,7 @@ use crate::provider::CacheWatch;
 
 use super::approval::{Slot, Turn};
 use super::budget::Bound;
-use super::journal::{DurableRunError, Journal, JournalError, Journaling, Record};
+use super::journal::{Journaling, Record};
 use super::replay::Changed;
 use super::request::Sent;
 use super::run::add_usage;
@@ -23,6 +23,7 @@ use super::step::ResponseMeta;
 use super::telemetry::{Span, tool_changed};
 use super::typed::{Expected, TypedRun};
 use super::{Agent, BoxFuture, Cost, Event, Hooks, ModelError, Run, RunError, Step, Stop};
+use super::{DurableRunError, Journal, JournalError};
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
 ///

@@ -52,7 +52,7 @@
 //!   a lease): [`Journal::load`] then fails with [`JournalError::Owned`] while another live
 //!   worker runs the run, before anything is read or acted on, and the loop gives the run back
 //!   with [`Journal::release`] when it stops.
-//! - Each call that runs can read its [`effect_key`]: stable across crashes and resumes, made of
+//! - Each call that runs can read its [`effect_key`](super::effect_key): stable across crashes and resumes, made of
 //!   the run id, the step and the call id, for an external API's idempotency key.
 //! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
 //!   intent makes it used once.
@@ -76,9 +76,6 @@
 //! whatever the journal.
 
 use std::collections::BTreeMap;
-use std::error::Error;
-use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -88,74 +85,17 @@ use crate::message::{Message, ToolResult};
 
 use super::Run;
 
-use super::BoxFuture;
+// Private: their names' one public path is `skyl::agent` (tests/public_paths.rs holds that).
+pub(super) mod error;
+pub(super) mod seam;
 
 mod journaling;
 mod recording;
 use super::step::ResponseMeta;
+use error::{DurableRunError, JournalError};
 pub(crate) use journaling::Journaling;
 pub(crate) use recording::Recording;
-
-/// One record of a run's journal: a key unique within the run, and a body to store as it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// Unique within the run (see the [module docs](self)).
-    pub key: String,
-    /// The record, as versioned JSON text.
-    pub body: String,
-}
-
-/// Where a durable run keeps its journal: an append-only log of [`Entry`]s per run id.
-///
-/// Implement it for your store; `skyl::durable::SqliteJournal` (feature `durable`) is the
-/// embedded default. The [module docs](self) give the rules.
-pub trait Journal: Send + Sync {
-    /// Every entry of `run`, in the order they were appended; empty for a run never seen.
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>>;
-
-    /// Appends `entries` to `run` as one group: all or none. When `durable`, the group (and
-    /// every group before it) is on stable storage before this returns.
-    ///
-    /// Fails with [`JournalError::Conflict`], appending nothing, when one of the keys exists.
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>>;
-
-    /// Gives back this worker's hold on `run`, once the run has stopped (finished, paused for a
-    /// decision, or failed), so that another worker may resume it at once.
-    ///
-    /// For a journal that gives each run one owner at a time (a lease, as
-    /// `skyl::durable::SqliteJournal` does): `load` takes the hold, or fails with
-    /// [`JournalError::Owned`] while another live worker has it, and each `append` renews it.
-    /// The loop calls this when a journaled run stops, and ignores its failure (a hold not given
-    /// back lapses on its own). A journal without owners does nothing, the default.
-    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
-        let _ = run;
-        Box::pin(std::future::ready(Ok(())))
-    }
-}
-
-impl<J: Journal + ?Sized> Journal for &J {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        (**self).load(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        (**self).append(run, entries, durable)
-    }
-
-    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
-        (**self).release(run)
-    }
-}
+use seam::{Entry, Journal};
 
 /// The version of the records this code writes, and the latest it reads; a record of a later
 /// version is refused, naming its version and this one, rather than read as corrupt.
@@ -284,200 +224,11 @@ pub fn handle_run(effect_key: &str) -> String {
     format!("handle/{effect_key}")
 }
 
-// What a call reads of its own key lives with the tool's view of its call; the run sets it.
-pub use crate::tool::effect::effect_key;
-
-/// A journal could not be read or written.
-///
-/// `Display` says what happened to which run and record; the store's own error, when there is
-/// one, is the [`source`](Error::source).
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum JournalError {
-    /// Another worker wrote `key` first: it is running this run. This worker stopped without
-    /// acting on it.
-    Conflict {
-        /// The run.
-        run: String,
-        /// The key both wrote.
-        key: String,
-    },
-    /// Another worker owns the run: its lease is live until `expires`, unless it renews it.
-    /// This worker did nothing to the run.
-    Owned {
-        /// The run.
-        run: String,
-        /// The worker that owns it.
-        owner: String,
-        /// When its lease expires, if it does not renew it.
-        expires: SystemTime,
-    },
-    /// A record was written by a later version of skyl.
-    NewerFormat {
-        /// The run.
-        run: String,
-        /// The record's key.
-        key: String,
-        /// The record's format version.
-        version: u64,
-    },
-    /// A record is torn or corrupt: it cannot be read.
-    Corrupt {
-        /// The run.
-        run: String,
-        /// The record's key.
-        key: String,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// The store failed.
-    Storage {
-        /// The run.
-        run: String,
-        /// What the journal was doing.
-        doing: &'static str,
-        /// The store's error.
-        source: Box<dyn Error + Send + Sync>,
-    },
-}
-
-impl JournalError {
-    /// The run the error is about.
-    pub fn run(&self) -> &str {
-        match self {
-            JournalError::Conflict { run, .. }
-            | JournalError::Owned { run, .. }
-            | JournalError::NewerFormat { run, .. }
-            | JournalError::Corrupt { run, .. }
-            | JournalError::Storage { run, .. } => run,
-        }
-    }
-}
-
-impl fmt::Display for JournalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JournalError::Conflict { run, key } => write!(
-                f,
-                "run \"{run}\": another worker recorded \"{key}\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
-            ),
-            JournalError::Owned {
-                run,
-                owner,
-                expires,
-            } => write!(
-                f,
-                "run \"{run}\" is owned by worker \"{owner}\", whose lease expires at {} unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired",
-                Utc(*expires)
-            ),
-            JournalError::NewerFormat { run, key, version } => write!(
-                f,
-                "run \"{run}\": record \"{key}\" has format version {version}, and this skyl reads up to version {RECORD_FORMAT}; resume the run with the newer skyl that wrote it"
-            ),
-            JournalError::Corrupt { run, key, why } => write!(
-                f,
-                "run \"{run}\": record \"{key}\" cannot be read: {why}. Nothing was dropped: restore the journal from a backup, or start the run under a new id"
-            ),
-            JournalError::Storage { run, doing, .. } => {
-                write!(f, "run \"{run}\": the journal failed while {doing}")
-            }
-        }
-    }
-}
-
-/// A time as UTC in RFC 3339, to the millisecond: `2026-12-05T08:01:02.345Z`.
-struct Utc(SystemTime);
-
-impl fmt::Display for Utc {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let seconds = since.as_secs();
-        let (days, of_day) = (seconds / 86_400, seconds % 86_400);
-        // Howard Hinnant's days-to-civil, for days since 1970-01-01.
-        let z = days + 719_468;
-        let era = z / 146_097;
-        let day_of_era = z % 146_097;
-        let year_of_era =
-            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-        let shifted_month = (5 * day_of_year + 2) / 153;
-        let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-        let month = if shifted_month < 10 {
-            shifted_month + 3
-        } else {
-            shifted_month - 9
-        };
-        let year = year_of_era + era * 400 + u64::from(month <= 2);
-        write!(
-            f,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-            of_day / 3600,
-            of_day / 60 % 60,
-            of_day % 60,
-            since.subsec_millis()
-        )
-    }
-}
-
-impl Error for JournalError {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        match self {
-            JournalError::Storage { source, .. } => Some(&**source),
-            _ => None,
-        }
-    }
-}
-
-/// Why a journaled run ended without a [`Run`]: a model request failed (the run so
-/// far is in the [`RunError`](super::RunError)), or the journal failed (the journal has the run:
-/// start it again once the cause is fixed).
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DurableRunError {
-    /// A model request failed.
-    Model(super::RunError),
-    /// The journal could not be read or written; nothing was acted on past the last record.
-    Journal(JournalError),
-    /// A saved run was resumed under an id other than the one its journal has: nothing was read,
-    /// written or run. Its journal holds what it already did (the approved calls it ran
-    /// included), so under another id it would do that again.
-    AnotherRun {
-        /// The id the run was saved with ([`Run::id`]).
-        saved: String,
-        /// The id it was resumed under.
-        given: String,
-    },
-}
-
-impl fmt::Display for DurableRunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DurableRunError::Model(_) => f.write_str("a model request of the journaled run failed"),
-            DurableRunError::Journal(error) => write!(
-                f,
-                "the journal of run \"{}\" could not be used",
-                error.run()
-            ),
-            DurableRunError::AnotherRun { saved, given } => write!(
-                f,
-                "run \"{saved}\" cannot be resumed as run \"{given}\": its journal, which records what it already did, is under \"{saved}\". Resume it with .journaled(journal, \"{saved}\"), or start a new run from its transcript to use \"{given}\""
-            ),
-        }
-    }
-}
-
-impl Error for DurableRunError {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        match self {
-            DurableRunError::Model(error) => Some(error),
-            DurableRunError::Journal(error) => Some(error),
-            DurableRunError::AnotherRun { .. } => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::UNIX_EPOCH;
+
+    use super::error::Utc;
     use super::*;
     use serde_json::json;
 

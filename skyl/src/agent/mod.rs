@@ -46,11 +46,8 @@ mod tool_search;
 mod turn;
 mod typed;
 
-/// The model layer's names, re-exported where the agent loop uses them: they live in
-/// [`crate::model`].
-pub use crate::model::{
-    BoxFuture, Cost, EventSink, Model, ModelError, ModelErrorKind, Price, Prices,
-};
+// The model layer's names the agent loop uses; their one public path is `skyl::model`.
+use crate::model::{BoxFuture, Cost, Model, ModelError, Price, Prices};
 pub use agent::Agent;
 pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};
@@ -58,9 +55,12 @@ pub use budget::{Budget, BudgetLimit};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
 pub use handoff::{Handoff, TakeOverError};
-// Defined in `hooks`, whose page is about them; these are the paths the docs use.
-pub use hooks::{Decision, Hooks};
-pub use journal::{DurableRunError, Entry, Journal, JournalError, effect_key};
+// Defined beside the closures of `hooks`; these are their one public path.
+pub use hooks::points::{Decision, Hooks};
+pub use journal::error::{DurableRunError, JournalError};
+pub use journal::seam::{Entry, Journal};
+// What a call reads of its own key lives with the tool's view of its call; the run sets it.
+pub use crate::tool::effect::effect_key;
 pub use nested::{AgentTool, Waiting};
 pub use run::{Run, RunError};
 pub use step::Step;

@@ -7,8 +7,9 @@ use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
 use super::Run;
-use super::journal::{Entry, JournalError, Record};
+use super::journal::Record;
 use super::step::ResponseMeta;
+use super::{Entry, JournalError};
 
 /// The records of one run, by step and by call position.
 #[derive(Debug, Default)]

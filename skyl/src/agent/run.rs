@@ -250,7 +250,8 @@ impl TryFrom<Stored> for Run {
 /// provider is reachable again ([`ModelError::is_retryable`] says whether that can help as it is).
 ///
 /// ```
-/// use skyl::agent::{Agent, ModelError, Stop};
+/// use skyl::agent::{Agent, Stop};
+/// use skyl::model::ModelError;
 /// use skyl::testing::ScriptedModel;
 /// use skyl::{Message, Toolbox};
 ///

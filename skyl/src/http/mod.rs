@@ -31,7 +31,7 @@
 //! | [`OpenAiResponses`](crate::provider::OpenAiResponses) | `POST {base}/responses` | `Authorization: Bearer` |
 //! | [`Gemini`](crate::provider::Gemini) | `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`) | `x-goog-api-key` |
 //! | [`AzureOpenAi`](crate::provider::AzureOpenAi) | `POST {endpoint}/openai/deployments/{model}/chat/completions?api-version=…`, `{endpoint}/openai/responses?api-version=…`, or `{endpoint}/openai/v1/…` | `api-key`, or `Authorization: Bearer` for an Entra ID token |
-//! | your own [`Api`] | its [`url`](crate::provider::Api::url) | its [`auth_headers`](crate::provider::Api::auth_headers) |
+//! | your own [`Api`](crate::provider::Api) | its [`url`](crate::provider::Api::url) | its [`auth_headers`](crate::provider::Api::auth_headers) |
 //!
 //! What a failure becomes ([`ModelError`](crate::model::ModelError)):
 //!
@@ -66,9 +66,6 @@ mod failure;
 mod model;
 mod retry;
 
-/// The provider API an [`HttpModel`] talks to: any adapter that knows its HTTP part, built in or
-/// your own (it lives in [`provider`](crate::provider), with the adapters).
-pub use crate::provider::Api;
 pub use builder::{ConfigError, ConfigErrorKind, HttpModelBuilder};
 pub use model::HttpModel;
 pub use retry::RetryPolicy;

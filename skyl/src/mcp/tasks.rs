@@ -97,8 +97,8 @@ pub(super) type Runner = Arc<
     dyn Fn(
             String,
             Created,
-            crate::agent::BoxFuture<'static, ()>,
-        ) -> crate::agent::BoxFuture<'static, Option<CallToolResult>>
+            crate::model::BoxFuture<'static, ()>,
+        ) -> crate::model::BoxFuture<'static, Option<CallToolResult>>
         + Send
         + Sync,
 >;
@@ -192,7 +192,7 @@ impl Tasks {
                     return;
                 }
             }
-            let until_cancelled: crate::agent::BoxFuture<'static, ()> = Box::pin(async move {
+            let until_cancelled: crate::model::BoxFuture<'static, ()> = Box::pin(async move {
                 let _ = cancelled.wait_for(|cancelled| *cancelled).await;
             });
             let answered = runner(id.clone(), created.clone(), until_cancelled).await;
@@ -495,7 +495,7 @@ mod tests {
         fn load<'a>(
             &'a self,
             run: &'a str,
-        ) -> crate::agent::BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
+        ) -> crate::model::BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
             let entries = self.0.lock().unwrap().get(run).cloned().unwrap_or_default();
             Box::pin(std::future::ready(Ok(entries)))
         }
@@ -505,7 +505,7 @@ mod tests {
             run: &'a str,
             entries: Vec<Entry>,
             _durable: bool,
-        ) -> crate::agent::BoxFuture<'a, Result<(), JournalError>> {
+        ) -> crate::model::BoxFuture<'a, Result<(), JournalError>> {
             let mut runs = self.0.lock().unwrap();
             let held = runs.entry(run.to_owned()).or_default();
             let taken = entries.iter().find(|e| held.iter().any(|h| h.key == e.key));

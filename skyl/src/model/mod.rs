@@ -22,7 +22,8 @@ mod error;
 mod failover;
 mod price;
 
-pub use crate::provider::{Request, Response, StopReason, StreamEvent, Usage};
+// The wire's names a model speaks in; their one public path is `skyl::provider`.
+use crate::provider::{Request, Response, StreamEvent};
 pub use error::{ModelError, ModelErrorKind};
 pub use failover::{Failover, Member};
 pub use price::{Cost, Price, Prices};
@@ -46,7 +47,7 @@ pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
 ///
 /// ```
 /// use skyl::model::{BoxFuture, Model, ModelError};
-/// use skyl::model::{Request, Response};
+/// use skyl::provider::{Request, Response};
 /// use skyl::Message;
 ///
 /// /// Answers every request with the last user message, reversed.

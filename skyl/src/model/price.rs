@@ -90,7 +90,8 @@ fn to_nanos(units: f64) -> u64 {
 /// [`Usage::output_tokens`]).
 ///
 /// ```
-/// use skyl::model::{Cost, Price, Usage};
+/// use skyl::model::{Cost, Price};
+/// use skyl::provider::Usage;
 ///
 /// // Prices as a provider's page gives them, per million tokens.
 /// let price = Price::per_million_tokens(3.0, 15.0).cache_read(0.30).cache_write(3.75);

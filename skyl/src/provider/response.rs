@@ -38,7 +38,7 @@ impl Response {
     ///
     /// ```
     /// use skyl::Message;
-    /// use skyl::model::{Response, StopReason};
+    /// use skyl::provider::{Response, StopReason};
     ///
     /// let response = Response::text("22C and sunny.");
     /// assert_eq!(response.message, Message::assistant("22C and sunny."));
@@ -54,7 +54,7 @@ impl Response {
     /// ```
     /// use serde_json::json;
     /// use skyl::ToolCall;
-    /// use skyl::model::{Response, StopReason};
+    /// use skyl::provider::{Response, StopReason};
     ///
     /// let response = Response::calls([ToolCall::new("c1", "get_weather", json!({"city": "Kampala"}))]);
     /// assert_eq!(response.message.tool_calls().count(), 1);

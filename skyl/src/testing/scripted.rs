@@ -37,7 +37,7 @@ use crate::transcript;
 /// ```
 /// use serde_json::json;
 /// use skyl::agent::Agent;
-/// use skyl::model::Response;
+/// use skyl::provider::Response;
 /// use skyl::testing::ScriptedModel;
 /// use skyl::{Message, ToolCall, Toolbox};
 ///
@@ -118,7 +118,8 @@ impl ScriptedModel {
     ///
     /// ```
     /// use serde_json::json;
-    /// use skyl::agent::{Agent, ModelError};
+    /// use skyl::agent::Agent;
+    /// use skyl::model::ModelError;
     /// use skyl::testing::ScriptedModel;
     /// use skyl::{Message, ToolCall, Toolbox};
     ///

@@ -4,8 +4,9 @@ use std::future::Future;
 
 use tracing::field;
 
-use crate::agent::{ModelError, ModelErrorKind, Stop};
+use crate::agent::Stop;
 use crate::message::{ToolCall, ToolResult};
+use crate::model::{ModelError, ModelErrorKind};
 use crate::provider::{CacheBreak, Response, StopReason, Usage};
 
 /// The span of a run or of one model request.
@@ -211,8 +212,9 @@ mod tests {
     use tracing::span::{Attributes, Id, Record};
     use tracing::{Event, Metadata, Subscriber};
 
-    use crate::agent::{Agent, ModelError};
+    use crate::agent::Agent;
     use crate::message::{Message, ToolCall};
+    use crate::model::ModelError;
     use crate::provider::{Response, Usage};
     use crate::testing::ScriptedModel;
     use crate::tool::{Tool, ToolDefinition, ToolFailure, ToolFuture};
@@ -414,7 +416,7 @@ mod tests {
         fn load<'a>(
             &'a self,
             _: &'a str,
-        ) -> crate::agent::BoxFuture<'a, Result<Vec<crate::agent::Entry>, crate::agent::JournalError>>
+        ) -> crate::model::BoxFuture<'a, Result<Vec<crate::agent::Entry>, crate::agent::JournalError>>
         {
             Box::pin(std::future::ready(Ok(self.0.lock().unwrap().clone())))
         }
@@ -424,7 +426,7 @@ mod tests {
             _: &'a str,
             entries: Vec<crate::agent::Entry>,
             _: bool,
-        ) -> crate::agent::BoxFuture<'a, Result<(), crate::agent::JournalError>> {
+        ) -> crate::model::BoxFuture<'a, Result<(), crate::agent::JournalError>> {
             self.0.lock().unwrap().extend(entries);
             Box::pin(std::future::ready(Ok(())))
         }

@@ -2,8 +2,9 @@
 
 use std::future::Future;
 
-use crate::agent::{ModelError, Stop};
+use crate::agent::Stop;
 use crate::message::{ToolCall, ToolResult};
+use crate::model::ModelError;
 use crate::provider::{CacheBreak, Response, Usage};
 
 /// No span.

@@ -10,11 +10,12 @@ use crate::message::ToolCall;
 use crate::tool::CallObserver;
 use crate::toolbox::{RichResult, Timed};
 
+use super::super::Entry;
 use super::super::approval::Turn;
 use super::super::asking::Desk;
 use super::super::driver::{Driver, Halt};
 use super::super::event::{Reporting, Reports};
-use super::super::journal::{Entry, Record, Recording, make_effect_key};
+use super::super::journal::{Record, Recording, make_effect_key};
 use super::super::telemetry::ToolSpans;
 use super::super::{Event, Hooks};
 use super::Decided;
