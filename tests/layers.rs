@@ -29,7 +29,7 @@ fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn skyl_src() -> PathBuf {
+pub(crate) fn skyl_src() -> PathBuf {
     repository().join("skyl/src")
 }
 
@@ -188,11 +188,11 @@ use crate::Toolbox;
     assert_eq!(found, expected);
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
@@ -289,7 +289,7 @@ fn root_reexports(code: &str) -> Vec<(String, Option<String>)> {
 
 /// `source` with its comments, string literals and character literals blanked to spaces, lines
 /// kept, so that only code is left to read and every byte keeps its line.
-fn code_only(source: &str) -> String {
+pub(crate) fn code_only(source: &str) -> String {
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
     let blank = |out: &mut String, text: &[char]| {
@@ -380,7 +380,7 @@ fn raw_prefix(chars: &[char], i: usize) -> bool {
 }
 
 /// `code` with each module under a `#[cfg(test)]` (or `#[cfg(all(test, …))]`) blanked.
-fn without_test_modules(code: &str) -> String {
+pub(crate) fn without_test_modules(code: &str) -> String {
     let mut out: Vec<char> = code.chars().collect();
     let mut from = 0;
     while let Some(found) = find(&out, "#[cfg(", from) {

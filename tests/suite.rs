@@ -32,6 +32,7 @@ mod nested_agents;
 mod panics;
 mod partial;
 mod providers;
+mod public_paths;
 mod registration;
 mod repeated_calls;
 mod settings;
