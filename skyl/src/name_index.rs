@@ -5,11 +5,19 @@
 //! final comparison. Here a name is reduced to a key, its length and its first and last eight
 //! bytes, which covers every byte of a name up to sixteen long. A slot holds the key of its name,
 //! so a probe compares words already in hand and reads no name; a longer name is compared in full
-//! once the keys agree. The table is built once and only read afterwards.
+//! once the keys agree. The table is built once and only read afterwards. A toolbox of a few tools
+//! skips the table: comparing its few keys in turn costs less than hashing the name.
+
+/// Up to how many names a lookup compares every key rather than hash the name: hashing and
+/// probing cost about as much as comparing four keys.
+const SCANNED: usize = 4;
 
 /// Positions of tools, looked up by name.
 pub(crate) struct NameIndex {
     names: Vec<Box<str>>,
+    /// Each name's key, in the same order: a toolbox of a few tools is searched by comparing
+    /// them all, which costs less than hashing the name.
+    keys: Vec<Key>,
     /// Open addressing with linear probing, a power of two long. Never more than half full, so
     /// every probe ends at an empty slot; an index without names has one, so a lookup needs no
     /// test for an empty table.
@@ -20,6 +28,7 @@ impl Default for NameIndex {
     fn default() -> Self {
         NameIndex {
             names: Vec::new(),
+            keys: Vec::new(),
             slots: Box::new([Slot::default()]),
         }
     }
@@ -46,6 +55,9 @@ impl NameIndex {
     #[inline(always)]
     pub(crate) fn get(&self, name: &str) -> Option<usize> {
         let key = Key::of(name.as_bytes());
+        if self.keys.len() <= SCANNED {
+            return self.scan(key, name);
+        }
         let mask = self.slots.len() - 1;
         let mut slot = key.hash() & mask;
         loop {
@@ -59,6 +71,15 @@ impl NameIndex {
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /// [`get`](Self::get) by comparing every key, for a toolbox of at most [`SCANNED`] tools.
+    #[inline(always)]
+    fn scan(&self, key: Key, name: &str) -> Option<usize> {
+        // Two long names may share a key, so a match is not the end of the search.
+        (0..self.keys.len()).find(|&position| {
+            self.keys[position] == key && (key.len <= 16 || self.is_named(position, name))
+        })
     }
 
     /// Whether the name at `position` is `name`: for a name longer than sixteen bytes, whose key
@@ -79,6 +100,7 @@ impl NameIndex {
             return false;
         }
         self.names.push(name.into());
+        self.keys.push(Key::of(name.as_bytes()));
         if self.names.len() * 2 > self.slots.len() {
             self.rebuild((self.names.len() * 4).next_power_of_two());
         } else {
@@ -90,6 +112,7 @@ impl NameIndex {
     /// Removes the name at `position`; the names after it move down one position.
     pub(crate) fn remove(&mut self, position: usize) {
         self.names.remove(position);
+        self.keys.remove(position);
         // Positions shift, so every slot changes: rebuild (removal is rare, lookups are not).
         self.rebuild(self.slots.len());
     }
@@ -102,7 +125,7 @@ impl NameIndex {
     }
 
     fn place(&mut self, position: usize) {
-        let key = Key::of(self.names[position].as_bytes());
+        let key = self.keys[position];
         let mask = self.slots.len() - 1;
         let mut slot = key.hash() & mask;
         while self.slots[slot].position != 0 {

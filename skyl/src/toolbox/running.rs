@@ -352,7 +352,19 @@ impl RichResult {
 impl RichResult {
     /// The result alone, for a caller that takes no content: a line for each part of the content
     /// after the prose, so that what the tool returned is still said.
+    #[inline(always)]
     pub(crate) fn into_text_result(self) -> ToolResult {
+        // Nearly every result is text alone: it is taken as it is, in the caller, without a call
+        // or a loop over no parts.
+        if self.content.is_empty() {
+            return self.result;
+        }
+        self.with_content_lines()
+    }
+
+    /// [`into_text_result`](Self::into_text_result) for a result with content.
+    #[cold]
+    fn with_content_lines(self) -> ToolResult {
         let mut result = self.result;
         for part in &self.content {
             if !result.content.is_empty() {
