@@ -216,21 +216,13 @@ impl PartialArguments {
     /// complete. What a UI shows of a file's content as it fills in.
     #[inline]
     pub fn str_so_far(&self, key: &str) -> Option<&str> {
-        // The common read, a top-level string being written (inside an escape cut by the last
-        // delta too), without building the view.
+        // The common read, a top-level string being written, without building the view.
         if let [
             Frame::Object {
                 key: Some(open), ..
             },
         ] = self.stack.as_slice()
-            && matches!(
-                self.state,
-                State::String
-                    | State::Escape
-                    | State::Unicode
-                    | State::TrailingBackslash
-                    | State::TrailingU
-            )
+            && matches!(self.state, State::String)
             && !self.in_key
             && open == key
         {
