@@ -21,15 +21,21 @@ sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1000 10000 100000)
 for text in "" real_text::; do
   for size in "${sizes[@]}"; do
-    declare -A per_parse=()
-    for row in from_str incremental incremental_unread; do
+    declare -A per_parse=([incremental_str]=0)
+    rows=(from_str incremental incremental_unread)
+    # The real text also as providers deliver it, `&str` deltas through `push`.
+    [ -n "$text" ] && rows+=(incremental_str)
+    for row in "${rows[@]}"; do
       a=$(count "$text$row" "$size" 1)
       b=$(count "$text$row" "$size" 11)
       per_parse[$row]=$(((b - a) / 10))
     done
     awk -v text="${text:-ascii::}" -v size="$size" -v f="${per_parse[from_str]}" \
-      -v r="${per_parse[incremental]}" -v u="${per_parse[incremental_unread]}" 'BEGIN {
-        printf "%-11s %7d bytes: from_str %9d, incremental %9d (%.2fx), unread %9d (%.2fx) instructions\n",
-          text, size, f, r, r / f, u, u / f }'
+      -v r="${per_parse[incremental]}" -v u="${per_parse[incremental_unread]}" \
+      -v s="${per_parse[incremental_str]}" 'BEGIN {
+        printf "%-11s %7d bytes: from_str %9d, incremental %9d (%.2fx), unread %9d (%.2fx)",
+          text, size, f, r, r / f, u, u / f
+        if (s > 0) printf ", str deltas %9d (%.2fx)", s, s / f
+        printf " instructions\n" }'
   done
 done

@@ -22,7 +22,9 @@
 //! comments and strings outside ASCII (é, 日本語, emoji), some of it written as `\u` escapes
 //! (surrogate pairs too), escaped quotes and backslashes. Its deltas are 10 bytes of the text's
 //! bytes, so they are cut inside UTF-8 characters and inside escapes, and are pushed with
-//! `push_bytes`.
+//! `push_bytes`. Its `incremental_str` row pushes the same text as providers deliver it, `&str`
+//! deltas (each 10-byte cut moved on to the next character boundary) through `push`, as
+//! `PartialCalls` does: the same parse without the UTF-8 check of every piece.
 
 use std::hint::black_box;
 
@@ -43,11 +45,13 @@ fn main() {
         if let Some(row) = row.strip_prefix("real_text::") {
             let text = real_text::arguments(size);
             let deltas = real_text::deltas(&text);
+            let str_deltas = real_text::str_deltas(&text);
             for _ in 0..calls {
                 match row {
                     "from_str" => drop(black_box(parse_whole(&text))),
                     "incremental" => drop(black_box(real_text::read_each_delta(&deltas))),
                     "incremental_unread" => drop(black_box(real_text::read_at_the_end(&deltas))),
+                    "incremental_str" => drop(black_box(read_each_delta(&str_deltas))),
                     other => panic!("no row real_text::{other:?}"),
                 }
             }
@@ -287,6 +291,22 @@ mod real_text {
         text.as_bytes().chunks(DELTA).collect()
     }
 
+    /// The text cut into `&str` deltas of about `DELTA` bytes: each cut moved on to the next
+    /// character boundary.
+    pub(super) fn str_deltas(text: &str) -> Vec<&str> {
+        let mut deltas = Vec::with_capacity(text.len() / DELTA + 1);
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + DELTA).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            deltas.push(&text[start..end]);
+            start = end;
+        }
+        deltas
+    }
+
     #[divan::bench(args = SIZES)]
     fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
         let text = arguments(size);
@@ -315,6 +335,16 @@ mod real_text {
             black_box(arguments.str_so_far("content"));
         }
         arguments.finish().unwrap()
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn incremental_str(bencher: divan::Bencher<'_, '_>, size: usize) {
+        let text = arguments(size);
+        let deltas = str_deltas(&text);
+        assert_eq!(super::read_each_delta(&deltas), parse_whole(&text));
+        bencher
+            .counter(BytesCount::new(text.len()))
+            .bench(|| super::read_each_delta(&deltas));
     }
 
     #[divan::bench(args = SIZES)]
