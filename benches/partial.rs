@@ -17,6 +17,14 @@
 //!   parse alone.
 //! - `prefix_jiter`: the same re-parse with a real partial-JSON parser, jiter's partial mode
 //!   (`PartialMode::TrailingStrings`), to a `JsonValue`. Quadratic too.
+//!
+//! `real_text` repeats the linear rows on source text as it comes from models writing for people:
+//! comments and strings outside ASCII (é, 日本語, emoji), some of it written as `\u` escapes
+//! (surrogate pairs too), escaped quotes and backslashes. Its deltas are 10 bytes of the text's
+//! bytes, so they are cut inside UTF-8 characters and inside escapes, and are pushed with
+//! `push_bytes`. Its `incremental_str` row pushes the same text as providers deliver it, `&str`
+//! deltas (each 10-byte cut moved on to the next character boundary) through `push`, as
+//! `PartialCalls` does: the same parse without the UTF-8 check of every piece.
 
 use std::hint::black_box;
 
@@ -32,14 +40,33 @@ fn main() {
         let [row, size, calls] = spec.split(' ').collect::<Vec<_>>()[..] else {
             panic!("SKYL_PARTIAL_CALLS is \"<row> <size> <calls>\", not {spec:?}");
         };
-        let text = arguments(size.parse().expect("a size"));
+        let size = size.parse().expect("a size");
+        let calls = calls.parse::<usize>().expect("a number of calls");
+        if let Some(row) = row.strip_prefix("real_text::") {
+            let text = real_text::arguments(size);
+            let deltas = real_text::deltas(&text);
+            let str_deltas = real_text::str_deltas(&text);
+            for _ in 0..calls {
+                match row {
+                    "from_str" => drop(black_box(parse_whole(&text))),
+                    "incremental" => drop(black_box(real_text::read_each_delta(&deltas))),
+                    "incremental_unread" => drop(black_box(real_text::read_at_the_end(&deltas))),
+                    "incremental_str" => drop(black_box(read_each_delta(&str_deltas))),
+                    other => panic!("no row real_text::{other:?}"),
+                }
+            }
+            return;
+        }
+        let text = arguments(size);
         let deltas = deltas(&text);
-        for _ in 0..calls.parse::<usize>().expect("a number of calls") {
+        for _ in 0..calls {
             match row {
                 "from_str" => drop(black_box(parse_whole(&text))),
                 "incremental" => drop(black_box(read_each_delta(&deltas))),
                 "incremental_unread" => drop(black_box(read_at_the_end(&deltas))),
-                other => panic!("no row {other:?}: from_str, incremental or incremental_unread"),
+                other => panic!(
+                    "no row {other:?}: [real_text::]from_str, incremental or incremental_unread"
+                ),
             }
         }
         return;
@@ -226,4 +253,114 @@ fn closed_and_parsed(prefix: &str) -> Option<Value> {
     let mut text = String::with_capacity(safe + open.len());
     text.push_str(&prefix[..safe]);
     close(text)
+}
+
+/// The linear rows on real text: outside ASCII, with `\u` escapes, cut inside characters.
+mod real_text {
+    use std::hint::black_box;
+
+    use divan::counter::BytesCount;
+    use serde_json::Value;
+    use skyl::provider::PartialArguments;
+
+    use super::{DELTA, SIZES, parse_whole};
+
+    /// The JSON text of the arguments of a file write whose text is about `size` bytes, with
+    /// French and Japanese comments, emoji, escaped quotes and backslashes, and characters
+    /// written as `\u` escapes (one a surrogate pair): 18% of its bytes outside ASCII, 20 escapes
+    /// in a line of 296 bytes. Written by hand: serde_json writes `\u` escapes for control
+    /// characters only.
+    pub(super) fn arguments(size: usize) -> String {
+        const LINE: &str = concat!(
+            r#"    // Café : la « moyenne » des valeurs — 平均値を計算する 📊\n"#,
+            r#"    let total = values.iter().map(|value| value.len()).sum::<usize>(); // \"sum\"\n"#,
+            r#"\tprintln!(\"r\u00e9sultat : {total} \u2705 \ud83d\ude80\");\n"#,
+            r#"    let path = \"C:\\\\donn\u00e9es\\\\日本語.txt\"; // 😀 naïve\n"#,
+        );
+        let mut content = String::with_capacity(size + LINE.len());
+        while content.len() + 80 < size {
+            content.push_str(LINE);
+        }
+        format!(
+            r#"{{"path":"src/générés.rs","mode":"overwrite","content":"{content}","create_dirs":true}}"#
+        )
+    }
+
+    /// The text's bytes cut into deltas of `DELTA` bytes, wherever that cuts.
+    pub(super) fn deltas(text: &str) -> Vec<&[u8]> {
+        text.as_bytes().chunks(DELTA).collect()
+    }
+
+    /// The text cut into `&str` deltas of about `DELTA` bytes: each cut moved on to the next
+    /// character boundary.
+    pub(super) fn str_deltas(text: &str) -> Vec<&str> {
+        let mut deltas = Vec::with_capacity(text.len() / DELTA + 1);
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + DELTA).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            deltas.push(&text[start..end]);
+            start = end;
+        }
+        deltas
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
+        let text = arguments(size);
+        bencher
+            .counter(BytesCount::new(text.len()))
+            .bench(|| parse_whole(&text));
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn incremental(bencher: divan::Bencher<'_, '_>, size: usize) {
+        let text = arguments(size);
+        let deltas = deltas(&text);
+        // The text is JSON, and the parse cut inside its characters reads what serde_json reads.
+        assert_eq!(read_each_delta(&deltas), parse_whole(&text));
+        bencher
+            .counter(BytesCount::new(text.len()))
+            .bench(|| read_each_delta(&deltas));
+    }
+
+    /// The parse with the view read after every delta, as `super::read_each_delta` reads it.
+    pub(super) fn read_each_delta(deltas: &[&[u8]]) -> Value {
+        let mut arguments = PartialArguments::new();
+        for delta in black_box(deltas) {
+            arguments.push_bytes(delta);
+            black_box(arguments.member("path"));
+            black_box(arguments.str_so_far("content"));
+        }
+        arguments.finish().unwrap()
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn incremental_str(bencher: divan::Bencher<'_, '_>, size: usize) {
+        let text = arguments(size);
+        let deltas = str_deltas(&text);
+        assert_eq!(super::read_each_delta(&deltas), parse_whole(&text));
+        bencher
+            .counter(BytesCount::new(text.len()))
+            .bench(|| super::read_each_delta(&deltas));
+    }
+
+    #[divan::bench(args = SIZES)]
+    fn incremental_unread(bencher: divan::Bencher<'_, '_>, size: usize) {
+        let text = arguments(size);
+        let deltas = deltas(&text);
+        bencher
+            .counter(BytesCount::new(text.len()))
+            .bench(|| read_at_the_end(&deltas));
+    }
+
+    pub(super) fn read_at_the_end(deltas: &[&[u8]]) -> Value {
+        let mut arguments = PartialArguments::new();
+        for delta in black_box(deltas) {
+            arguments.push_bytes(delta);
+        }
+        arguments.finish().unwrap()
+    }
 }

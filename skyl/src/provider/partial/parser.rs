@@ -262,6 +262,11 @@ impl PartialArguments {
             self.cut_len = 0;
             let cut = self.cut;
             match std::str::from_utf8(&cut[..width]) {
+                // A character outside ASCII belongs to a string, as the next of its characters.
+                Ok(character) if self.state == State::String => {
+                    self.text.push_str(character);
+                    self.read += width;
+                }
                 Ok(character) => self.push_text(character, None),
                 Err(_) => return self.fail(0, "UTF-8 text", Found::NotUtf8),
             }
@@ -269,24 +274,29 @@ impl PartialArguments {
                 return;
             }
         }
-        match std::str::from_utf8(bytes) {
-            Ok(text) => self.push_text(text, None),
+        // The bytes before a character cut by the end are checked once, and read as text; the
+        // cut character's first bytes wait for the rest.
+        let (whole, rest) = bytes.split_at(bytes.len() - cut_len(bytes));
+        match std::str::from_utf8(whole) {
+            Ok(text) => self.push(text),
             Err(error) => {
-                let valid = error.valid_up_to();
-                if let Ok(text) = std::str::from_utf8(&bytes[..valid]) {
+                if let Ok(text) = std::str::from_utf8(&whole[..error.valid_up_to()]) {
                     self.push_text(text, None);
                 }
-                if self.broken.is_some() {
-                    return;
-                }
-                let rest = &bytes[valid..];
-                if error.error_len().is_none() && rest.len() < 4 {
-                    self.cut[..rest.len()].copy_from_slice(rest);
-                    self.cut_len = rest.len() as u8;
-                } else {
-                    self.fail(0, "UTF-8 text", Found::NotUtf8);
-                }
+                return self.fail(0, "UTF-8 text", Found::NotUtf8);
             }
+        }
+        if rest.is_empty() || self.broken.is_some() {
+            return;
+        }
+        // What std finds ending too soon is the beginning of a character; anything else (a byte
+        // that begins none, a wrong second byte) is not UTF-8 whatever follows.
+        match std::str::from_utf8(rest) {
+            Err(error) if error.error_len().is_none() => {
+                self.cut[..rest.len()].copy_from_slice(rest);
+                self.cut_len = rest.len() as u8;
+            }
+            _ => self.fail(0, "UTF-8 text", Found::NotUtf8),
         }
     }
 
@@ -663,6 +673,22 @@ fn utf8_width(first: u8) -> usize {
     }
 }
 
+/// How many bytes at the end of `bytes` begin a character that has more bytes than are left: 0
+/// to 3. Found from the last byte that is not a continuation byte, without reading the rest.
+fn cut_len(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0xC0 != 0x80 {
+            return if byte >= 0xC0 && utf8_width(byte) > back {
+                back
+            } else {
+                0
+            };
+        }
+    }
+    0
+}
+
 /// The length of the run at the start of `bytes` that a string takes as it is: up to a quote, a
 /// backslash or a control character. Eight bytes at a time, as serde_json does.
 #[inline]
@@ -751,6 +777,7 @@ mod tests {
             r#"{"a": [1, 2.0, -0, 1e400, 18446744073709551616, -9223372036854775809], "b": {}}"#,
             r#" { "t" : true , "f" : false , "n" : null , "e" : [ ] , "o" : { "x" : [ { } ] } } "#,
             r#"{"emoji": "\ud83d\ude00 \u00e9\u4E2D and ë, 中, 😀 as they are"}"#,
+            r#"{"t": "Zoë \"日本語\" 😀\n\u00e9\ud83d\ude80\\ \u2705 «fin»", "k": ["é", "\ud83d\ude00"]}"#,
             r#"{"a": 1, "a": 2, "b": 3}"#,
             "[\"top\", \"level\"]",
             "\"a string\"",
@@ -823,6 +850,14 @@ mod tests {
         let mut cut = PartialArguments::new();
         cut.push_bytes(b"\"\xe4\xb8");
         assert!(cut.finish().unwrap_err().is_cut_short());
+        // An end that can begin no character (0xE0 takes 0xA0 to 0xBF next) breaks at once, not
+        // at the end.
+        let mut wrong = PartialArguments::new();
+        wrong.push_bytes(b"\"ab\xe0\x80");
+        assert_eq!(wrong.error().map(BrokenArguments::at), Some(3));
+        let mut wrong = PartialArguments::new();
+        wrong.push_bytes(b"\"ab\xf8");
+        assert_eq!(wrong.error().map(BrokenArguments::at), Some(3));
     }
 
     #[test]
