@@ -59,35 +59,37 @@ impl<S: 'static> Toolbox<S> {
         }));
         drop(keyed);
         let context = invocation.into_context();
-        // Only a tool that took its context can see a cancellation, and use a grace.
-        let grace = match context {
-            Some(_) => tool.cancel_grace().unwrap_or(self.cancel_grace),
-            None => Duration::ZERO,
-        };
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
                 return done(panicked(name, &call.id, payload, max_output).into());
             }
         };
-        match future.into_ready() {
-            Ok(outcome) => finish(name, &call.id, outcome, &self.limits, done),
-            Err(future) => running(Running {
-                name,
-                call_id: &call.id,
-                effect_key,
-                context,
-                limits: &self.limits,
-                future: Some(future),
-                grace,
-                cancelled: None,
-                #[cfg(feature = "timeout")]
-                deadline: tool
-                    .timeout()
-                    .or(self.timeout)
-                    .map(|limit| (futures_timer::Delay::new(limit), limit)),
-            }),
-        }
+        let future = match future.into_ready() {
+            Ok(outcome) => return finish(name, &call.id, outcome, &self.limits, done),
+            Err(future) => future,
+        };
+        // Only a tool that took its context can see a cancellation, and use a grace; a call
+        // that finished above has none to ask for.
+        let grace = match context {
+            Some(_) => tool.cancel_grace().unwrap_or(self.cancel_grace),
+            None => Duration::ZERO,
+        };
+        running(Running {
+            name,
+            call_id: &call.id,
+            effect_key,
+            context,
+            limits: &self.limits,
+            future: Some(future),
+            grace,
+            cancelled: None,
+            #[cfg(feature = "timeout")]
+            deadline: tool
+                .timeout()
+                .or(self.timeout)
+                .map(|limit| (futures_timer::Delay::new(limit), limit)),
+        })
     }
 }
 
