@@ -18,13 +18,13 @@ use crate::content::{Content, ResultContent};
 use crate::message::{Part, ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::effect::EffectKeyGuard;
-use crate::tool::{CallContext, CallObserver, Invocation, RichOutcome, ToolFuture};
+use crate::tool::{CallContext, CallObserver, Invocation, RichOutcome, ToolFailure, ToolFuture};
 
 impl<S: 'static> Toolbox<S> {
     /// The result of `call`, whose tool finished with `outcome` outside a dispatch (a call the
     /// agent resumed after it asked the person a question), under the toolbox's limits.
     pub(crate) fn finished(&self, call: &ToolCall, outcome: RichOutcome) -> RichResult {
-        finish(&call.name, &call.id, outcome, &self.limits)
+        finish(&call.name, &call.id, outcome, &self.limits, |result| result)
     }
 
     /// Looks the tool up and runs its synchronous part; a call that finishes there never builds
@@ -59,35 +59,37 @@ impl<S: 'static> Toolbox<S> {
         }));
         drop(keyed);
         let context = invocation.into_context();
-        // Only a tool that took its context can see a cancellation, and use a grace.
-        let grace = match context {
-            Some(_) => tool.cancel_grace().unwrap_or(self.cancel_grace),
-            None => Duration::ZERO,
-        };
         let future = match called {
             Ok(future) => future,
             Err(payload) => {
                 return done(panicked(name, &call.id, payload, max_output).into());
             }
         };
-        match future.into_ready() {
-            Ok(outcome) => done(finish(name, &call.id, outcome, &self.limits)),
-            Err(future) => running(Running {
-                name,
-                call_id: &call.id,
-                effect_key,
-                context,
-                limits: &self.limits,
-                future: Some(future),
-                grace,
-                cancelled: None,
-                #[cfg(feature = "timeout")]
-                deadline: tool
-                    .timeout()
-                    .or(self.timeout)
-                    .map(|limit| (futures_timer::Delay::new(limit), limit)),
-            }),
-        }
+        let future = match future.into_ready() {
+            Ok(outcome) => return finish(name, &call.id, outcome, &self.limits, done),
+            Err(future) => future,
+        };
+        // Only a tool that took its context can see a cancellation, and use a grace; a call
+        // that finished above has none to ask for.
+        let grace = match context {
+            Some(_) => tool.cancel_grace().unwrap_or(self.cancel_grace),
+            None => Duration::ZERO,
+        };
+        running(Running {
+            name,
+            call_id: &call.id,
+            effect_key,
+            context,
+            limits: &self.limits,
+            future: Some(future),
+            grace,
+            cancelled: None,
+            #[cfg(feature = "timeout")]
+            deadline: tool
+                .timeout()
+                .or(self.timeout)
+                .map(|limit| (futures_timer::Delay::new(limit), limit)),
+        })
     }
 }
 
@@ -140,7 +142,11 @@ impl Future for Running<'_> {
             return this.poll_grace(cx).map(RichResult::from);
         }
         let result = match this.poll_future(cx) {
-            Ok(Poll::Ready(outcome)) => finish(this.name, this.call_id, outcome, this.limits),
+            Ok(Poll::Ready(outcome)) => {
+                finish(this.name, this.call_id, outcome, this.limits, |result| {
+                    result
+                })
+            }
             Err(payload) => panicked(
                 this.name,
                 this.call_id,
@@ -386,11 +392,21 @@ impl From<ToolResult> for RichResult {
     }
 }
 
-/// The result of a call that ran: its text cut to the output limit, each part of its content
-/// checked and left out with a note when its bytes are not its media type or it is over the
-/// media limit.
+/// The result of a call that ran, handed to `done`: its text cut to the output limit, each part
+/// of its content checked and left out with a note when its bytes are not its media type or it
+/// is over the media limit.
+///
+/// Each branch calls `done` itself, rather than return one result for the caller to hand on:
+/// inlined, each call then sees where its result came from, and a caller that wants the text
+/// alone takes a result of text alone without storing it as a `RichResult` and reading it back.
 #[inline(always)]
-fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> RichResult {
+fn finish<R>(
+    name: &str,
+    call_id: &str,
+    outcome: RichOutcome,
+    limits: &Limits,
+    done: impl FnOnce(RichResult) -> R,
+) -> R {
     let max_output = limits.max_output_bytes();
     match outcome {
         Ok(output) => {
@@ -404,14 +420,18 @@ fn finish(name: &str, call_id: &str, outcome: RichOutcome, limits: &Limits) -> R
                 is_error: false,
             };
             if output.content.is_empty() {
-                return result.into();
+                return done(result.into());
             }
-            with_content(name, result, output.content, limits)
+            done(with_content(name, result, output.content, limits))
         }
-        Err(failure) => {
-            ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output))).into()
-        }
+        Err(failure) => done(failed(name, call_id, failure, max_output).into()),
     }
+}
+
+/// The result of a call whose tool reported a failure.
+#[cold]
+fn failed(name: &str, call_id: &str, failure: ToolFailure, max_output: usize) -> ToolResult {
+    ToolResult::error(call_id, prose::failed(name, &failure.shortened(max_output)))
 }
 
 #[cold]
