@@ -387,7 +387,7 @@ impl Fault {
 ///
 /// (A `Cow<str>` field borrows only under `#[serde(borrow)]` in a derive; this is for the
 /// decoders' own visitors.)
-pub(super) struct Text<'a>(pub(super) Cow<'a, str>);
+pub(in crate::provider) struct Text<'a>(pub(in crate::provider) Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -10,15 +10,12 @@
 //! document a line, a [`JsonLinesParser`]) turns the bytes of a response body into events, and a
 //! [`StreamDecoder`] (from [`Streaming::stream_decoder`]) turns events into
 //! [`StreamEvent`]s and, at the end, the [`Response`](super::Response). `decoder` holds the shape
-//! every provider shares; each provider's file holds only how its events grow an answer.
+//! every provider shares; each provider's folder holds, in its `stream.rs`, only how its events
+//! grow an answer.
 
-mod anthropic;
-mod decoder;
+pub(super) mod decoder;
 mod event;
-mod gemini;
 mod lines;
-mod openai_chat;
-mod openai_responses;
 mod sse;
 
 pub use decoder::{

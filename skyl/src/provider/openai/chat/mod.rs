@@ -20,6 +20,8 @@ use crate::provider::{
 };
 use crate::tool::ToolDefinition;
 
+mod stream;
+
 const PROVIDER: Provider = Provider::OpenAiChat;
 
 /// OpenAI Chat Completions and the OpenAI-compatible servers.

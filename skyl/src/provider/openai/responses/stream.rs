@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::decoder::{
+use crate::provider::stream::decoder::{
     Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, DecodeError, OpenAiResponses, Response};

@@ -22,6 +22,8 @@ use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::ToolDefinition;
 
+mod stream;
+
 const PROVIDER: Provider = Provider::Gemini;
 
 fn name_first(c: char) -> bool {

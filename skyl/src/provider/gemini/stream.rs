@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
-use super::decoder::{
+use crate::provider::stream::decoder::{
     Fault, Out, Steps, StreamDecoder, Streaming, Text, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, DecodeError, Gemini, Response};

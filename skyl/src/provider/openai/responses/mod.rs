@@ -18,6 +18,8 @@ use crate::provider::{
 };
 use crate::tool::ToolDefinition;
 
+mod stream;
+
 const PROVIDER: Provider = Provider::OpenAiResponses;
 
 /// The OpenAI Responses API.

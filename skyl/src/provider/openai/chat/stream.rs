@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
-use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
+use crate::provider::stream::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
 use crate::provider::{Adapter, DecodeError, OpenAiChat, Response};
 
 impl Streaming for OpenAiChat {

@@ -18,6 +18,8 @@ use crate::message::call_arguments;
 use crate::message::{Message, Part, ProviderData, Role, ToolCall, ToolResult};
 use crate::tool::ToolDefinition;
 
+mod stream;
+
 const PROVIDER: Provider = Provider::Anthropic;
 
 /// The user turn put first when the transcript opens with the assistant (trimmed history, a

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse};
+use crate::provider::stream::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse};
 use crate::provider::{Adapter, Anthropic, DecodeError, Response};
 
 impl Streaming for Anthropic {
@@ -168,7 +168,7 @@ impl Steps for AnthropicSteps {
             "message_stop" => return Ok(true),
             "error" => {
                 let error = parsed.error.unwrap_or(Value::Null);
-                return Err(super::decoder::provider_error(
+                return Err(crate::provider::stream::decoder::provider_error(
                     &self.adapter,
                     &json!({"type": "error", "error": error}),
                 ));
