@@ -69,7 +69,8 @@
 //! # How a request and a response travel through this module
 //!
 //! Every adapter runs the same two drivers; what differs between providers is only the steps the
-//! drivers call, which each adapter's file implements (as `serde_derive` drives the steps of one
+//! drivers call, which each adapter's folder implements (`encode.rs`, `decode.rs`, `stream.rs`,
+//! and `api.rs` for HTTP, as `providers/skyl-ollama` is laid out) (as `serde_derive` drives the steps of one
 //! shape of data). A request's walk through [`Adapter::encode`] enters each file once, in this
 //! order:
 //!
@@ -78,14 +79,14 @@
 //! | `mod.rs` | [`Adapter::encode`] hands the request to the driver |
 //! | `encode.rs` | the driver: the checks, then the adapter's steps, then [`Request::extra`] merged in |
 //! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
-//! | `anthropic.rs`, `openai/chat.rs`, `openai/responses.rs` or `gemini.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
+//! | `anthropic/encode.rs`, `openai/chat/encode.rs`, `openai/responses/encode.rs` or `gemini/encode.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
 //! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
 //! | `caching.rs` | what the steps share for prompt caching: the tools in name order, schemas with sorted keys, where Anthropic's breakpoints go ([`Caching`]) |
 //! | `call_ids.rs`, [`dialect`] | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect (the lowering itself lives with the rest of the schema machinery, in `schema/dialect.rs`) |
 //!
 //! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
 //! the driver in `decode.rs`, which reads it through `read.rs` (a reader that works out its JSON
-//! path only when something fails) and calls the adapter's steps in order: the provider's error
+//! path only when something fails) and calls the adapter's steps (its folder's `decode.rs`) in order: the provider's error
 //! body, the answer's parts and why it stopped (ids minted through `call_ids.rs` where the
 //! provider gave none), the usage; the driver then builds the [`Response`].
 //!

@@ -7,7 +7,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::provider::stream::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse};
+use crate::provider::stream::decoder::{
+    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse,
+};
 use crate::provider::{Adapter, Anthropic, DecodeError, Response};
 
 impl Streaming for Anthropic {

@@ -17,7 +17,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value, json};
 
-use crate::provider::stream::decoder::{Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error};
+use crate::provider::stream::decoder::{
+    Fault, Out, Steps, StreamDecoder, Streaming, parse, provider_error,
+};
 use crate::provider::{Adapter, DecodeError, OpenAiChat, Response};
 
 impl Streaming for OpenAiChat {
