@@ -9,14 +9,11 @@
 //! after a crash.
 
 use std::future::IntoFuture;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{
-    Agent, AnsweredBy, BoxFuture, DurableRunError, Entry, Event, Journal, JournalError, Stop, hooks,
-};
+use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Stop, hooks};
 use skyl::durable::SqliteJournal;
 use skyl::http::{Api, HttpModel, RetryPolicy};
 use skyl::model::{Failover, Member};
@@ -24,6 +21,7 @@ use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
 use skyl::{Message, Toolbox};
 
 use crate::support::http_server::{End, Reply, Server};
+use crate::support::journal::dies_before_results;
 
 /// What the tools did.
 #[derive(Default)]
@@ -410,36 +408,6 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
     );
 }
 
-/// The SQLite journal of a process that "dies" at the first group it is asked to write without a
-/// sync: the result of a call that ran is lost, its intent is not.
-struct DiesBeforeResults {
-    journal: SqliteJournal,
-    dead: AtomicBool,
-}
-
-impl Journal for DiesBeforeResults {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        self.journal.load(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if !durable || self.dead.load(Ordering::SeqCst) {
-            self.dead.store(true, Ordering::SeqCst);
-            return Box::pin(std::future::ready(Err(JournalError::Storage {
-                run: run.to_owned(),
-                doing: "writing results",
-                source: "the process died".into(),
-            })));
-        }
-        self.journal.append(run, entries, durable)
-    }
-}
-
 /// A temporary directory, removed when dropped.
 struct TempDir(std::path::PathBuf);
 
@@ -490,10 +458,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
     let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
 
     // The process dies after the email was sent, before its result was written.
-    let dying = DiesBeforeResults {
-        journal: dir.journal(),
-        dead: AtomicBool::new(false),
-    };
+    let dying = dies_before_results(dir.journal());
     let agent = Agent::new(
         claude_then_gpt(&claude, &gpt),
         toolbox(),

@@ -11,6 +11,7 @@ use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, St
 
 pub(crate) mod content_rows;
 pub(crate) mod http_server;
+pub(crate) mod journal;
 
 /// A future that is pending `n` times, waking itself each time: concurrency without a timer.
 pub(crate) struct YieldTimes(pub(crate) usize);
