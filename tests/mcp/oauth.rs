@@ -364,44 +364,54 @@ async fn mount_refused(url: &str) -> (ConnectError, usize) {
     (refused, asked)
 }
 
-#[tokio::test]
-async fn a_server_that_refuses_a_scope_the_token_was_granted_is_not_authorized_again() {
-    // The authorization server says it granted what was asked (weather:read), but its tokens
-    // grant `profile`: the weather server answers 403 for weather:read, which the token holds.
-    let issuer = Issuer::start(Some(&["profile"]), false).await;
+/// Mounts the weather server, whose issuer's tokens grant `profile` whatever is asked (saying so
+/// when `honest`), and checks that mounting fails for `cause` (given the server's URL) once the
+/// person was asked `asked` times.
+async fn assert_refused(honest: bool, cause: impl Fn(&str) -> String, asked: usize) {
+    let issuer = Issuer::start(Some(&["profile"]), honest).await;
     let (url, serving) = weather_server(&issuer).await;
-    let (refused, asked) = mount_refused(&url).await;
+    let (refused, asked_times) = mount_refused(&url).await;
     assert_eq!(
         chain(&refused),
         [
             format!("could not get authorization for the MCP server \"weather\" at {url}"),
-            format!(
-                "{url} refused the access token for lacking the scopes weather:read, which it holds already; check what the account may do on that server"
-            ),
+            cause(&url),
         ]
     );
-    assert_eq!(asked, 1);
+    assert_eq!(asked_times, asked);
     serving.abort();
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_a_scope_the_token_was_granted_is_not_authorized_again() {
+    // The authorization server says it granted what was asked (weather:read), but its tokens
+    // grant `profile`: the weather server answers 403 for weather:read, which the token holds.
+    assert_refused(
+        false,
+        |url| {
+            format!(
+                "{url} refused the access token for lacking the scopes weather:read, which it holds already; check what the account may do on that server"
+            )
+        },
+        1,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_server_that_keeps_refusing_stops_at_the_limit_of_authorizations() {
     // The authorization server grants `profile` whatever is asked, and says so: each 403 asks
     // for weather:read on top, each step-up gets profile again.
-    let issuer = Issuer::start(Some(&["profile"]), true).await;
-    let (url, serving) = weather_server(&issuer).await;
-    let (refused, asked) = mount_refused(&url).await;
-    assert_eq!(
-        chain(&refused),
-        [
-            format!("could not get authorization for the MCP server \"weather\" at {url}"),
+    assert_refused(
+        true,
+        |url| {
             format!(
                 "{url} still refused access after 3 authorizations for one request; check what the account may do on that server, or raise OAuth::max_authorizations"
-            ),
-        ]
-    );
-    assert_eq!(asked, 3);
-    serving.abort();
+            )
+        },
+        3,
+    )
+    .await;
 }
 
 #[tokio::test]
