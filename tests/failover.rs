@@ -125,6 +125,20 @@ fn claude_user() -> Value {
     json!({"role": "user", "content": [{"type": "text", "text": "Email Ada the report.", "cache_control": {"type": "ephemeral"}}]})
 }
 
+/// Checks that Claude was asked `step1`, then `step2` twice (its transport's one retry), and
+/// nothing else.
+fn assert_claude_retried(claude: &Server, step1: Value, step2: Value) {
+    let messages = "/v1/messages".to_owned();
+    assert_eq!(
+        received(claude),
+        [
+            (messages.clone(), step1),
+            (messages.clone(), step2.clone()),
+            (messages, step2)
+        ]
+    );
+}
+
 /// Anthropic's body of step 1, and of step 2 after Claude's call got `result`.
 fn claude_bodies(result: &str) -> (Value, Value) {
     let step1 = json!({
@@ -219,15 +233,7 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     );
     // Claude was asked step 1, then step 2 twice (its transport's one retry); GPT step 2 once.
     let (step1, step2) = claude_bodies("sent to ada");
-    let messages = "/v1/messages".to_owned();
-    assert_eq!(
-        received(&claude),
-        [
-            (messages.clone(), step1),
-            (messages.clone(), step2.clone()),
-            (messages, step2)
-        ]
-    );
+    assert_claude_retried(&claude, step1, step2);
     assert_eq!(
         received(&gpt),
         [("/chat/completions".to_owned(), gpt_body("sent to ada"))]
@@ -512,15 +518,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
         });
         body
     };
-    let messages = "/v1/messages".to_owned();
-    assert_eq!(
-        received(&claude),
-        [
-            (messages.clone(), step1),
-            (messages.clone(), step2.clone()),
-            (messages, step2)
-        ]
-    );
+    assert_claude_retried(&claude, step1, step2);
     assert_eq!(
         received(&gpt),
         // A wire without an error flag says it in the content.
