@@ -247,22 +247,33 @@ async fn get_weather(remote: &Remote) -> String {
     bounded("a call", toolbox.dispatch(&call)).await.content
 }
 
-#[tokio::test]
-async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_token() {
-    let issuer = Issuer::start(None, true).await;
-    let (url, serving) = weather_server(&issuer).await;
+/// The authorization-code flow with a person who approves at once, and how many times they were
+/// asked.
+fn approving() -> (OAuth, Arc<Mutex<usize>>) {
     let asked = Arc::new(Mutex::new(0));
     let counted = Arc::clone(&asked);
     let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", move |url: String| {
         *counted.lock().unwrap() += 1;
         approve(url)
     });
-    let weather = bounded(
+    (oauth, asked)
+}
+
+/// Mounts the weather server at `url` as "weather", with `oauth`.
+async fn mount(url: &str, oauth: OAuth) -> Result<Remote, ConnectError> {
+    bounded(
         "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
+        Remote::builder("weather").oauth(oauth).connect_http(url),
     )
     .await
-    .unwrap();
+}
+
+#[tokio::test]
+async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_token() {
+    let issuer = Issuer::start(None, true).await;
+    let (url, serving) = weather_server(&issuer).await;
+    let (oauth, asked) = approving();
+    let weather = mount(&url, oauth).await.unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     weather.close().await;
 
@@ -286,14 +297,9 @@ async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_tok
 async fn a_machine_client_gets_its_token_with_client_credentials() {
     let issuer = Issuer::start(None, true).await;
     let (url, serving) = weather_server(&issuer).await;
-    let weather = bounded(
-        "mounting with client credentials",
-        Remote::builder("weather")
-            .oauth(OAuth::client_credentials("machine", "machine-secret"))
-            .connect_http(&url),
-    )
-    .await
-    .unwrap();
+    let weather = mount(&url, OAuth::client_credentials("machine", "machine-secret"))
+        .await
+        .unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     weather.close().await;
     assert_eq!(
@@ -323,12 +329,7 @@ async fn an_authorization_the_person_does_not_complete_fails_the_connection_sayi
     let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", |_url: String| async {
         Err::<String, _>("the person closed the browser window")
     });
-    let refused = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
-    )
-    .await
-    .unwrap_err();
+    let refused = mount(&url, oauth).await.unwrap_err();
     assert!(
         matches!(refused, ConnectError::Authorization { .. }),
         "{refused:?}"
@@ -347,19 +348,9 @@ async fn an_authorization_the_person_does_not_complete_fails_the_connection_sayi
 /// Mounts the weather server with a person who approves at once, as the pre-registered client
 /// `preregistered`; returns the failure and how many times the person was asked.
 async fn mount_refused(url: &str) -> (ConnectError, usize) {
-    let asked = Arc::new(Mutex::new(0));
-    let counted = Arc::clone(&asked);
-    let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", move |url: String| {
-        *counted.lock().unwrap() += 1;
-        approve(url)
-    })
-    .client_id("preregistered");
-    let refused = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(url),
-    )
-    .await
-    .unwrap_err();
+    let (oauth, asked) = approving();
+    let oauth = oauth.client_id("preregistered");
+    let refused = mount(url, oauth).await.unwrap_err();
     let asked = *asked.lock().unwrap();
     (refused, asked)
 }
@@ -434,12 +425,7 @@ async fn a_call_after_the_token_was_revoked_asks_the_person_again_and_says_when_
             }
         }
     });
-    let weather = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
-    )
-    .await
-    .unwrap();
+    let weather = mount(&url, oauth).await.unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     issuer.revoke();
     assert_eq!(

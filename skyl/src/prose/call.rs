@@ -363,42 +363,41 @@ mod tests {
 
     #[test]
     fn failures_name_the_tool_the_cause_and_the_next_step() {
-        assert_eq!(
-            failed(
+        let cases = [
+            (
                 "get_weather",
-                &ToolFailure::do_not_retry("upstream timeout")
+                ToolFailure::do_not_retry("upstream timeout"),
+                "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            failed(
+            (
                 "get_weather",
-                &ToolFailure::retry_with_other_arguments("no city called Atlantis.")
+                ToolFailure::retry_with_other_arguments("no city called Atlantis."),
+                "ERROR: get_weather failed: no city called Atlantis. Call get_weather again with different arguments.",
             ),
-            "ERROR: get_weather failed: no city called Atlantis. Call get_weather again with different arguments."
-        );
-        assert_eq!(
-            failed("book", &ToolFailure::ask_user("two flights match")),
-            "ERROR: book failed: two flights match. Ask the user how to proceed before calling book again."
-        );
-        assert_eq!(
-            failed(
+            (
                 "book",
-                &ToolFailure::ask_user("two flights match").with_next_step("Ask which one. ")
+                ToolFailure::ask_user("two flights match"),
+                "ERROR: book failed: two flights match. Ask the user how to proceed before calling book again.",
             ),
-            "ERROR: book failed: two flights match. Ask which one."
-        );
-        assert_eq!(
-            failed(
+            (
+                "book",
+                ToolFailure::ask_user("two flights match").with_next_step("Ask which one. "),
+                "ERROR: book failed: two flights match. Ask which one.",
+            ),
+            (
                 "get_weather",
-                &ToolFailure::invalid_arguments("missing field `city`")
+                ToolFailure::invalid_arguments("missing field `city`"),
+                "ERROR: get_weather was called with invalid arguments: missing field `city`. Call get_weather again with corrected arguments.",
             ),
-            "ERROR: get_weather was called with invalid arguments: missing field `city`. Call get_weather again with corrected arguments."
-        );
-        assert_eq!(
-            failed("x", &ToolFailure::do_not_retry("  ")),
-            "ERROR: x failed: no reason was given. Do not retry; tell the user the result is unavailable."
-        );
+            (
+                "x",
+                ToolFailure::do_not_retry("  "),
+                "ERROR: x failed: no reason was given. Do not retry; tell the user the result is unavailable.",
+            ),
+        ];
+        for (tool, failure, expected) in cases {
+            assert_eq!(failed(tool, &failure), expected);
+        }
     }
 
     #[test]
