@@ -402,55 +402,52 @@ mod tests {
 
     #[test]
     fn panics_and_timeouts_say_what_happened() {
-        assert_eq!(
-            panicked("parse", Some("index out of bounds")),
-            "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
-                "check",
-                Some("assertion `left == right` failed: codes\n  left: 2\n right: 3")
+        let panics = [
+            (
+                "parse",
+                Some("index out of bounds"),
+                "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
+                "check",
+                Some("assertion `left == right` failed: codes\n  left: 2\n right: 3"),
+                "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
+            ),
+            (
                 "fetch",
                 Some(
-                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
-                )
+                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime",
+                ),
+                "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "fetch",
-                Some("Cannot start a runtime from within a runtime. This happens because ...")
+                Some("Cannot start a runtime from within a runtime. This happens because ..."),
+                "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "wait",
                 Some(
-                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers."
-                )
+                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers.",
+                ),
+                "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "listen",
                 Some(
-                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }"
-                )
+                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }",
+                ),
+                "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked("parse", None),
-            "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
+            (
+                "parse",
+                None,
+                "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
+            ),
+        ];
+        for (tool, message, expected) in panics {
+            assert_eq!(panicked(tool, message), expected);
+        }
         assert_eq!(
             timed_out("search", Duration::from_secs(5)),
             "ERROR: search failed: it did not finish within 5s and was stopped. Do not retry with the same arguments; tell the user it timed out."
