@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Stop, hooks};
+use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Hooks, Stop, hooks};
 use skyl::durable::SqliteJournal;
 use skyl::http::{Api, HttpModel, RetryPolicy};
 use skyl::model::{Failover, Member};
@@ -202,22 +202,7 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     ])
     .await;
     let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
-    let model = Failover::new([
-        Member::new(http(Anthropic, &claude, 1)).named("claude"),
-        Member::new(http(OpenAiChat::default().with_compatible(true), &gpt, 1))
-            .named("gpt")
-            .model_name("gpt-4o-mini"),
-    ]);
-    let answered = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&answered);
-    let agent = Agent::new(model, toolbox(), "claude-sonnet-4-5")
-        .with_system("You are terse.")
-        .with_max_tokens(512)
-        .with_hooks(hooks::after_step(move |step| {
-            seen.lock()
-                .unwrap()
-                .push(step.answered_by().map(str::to_owned));
-        }));
+    let (agent, answered) = recording(claude_then_gpt(&claude, &gpt));
 
     let run = agent
         .run(vec![Message::user("Email Ada the report.")])
@@ -451,6 +436,25 @@ fn claude_then_gpt(claude: &Server, gpt: &Server) -> Failover {
     ])
 }
 
+/// The name of the member that answered each step, as the steps come.
+type AnsweredBys = Arc<Mutex<Vec<Option<String>>>>;
+
+/// The agent of these tests on `model`, with Claude's model name, and the name of the member
+/// that answered each of its steps, as they come.
+fn recording(model: Failover) -> (Agent<Effects, impl Hooks>, AnsweredBys) {
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&answered);
+    let agent = Agent::new(model, toolbox(), "claude-sonnet-4-5")
+        .with_system("You are terse.")
+        .with_max_tokens(512)
+        .with_hooks(hooks::after_step(move |step| {
+            seen.lock()
+                .unwrap()
+                .push(step.answered_by().map(str::to_owned));
+        }));
+    (agent, answered)
+}
+
 #[tokio::test]
 async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_call_answered_as_the_journal_says()
  {
@@ -483,20 +487,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
     // Started again in a "new process": Claude's answer comes from the journal, the email is
     // outcome-unknown and not sent again, Claude is overloaded and GPT answers.
     let journal = dir.journal();
-    let steps = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&steps);
-    let agent = Agent::new(
-        claude_then_gpt(&claude, &gpt),
-        toolbox(),
-        "claude-sonnet-4-5",
-    )
-    .with_system("You are terse.")
-    .with_max_tokens(512)
-    .with_hooks(hooks::after_step(move |step| {
-        seen.lock()
-            .unwrap()
-            .push(step.answered_by().map(str::to_owned));
-    }));
+    let (agent, steps) = recording(claude_then_gpt(&claude, &gpt));
     let run = agent
         .run(vec![Message::user("Email Ada the report.")])
         .journaled(&journal, "r1")
