@@ -191,10 +191,9 @@ fn gpt_body(result: &str) -> Value {
     })
 }
 
-#[tokio::test]
-async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_and_no_call_runs_twice()
- {
-    // The primary answers step 1 with a call, then is overloaded past its one retry.
+/// Claude, which answers step 1 with a call and is then overloaded past its one retry, and GPT,
+/// which answers.
+async fn overloaded_claude_and_gpt() -> (Server, Server) {
     let claude = Server::start(vec![
         Reply::json(200, CLAUDE_CALLS),
         Reply::json(529, CLAUDE_OVERLOADED),
@@ -202,6 +201,14 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     ])
     .await;
     let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
+    (claude, gpt)
+}
+
+#[tokio::test]
+async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_and_no_call_runs_twice()
+ {
+    // The primary answers step 1 with a call, then is overloaded past its one retry.
+    let (claude, gpt) = overloaded_claude_and_gpt().await;
     let (agent, answered) = recording(claude_then_gpt(&claude, &gpt));
 
     let run = agent
@@ -459,13 +466,7 @@ fn recording(model: Failover) -> (Agent<Effects, impl Hooks>, AnsweredBys) {
 async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_call_answered_as_the_journal_says()
  {
     let dir = TempDir::new("journaled");
-    let claude = Server::start(vec![
-        Reply::json(200, CLAUDE_CALLS),
-        Reply::json(529, CLAUDE_OVERLOADED),
-        Reply::json(529, CLAUDE_OVERLOADED),
-    ])
-    .await;
-    let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
+    let (claude, gpt) = overloaded_claude_and_gpt().await;
 
     // The process dies after the email was sent, before its result was written.
     let dying = dies_before_results(dir.journal());
