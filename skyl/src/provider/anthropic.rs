@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::caching::{self, Plan};
 use super::call_ids::AnthropicIds;
-use super::decode::{Answer, Decoder};
+use super::decode::{Answer, Decoder, provider_error};
 use super::encode::{self, Encoder, object};
 use super::lowering::{self, Lowered, MediaRule, ResultLowering};
 use super::names::{self, NameRule};
@@ -468,11 +468,7 @@ impl Decoder for Anthropic {
         if !is_error && error.value().is_none() {
             return Ok(None);
         }
-        Ok(Some(DecodeError::Provider {
-            provider: PROVIDER,
-            kind: error.get("type").opt_str()?.map(str::to_owned),
-            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-        }))
+        Ok(Some(provider_error(PROVIDER, error, "type")?))
     }
 
     fn answer<'a>(

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::api::path_segment;
 use super::caching;
-use super::decode::{Answer, Decoder};
+use super::decode::{Answer, Decoder, provider_error};
 use super::encode::{self, Encoder, object};
 use super::lowering::{self, MediaRule, ResultLowering};
 use super::names::NameRule;
@@ -615,11 +615,7 @@ impl Decoder for Gemini {
             return Ok(None);
         }
         error.object()?;
-        Ok(Some(DecodeError::Provider {
-            provider: PROVIDER,
-            kind: error.get("status").opt_str()?.map(str::to_owned),
-            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-        }))
+        Ok(Some(provider_error(PROVIDER, error, "status")?))
     }
 
     fn answer<'a>(
