@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use skyl::agent::{Entry, Journal, JournalError};
-use skyl::model::BoxFuture;
 use skyl::durable::SqliteJournal;
+use skyl::model::BoxFuture;
 
 /// The SQLite `journal`, whose `append` fails with what `fail` answers for the write (the run, its
 /// entries, and whether it is durable); a write `fail` answers `None` for is the journal's.
