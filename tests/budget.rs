@@ -49,6 +49,16 @@ impl Model for Sized {
     }
 }
 
+/// The stop for `limit`: its `max`, `used` of it, and `next`, the most the request would take.
+fn budget(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Stop {
+    Stop::Budget {
+        limit,
+        max,
+        used,
+        next,
+    }
+}
+
 /// A model that calls `get_weather` at every step, each answer reporting `usage`.
 fn calling(usages: &[Usage]) -> ScriptedModel {
     usages
@@ -81,12 +91,7 @@ fn a_request_that_could_read_past_the_input_limit_is_not_sent() {
     // 250 + 650 is within 1000. Step 3: 5 messages, up to 640 + 400 = 1040 after 890 read.
     assert_eq!(
         run.stop(),
-        &Stop::Budget {
-            limit: BudgetLimit::InputTokens,
-            max: 1000,
-            used: 890,
-            next: 1040
-        }
+        &budget(BudgetLimit::InputTokens, 1000, 890, 1040)
     );
     assert_eq!(
         run.stop().to_string(),
@@ -117,12 +122,7 @@ fn an_answer_that_could_pass_the_output_limit_is_not_asked_for() {
         .with_budget(Budget::new().output_tokens(250)));
     assert_eq!(
         run.stop(),
-        &Stop::Budget {
-            limit: BudgetLimit::OutputTokens,
-            max: 250,
-            used: 200,
-            next: 100
-        }
+        &budget(BudgetLimit::OutputTokens, 250, 200, 100)
     );
     assert_eq!(
         run.stop().to_string(),
@@ -167,12 +167,7 @@ fn each_step_and_the_run_cost_what_the_prices_say_and_the_cost_limit_holds() {
     // million (0.01): 0.0275 after 0.04 spent passes 0.05. Step 2 (0.0275 after 0.02) did not.
     assert_eq!(
         run.stop(),
-        &Stop::Budget {
-            limit: BudgetLimit::Cost,
-            max: 50_000_000,
-            used: 40_000_000,
-            next: 27_500_000
-        }
+        &budget(BudgetLimit::Cost, 50_000_000, 40_000_000, 27_500_000)
     );
     assert_eq!(
         run.stop().to_string(),
@@ -261,12 +256,7 @@ fn a_journaled_run_replayed_stops_at_the_same_request_with_the_same_bound() {
         journaled_twice("reported", &[Usage::new(250, 10), Usage::new(640, 10)]);
     assert_eq!(
         first.stop(),
-        &Stop::Budget {
-            limit: BudgetLimit::InputTokens,
-            max: 1000,
-            used: 890,
-            next: 1040
-        }
+        &budget(BudgetLimit::InputTokens, 1000, 890, 1040)
     );
     assert_eq!(again.stop(), first.stop());
     assert_eq!(asked, 0);
@@ -291,12 +281,7 @@ fn an_answer_whose_usage_was_not_reported_counts_as_the_most_its_request_could_u
     // reported. Step 3 (5 messages) could read 1000 more.
     assert_eq!(
         run.stop(),
-        &Stop::Budget {
-            limit: BudgetLimit::InputTokens,
-            max: 1000,
-            used: 800,
-            next: 1000
-        }
+        &budget(BudgetLimit::InputTokens, 1000, 800, 1000)
     );
     assert_eq!(model.requests().len(), 2);
     assert_eq!(

@@ -15,6 +15,8 @@ use skyl::{
     ToolResult, Toolbox,
 };
 
+use crate::support::answered;
+
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 
 /// Draws the chart of a city.
@@ -106,17 +108,6 @@ fn answer(toolbox: &Toolbox, name: &str, arguments: serde_json::Value) -> Messag
         role: Role::Assistant,
         parts: vec![Part::ToolCall(ToolCall::new("c1", name, arguments))],
     })
-}
-
-fn answered(result: ToolResult, content: Vec<Content>) -> Message {
-    let mut parts = vec![Part::ToolResult(result)];
-    if !content.is_empty() {
-        parts.push(Part::ResultContent(ResultContent::new("c1", content)));
-    }
-    Message {
-        role: Role::Tool,
-        parts,
-    }
 }
 
 #[test]

@@ -9,9 +9,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use skyl::provider::{Adapter, Anthropic, Caching, Request};
 use skyl::{
-    Content, DynamicTool, Image, Message, Part, ResourceLink, ResultContent, Role, ToolCall,
-    ToolDefinition, ToolFailure, ToolOutput, ToolResult, Toolbox,
+    Content, DynamicTool, Image, Message, Part, ResourceLink, Role, ToolCall, ToolDefinition,
+    ToolFailure, ToolOutput, ToolResult, Toolbox,
 };
+
+use crate::support::answered;
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 const PNG_BASE64: &str = "iVBORw0KGgo=";
@@ -237,24 +239,13 @@ fn call(name: &str) -> Message {
     }
 }
 
-fn answered(prose: &str, content: Vec<Content>) -> Message {
-    let mut parts = vec![Part::ToolResult(ToolResult::success("c1", prose))];
-    if !content.is_empty() {
-        parts.push(Part::ResultContent(ResultContent::new("c1", content)));
-    }
-    Message {
-        role: Role::Tool,
-        parts,
-    }
-}
-
 #[test]
 fn every_shape_of_content_is_content_and_other_lists_stay_json() {
     let toolbox = toolbox();
     for (name, shape, prose, content) in shapes() {
         assert_eq!(
             toolbox.answer_blocking(&call(name)),
-            answered(prose, content),
+            answered(ToolResult::success("c1", prose), content),
             "{name} returning {shape}"
         );
     }

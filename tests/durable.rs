@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
@@ -16,6 +16,8 @@ use skyl::durable::SqliteJournal;
 use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, ToolResult, Toolbox};
+
+use crate::support::journal::{Failing, dies_before_results};
 
 /// What the tools of a test did.
 #[derive(Default)]
@@ -135,47 +137,10 @@ fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
     assert_eq!(journal.syncs(), 0, "a replay writes nothing");
 }
 
-/// The SQLite journal, whose process "dies" at the first group it is asked to write without a
-/// sync: the results of calls that ran are lost, their intents are not.
-struct DiesBeforeResults {
-    journal: SqliteJournal,
-    dead: AtomicBool,
-}
-
-impl Journal for DiesBeforeResults {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        self.journal.load(run)
-    }
-
-    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
-        self.journal.release(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if !durable || self.dead.load(Ordering::SeqCst) {
-            self.dead.store(true, Ordering::SeqCst);
-            return Box::pin(std::future::ready(Err(JournalError::Storage {
-                run: run.to_owned(),
-                doing: "writing results",
-                source: "the process died".into(),
-            })));
-        }
-        self.journal.append(run, entries, durable)
-    }
-}
-
 #[test]
 fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unknown_otherwise() {
     let dir = TempDir::new("unfinished");
-    let dying = DiesBeforeResults {
-        journal: dir.journal(),
-        dead: AtomicBool::new(false),
-    };
+    let dying = dies_before_results(dir.journal());
     // The email first: its result is the first group written without a sync, before the lookup
     // starts, so the "process" dies between the two calls.
     let model = ScriptedModel::new().reply_calls([
@@ -239,10 +204,7 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
 #[test]
 fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_up() {
     let dir = TempDir::new("handed");
-    let dying = DiesBeforeResults {
-        journal: dir.journal(),
-        dead: AtomicBool::new(false),
-    };
+    let dying = dies_before_results(dir.journal());
     let model = ScriptedModel::new().reply_calls([call("c1", "send_email", json!({"to": "ada"}))]);
     let agent = Agent::new(model, toolbox(), "m");
     agent
@@ -292,49 +254,18 @@ fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_u
     );
 }
 
-/// The SQLite journal, which fails its durable write number `at` (counted from 0): a crash just
-/// before that write would have ended the run there.
-struct FailsAtDurable {
-    journal: SqliteJournal,
-    at: usize,
-    durable: std::sync::atomic::AtomicUsize,
-}
-
-impl Journal for FailsAtDurable {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        self.journal.load(run)
-    }
-
-    fn release<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
-        self.journal.release(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if durable && self.durable.fetch_add(1, Ordering::SeqCst) == self.at {
-            return Box::pin(std::future::ready(Err(JournalError::Storage {
-                run: run.to_owned(),
-                doing: "writing an intent",
-                source: "the disk is full".into(),
-            })));
-        }
-        self.journal.append(run, entries, durable)
-    }
-}
-
 #[test]
 fn each_intent_is_written_just_before_its_call_so_a_call_that_never_started_runs_on_resume() {
     let dir = TempDir::new("per-call-intent");
     // Durable writes: the answer (0), the first email's intent (1), the second's (2) fails.
-    let failing = FailsAtDurable {
-        journal: dir.journal(),
-        at: 2,
-        durable: std::sync::atomic::AtomicUsize::new(0),
-    };
+    let written = AtomicUsize::new(0);
+    let failing = Failing::new(dir.journal(), move |run, _, durable| {
+        (durable && written.fetch_add(1, Ordering::SeqCst) == 2).then(|| JournalError::Storage {
+            run: run.to_owned(),
+            doing: "writing an intent",
+            source: "the disk is full".into(),
+        })
+    });
     let model = ScriptedModel::new()
         .reply_calls([
             call("c1", "send_email", json!({"to": "ada"})),
@@ -1073,10 +1004,7 @@ mod rebuilt {
 /// A run of `note_agent` cut off while its note was being appended: the note was appended, its
 /// intent is recorded, its result is not.
 fn cut_off_note(dir: &TempDir, id: &str) -> Marks {
-    let dying = DiesBeforeResults {
-        journal: dir.journal(),
-        dead: AtomicBool::new(false),
-    };
+    let dying = dies_before_results(dir.journal());
     let model = ScriptedModel::new().reply_calls([call("c1", "append_note", json!({"text": id}))]);
     let agent = fax_agent(Marks(dir.0.clone()), model);
     let error = agent

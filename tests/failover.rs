@@ -9,23 +9,20 @@
 //! after a crash.
 
 use std::future::IntoFuture;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{
-    Agent, AnsweredBy, DurableRunError, Entry, Event, Journal, JournalError, Stop, hooks,
-};
+use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Hooks, Stop, hooks};
 use skyl::durable::SqliteJournal;
 use skyl::http::{HttpModel, RetryPolicy};
-use skyl::model::BoxFuture;
 use skyl::model::{Failover, Member};
 use skyl::provider::Api;
 use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
 use skyl::{Message, Toolbox};
 
 use crate::support::http_server::{End, Reply, Server};
+use crate::support::journal::dies_before_results;
 
 /// What the tools did.
 #[derive(Default)]
@@ -129,6 +126,20 @@ fn claude_user() -> Value {
     json!({"role": "user", "content": [{"type": "text", "text": "Email Ada the report.", "cache_control": {"type": "ephemeral"}}]})
 }
 
+/// Checks that Claude was asked `step1`, then `step2` twice (its transport's one retry), and
+/// nothing else.
+fn assert_claude_retried(claude: &Server, step1: Value, step2: Value) {
+    let messages = "/v1/messages".to_owned();
+    assert_eq!(
+        received(claude),
+        [
+            (messages.clone(), step1),
+            (messages.clone(), step2.clone()),
+            (messages, step2)
+        ]
+    );
+}
+
 /// Anthropic's body of step 1, and of step 2 after Claude's call got `result`.
 fn claude_bodies(result: &str) -> (Value, Value) {
     let step1 = json!({
@@ -181,10 +192,9 @@ fn gpt_body(result: &str) -> Value {
     })
 }
 
-#[tokio::test]
-async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_and_no_call_runs_twice()
- {
-    // The primary answers step 1 with a call, then is overloaded past its one retry.
+/// Claude, which answers step 1 with a call and is then overloaded past its one retry, and GPT,
+/// which answers.
+async fn overloaded_claude_and_gpt() -> (Server, Server) {
     let claude = Server::start(vec![
         Reply::json(200, CLAUDE_CALLS),
         Reply::json(529, CLAUDE_OVERLOADED),
@@ -192,22 +202,15 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     ])
     .await;
     let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
-    let model = Failover::new([
-        Member::new(http(Anthropic, &claude, 1)).named("claude"),
-        Member::new(http(OpenAiChat::default().with_compatible(true), &gpt, 1))
-            .named("gpt")
-            .model_name("gpt-4o-mini"),
-    ]);
-    let answered = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&answered);
-    let agent = Agent::new(model, toolbox(), "claude-sonnet-4-5")
-        .with_system("You are terse.")
-        .with_max_tokens(512)
-        .with_hooks(hooks::after_step(move |step| {
-            seen.lock()
-                .unwrap()
-                .push(step.answered_by().map(str::to_owned));
-        }));
+    (claude, gpt)
+}
+
+#[tokio::test]
+async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_and_no_call_runs_twice()
+ {
+    // The primary answers step 1 with a call, then is overloaded past its one retry.
+    let (claude, gpt) = overloaded_claude_and_gpt().await;
+    let (agent, answered) = recording(claude_then_gpt(&claude, &gpt));
 
     let run = agent
         .run(vec![Message::user("Email Ada the report.")])
@@ -223,15 +226,7 @@ async fn a_primary_answering_5xx_after_a_call_hands_the_run_to_another_provider_
     );
     // Claude was asked step 1, then step 2 twice (its transport's one retry); GPT step 2 once.
     let (step1, step2) = claude_bodies("sent to ada");
-    let messages = "/v1/messages".to_owned();
-    assert_eq!(
-        received(&claude),
-        [
-            (messages.clone(), step1),
-            (messages.clone(), step2.clone()),
-            (messages, step2)
-        ]
-    );
+    assert_claude_retried(&claude, step1, step2);
     assert_eq!(
         received(&gpt),
         [("/chat/completions".to_owned(), gpt_body("sent to ada"))]
@@ -412,36 +407,6 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
     );
 }
 
-/// The SQLite journal of a process that "dies" at the first group it is asked to write without a
-/// sync: the result of a call that ran is lost, its intent is not.
-struct DiesBeforeResults {
-    journal: SqliteJournal,
-    dead: AtomicBool,
-}
-
-impl Journal for DiesBeforeResults {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        self.journal.load(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if !durable || self.dead.load(Ordering::SeqCst) {
-            self.dead.store(true, Ordering::SeqCst);
-            return Box::pin(std::future::ready(Err(JournalError::Storage {
-                run: run.to_owned(),
-                doing: "writing results",
-                source: "the process died".into(),
-            })));
-        }
-        self.journal.append(run, entries, durable)
-    }
-}
-
 /// A temporary directory, removed when dropped.
 struct TempDir(std::path::PathBuf);
 
@@ -479,23 +444,33 @@ fn claude_then_gpt(claude: &Server, gpt: &Server) -> Failover {
     ])
 }
 
+/// The name of the member that answered each step, as the steps come.
+type AnsweredBys = Arc<Mutex<Vec<Option<String>>>>;
+
+/// The agent of these tests on `model`, with Claude's model name, and the name of the member
+/// that answered each of its steps, as they come.
+fn recording(model: Failover) -> (Agent<Effects, impl Hooks>, AnsweredBys) {
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&answered);
+    let agent = Agent::new(model, toolbox(), "claude-sonnet-4-5")
+        .with_system("You are terse.")
+        .with_max_tokens(512)
+        .with_hooks(hooks::after_step(move |step| {
+            seen.lock()
+                .unwrap()
+                .push(step.answered_by().map(str::to_owned));
+        }));
+    (agent, answered)
+}
+
 #[tokio::test]
 async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_call_answered_as_the_journal_says()
  {
     let dir = TempDir::new("journaled");
-    let claude = Server::start(vec![
-        Reply::json(200, CLAUDE_CALLS),
-        Reply::json(529, CLAUDE_OVERLOADED),
-        Reply::json(529, CLAUDE_OVERLOADED),
-    ])
-    .await;
-    let gpt = Server::start(vec![Reply::json(200, GPT_ANSWER)]).await;
+    let (claude, gpt) = overloaded_claude_and_gpt().await;
 
     // The process dies after the email was sent, before its result was written.
-    let dying = DiesBeforeResults {
-        journal: dir.journal(),
-        dead: AtomicBool::new(false),
-    };
+    let dying = dies_before_results(dir.journal());
     let agent = Agent::new(
         claude_then_gpt(&claude, &gpt),
         toolbox(),
@@ -514,20 +489,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
     // Started again in a "new process": Claude's answer comes from the journal, the email is
     // outcome-unknown and not sent again, Claude is overloaded and GPT answers.
     let journal = dir.journal();
-    let steps = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&steps);
-    let agent = Agent::new(
-        claude_then_gpt(&claude, &gpt),
-        toolbox(),
-        "claude-sonnet-4-5",
-    )
-    .with_system("You are terse.")
-    .with_max_tokens(512)
-    .with_hooks(hooks::after_step(move |step| {
-        seen.lock()
-            .unwrap()
-            .push(step.answered_by().map(str::to_owned));
-    }));
+    let (agent, steps) = recording(claude_then_gpt(&claude, &gpt));
     let run = agent
         .run(vec![Message::user("Email Ada the report.")])
         .journaled(&journal, "r1")
@@ -549,15 +511,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
         });
         body
     };
-    let messages = "/v1/messages".to_owned();
-    assert_eq!(
-        received(&claude),
-        [
-            (messages.clone(), step1),
-            (messages.clone(), step2.clone()),
-            (messages, step2)
-        ]
-    );
+    assert_claude_retried(&claude, step1, step2);
     assert_eq!(
         received(&gpt),
         // A wire without an error flag says it in the content.

@@ -9,13 +9,14 @@ use std::task::{Context, Waker};
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AgentTool, AnsweredBy, Decision, DurableRunError, Entry, Event, Journal, JournalError,
-    Run, Stop, hooks,
+    Agent, AgentTool, AnsweredBy, Decision, DurableRunError, Event, Journal, JournalError, Run,
+    Stop, hooks,
 };
 use skyl::durable::SqliteJournal;
-use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
+
+use crate::support::journal::Failing;
 
 /// What the tools of a test did, with the effect key of each call.
 #[derive(Default)]
@@ -695,35 +696,19 @@ fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
     assert!(research_model.requests().is_empty());
 }
 
-/// A journal in which another worker holds every sub-agent's run: appending to one conflicts.
-struct Contended(SqliteJournal);
-
-impl Journal for Contended {
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
-        self.0.load(run)
-    }
-
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        entries: Vec<Entry>,
-        durable: bool,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        if run.starts_with("top/") {
-            let key = entries[0].key.clone();
-            let run = run.to_owned();
-            return Box::pin(std::future::ready(Err(JournalError::Conflict { run, key })));
-        }
-        self.0.append(run, entries, durable)
-    }
-}
-
 #[test]
 fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_nothing_for_the_call()
 {
     let dir = TempDir::new("contended");
-    let journal = Arc::new(Contended(
+    // Another worker holds every sub-agent's run: appending to one conflicts.
+    let journal = Arc::new(Failing::new(
         SqliteJournal::open(dir.0.join("journal.db")).unwrap(),
+        |run, entries, _| {
+            run.starts_with("top/").then(|| JournalError::Conflict {
+                run: run.to_owned(),
+                key: entries[0].key.clone(),
+            })
+        },
     ));
     let log = Arc::new(Log::default());
     let research_model = ScriptedModel::new()
@@ -756,7 +741,7 @@ fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_no
     assert_eq!((run.as_str(), key.as_str()), ("top/1/c1", "began"));
     assert!(log.done().is_empty());
     // The call has no result in the top run's journal: whoever holds the sub-run answers it.
-    assert_eq!(keys(&journal.0, "top"), ["began", "answer/1"]);
+    assert_eq!(keys(&journal.journal, "top"), ["began", "answer/1"]);
 }
 
 #[test]

@@ -126,8 +126,21 @@ fn expand(tool: &Tool<'_>, vis: &Visibility, emitted: &ItemFn) -> TokenStream {
     ));
     let cfgs = tool.cfgs();
     let tool_impl = tool_impl(tool, &quote!(#module::#struct_ident));
+    let hidden = hidden();
     tokens.extend(quote! {
         #(#cfgs)*
+        #hidden
+        const _: () = {
+            #tool_impl
+        };
+    });
+    tokens
+}
+
+/// The attributes of the `const _: () = { ... };` block the generated impls stand in: out of the
+/// docs, and none of the lints the user's crate turns on fire on code the user did not write.
+pub(crate) fn hidden() -> TokenStream {
+    quote! {
         #[doc(hidden)]
         #[allow(
             non_snake_case,
@@ -136,11 +149,7 @@ fn expand(tool: &Tool<'_>, vis: &Visibility, emitted: &ItemFn) -> TokenStream {
             deprecated,
             clippy::all
         )]
-        const _: () = {
-            #tool_impl
-        };
-    });
-    tokens
+    }
 }
 
 /// The arguments struct, the assertions on parameter types and the `Tool` impl for `tool_ty`:

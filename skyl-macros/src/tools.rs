@@ -29,7 +29,7 @@ use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, Item, ItemImpl, Meta};
 
 use crate::ast::{self, Tool};
-use crate::expand::{strip_tool_attributes, tool_impl};
+use crate::expand::{hidden, strip_tool_attributes, tool_impl};
 use crate::valid::Errors;
 use crate::{attr, fallback, opaque, valid};
 
@@ -180,18 +180,12 @@ fn expand(block: &ItemImpl, emitted: &ItemImpl, tools: &[Tool<'_>]) -> TokenStre
     let instance = quote_spanned! {self_ty.span()=>
         let _ = ::skyl::__private::assert_tool_set_instance::<#self_ty>;
     };
+    let hidden = hidden();
     quote! {
         #emitted
 
         #(#block_cfgs)*
-        #[doc(hidden)]
-        #[allow(
-            non_snake_case,
-            non_camel_case_types,
-            unused_qualifications,
-            deprecated,
-            clippy::all
-        )]
+        #hidden
         const _: () = {
             #instance
 

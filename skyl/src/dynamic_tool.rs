@@ -255,24 +255,9 @@ impl DynamicTool {
 }
 
 impl<S> Tool<S> for DynamicTool {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a S) -> ToolFuture<'a> {
-        let invocation = Invocation::new(&self.definition.name, "");
-        (self.run)(arguments, &self.definition.parameters, &invocation)
-    }
-
-    #[inline]
-    fn invoke<'a>(
-        &'a self,
-        arguments: &'a Value,
-        _state: &'a S,
-        invocation: &Invocation<'_>,
-    ) -> ToolFuture<'a> {
+    crate::tool::invoked::invoked_tool!(S, |self, arguments, invocation| {
         (self.run)(arguments, &self.definition.parameters, invocation)
-    }
+    });
 }
 
 impl fmt::Debug for DynamicTool {

@@ -51,6 +51,12 @@ fn assert_refused(head: &str, body: &str, status: &str, challenge: &str, expecte
     assert_eq!(serde_json::from_str::<Value>(body).unwrap(), expected);
 }
 
+/// Checks an answer whole: 200 OK, and its JSON body.
+fn assert_answered(head: &str, body: &str, expected: Value) {
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert_eq!(serde_json::from_str::<Value>(body).unwrap(), expected);
+}
+
 #[tokio::test]
 async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -65,47 +71,40 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
     );
     let metadata = format!("http://{address}/.well-known/oauth-protected-resource/mcp");
 
-    // No token: 401, and the challenge says where the metadata is and which scope to ask for.
-    let (head, body) = bounded("no token", http_exchange(address, initialize(None))).await;
-    assert_refused(
-        &head,
-        &body,
-        "401 Unauthorized",
-        &format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\""),
-        json!({"error": "invalid_request", "error_description": "this MCP server needs an access token (Authorization: Bearer)"}),
-    );
-
-    // A token the verifier refuses: 401, invalid_token.
-    let (head, body) = bounded(
-        "a bad token",
-        http_exchange(address, initialize(Some("Bearer forged"))),
-    )
-    .await;
-    assert_refused(
-        &head,
-        &body,
-        "401 Unauthorized",
-        &format!(
-            "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"invalid_token\", error_description=\"the access token is not valid\""
+    let refusals = [
+        // No token: 401, and the challenge says where the metadata is and which scope to ask for.
+        (
+            "no token",
+            None,
+            "401 Unauthorized",
+            format!("Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\""),
+            json!({"error": "invalid_request", "error_description": "this MCP server needs an access token (Authorization: Bearer)"}),
         ),
-        json!({"error": "invalid_token", "error_description": "the access token is not valid"}),
-    );
-
-    // A valid token without the scope: 403, insufficient_scope.
-    let (head, body) = bounded(
-        "a token without the scope",
-        http_exchange(address, initialize(Some("Bearer no-scope"))),
-    )
-    .await;
-    assert_refused(
-        &head,
-        &body,
-        "403 Forbidden",
-        &format!(
-            "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope this server requires\""
+        // A token the verifier refuses: 401, invalid_token.
+        (
+            "a bad token",
+            Some("Bearer forged"),
+            "401 Unauthorized",
+            format!(
+                "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"invalid_token\", error_description=\"the access token is not valid\""
+            ),
+            json!({"error": "invalid_token", "error_description": "the access token is not valid"}),
         ),
-        json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope this server requires"}),
-    );
+        // A valid token without the scope: 403, insufficient_scope.
+        (
+            "a token without the scope",
+            Some("Bearer no-scope"),
+            "403 Forbidden",
+            format!(
+                "Bearer resource_metadata=\"{metadata}\", scope=\"weather:read\", error=\"insufficient_scope\", error_description=\"the access token lacks a scope this server requires\""
+            ),
+            json!({"error": "insufficient_scope", "error_description": "the access token lacks a scope this server requires"}),
+        ),
+    ];
+    for (what, token, status, challenge, expected) in refusals {
+        let (head, body) = bounded(what, http_exchange(address, initialize(token))).await;
+        assert_refused(&head, &body, status, &challenge, expected);
+    }
 
     // The metadata document, at the address the challenge gave (and at the root form).
     for path in [
@@ -120,15 +119,15 @@ async fn a_server_with_authorization_lets_in_only_good_tokens_with_the_scope() {
             ),
         )
         .await;
-        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&body).unwrap(),
+        assert_answered(
+            &head,
+            &body,
             json!({
                 "resource": url,
                 "authorization_servers": ["https://auth.example.com"],
                 "bearer_methods_supported": ["header"],
                 "scopes_supported": ["weather:read"]
-            })
+            }),
         );
     }
 
@@ -229,13 +228,13 @@ async fn a_tool_with_scopes_of_its_own_asks_for_them_when_a_token_lacks_them() {
         http_exchange(address, post(&convert, "banker")),
     )
     .await;
-    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
+    assert_answered(
+        &head,
+        &body,
         json!({"jsonrpc": "2.0", "id": 2, "result": {
             "content": [{"type": "text", "text": "10 USD = 37000.00 UGX"}],
             "isError": false
-        }})
+        }}),
     );
 
     // A tool that needs no scope of its own is answered with the server's scope alone.
@@ -245,13 +244,13 @@ async fn a_tool_with_scopes_of_its_own_asks_for_them_when_a_token_lacks_them() {
         http_exchange(address, post(&weather, "reader")),
     )
     .await;
-    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).unwrap(),
+    assert_answered(
+        &head,
+        &body,
         json!({"jsonrpc": "2.0", "id": 2, "result": {
             "content": [{"type": "text", "text": "27C and cloudy in Gulu"}],
             "isError": false
-        }})
+        }}),
     );
 
     // tools/list shows every tool to every token: a client must see a tool to ask for its scope.

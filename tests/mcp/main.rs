@@ -18,6 +18,7 @@ mod serve;
 mod served_context;
 mod stateless;
 mod tasks;
+mod tools_only;
 
 /// The weather example's tools: the same source the `mcp_server` example serves.
 #[path = "../../examples/weather_tools.rs"]

@@ -4,66 +4,33 @@
 
 use serde_json::{Value, json};
 use skyl::mcp::Remote;
-use skyl::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-};
-use skyl::mcp::rmcp::service::{RequestContext, RoleServer};
-use skyl::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
+use skyl::mcp::rmcp::model::{CallToolResult, ContentBlock, Tool};
 use skyl::{RegistrationError, ToolCall, ToolResult, Toolbox};
 
 use crate::common::{bounded, object};
-
-/// An rmcp server whose tool list has two good tools and three a toolbox refuses.
-#[derive(Clone)]
-struct Odd;
+use crate::tools_only::mount_tools_only;
 
 fn tool(name: &str, schema: Value) -> Tool {
     Tool::new(name.to_owned(), format!("The tool {name}."), object(schema))
 }
 
-impl ServerHandler for Odd {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![
-            tool("echo", json!({"type": "object"})),
-            tool("text_in", json!({"type": "string"})),
-            tool(
-                "dangling",
-                json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}),
-            ),
-            tool("read.file", json!({"type": "object"})),
-            tool("read_file", json!({"type": "object"})),
-        ]))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let text = format!("{} ran", request.name);
-        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
-    }
-}
-
+/// Mounts, as "odd", an rmcp server whose tool list has two good tools and three a toolbox
+/// refuses; each call answers that it ran.
 async fn mount() -> Remote {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = Odd.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    bounded("mounting", Remote::builder("odd").connect(client_end))
-        .await
-        .unwrap()
+    let tools = vec![
+        tool("echo", json!({"type": "object"})),
+        tool("text_in", json!({"type": "string"})),
+        tool(
+            "dangling",
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}),
+        ),
+        tool("read.file", json!({"type": "object"})),
+        tool("read_file", json!({"type": "object"})),
+    ];
+    mount_tools_only("odd", tools, |request| {
+        CallToolResult::success(vec![ContentBlock::text(format!("{} ran", request.name))])
+    })
+    .await
 }
 
 /// A local tool whose name is the one `read.file` is mounted as.

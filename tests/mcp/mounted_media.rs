@@ -5,61 +5,19 @@
 
 use serde_json::{Value, json};
 use skyl::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, EmbeddedResource,
-    ImageContent, ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolResult, ContentBlock, EmbeddedResource, ImageContent, ResourceContents, Tool,
 };
-use skyl::mcp::rmcp::service::{RequestContext, RoleServer};
-use skyl::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, Server};
 use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Content, Document, Image, Message, Part, Resource, Role, ToolCall, Toolbox};
 
 use crate::common::{bounded, object};
 use crate::content_rows::{KINDS, Kind, PROSE, Wire, check_cells, not_sent, rows};
+use crate::tools_only::mount_tools_only;
 
 const PDF: &[u8] = b"%PDF-1.4";
 const PDF_BASE64: &str = "JVBERi0xLjQ=";
 const PNG_BASE64: &str = "iVBORw0KGgo=";
-
-/// A server written with rmcp alone: one tool, `report`, answering with text, a PDF as an
-/// embedded blob resource and a PNG as an image block.
-struct Reports;
-
-impl ServerHandler for Reports {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let empty = object(json!({"type": "object", "properties": {}}));
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "report",
-            "The quarter's report and its chart.",
-            empty,
-        )]))
-    }
-
-    async fn call_tool(
-        &self,
-        _request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        Ok(CallToolResult::success(vec![
-            ContentBlock::text("The Q3 report and its chart."),
-            ContentBlock::Resource(EmbeddedResource::new(
-                ResourceContents::blob(PDF_BASE64, "file:///reports/q3.pdf")
-                    .with_mime_type("application/pdf"),
-            )),
-            ContentBlock::Image(ImageContent::new(PNG_BASE64, "image/png")),
-        ])
-        .into())
-    }
-}
 
 /// A user's question, the model's call of `name` and the tool message `toolbox` answers it with.
 async fn transcript(toolbox: &Toolbox, name: &str) -> Vec<Message> {
@@ -84,15 +42,21 @@ fn encode(adapter: &dyn Adapter, messages: &[Message]) -> Value {
 
 #[tokio::test]
 async fn a_pdf_and_an_image_from_an_rmcp_server_reach_every_provider_as_a_document_and_an_image() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = Reports.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let docs = bounded("mounting", Remote::builder("docs").connect(client_end))
-        .await
-        .unwrap();
+    // A server written with rmcp alone: one tool, `report`, answering with text, a PDF as an
+    // embedded blob resource and a PNG as an image block.
+    let empty = object(json!({"type": "object", "properties": {}}));
+    let report = Tool::new("report", "The quarter's report and its chart.", empty);
+    let docs = mount_tools_only("docs", vec![report], |_| {
+        CallToolResult::success(vec![
+            ContentBlock::text("The Q3 report and its chart."),
+            ContentBlock::Resource(EmbeddedResource::new(
+                ResourceContents::blob(PDF_BASE64, "file:///reports/q3.pdf")
+                    .with_mime_type("application/pdf"),
+            )),
+            ContentBlock::Image(ImageContent::new(PNG_BASE64, "image/png")),
+        ])
+    })
+    .await;
     let toolbox = Toolbox::new().with_remote(&docs);
     let messages = transcript(&toolbox, "docs_report").await;
 

@@ -247,22 +247,33 @@ async fn get_weather(remote: &Remote) -> String {
     bounded("a call", toolbox.dispatch(&call)).await.content
 }
 
-#[tokio::test]
-async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_token() {
-    let issuer = Issuer::start(None, true).await;
-    let (url, serving) = weather_server(&issuer).await;
+/// The authorization-code flow with a person who approves at once, and how many times they were
+/// asked.
+fn approving() -> (OAuth, Arc<Mutex<usize>>) {
     let asked = Arc::new(Mutex::new(0));
     let counted = Arc::clone(&asked);
     let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", move |url: String| {
         *counted.lock().unwrap() += 1;
         approve(url)
     });
-    let weather = bounded(
+    (oauth, asked)
+}
+
+/// Mounts the weather server at `url` as "weather", with `oauth`.
+async fn mount(url: &str, oauth: OAuth) -> Result<Remote, ConnectError> {
+    bounded(
         "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
+        Remote::builder("weather").oauth(oauth).connect_http(url),
     )
     .await
-    .unwrap();
+}
+
+#[tokio::test]
+async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_token() {
+    let issuer = Issuer::start(None, true).await;
+    let (url, serving) = weather_server(&issuer).await;
+    let (oauth, asked) = approving();
+    let weather = mount(&url, oauth).await.unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     weather.close().await;
 
@@ -286,14 +297,9 @@ async fn a_person_authorizes_and_the_mounted_servers_tool_is_called_with_the_tok
 async fn a_machine_client_gets_its_token_with_client_credentials() {
     let issuer = Issuer::start(None, true).await;
     let (url, serving) = weather_server(&issuer).await;
-    let weather = bounded(
-        "mounting with client credentials",
-        Remote::builder("weather")
-            .oauth(OAuth::client_credentials("machine", "machine-secret"))
-            .connect_http(&url),
-    )
-    .await
-    .unwrap();
+    let weather = mount(&url, OAuth::client_credentials("machine", "machine-secret"))
+        .await
+        .unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     weather.close().await;
     assert_eq!(
@@ -323,12 +329,7 @@ async fn an_authorization_the_person_does_not_complete_fails_the_connection_sayi
     let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", |_url: String| async {
         Err::<String, _>("the person closed the browser window")
     });
-    let refused = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
-    )
-    .await
-    .unwrap_err();
+    let refused = mount(&url, oauth).await.unwrap_err();
     assert!(
         matches!(refused, ConnectError::Authorization { .. }),
         "{refused:?}"
@@ -347,61 +348,61 @@ async fn an_authorization_the_person_does_not_complete_fails_the_connection_sayi
 /// Mounts the weather server with a person who approves at once, as the pre-registered client
 /// `preregistered`; returns the failure and how many times the person was asked.
 async fn mount_refused(url: &str) -> (ConnectError, usize) {
-    let asked = Arc::new(Mutex::new(0));
-    let counted = Arc::clone(&asked);
-    let oauth = OAuth::authorization_code("http://127.0.0.1:9/callback", move |url: String| {
-        *counted.lock().unwrap() += 1;
-        approve(url)
-    })
-    .client_id("preregistered");
-    let refused = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(url),
-    )
-    .await
-    .unwrap_err();
+    let (oauth, asked) = approving();
+    let oauth = oauth.client_id("preregistered");
+    let refused = mount(url, oauth).await.unwrap_err();
     let asked = *asked.lock().unwrap();
     (refused, asked)
+}
+
+/// Mounts the weather server, whose issuer's tokens grant `profile` whatever is asked (saying so
+/// when `honest`), and checks that mounting fails for `cause` (given the server's URL) once the
+/// person was asked `asked` times.
+async fn assert_refused(honest: bool, cause: impl Fn(&str) -> String, asked: usize) {
+    let issuer = Issuer::start(Some(&["profile"]), honest).await;
+    let (url, serving) = weather_server(&issuer).await;
+    let (refused, asked_times) = mount_refused(&url).await;
+    assert_eq!(
+        chain(&refused),
+        [
+            format!("could not get authorization for the MCP server \"weather\" at {url}"),
+            cause(&url),
+        ]
+    );
+    assert_eq!(asked_times, asked);
+    serving.abort();
 }
 
 #[tokio::test]
 async fn a_server_that_refuses_a_scope_the_token_was_granted_is_not_authorized_again() {
     // The authorization server says it granted what was asked (weather:read), but its tokens
     // grant `profile`: the weather server answers 403 for weather:read, which the token holds.
-    let issuer = Issuer::start(Some(&["profile"]), false).await;
-    let (url, serving) = weather_server(&issuer).await;
-    let (refused, asked) = mount_refused(&url).await;
-    assert_eq!(
-        chain(&refused),
-        [
-            format!("could not get authorization for the MCP server \"weather\" at {url}"),
+    assert_refused(
+        false,
+        |url| {
             format!(
                 "{url} refused the access token for lacking the scopes weather:read, which it holds already; check what the account may do on that server"
-            ),
-        ]
-    );
-    assert_eq!(asked, 1);
-    serving.abort();
+            )
+        },
+        1,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_server_that_keeps_refusing_stops_at_the_limit_of_authorizations() {
     // The authorization server grants `profile` whatever is asked, and says so: each 403 asks
     // for weather:read on top, each step-up gets profile again.
-    let issuer = Issuer::start(Some(&["profile"]), true).await;
-    let (url, serving) = weather_server(&issuer).await;
-    let (refused, asked) = mount_refused(&url).await;
-    assert_eq!(
-        chain(&refused),
-        [
-            format!("could not get authorization for the MCP server \"weather\" at {url}"),
+    assert_refused(
+        true,
+        |url| {
             format!(
                 "{url} still refused access after 3 authorizations for one request; check what the account may do on that server, or raise OAuth::max_authorizations"
-            ),
-        ]
-    );
-    assert_eq!(asked, 3);
-    serving.abort();
+            )
+        },
+        3,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -424,12 +425,7 @@ async fn a_call_after_the_token_was_revoked_asks_the_person_again_and_says_when_
             }
         }
     });
-    let weather = bounded(
-        "mounting with OAuth",
-        Remote::builder("weather").oauth(oauth).connect_http(&url),
-    )
-    .await
-    .unwrap();
+    let weather = mount(&url, oauth).await.unwrap();
     assert_eq!(get_weather(&weather).await, "27C and cloudy in Gulu");
     issuer.revoke();
     assert_eq!(

@@ -9,6 +9,8 @@ use skyl::{
     ToolCall, ToolResult,
 };
 
+use crate::support::content_rows;
+
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 const PNG_BASE64: &str = "iVBORw0KGgo=";
 const PDF: &[u8] = b"%PDF-1.4";
@@ -34,27 +36,7 @@ fn every_kind() -> Vec<Content> {
 
 /// A user question, a call of `report`, and its result: "The report." and `content`.
 fn request(content: Vec<Content>) -> Request<'static> {
-    Request {
-        model: "m".into(),
-        messages: vec![
-            Message::user("Report?"),
-            Message {
-                role: Role::Assistant,
-                parts: vec![Part::ToolCall(ToolCall::new("c1", "report", json!({})))],
-            },
-            Message {
-                role: Role::Tool,
-                parts: vec![
-                    Part::ToolResult(ToolResult::success("c1", "The report.")),
-                    Part::ResultContent(ResultContent::new("c1", content)),
-                ],
-            },
-        ]
-        .into(),
-        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    }
+    content_rows::answered_with("The report.", content)
 }
 
 fn encode(adapter: &dyn Adapter, content: Vec<Content>) -> Value {

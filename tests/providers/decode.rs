@@ -56,6 +56,15 @@ fn round_trip(adapter: &dyn Adapter, name: &str) -> skyl::provider::Response {
     response
 }
 
+/// The ids of the calls in `response`'s message, in order.
+fn call_ids(response: &skyl::provider::Response) -> Vec<&str> {
+    response
+        .message
+        .tool_calls()
+        .map(|c| c.id.as_str())
+        .collect()
+}
+
 #[test]
 fn anthropic_parallel_calls() {
     let response = round_trip(&Anthropic, "parallel_calls");
@@ -94,11 +103,7 @@ fn openai_chat_calls_without_ids_get_minted_ones() {
         &OpenAiChat::default().with_server("gemini"),
         "compatible_without_ids",
     );
-    let ids: Vec<&str> = response
-        .message
-        .tool_calls()
-        .map(|c| c.id.as_str())
-        .collect();
+    let ids = call_ids(&response);
     assert_eq!(
         ids,
         [
@@ -200,11 +205,7 @@ fn openai_responses_incomplete() {
 #[test]
 fn gemini_calls_without_ids_and_a_thought_signature() {
     let response = round_trip(&Gemini::default(), "parallel_without_ids");
-    let ids: Vec<&str> = response
-        .message
-        .tool_calls()
-        .map(|c| c.id.as_str())
-        .collect();
+    let ids = call_ids(&response);
     assert_eq!(
         ids,
         [

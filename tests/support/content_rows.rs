@@ -118,6 +118,11 @@ pub(crate) fn frame(wire: Wire, cell: Value) -> Value {
 
 /// The transcript of a call of `report` answered with the prose and `content`.
 pub(crate) fn request(content: Vec<Content>) -> Request<'static> {
+    answered_with(PROSE, content)
+}
+
+/// The transcript of a call of `report` answered with `prose` and `content`.
+pub(crate) fn answered_with(prose: &str, content: Vec<Content>) -> Request<'static> {
     Request {
         model: "m".into(),
         messages: vec![
@@ -129,7 +134,7 @@ pub(crate) fn request(content: Vec<Content>) -> Request<'static> {
             Message {
                 role: Role::Tool,
                 parts: vec![
-                    Part::ToolResult(ToolResult::success("c1", PROSE)),
+                    Part::ToolResult(ToolResult::success("c1", prose)),
                     Part::ResultContent(ResultContent::new("c1", content)),
                 ],
             },

@@ -8,9 +8,24 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Streaming};
+use skyl::{Content, Message, Part, ResultContent, Role, ToolResult};
 
 pub(crate) mod content_rows;
 pub(crate) mod http_server;
+pub(crate) mod journal;
+
+/// The tool message answering the call `c1` with `result`, and `content` beside it when there
+/// is any.
+pub(crate) fn answered(result: ToolResult, content: Vec<Content>) -> Message {
+    let mut parts = vec![Part::ToolResult(result)];
+    if !content.is_empty() {
+        parts.push(Part::ResultContent(ResultContent::new("c1", content)));
+    }
+    Message {
+        role: Role::Tool,
+        parts,
+    }
+}
 
 /// A future that is pending `n` times, waking itself each time: concurrency without a timer.
 pub(crate) struct YieldTimes(pub(crate) usize);

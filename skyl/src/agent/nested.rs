@@ -25,9 +25,7 @@ use crate::arguments::parse_declared;
 use crate::message::{Message, ToolCall};
 use crate::prose::run as prose;
 use crate::schema::{canonical_schema_for, output_schema_for};
-use crate::tool::{
-    CallContext, Invocation, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolOutput,
-};
+use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolOutput};
 
 use super::approval::{NotAwaiting, Slot};
 use super::asking::{self, Question};
@@ -295,24 +293,7 @@ where
     S: Send + Sync + 'static,
     H: Hooks + 'static,
 {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: &'a Value, state: &'a T) -> ToolFuture<'a> {
-        self.invoke(
-            arguments,
-            state,
-            &Invocation::new(&self.definition.name, ""),
-        )
-    }
-
-    fn invoke<'a>(
-        &'a self,
-        arguments: &'a Value,
-        _: &'a T,
-        invocation: &Invocation<'_>,
-    ) -> ToolFuture<'a> {
+    crate::tool::invoked::invoked_tool!(T, |self, arguments, invocation| {
         let input = match parse_declared::<I>(arguments, &self.definition.parameters) {
             Ok(input) => input,
             Err(failure) => return ToolFuture::ready(Err(failure)),
@@ -323,7 +304,7 @@ where
         };
         let call = invocation.context();
         ToolFuture::new_output(self.answer(prompt, call))
-    }
+    });
 }
 
 impl<I, O, S, H> fmt::Debug for AgentTool<I, O, S, H> {
@@ -563,6 +544,7 @@ mod tests {
     use crate::agent::Reply;
     use crate::agent::asking::{QUESTION_EXPIRY, Resume, park};
     use crate::testing::ScriptedModel;
+    use crate::tool::Invocation;
     use crate::toolbox::Toolbox;
 
     /// A tool that asks the person whether to delete, as a mounted MCP server's elicitation does,

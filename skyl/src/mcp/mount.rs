@@ -30,7 +30,7 @@ use crate::agent::asking;
 use crate::agent::{Question, Reply};
 use crate::model::BoxFuture;
 use crate::registration::RegistrationError;
-use crate::tool::{Invocation, RichOutcome, Tool, ToolDefinition, ToolFuture};
+use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;
 use call::Call;
 
@@ -689,31 +689,14 @@ impl ClientHandler for Handler {
 }
 
 impl<S> Tool<S> for RemoteTool {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: &'a Value, state: &'a S) -> ToolFuture<'a> {
-        self.invoke(
-            arguments,
-            state,
-            &Invocation::new(&self.definition.name, ""),
-        )
-    }
-
-    fn invoke<'a>(
-        &'a self,
-        arguments: &'a Value,
-        _state: &'a S,
-        invocation: &Invocation<'_>,
-    ) -> ToolFuture<'a> {
+    crate::tool::invoked::invoked_tool!(S, |self, arguments, invocation| {
         let call = Call {
             remote_name: self.remote_name.clone(),
             local_name: self.definition.name.clone(),
             context: invocation.context(),
         };
         ToolFuture::new_output(Arc::clone(&self.connection).call(call, arguments))
-    }
+    });
 
     fn resume_elsewhere(
         &self,

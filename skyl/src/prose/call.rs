@@ -363,95 +363,91 @@ mod tests {
 
     #[test]
     fn failures_name_the_tool_the_cause_and_the_next_step() {
-        assert_eq!(
-            failed(
+        let cases = [
+            (
                 "get_weather",
-                &ToolFailure::do_not_retry("upstream timeout")
+                ToolFailure::do_not_retry("upstream timeout"),
+                "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            failed(
+            (
                 "get_weather",
-                &ToolFailure::retry_with_other_arguments("no city called Atlantis.")
+                ToolFailure::retry_with_other_arguments("no city called Atlantis."),
+                "ERROR: get_weather failed: no city called Atlantis. Call get_weather again with different arguments.",
             ),
-            "ERROR: get_weather failed: no city called Atlantis. Call get_weather again with different arguments."
-        );
-        assert_eq!(
-            failed("book", &ToolFailure::ask_user("two flights match")),
-            "ERROR: book failed: two flights match. Ask the user how to proceed before calling book again."
-        );
-        assert_eq!(
-            failed(
+            (
                 "book",
-                &ToolFailure::ask_user("two flights match").with_next_step("Ask which one. ")
+                ToolFailure::ask_user("two flights match"),
+                "ERROR: book failed: two flights match. Ask the user how to proceed before calling book again.",
             ),
-            "ERROR: book failed: two flights match. Ask which one."
-        );
-        assert_eq!(
-            failed(
+            (
+                "book",
+                ToolFailure::ask_user("two flights match").with_next_step("Ask which one. "),
+                "ERROR: book failed: two flights match. Ask which one.",
+            ),
+            (
                 "get_weather",
-                &ToolFailure::invalid_arguments("missing field `city`")
+                ToolFailure::invalid_arguments("missing field `city`"),
+                "ERROR: get_weather was called with invalid arguments: missing field `city`. Call get_weather again with corrected arguments.",
             ),
-            "ERROR: get_weather was called with invalid arguments: missing field `city`. Call get_weather again with corrected arguments."
-        );
-        assert_eq!(
-            failed("x", &ToolFailure::do_not_retry("  ")),
-            "ERROR: x failed: no reason was given. Do not retry; tell the user the result is unavailable."
-        );
+            (
+                "x",
+                ToolFailure::do_not_retry("  "),
+                "ERROR: x failed: no reason was given. Do not retry; tell the user the result is unavailable.",
+            ),
+        ];
+        for (tool, failure, expected) in cases {
+            assert_eq!(failed(tool, &failure), expected);
+        }
     }
 
     #[test]
     fn panics_and_timeouts_say_what_happened() {
-        assert_eq!(
-            panicked("parse", Some("index out of bounds")),
-            "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
-                "check",
-                Some("assertion `left == right` failed: codes\n  left: 2\n right: 3")
+        let panics = [
+            (
+                "parse",
+                Some("index out of bounds"),
+                "ERROR: parse failed: it crashed (index out of bounds). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
+                "check",
+                Some("assertion `left == right` failed: codes\n  left: 2\n right: 3"),
+                "ERROR: check failed: it crashed (assertion `left == right` failed: codes left: 2 right: 3). This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
+            ),
+            (
                 "fetch",
                 Some(
-                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
-                )
+                    "there is no reactor running, must be called from the context of a Tokio 1.x runtime",
+                ),
+                "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: fetch failed: it needs a Tokio runtime and was called outside one; the application must call it from inside a Tokio runtime (with .await), not with dispatch_blocking. This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "fetch",
-                Some("Cannot start a runtime from within a runtime. This happens because ...")
+                Some("Cannot start a runtime from within a runtime. This happens because ..."),
+                "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: fetch failed: it starts a Tokio runtime of its own and was called from inside one; the application must call it from a thread outside the runtime (for example in tokio::task::spawn_blocking). This is a problem in how the application runs fetch, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "wait",
                 Some(
-                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers."
-                )
+                    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers.",
+                ),
+                "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: wait failed: it needs Tokio's timers, and the application's runtime was built without them; the runtime must be built with enable_time or enable_all. This is a problem in how the application runs wait, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked(
+            (
                 "listen",
                 Some(
-                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }"
-                )
+                    "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime builder to enable IO.: Os { code: 2 }",
+                ),
+                "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: listen failed: it needs Tokio's I/O, and the application's runtime was built without it; the runtime must be built with enable_io or enable_all. This is a problem in how the application runs listen, not in the tool or the call. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            panicked("parse", None),
-            "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable."
-        );
+            (
+                "parse",
+                None,
+                "ERROR: parse failed: it crashed. This is a bug in the tool, not in the call. Do not retry; tell the user the result is unavailable.",
+            ),
+        ];
+        for (tool, message, expected) in panics {
+            assert_eq!(panicked(tool, message), expected);
+        }
         assert_eq!(
             timed_out("search", Duration::from_secs(5)),
             "ERROR: search failed: it did not finish within 5s and was stopped. Do not retry with the same arguments; tell the user it timed out."

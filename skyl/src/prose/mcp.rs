@@ -369,56 +369,39 @@ mod tests {
 
     #[test]
     fn a_failure_already_in_skyls_frame_is_framed_once_under_the_mounted_name() {
-        assert_eq!(
-            failed(
-                "calc_add",
-                &tool_reported(
-                    "calc_add",
-                    "add",
-                    "ERROR: add failed: the sum overflows. Do not retry; tell the user the result is unavailable."
-                )
+        // What the server reported for its tool "add", and how the mounted "calc_add" fails with it.
+        let cases = [
+            (
+                "ERROR: add failed: the sum overflows. Do not retry; tell the user the result is unavailable.",
+                "ERROR: calc_add failed: the sum overflows. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: calc_add failed: the sum overflows. Do not retry; tell the user the result is unavailable."
-        );
-        assert_eq!(
-            failed(
-                "calc_add",
-                &tool_reported(
-                    "calc_add",
-                    "add",
-                    "ERROR: add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call add again with corrected arguments."
-                )
+            (
+                "ERROR: add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call add again with corrected arguments.",
+                "ERROR: calc_add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call calc_add again with corrected arguments.",
             ),
-            "ERROR: calc_add was called with invalid arguments: argument `a`: invalid type: string \"x\", expected i64. Call calc_add again with corrected arguments."
-        );
-        // A next step naming the tool among other words: only the whole name changes.
-        assert_eq!(
-            failed(
-                "calc_add",
-                &tool_reported(
-                    "calc_add",
-                    "add",
-                    "ERROR: add failed: no answer. Ask the user how to proceed before calling add again (not add_all)."
-                )
+            // A next step naming the tool among other words: only the whole name changes.
+            (
+                "ERROR: add failed: no answer. Ask the user how to proceed before calling add again (not add_all).",
+                "ERROR: calc_add failed: no answer. Ask the user how to proceed before calling calc_add again (not add_all).",
             ),
-            "ERROR: calc_add failed: no answer. Ask the user how to proceed before calling calc_add again (not add_all)."
-        );
-        // Without a next step, the default of its kind.
-        assert_eq!(
-            failed(
-                "calc_add",
-                &tool_reported("calc_add", "add", "ERROR: add failed: it crashed")
+            // Without a next step, the default of its kind.
+            (
+                "ERROR: add failed: it crashed",
+                "ERROR: calc_add failed: it crashed. Do not retry; tell the user the result is unavailable.",
             ),
-            "ERROR: calc_add failed: it crashed. Do not retry; tell the user the result is unavailable."
-        );
-        // Another tool's frame, or text that only looks like one, is the server's own words.
-        assert_eq!(
-            failed(
-                "calc_add",
-                &tool_reported("calc_add", "add", "ERROR: sub failed: no.")
+            // Another tool's frame, or text that only looks like one, is the server's own words.
+            (
+                "ERROR: sub failed: no.",
+                "ERROR: calc_add failed: ERROR: sub failed: no. If the message says the arguments were wrong, call calc_add again with corrected ones; otherwise do not retry, and tell the user.",
             ),
-            "ERROR: calc_add failed: ERROR: sub failed: no. If the message says the arguments were wrong, call calc_add again with corrected ones; otherwise do not retry, and tell the user."
-        );
+        ];
+        for (reported, expected) in cases {
+            assert_eq!(
+                failed("calc_add", &tool_reported("calc_add", "add", reported)),
+                expected,
+                "{reported}"
+            );
+        }
     }
 
     #[cfg(unix)]

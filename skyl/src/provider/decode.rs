@@ -81,6 +81,20 @@ pub fn decode_with<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, De
     })
 }
 
+/// The error a provider's body tells of in `error`: its kind under `kind`, its text under
+/// `message`.
+pub(crate) fn provider_error(
+    provider: Provider,
+    error: Node<'_>,
+    kind: &str,
+) -> Result<DecodeError, DecodeError> {
+    Ok(DecodeError::Provider {
+        provider,
+        kind: error.get(kind).opt_str()?.map(str::to_owned),
+        message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
+    })
+}
+
 /// Whether `reason` says only that the turn ended: an end of turn, or no reason at all.
 fn ordinary_end(reason: &StopReason) -> bool {
     match reason {

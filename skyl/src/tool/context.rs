@@ -213,35 +213,21 @@ impl CallContext {
     #[cfg(feature = "tracing")]
     fn trace(&self, level: LogLevel, message: &str) {
         let (tool, call_id) = (self.tool(), self.call_id());
+        // A tracing event's level is fixed where it is written, so each level has its own.
+        macro_rules! event {
+            ($level:ident) => {
+                tracing::$level!(
+                    gen_ai.tool.name = tool,
+                    gen_ai.tool.call.id = call_id,
+                    "{message}"
+                )
+            };
+        }
         match level {
-            LogLevel::Debug => {
-                tracing::debug!(
-                    gen_ai.tool.name = tool,
-                    gen_ai.tool.call.id = call_id,
-                    "{message}"
-                )
-            }
-            LogLevel::Info => {
-                tracing::info!(
-                    gen_ai.tool.name = tool,
-                    gen_ai.tool.call.id = call_id,
-                    "{message}"
-                )
-            }
-            LogLevel::Warning => {
-                tracing::warn!(
-                    gen_ai.tool.name = tool,
-                    gen_ai.tool.call.id = call_id,
-                    "{message}"
-                )
-            }
-            LogLevel::Error => {
-                tracing::error!(
-                    gen_ai.tool.name = tool,
-                    gen_ai.tool.call.id = call_id,
-                    "{message}"
-                )
-            }
+            LogLevel::Debug => event!(debug),
+            LogLevel::Info => event!(info),
+            LogLevel::Warning => event!(warn),
+            LogLevel::Error => event!(error),
         }
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod effect;
 mod failure;
 mod future;
 mod guided;
+pub(crate) mod invoked;
 pub(crate) mod names;
 mod output;
 pub(crate) mod set;

@@ -74,112 +74,57 @@ impl Authorized {
     }
 }
 
+/// Writes the trait's methods, each of which sends through [`Authorized::send`]: the transport's
+/// own client gets a clone of each argument, with the session's token in place of the header the
+/// transport would have set. The arguments after `;` come after the custom headers, and are `Copy`.
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $ty:ty),*$(; $($after:ident: $after_ty:ty),*)?) -> $out:ty;)*) => {
+        $(
+            async fn $method(
+                &self,
+                $($arg: $ty,)*
+                _auth_header: Option<String>,
+                custom_headers: HashMap<HeaderName, HeaderValue>,
+                $($($after: $after_ty,)*)?
+            ) -> Answer<$out> {
+                self.send(|token| {
+                    self.http.$method(
+                        $($arg.clone(),)*
+                        token,
+                        custom_headers.clone(),
+                        $($($after,)*)?
+                    )
+                })
+                .await
+            }
+        )*
+    };
+}
+
 // The transport sends through `post_message_with_response_limits` and
 // `get_stream_with_max_sse_event_size`; the others are the trait's required methods. Each passes
 // the limits on to the transport's own client, which enforces them.
 impl StreamableHttpClient for Authorized {
     type Error = reqwest::Error;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Answer<StreamableHttpPostResponse> {
-        self.send(|token| {
-            self.http.post_message(
-                Arc::clone(&uri),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Answer<StreamableHttpPostResponse> {
-        self.send(|token| {
-            self.http.post_message_with_response_limits(
-                Arc::clone(&uri),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Answer<()> {
-        self.send(|token| {
-            self.http.delete_session(
-                Arc::clone(&uri),
-                Arc::clone(&session_id),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Answer<SseStream> {
-        self.send(|token| {
-            self.http.get_stream(
-                Arc::clone(&uri),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Answer<SseStream> {
-        self.send(|token| {
-            self.http.get_stream_with_max_sse_event_size(
-                Arc::clone(&uri),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
+    forward! {
+        post_message(uri: Arc<str>, message: ClientJsonRpcMessage, session_id: Option<Arc<str>>)
+            -> StreamableHttpPostResponse;
+        post_message_with_response_limits(
+            uri: Arc<str>,
+            message: ClientJsonRpcMessage,
+            session_id: Option<Arc<str>>;
+            limits: StreamableHttpResponseLimits
+        ) -> StreamableHttpPostResponse;
+        delete_session(uri: Arc<str>, session_id: Arc<str>) -> ();
+        get_stream(uri: Arc<str>, session_id: Option<Arc<str>>, last_event_id: Option<String>)
+            -> SseStream;
+        get_stream_with_max_sse_event_size(
+            uri: Arc<str>,
+            session_id: Option<Arc<str>>,
+            last_event_id: Option<String>;
+            max_sse_event_size: usize
+        ) -> SseStream;
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Anthropic, PROVIDER};
 use crate::message::{Part, ProviderData, ToolCall};
-use crate::provider::decode::{Answer, Decoder};
+use crate::provider::decode::{Answer, Decoder, provider_error};
 use crate::provider::read::Node;
 use crate::provider::{DecodeError, Provider, StopReason, Usage};
 
@@ -21,11 +21,7 @@ impl Decoder for Anthropic {
         if !is_error && error.value().is_none() {
             return Ok(None);
         }
-        Ok(Some(DecodeError::Provider {
-            provider: PROVIDER,
-            kind: error.get("type").opt_str()?.map(str::to_owned),
-            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-        }))
+        Ok(Some(provider_error(PROVIDER, error, "type")?))
     }
 
     fn answer<'a>(

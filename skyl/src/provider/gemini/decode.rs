@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::{Gemini, PROVIDER, minted_mark};
 use crate::message::{Part, ProviderData, ToolCall};
-use crate::provider::decode::{Answer, Decoder};
+use crate::provider::decode::{Answer, Decoder, provider_error};
 use crate::provider::encode::object;
 use crate::provider::read::Node;
 use crate::provider::{DecodeError, Provider, StopReason, Usage};
@@ -21,11 +21,7 @@ impl Decoder for Gemini {
             return Ok(None);
         }
         error.object()?;
-        Ok(Some(DecodeError::Provider {
-            provider: PROVIDER,
-            kind: error.get("status").opt_str()?.map(str::to_owned),
-            message: error.get("message").opt_str()?.unwrap_or("").to_owned(),
-        }))
+        Ok(Some(provider_error(PROVIDER, error, "status")?))
     }
 
     fn answer<'a>(

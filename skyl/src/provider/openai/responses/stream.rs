@@ -57,6 +57,27 @@ struct Event<'a> {
     message: Option<Cow<'a, str>>,
 }
 
+impl ResponsesSteps {
+    /// Starts the output item at `index`, and its call if it is one.
+    fn add(
+        &mut self,
+        index: u64,
+        item: &Map<String, Value>,
+        out: &mut Out<'_>,
+    ) -> Result<(), Fault> {
+        let call = match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => Some(start_call(item, out)?),
+            _ => None,
+        };
+        self.items.push(Item {
+            output_index: index,
+            call,
+            done: None,
+        });
+        Ok(())
+    }
+}
+
 impl Steps for ResponsesSteps {
     fn read(&mut self, event: &str, data: &str, out: &mut Out<'_>) -> Result<bool, Fault> {
         let parsed: Event<'_> = parse(data)?;
@@ -84,15 +105,7 @@ impl Steps for ResponsesSteps {
                     ));
                 }
                 let item = parsed.item.unwrap_or_default();
-                let call = match item.get("type").and_then(Value::as_str) {
-                    Some("function_call") => Some(start_call(&item, out)?),
-                    _ => None,
-                };
-                self.items.push(Item {
-                    output_index: index,
-                    call,
-                    done: None,
-                });
+                self.add(index, &item, out)?;
             }
             "response.output_item.done" => {
                 let index = required_index(parsed.output_index)?;
@@ -101,15 +114,7 @@ impl Steps for ResponsesSteps {
                     Some(position) => position,
                     None => {
                         // A server that skips output_item.added: the item starts and ends here.
-                        let call = match item.get("type").and_then(Value::as_str) {
-                            Some("function_call") => Some(start_call(&item, out)?),
-                            _ => None,
-                        };
-                        self.items.push(Item {
-                            output_index: index,
-                            call,
-                            done: None,
-                        });
+                        self.add(index, &item, out)?;
                         self.items.len() - 1
                     }
                 };
