@@ -10,6 +10,37 @@ use crate::content::ResultContent;
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
 
+/// The methods of [`Api`](crate::provider::Api) both OpenAI formats share, written inside each
+/// one's `impl Api`: OpenAI's address, its SDK's environment variables, bearer auth and which
+/// error types pass later.
+macro_rules! openai_api {
+    () => {
+        fn default_base_url(&self) -> Option<&'static str> {
+            Some($crate::provider::openai::BASE_URL)
+        }
+
+        fn key_variables(&self) -> &'static [&'static str] {
+            &[$crate::provider::openai::KEY_VARIABLE]
+        }
+
+        fn base_url_variable(&self) -> Option<&'static str> {
+            Some($crate::provider::openai::BASE_URL_VARIABLE)
+        }
+
+        fn header_variables(&self) -> &'static [(&'static str, &'static str)] {
+            $crate::provider::openai::HEADER_VARIABLES
+        }
+
+        fn auth_headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+            $crate::provider::api::bearer(key)
+        }
+
+        fn is_transient(&self, error_type: &str) -> bool {
+            $crate::provider::openai::is_transient(error_type)
+        }
+    };
+}
+
 pub(crate) mod azure;
 pub(crate) mod chat;
 pub(crate) mod responses;

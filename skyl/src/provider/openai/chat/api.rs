@@ -5,36 +5,16 @@ use serde_json::Value;
 
 use super::OpenAiChat;
 use crate::provider::Api;
-use crate::provider::api::bearer;
 use crate::provider::encode::object;
-use crate::provider::openai;
 
 /// `POST {base}/chat/completions`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,
 /// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`. A stream asks for its usage
 /// (`stream_options.include_usage`) unless the request says otherwise.
 impl Api for OpenAiChat {
-    fn default_base_url(&self) -> Option<&'static str> {
-        Some(openai::BASE_URL)
-    }
-
-    fn key_variables(&self) -> &'static [&'static str] {
-        &[openai::KEY_VARIABLE]
-    }
-
-    fn base_url_variable(&self) -> Option<&'static str> {
-        Some(openai::BASE_URL_VARIABLE)
-    }
-
-    fn header_variables(&self) -> &'static [(&'static str, &'static str)] {
-        openai::HEADER_VARIABLES
-    }
+    openai_api!();
 
     fn url(&self, base: &str, _model: &str, _stream: bool) -> String {
         format!("{base}/chat/completions")
-    }
-
-    fn auth_headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
-        bearer(key)
     }
 
     /// Names the compatible servers whose fields go back to them by their host:
@@ -58,10 +38,6 @@ impl Api for OpenAiChat {
             body.entry("stream_options")
                 .or_insert_with(|| object([("include_usage", Value::Bool(true))]));
         }
-    }
-
-    fn is_transient(&self, error_type: &str) -> bool {
-        openai::is_transient(error_type)
     }
 }
 
