@@ -9,6 +9,7 @@
 //! No I/O here: the parser is fed text, by [`PartialCalls`] from
 //! [`StreamEvent`](crate::provider::StreamEvent)s or by the caller directly.
 
+mod bytes;
 mod calls;
 mod error;
 mod parser;

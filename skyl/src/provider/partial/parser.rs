@@ -73,12 +73,12 @@ pub struct PartialArguments {
     /// A leading surrogate whose trailing half is still to come.
     leading: Option<u16>,
     /// The first bytes of a UTF-8 character that [`push_bytes`](Self::push_bytes) had to cut.
-    cut: [u8; 4],
-    cut_len: u8,
+    pub(super) cut: [u8; 4],
+    pub(super) cut_len: u8,
     /// The whole value, once it is complete.
     pub(super) root: Option<Value>,
     /// How many bytes of text were read before the current delta.
-    read: usize,
+    pub(super) read: usize,
     pub(super) broken: Option<BrokenArguments>,
 }
 
@@ -160,7 +160,7 @@ impl PartialArguments {
     /// [`push`](Self::push), for a delta that does more than grow a string. `scanned`, when the
     /// string's plain run was measured already: its first bytes are the string's next characters,
     /// and the byte after them ends the run.
-    fn push_text(&mut self, delta: &str, scanned: Option<usize>) {
+    pub(super) fn push_text(&mut self, delta: &str, scanned: Option<usize>) {
         if self.broken.is_some() {
             return;
         }
@@ -229,75 +229,6 @@ impl PartialArguments {
             }
         }
         self.read += bytes.len();
-    }
-
-    /// Reads the next piece of the arguments' text as bytes, which may end inside a UTF-8
-    /// character: its first bytes are kept until the next piece brings the rest.
-    ///
-    /// ```
-    /// use skyl::provider::PartialArguments;
-    ///
-    /// let text = r#"{"name": "Zoë"}"#.as_bytes();
-    /// let (first, second) = text.split_at(13); // inside the two bytes of `ë`
-    /// let mut arguments = PartialArguments::new();
-    /// arguments.push_bytes(first);
-    /// assert_eq!(arguments.str_so_far("name"), Some("Zo"));
-    /// arguments.push_bytes(second);
-    /// assert_eq!(arguments.get::<String>("name").as_deref(), Some("Zoë"));
-    /// ```
-    pub fn push_bytes(&mut self, mut bytes: &[u8]) {
-        if self.broken.is_some() {
-            return;
-        }
-        if self.cut_len > 0 {
-            let have = usize::from(self.cut_len);
-            let width = utf8_width(self.cut[0]);
-            let take = (width - have).min(bytes.len());
-            self.cut[have..have + take].copy_from_slice(&bytes[..take]);
-            self.cut_len += take as u8;
-            bytes = &bytes[take..];
-            if usize::from(self.cut_len) < width {
-                return;
-            }
-            self.cut_len = 0;
-            let cut = self.cut;
-            match std::str::from_utf8(&cut[..width]) {
-                // A character outside ASCII belongs to a string, as the next of its characters.
-                Ok(character) if self.state == State::String => {
-                    self.text.push_str(character);
-                    self.read += width;
-                }
-                Ok(character) => self.push_text(character, None),
-                Err(_) => return self.fail(0, "UTF-8 text", Found::NotUtf8),
-            }
-            if self.broken.is_some() {
-                return;
-            }
-        }
-        // The bytes before a character cut by the end are checked once, and read as text; the
-        // cut character's first bytes wait for the rest.
-        let (whole, rest) = bytes.split_at(bytes.len() - cut_len(bytes));
-        match std::str::from_utf8(whole) {
-            Ok(text) => self.push(text),
-            Err(error) => {
-                if let Ok(text) = std::str::from_utf8(&whole[..error.valid_up_to()]) {
-                    self.push_text(text, None);
-                }
-                return self.fail(0, "UTF-8 text", Found::NotUtf8);
-            }
-        }
-        if rest.is_empty() || self.broken.is_some() {
-            return;
-        }
-        // What std finds ending too soon is the beginning of a character; anything else (a byte
-        // that begins none, a wrong second byte) is not UTF-8 whatever follows.
-        match std::str::from_utf8(rest) {
-            Err(error) if error.error_len().is_none() => {
-                self.cut[..rest.len()].copy_from_slice(rest);
-                self.cut_len = rest.len() as u8;
-            }
-            _ => self.fail(0, "UTF-8 text", Found::NotUtf8),
-        }
     }
 
     /// Ends the text: the whole value, exactly as `serde_json::from_str::<Value>` reads the
@@ -626,7 +557,7 @@ impl PartialArguments {
     }
 
     /// The text stopped being JSON `i` bytes into the current delta.
-    fn fail(&mut self, i: usize, expected: &'static str, found: Found) {
+    pub(super) fn fail(&mut self, i: usize, expected: &'static str, found: Found) {
         if self.broken.is_none() {
             self.broken = Some(BrokenArguments::new(self.read + i, expected, found));
         }
@@ -661,32 +592,6 @@ fn short_escape(letter: u8) -> Option<char> {
 
 fn is_whitespace(byte: u8) -> bool {
     matches!(byte, b' ' | b'\n' | b'\t' | b'\r')
-}
-
-/// How many bytes a UTF-8 character takes, from its first byte (a byte `from_utf8` found to be a
-/// valid start).
-fn utf8_width(first: u8) -> usize {
-    match first {
-        0xF0.. => 4,
-        0xE0.. => 3,
-        _ => 2,
-    }
-}
-
-/// How many bytes at the end of `bytes` begin a character that has more bytes than are left: 0
-/// to 3. Found from the last byte that is not a continuation byte, without reading the rest.
-fn cut_len(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let byte = bytes[bytes.len() - back];
-        if byte & 0xC0 != 0x80 {
-            return if byte >= 0xC0 && utf8_width(byte) > back {
-                back
-            } else {
-                0
-            };
-        }
-    }
-    0
 }
 
 /// The length of the run at the start of `bytes` that a string takes as it is: up to a quote, a
@@ -830,34 +735,6 @@ mod tests {
             let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
             assert_eq!(agrees(&text).is_ok(), depth <= MAX_DEPTH, "depth {depth}");
         }
-    }
-
-    #[test]
-    fn bytes_that_are_not_utf8_break_the_arguments() {
-        let mut arguments = PartialArguments::new();
-        arguments.push_bytes(b"{\"a\": \"\xc3");
-        assert_eq!(arguments.error(), None);
-        arguments.push_bytes(b"(\"}");
-        assert_eq!(
-            arguments.error().map(ToString::to_string).as_deref(),
-            Some(
-                "the tool call's arguments are not JSON from byte 7 on: expected UTF-8 text, found bytes that are not UTF-8"
-            )
-        );
-        let mut arguments = PartialArguments::new();
-        arguments.push_bytes(b"{\"a\": \"\xff\"}");
-        assert!(arguments.error().is_some());
-        let mut cut = PartialArguments::new();
-        cut.push_bytes(b"\"\xe4\xb8");
-        assert!(cut.finish().unwrap_err().is_cut_short());
-        // An end that can begin no character (0xE0 takes 0xA0 to 0xBF next) breaks at once, not
-        // at the end.
-        let mut wrong = PartialArguments::new();
-        wrong.push_bytes(b"\"ab\xe0\x80");
-        assert_eq!(wrong.error().map(BrokenArguments::at), Some(3));
-        let mut wrong = PartialArguments::new();
-        wrong.push_bytes(b"\"ab\xf8");
-        assert_eq!(wrong.error().map(BrokenArguments::at), Some(3));
     }
 
     #[test]
