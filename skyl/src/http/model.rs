@@ -16,7 +16,8 @@ use super::failure::{
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{
-    Api, FeedError, Framing, JsonLinesParser, Request, Response, SseParser, StreamEvent,
+    Api, FeedError, Framing, JsonLinesParser, Request, Response, SseParser, StreamDecoder,
+    StreamEvent,
 };
 
 /// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
@@ -310,39 +311,51 @@ impl HttpModel {
                 break;
             }
         }
-        if decoder.events_read() == 0 {
-            let said = said(&head);
-            if !said.trim_ascii().is_empty() {
-                let error = not_a_stream(&*self.shared.api, &said, self.shared.key.as_deref());
-                return Err(self.annotate(error, &id, retries));
-            }
-            // Nothing to read at all: not a stream cut short, nor a body of another API.
-            let error = ModelError::new(
-                ModelErrorKind::Provider,
-                "the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why",
-            )
-            .with_provider(self.shared.api.provider());
-            return Err(self.annotate(error, &id, retries));
-        }
-        if !decoder.can_end() {
-            let count = decoder.events_read();
-            let mut error = ModelError::new(
-                ModelErrorKind::Connection,
-                format!(
-                    "the stream ended after {}, before the answer was complete",
-                    count_events(count)
-                ),
-            )
-            .with_provider(self.shared.api.provider());
-            // What the answer lacked is the decoder's to say.
-            if let Err(cause) = decoder.finish(&mut |_| {}) {
-                error = error.with_source(cause);
-            }
-            return Err(self.annotate(error, &id, retries));
-        }
+        let decoder = match self.unfinished(decoder, &head) {
+            Ok(decoder) => decoder,
+            Err(error) => return Err(self.annotate(error, &id, retries)),
+        };
         decoder
             .finish(&mut *events)
             .map_err(|error| self.annotate(stream_error(&*self.shared.api, error), &id, retries))
+    }
+
+    /// The decoder of a stream that ended, if the answer it read can end; else why not: the
+    /// stream gave no event (a body of another kind, or nothing at all), or stopped before the
+    /// answer was whole. `head` is the start of the body, to quote.
+    fn unfinished(&self, decoder: StreamDecoder, head: &[u8]) -> Result<StreamDecoder, ModelError> {
+        if decoder.events_read() == 0 {
+            let said = said(head);
+            if !said.trim_ascii().is_empty() {
+                return Err(not_a_stream(
+                    &*self.shared.api,
+                    &said,
+                    self.shared.key.as_deref(),
+                ));
+            }
+            // Nothing to read at all: not a stream cut short, nor a body of another API.
+            return Err(ModelError::new(
+                ModelErrorKind::Provider,
+                "the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why",
+            )
+            .with_provider(self.shared.api.provider()));
+        }
+        if decoder.can_end() {
+            return Ok(decoder);
+        }
+        let mut error = ModelError::new(
+            ModelErrorKind::Connection,
+            format!(
+                "the stream ended after {}, before the answer was complete",
+                count_events(decoder.events_read())
+            ),
+        )
+        .with_provider(self.shared.api.provider());
+        // What the answer lacked is the decoder's to say.
+        if let Err(cause) = decoder.finish(&mut |_| {}) {
+            error = error.with_source(cause);
+        }
+        Err(error)
     }
 
     /// The whole body of `response`, read as it arrives up to the limit: a server that sends

@@ -351,6 +351,36 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
     }
 
+    /// The answer to a call that needs the person's approval and does not have it: the question
+    /// (an input-required round at 2026-07-28, an elicitation before) or the refusal as a
+    /// result; `None` when the call needs none or was approved.
+    async fn unapproved(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        answers: &InputResponses,
+        modern: bool,
+    ) -> Result<Option<CallToolResponse>, ErrorData> {
+        let Some(definition) = self.tools.toolbox.definition(&call.name) else {
+            return Ok(None);
+        };
+        if !(self.tools.needs_approval)(call, definition) {
+            return Ok(None);
+        }
+        let decided = if modern {
+            match self.approval_round(call, context, answers)? {
+                Round::Ask(asked) => return Ok(Some(asked.into())),
+                Round::Decided(decided) => decided,
+            }
+        } else {
+            approved(call, context).await
+        };
+        Ok(decided.err().map(|refused| {
+            let refused = ToolResult::error(call.id.as_str(), refused);
+            content::to_mcp(refused.into(), false).into()
+        }))
+    }
+
     async fn call(
         &self,
         request: CallToolRequestParams,
@@ -374,21 +404,8 @@ impl<S: Send + Sync + 'static> Server<S> {
             }
             answers.extend(request.input_responses.unwrap_or_default());
         }
-        if let Some(definition) = self.tools.toolbox.definition(&call.name)
-            && (self.tools.needs_approval)(&call, definition)
-        {
-            let decided = if modern {
-                match self.approval_round(&call, &context, &answers)? {
-                    Round::Ask(asked) => return Ok(asked.into()),
-                    Round::Decided(decided) => decided,
-                }
-            } else {
-                approved(&call, &context).await
-            };
-            if let Err(refused) = decided {
-                let refused = ToolResult::error(call.id.as_str(), refused);
-                return Ok(content::to_mcp(refused.into(), false).into());
-            }
+        if let Some(answered) = self.unapproved(&call, &context, &answers, modern).await? {
+            return Ok(answered);
         }
         if let Some(served) = &self.tasks
             && context
