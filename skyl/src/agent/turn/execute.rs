@@ -51,18 +51,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             }
             let took = started.elapsed();
             let answered_call = self.agent.toolbox.finished(call, outcome);
-            self.event(|| Event::ToolFinished {
-                name: call.name.clone(),
-                result: answered_call.result.clone(),
-                duration: took,
-                content: Arc::from(answered_call.content.as_slice()),
-            });
-            decided.records.push(Record::Result {
-                step,
-                call: position,
-                result: answered_call.result.clone(),
-                content: answered_call.content.clone(),
-            });
+            self.event(|| finished(call, &answered_call, took));
+            decided
+                .records
+                .push(result_record(step, position, &answered_call));
             turn.answer(position, answered_call.result, answered_call.content);
             decided.answered.push((position, took));
         }
@@ -164,21 +156,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 return;
             }
             if let Some(recording) = &recording {
-                let record = Record::Result {
-                    step,
-                    call: to_run[k],
-                    result: result.clone(),
-                    content: answered.content.clone(),
-                };
-                recording.push(record.entry());
+                recording.push(result_record(step, to_run[k], answered).entry());
             }
             if let Some(reports) = &reports {
-                reports.push(Event::ToolFinished {
-                    name: running[k].name.clone(),
-                    result: result.clone(),
-                    duration: took,
-                    content: Arc::from(answered.content.as_slice()),
-                });
+                reports.push(finished(running[k], answered, took));
             }
         });
         let observer = reports
@@ -245,5 +226,25 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         decided
             .answered
             .sort_unstable_by_key(|&(position, _)| position);
+    }
+}
+
+/// The event of `call` finishing with `answered` after running for `took`.
+fn finished(call: &ToolCall, answered: &RichResult, took: Duration) -> Event {
+    Event::ToolFinished {
+        name: call.name.clone(),
+        result: answered.result.clone(),
+        duration: took,
+        content: Arc::from(answered.content.as_slice()),
+    }
+}
+
+/// The journal's record of the call at `position` of `step` finishing with `answered`.
+fn result_record(step: u32, position: usize, answered: &RichResult) -> Record {
+    Record::Result {
+        step,
+        call: position,
+        result: answered.result.clone(),
+        content: answered.content.clone(),
     }
 }
