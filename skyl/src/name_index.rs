@@ -262,6 +262,32 @@ mod tests {
     }
 
     #[test]
+    fn lookups_agree_on_either_side_of_the_scanned_size() {
+        // Up to `SCANNED` names are compared in turn, past it hashed: growing past the switch
+        // and shrinking back below it finds every name at its position, and no other.
+        let names: Vec<String> = (0..SCANNED + 3)
+            .map(|n| format!("a_tool_name_longer_than_sixteen_bytes_{n}"))
+            .collect();
+        let mut index = NameIndex::default();
+        for (held, name) in names.iter().enumerate() {
+            assert!(index.insert(name));
+            for (position, name) in names[..=held].iter().enumerate() {
+                assert_eq!(index.get(name), Some(position), "{} names", held + 1);
+            }
+            // A name's first bytes, which share its key's first word but not its length.
+            assert_eq!(index.get(&name[..name.len() - 1]), None);
+        }
+        while index.names().count() > 1 {
+            index.remove(0);
+            let held: Vec<&str> = index.names().collect();
+            for (position, name) in held.iter().enumerate() {
+                assert_eq!(index.get(name), Some(position), "{} names", held.len());
+            }
+            assert_eq!(index.get(&names[0]), None);
+        }
+    }
+
+    #[test]
     fn short_names_of_different_lengths_differ() {
         let mut index = NameIndex::default();
         assert!(index.insert("ab"));
