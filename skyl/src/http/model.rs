@@ -311,7 +311,7 @@ impl HttpModel {
                 break;
             }
         }
-        let decoder = match self.unfinished(decoder, &head) {
+        let decoder = match self.checked_end(decoder, &head) {
             Ok(decoder) => decoder,
             Err(error) => return Err(self.annotate(error, &id, retries)),
         };
@@ -320,10 +320,14 @@ impl HttpModel {
             .map_err(|error| self.annotate(stream_error(&*self.shared.api, error), &id, retries))
     }
 
-    /// The decoder of a stream that ended, if the answer it read can end; else why not: the
-    /// stream gave no event (a body of another kind, or nothing at all), or stopped before the
-    /// answer was whole. `head` is the start of the body, to quote.
-    fn unfinished(&self, decoder: StreamDecoder, head: &[u8]) -> Result<StreamDecoder, ModelError> {
+    /// The decoder of a stream that ended, handed back when the answer it read is whole; else
+    /// why the stream failed: it gave no event (a body of another kind, or nothing at all), or
+    /// stopped before the answer was whole. `head` is the start of the body, to quote.
+    fn checked_end(
+        &self,
+        decoder: StreamDecoder,
+        head: &[u8],
+    ) -> Result<StreamDecoder, ModelError> {
         if decoder.events_read() == 0 {
             let said = said(head);
             if !said.trim_ascii().is_empty() {
