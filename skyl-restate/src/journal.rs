@@ -14,9 +14,11 @@
 //! because what follows in Restate's journal is the handler's own wait, which has to be replayed
 //! in its place before the loop reads on.
 //!
-//! The journal holds one run, the workflow's key. The runs that hold a call's handles
-//! ([`handle_run`](skyl::agent::journal::handle_run)) read as empty: a call cut off here is
-//! settled as any cut-off call, and a tool that hands its work on keeps its handle elsewhere.
+//! The journal holds one run, the workflow's key. It keeps no handles
+//! ([`handle_run`](skyl::agent::journal::handle_run)): reading one gives nothing, and writing one
+//! is refused. So a call cut off under Restate is never picked up by a handle (a mounted MCP
+//! server's task, say): like any cut-off call, it runs again if its tool is idempotent, and
+//! otherwise its result says that its outcome is unknown.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -137,8 +139,8 @@ impl Journal for RestateJournal<'_, '_> {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         Box::pin(async move {
             if is_handle_run(run) {
-                // Restate's journal holds no handles: a tool that hands its work on keeps its
-                // handle elsewhere, and a cut-off call is settled by Restate's own replay.
+                // No handle was kept (see the module's docs): the driver asks only to learn
+                // whether a cut-off call handed its work on, and none did.
                 return Ok(Vec::new());
             }
             self.check_run(run)?;
@@ -274,5 +276,14 @@ mod tests {
         let document = json!({"skyl": "entries", "entries": [{"key": "intent/2/0", "body": {"record": "intent", "step": 2, "call": 0, "call_id": "c3", "tool": "send_email", "format": 1}}]});
         assert_eq!(serde_json::to_value(&entries).unwrap(), document);
         assert_eq!(serde_json::from_value::<Group>(document).unwrap(), entries);
+    }
+
+    #[test]
+    fn a_calls_handle_run_is_told_from_an_agent_run() {
+        assert!(is_handle_run(&skyl::agent::journal::handle_run(
+            "crash0/2/c4"
+        )));
+        assert!(!is_handle_run("crash0"));
+        assert!(!is_handle_run("handles"));
     }
 }
