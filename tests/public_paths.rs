@@ -5,7 +5,8 @@
 //! from `lib.rs`) and every `pub use`, follows each re-export to where its item is defined, and
 //! counts the item's public paths: where it is defined, if that module is public, and each
 //! re-export that sits in a public module. `#[doc(hidden)]` modules and re-exports are exempt:
-//! they are macro support, not contract. A name alone (`pub use schemars;`) is read as another
+//! they are macro support, not contract; so is where a name that begins with `__` is defined
+//! (the `#[macro_export]` macros, hidden at the root and re-exported where the docs show them). A name alone (`pub use schemars;`) is read as another
 //! crate's. ARCHITECTURE.md's "API boundary" says why one path.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -99,7 +100,9 @@ impl Crate {
                 display(&reexport.module, &reexport.name),
                 reexport.at
             ));
-            if self.public.contains(&home) {
+            // A name that begins with `__` is `#[doc(hidden)]` support where it is defined (a
+            // `#[macro_export]` macro sits at the root whatever module re-exports it).
+            if self.public.contains(&home) && !name.starts_with("__") {
                 entry.insert(format!(
                     "skyl{} (where it is defined)",
                     display(&home, &name)

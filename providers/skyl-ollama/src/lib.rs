@@ -1,13 +1,13 @@
 //! Ollama's own chat API (`POST /api/chat`) as a skyl provider, written the way any crate outside
 //! skyl writes one: through skyl's public provider API only.
 //!
-//! It is the worked example of `skyl::provider`'s guide. A provider is one type and six trait
-//! impls (five on the type, [`StreamSteps`](skyl::provider::StreamSteps) on its stream's
-//! state), each in the file of its step:
+//! It is the worked example of `skyl::provider`'s guide. A provider is one type, five trait
+//! impls written by hand (four on the type, [`StreamSteps`](skyl::provider::StreamSteps) on its
+//! stream's state), each in the file of its step, and one line that makes the type an adapter:
 //!
 //! | file | what it holds | skyl trait |
 //! |---|---|---|
-//! | `lib.rs` | the type, its [`Provider`] identity, the [`Adapter`] that runs the two drivers | [`Adapter`] |
+//! | `lib.rs` | the type, its [`Provider`] identity, and the line that makes it an adapter of its steps | [`Adapter`](skyl::provider::Adapter), by [`adapter!`](skyl::provider::adapter) |
 //! | `encode.rs` | the request body's steps | [`Encoder`](skyl::provider::Encoder) |
 //! | `decode.rs` | the response body's steps | [`Decoder`](skyl::provider::Decoder) |
 //! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`](skyl::provider::Streaming), [`StreamSteps`](skyl::provider::StreamSteps) |
@@ -53,11 +53,7 @@
 //! # }
 //! ```
 
-use serde_json::Value;
-use skyl::provider::{
-    Adapter, DecodeError, EncodeError, Provider, ProviderInfo, Request, Response, decode_with,
-    encode_with,
-};
+use skyl::provider::{Provider, ProviderInfo};
 
 mod api;
 mod decode;
@@ -70,7 +66,7 @@ pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollam
 
 /// Ollama's own chat API, `POST {base}/api/chat`.
 ///
-/// Encoding: the system prompt ([`Request::system`] and every system message) is one `system`
+/// Encoding: the system prompt ([`Request::system`](skyl::provider::Request::system) and every system message) is one `system`
 /// message first; a user message's text is its `content`; an assistant turn's text is its
 /// `content`, its calls `tool_calls` (`{"function": {"name", "arguments"}}`, the arguments an
 /// object), and thinking it came with goes back as `thinking`; each tool result is a `tool`
@@ -81,20 +77,8 @@ pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollam
 /// audio, an image at a URL: a line saying it was not sent and why). Ollama has no error flag on
 /// a result: an error's content is sent prefixed with `"error: "`. Ollama has no tool
 /// choice: with [`ToolChoice::None`](skyl::provider::ToolChoice::None) the tools are not sent,
-/// and any other choice sends them all. [`Request::max_tokens`] is `options.num_predict`.
+/// and any other choice sends them all. [`Request::max_tokens`](skyl::provider::Request::max_tokens) is `options.num_predict`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ollama;
 
-impl Adapter for Ollama {
-    fn provider(&self) -> Provider {
-        PROVIDER
-    }
-
-    fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
-        encode_with(self, request)
-    }
-
-    fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
-        decode_with(self, body)
-    }
-}
+skyl::provider::adapter!(Ollama);

@@ -18,8 +18,8 @@ use crate::message::{Message, Part, Role};
 /// ([`StopReason::ToolUse`]) whatever ordinary end the provider reported, and ids minted for calls
 /// the provider sent without ([`Answer::mint_id`]).
 ///
-/// An adapter's [`Adapter::decode`](super::Adapter::decode) is then one line:
-/// `decode_with(self, body)`.
+/// [`adapter!`](super::adapter) makes a type with `Decoder` and [`Encoder`](super::Encoder)
+/// steps an [`Adapter`](super::Adapter) whose `decode` is this driver.
 pub trait Decoder {
     /// The provider: it names the errors and owns the provider data of the answer.
     const PROVIDER: Provider;

@@ -20,8 +20,9 @@ use crate::tool::ToolDefinition;
 /// the order the provider's documentation lists them.
 ///
 /// The built-in adapters are their steps run by this driver; so is a provider written outside
-/// skyl (the `skyl-ollama` package of skyl's repository is a worked example). An adapter's
-/// [`Adapter::encode`](super::Adapter::encode) is then one line: `encode_with(self, request)`.
+/// skyl (the `skyl-ollama` package of skyl's repository is a worked example): a type with
+/// `Encoder` and [`Decoder`](super::Decoder) steps is made an [`Adapter`](super::Adapter) by
+/// [`adapter!`](super::adapter), whose `encode` is this driver.
 pub trait Encoder {
     /// The provider: it names the errors, and only its provider data is sent back.
     const PROVIDER: Provider;

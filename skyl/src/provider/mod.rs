@@ -112,7 +112,7 @@
 //! |---|---|---|
 //! | [`Encoder`] | its [`Provider`] identity (a constant from a [`ProviderInfo`]), its [`NameRule`] for tool names, the body's steps: head, transcript, one tool's declaration (its schema lowered with [`dialect`] if the provider needs it), tools and choice, tail | [`encode_with`]: the transcript, names, schema roots and tool choice checked first, [`Request::extra`] merged last |
 //! | [`Decoder`] | its error body, the answer's parts and stop reason (through a [`Node`], into an [`Answer`]), the usage | [`decode_with`]: the JSON path of a value of the wrong shape, ids minted for calls sent without ([`Answer::mint_id`]), a tool use for an answer with calls |
-//! | [`Adapter`] | `provider()`, and `encode`/`decode` as one line each: `encode_with(self, request)`, `decode_with(self, body)` | |
+//! | [`Adapter`] | nothing: one line, [`adapter!`]`(YourType)`, makes it of the two above | `provider()` from [`Encoder::PROVIDER`], `encode` and `decode` by [`encode_with`] and [`decode_with`] |
 //! | [`Streaming`] | a [`StreamDecoder::new`] of its [`StreamSteps`]: how one event grows the answer ([`StreamOut`]), and the body the answer would have had unstreamed | the count of events, errors that say which event, calls told in order and finished only when whole, the final [`Response`] from the provider's own `decode` |
 //! | [`Api`] (for the HTTP transport) | the URL, the auth headers, the environment variables, and where it differs from the defaults: how a stream is asked for and framed ([`Framing`]: server-sent events or JSON lines), its error body, which error types are transient | `HttpModel`: retries, timeouts, redaction, the stream read as it arrives |
 //!
@@ -277,26 +277,47 @@ pub trait Adapter: Send + Sync {
     fn decode(&self, body: &Value) -> Result<Response, DecodeError>;
 }
 
-/// Each adapter is its [`encode::Encoder`] and [`decode::Decoder`] steps run by the drivers.
-macro_rules! adapters {
-    ($($adapter:ty),*) => {$(
-        impl Adapter for $adapter {
-            fn provider(&self) -> Provider {
-                <$adapter as encode::Encoder>::PROVIDER
+/// Makes a type that has [`Encoder`] and [`Decoder`] steps an [`Adapter`]: its provider is
+/// [`Encoder::PROVIDER`], and it encodes and decodes by [`encode_with`] and [`decode_with`] over
+/// its steps. A provider of your own writes its steps and this line, and no impl of its own:
+///
+/// ```text
+/// skyl::provider::adapter!(Ollama);
+/// ```
+///
+/// The built-in adapters are made by it (`adapter!(Anthropic, OpenAiChat, OpenAiResponses,
+/// Gemini)`), and so is `skyl-ollama`'s, the worked example of [Adding a
+/// provider](self#adding-a-provider).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __provider_adapter {
+    ($($adapter:ty),* $(,)?) => {$(
+        impl $crate::provider::Adapter for $adapter {
+            fn provider(&self) -> $crate::provider::Provider {
+                <$adapter as $crate::provider::Encoder>::PROVIDER
             }
 
-            fn encode(&self, request: &Request<'_>) -> Result<Value, EncodeError> {
-                encode_with(self, request)
+            fn encode(
+                &self,
+                request: &$crate::provider::Request<'_>,
+            ) -> ::core::result::Result<$crate::__private::serde_json::Value, $crate::provider::EncodeError> {
+                $crate::provider::encode_with(self, request)
             }
 
-            fn decode(&self, body: &Value) -> Result<Response, DecodeError> {
-                decode_with(self, body)
+            fn decode(
+                &self,
+                body: &$crate::__private::serde_json::Value,
+            ) -> ::core::result::Result<$crate::provider::Response, $crate::provider::DecodeError> {
+                $crate::provider::decode_with(self, body)
             }
         }
     )*};
 }
 
-adapters!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);
+#[doc(inline)]
+pub use crate::__provider_adapter as adapter;
+
+adapter!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);
 
 /// A boxed adapter is one, so that an adapter chosen at run time goes wherever one is taken.
 impl<A: Adapter + ?Sized> Adapter for Box<A> {
