@@ -41,7 +41,8 @@ fn layer_of(module: &str) -> Option<usize> {
 #[test]
 fn no_module_of_skyl_imports_a_higher_layer() {
     let src = skyl_src();
-    let reexports = root_reexports(&code_only(&read(&src.join("lib.rs"))));
+    let mut reexports = root_reexports(&code_only(&read(&src.join("lib.rs"))));
+    reexports.extend(exported_macros(&src));
     let mut broken = Vec::new();
     let mut checked = 0;
     for file in rust_files(&src) {
@@ -260,6 +261,38 @@ fn resolve(name: &str, reexports: &[(String, Option<String>)]) -> Target {
         Some((_, None)) => Target::Outside,
         None => Target::Unknown,
     }
+}
+
+/// The `#[macro_export]` macros, which sit at the crate's root wherever they are written, each
+/// with the top-level module that writes it: naming one is importing that module.
+fn exported_macros(src: &Path) -> Vec<(String, Option<String>)> {
+    let mut macros = Vec::new();
+    for file in rust_files(src) {
+        let Some(module) = top_module(file.strip_prefix(src).unwrap()) else {
+            continue;
+        };
+        let code = without_test_modules(&code_only(&read(&file)));
+        for piece in code.split("#[macro_export]").skip(1) {
+            // Other attributes may stand between the attribute and the macro.
+            let mut rest = piece.trim_start();
+            while rest.starts_with("#[") {
+                rest = rest
+                    .split_once(']')
+                    .map_or("", |(_, after)| after)
+                    .trim_start();
+            }
+            let name = rest.strip_prefix("macro_rules!").map(|rest| {
+                rest.trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            });
+            if let Some(name) = name {
+                macros.push((name, Some(module.clone())));
+            }
+        }
+    }
+    macros
 }
 
 /// The names `lib.rs` re-exports at the crate's root (`pub use content::{Image, ..}`), each with

@@ -805,8 +805,6 @@ mod text;
 mod tls;
 mod tool;
 mod toolbox;
-#[cfg(all(test, feature = "tracing"))]
-mod tracing_capture;
 
 pub use content::{
     Audio, Content, Document, Image, Resource, ResourceBody, ResourceLink, ResultContent, Source,

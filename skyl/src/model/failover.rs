@@ -614,7 +614,7 @@ mod tests {
             Member::new(ScriptedModel::new().reply_text("Hi")).named("gpt"),
         ]);
         let lines = Lines::default();
-        crate::tracing_capture::capture(lines.clone(), || {
+        crate::testing::tracing_capture::capture(lines.clone(), || {
             block_on(model.complete(&request())).unwrap();
         });
         let expected: BTreeMap<String, String> = [

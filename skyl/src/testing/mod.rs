@@ -11,6 +11,8 @@
 
 mod scripted;
 mod toolbox_check;
+#[cfg(all(test, feature = "tracing"))]
+pub(crate) mod tracing_capture;
 
 pub use crate::schema::dialect::Dialect;
 pub use crate::schema::instances::Instances;

@@ -324,7 +324,7 @@ mod tests {
         let agent = Agent::new(model, Toolbox::new().with(echo), "m").with_name("helper");
 
         let spans = Spans::default();
-        let error = crate::tracing_capture::capture(spans.clone(), || {
+        let error = crate::testing::tracing_capture::capture(spans.clone(), || {
             agent.run(vec![Message::user("Hi")]).blocking().unwrap_err()
         });
         assert_eq!(error.step(), 2);
@@ -456,7 +456,7 @@ mod tests {
             "m",
         );
         let spans = Spans::default();
-        crate::tracing_capture::capture(spans.clone(), || {
+        crate::testing::tracing_capture::capture(spans.clone(), || {
             rebuilt
                 .run(vec![Message::user("Hi")])
                 .journaled(&journal, "r1")
@@ -504,7 +504,7 @@ mod tests {
             .with_hooks(edit);
 
         let spans = Spans::default();
-        crate::tracing_capture::capture(spans.clone(), || {
+        crate::testing::tracing_capture::capture(spans.clone(), || {
             agent.run(vec![Message::user("Hi")]).blocking().unwrap()
         });
         let breaks: Vec<Option<String>> = spans
@@ -543,7 +543,7 @@ mod tests {
         let agent = Agent::new(model, Toolbox::new().with(research), "large").with_name("lead");
 
         let spans = Spans::default();
-        crate::tracing_capture::capture(spans.clone(), || {
+        crate::testing::tracing_capture::capture(spans.clone(), || {
             agent.run(vec![Message::user("Hi")]).blocking().unwrap()
         });
         let inner = spans.0.lock().unwrap();
