@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
-use serde_json::Value;
 
 use super::retry::should_retry;
 use crate::model::{ModelError, ModelErrorKind};
@@ -50,21 +49,9 @@ pub(crate) fn status_error(
     error
 }
 
-/// The type and message of a provider's error body, read by its adapter.
+/// The type and message of a provider's error body, as its [`Api::error_words`] reads them.
 fn provider_words(api: &dyn Api, body: &str) -> Option<(Option<String>, String)> {
-    let mut json: Value = serde_json::from_str(body).ok()?;
-    // Gemini answers some errors as a one-element array of its error object.
-    if let Value::Array(items) = &mut json
-        && items.len() == 1
-    {
-        json = items.remove(0);
-    }
-    match api.decode(&json) {
-        Err(DecodeError::Provider { kind, message, .. }) if !message.is_empty() => {
-            Some((kind, message))
-        }
-        _ => None,
-    }
+    api.error_words(&serde_json::from_str(body).ok()?)
 }
 
 /// A body that is not the provider's error object, cut to a readable length; the status's

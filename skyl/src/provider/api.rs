@@ -133,12 +133,7 @@ pub trait Api: Streaming + fmt::Debug {
     /// `None` when the body is not the provider's error object. By default, what the adapter's
     /// [`decode`](super::Adapter::decode) reads as the provider's error.
     fn error_words(&self, body: &Value) -> Option<(Option<String>, String)> {
-        match self.decode(body) {
-            Err(DecodeError::Provider { kind, message, .. }) if !message.is_empty() => {
-                Some((kind, message))
-            }
-            _ => None,
-        }
+        decoded_error_words(self, body)
     }
 
     /// Whether an error of `error_type`, sent inside a stream, says the provider was overloaded
@@ -227,6 +222,20 @@ pub(crate) fn bearer(key: Option<&str>) -> Vec<(&'static str, String)> {
     key.map(|key| ("authorization", format!("Bearer {key}")))
         .into_iter()
         .collect()
+}
+
+/// The provider's error type and message as `api`'s adapter decodes them from `body`: what
+/// [`Api::error_words`] reads by default, for an override that reshapes the body first.
+pub(crate) fn decoded_error_words<A: Api + ?Sized>(
+    api: &A,
+    body: &Value,
+) -> Option<(Option<String>, String)> {
+    match api.decode(body) {
+        Err(DecodeError::Provider { kind, message, .. }) if !message.is_empty() => {
+            Some((kind, message))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

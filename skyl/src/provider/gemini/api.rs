@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::Gemini;
+use crate::provider::Api;
 use crate::provider::api::path_segment;
-use crate::provider::{Adapter, Api, DecodeError};
 
 /// `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse` to
 /// stream: the body does not change); the key in `x-goog-api-key`; the SDK's `GOOGLE_API_KEY`
@@ -52,12 +52,7 @@ impl Api for Gemini {
             Value::Array(items) if items.len() == 1 => &items[0],
             body => body,
         };
-        match self.decode(body) {
-            Err(DecodeError::Provider { kind, message, .. }) if !message.is_empty() => {
-                Some((kind, message))
-            }
-            _ => None,
-        }
+        crate::provider::api::decoded_error_words(self, body)
     }
 
     /// Google's `UNAVAILABLE` (503), `RESOURCE_EXHAUSTED` (429) and `INTERNAL` (500).
