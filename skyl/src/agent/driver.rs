@@ -313,10 +313,6 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
                 span.record_model_error(&failure);
                 Err(RunError::new(failure, run, step))
             }
-            Err(Halt::Journal(failure)) => {
-                span.record_end(run.steps, &run.usage, &run.stop);
-                return Err(error(DurableRunError::Journal(failure)));
-            }
             Err(Halt::Durable(failure)) => {
                 span.record_end(run.steps, &run.usage, &run.stop);
                 return Err(error(failure));
@@ -335,14 +331,14 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
 pub(super) enum Halt {
     /// The model request of this step failed.
     Model(ModelError, u32),
-    Journal(JournalError),
-    /// The journaled run cannot go on as it was started.
+    /// The journaled run cannot go on: its journal failed, or it cannot go on as it was
+    /// started.
     Durable(DurableRunError),
 }
 
 impl From<JournalError> for Halt {
     fn from(error: JournalError) -> Self {
-        Halt::Journal(error)
+        Halt::Durable(DurableRunError::Journal(error))
     }
 }
 
@@ -377,10 +373,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     ) -> Result<bool, Halt> {
         let (journaling, resume) = Journaling::open(self.agent, journal, id, run, resume)
             .await
-            .map_err(|error| match error {
-                DurableRunError::Journal(error) => Halt::Journal(error),
-                error => Halt::Durable(error),
-            })?;
+            .map_err(Halt::Durable)?;
         let toolbox = &self.agent.toolbox;
         let changed = journaling.replay.changed_tools(|name| {
             toolbox

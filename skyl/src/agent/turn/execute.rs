@@ -191,10 +191,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             }
         };
         if let Some(error) = recording.as_ref().and_then(Recording::refused) {
-            return Err(Halt::Journal(error));
+            return Err(error.into());
         }
         if let Some(error) = desk.halted() {
-            return Err(Halt::Journal(error));
+            return Err(error.into());
         }
         self.take_results(calls, turn, desk, decided, results, durations);
         Ok(())
