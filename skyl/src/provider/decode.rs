@@ -83,7 +83,7 @@ pub fn decode_with<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, De
 
 /// The error a provider's body tells of in `error`: its kind under `kind`, its text under
 /// `message`.
-pub(crate) fn provider_error(
+pub(crate) fn error_object(
     provider: Provider,
     error: Node<'_>,
     kind: &str,

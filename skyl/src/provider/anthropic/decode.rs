@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Anthropic, PROVIDER};
 use crate::message::{Part, ProviderData, ToolCall};
-use crate::provider::decode::{Answer, Decoder, provider_error};
+use crate::provider::decode::{Answer, Decoder, error_object};
 use crate::provider::read::Node;
 use crate::provider::{DecodeError, Provider, StopReason, Usage};
 
@@ -21,7 +21,7 @@ impl Decoder for Anthropic {
         if !is_error && error.value().is_none() {
             return Ok(None);
         }
-        Ok(Some(provider_error(PROVIDER, error, "type")?))
+        Ok(Some(error_object(PROVIDER, error, "type")?))
     }
 
     fn answer<'a>(

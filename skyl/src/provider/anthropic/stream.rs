@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::provider::stream::decoder::{
-    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse,
+    Fault, Out, Steps, StreamDecoder, Streaming, decoded_call, parse, provider_error,
 };
 use crate::provider::{Adapter, Anthropic, DecodeError, Response};
 
@@ -170,7 +170,7 @@ impl Steps for AnthropicSteps {
             "message_stop" => return Ok(true),
             "error" => {
                 let error = parsed.error.unwrap_or(Value::Null);
-                return Err(crate::provider::stream::decoder::provider_error(
+                return Err(provider_error(
                     &self.adapter,
                     &json!({"type": "error", "error": error}),
                 ));

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::{Gemini, PROVIDER, minted_mark};
 use crate::message::{Part, ProviderData, ToolCall};
-use crate::provider::decode::{Answer, Decoder, provider_error};
+use crate::provider::decode::{Answer, Decoder, error_object};
 use crate::provider::encode::object;
 use crate::provider::read::Node;
 use crate::provider::{DecodeError, Provider, StopReason, Usage};
@@ -21,7 +21,7 @@ impl Decoder for Gemini {
             return Ok(None);
         }
         error.object()?;
-        Ok(Some(provider_error(PROVIDER, error, "status")?))
+        Ok(Some(error_object(PROVIDER, error, "status")?))
     }
 
     fn answer<'a>(
