@@ -1,7 +1,7 @@
-//! Closures that implement one hook each. The points where an application steps into a run,
-//! [`Hooks`], and the [`Decision`] about each tool call are
-//! [`skyl::agent::Hooks`](crate::agent::Hooks) and [`skyl::agent::Decision`](crate::agent::Decision),
-//! their one path (`hooks/points.rs` holds them); the closures are only here.
+//! Closures that implement one hook each, for an application that needs one or two hooks and
+//! no type of its own. The trait they implement, [`Hooks`](crate::agent::Hooks) (every point
+//! where an application steps into a run), and the [`Decision`](crate::agent::Decision) about a
+//! tool call are imported from `skyl::agent`.
 //!
 //! ```
 //! use skyl::agent::{hooks, Decision, Hooks};

@@ -69,9 +69,8 @@
 //! # How a request and a response travel through this module
 //!
 //! Every adapter runs the same two drivers; what differs between providers is only the steps the
-//! drivers call, which each adapter's folder implements (`encode.rs`, `decode.rs`, `stream.rs`,
-//! and `api.rs` for HTTP, as `providers/skyl-ollama` is laid out) (as `serde_derive` drives the steps of one
-//! shape of data). A request's walk through [`Adapter::encode`] enters each file once, in this
+//! drivers call, and each adapter's folder implements them (`encode.rs`, `decode.rs`,
+//! `stream.rs`, and `api.rs` for HTTP, laid out as `providers/skyl-ollama` is). A request's walk through [`Adapter::encode`] enters each file once, in this
 //! order:
 //!
 //! | file | what happens there |
@@ -112,7 +111,7 @@
 //! |---|---|---|
 //! | [`Encoder`] | its [`Provider`] identity (a constant from a [`ProviderInfo`]), its [`NameRule`] for tool names, the body's steps: head, transcript, one tool's declaration (its schema lowered with [`dialect`] if the provider needs it), tools and choice, tail | [`encode_with`]: the transcript, names, schema roots and tool choice checked first, [`Request::extra`] merged last |
 //! | [`Decoder`] | its error body, the answer's parts and stop reason (through a [`Node`], into an [`Answer`]), the usage | [`decode_with`]: the JSON path of a value of the wrong shape, ids minted for calls sent without ([`Answer::mint_id`]), a tool use for an answer with calls |
-//! | [`Adapter`] | nothing: one line, [`adapter!`]`(YourType)`, makes it of the two above | `provider()` from [`Encoder::PROVIDER`], `encode` and `decode` by [`encode_with`] and [`decode_with`] |
+//! | [`Adapter`] | nothing by hand: the line [`adapter!`]`(YourType)` implements it from the two above | `provider()` from [`Encoder::PROVIDER`], `encode` and `decode` by [`encode_with`] and [`decode_with`] |
 //! | [`Streaming`] | a [`StreamDecoder::new`] of its [`StreamSteps`]: how one event grows the answer ([`StreamOut`]), and the body the answer would have had unstreamed | the count of events, errors that say which event, calls told in order and finished only when whole, the final [`Response`] from the provider's own `decode` |
 //! | [`Api`] (for the HTTP transport) | the URL, the auth headers, the environment variables, and where it differs from the defaults: how a stream is asked for and framed ([`Framing`]: server-sent events or JSON lines), its error body, which error types are transient | `HttpModel`: retries, timeouts, redaction, the stream read as it arrives |
 //!

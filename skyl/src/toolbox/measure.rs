@@ -39,16 +39,17 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
     check_exactly(value, max_bytes, max_depth)
 }
 
-/// At least the length of `members` written as compact JSON, its strings unescaped: a number
-/// counts as the longest one serde_json writes, and a `true`, a `null` or an empty object one
-/// byte more than it takes; `None` when a member is an array or an object.
+/// At least the length of `members` written as compact JSON, its strings unescaped: every value
+/// that is not a string (a number, a boolean, `null`) counts as [`LONGEST_NUMBER`], never less
+/// than it takes; `None` when a member is an array or an object.
 #[inline(always)]
 fn flat_len_bound(members: &Map<String, Value>) -> Option<usize> {
     // The braces, and a comma after each member.
     let mut len = 2 + members.len();
     for (key, item) in members {
-        // The key, its quotes and its colon; then the value. A number is not measured: the
-        // bound is far from any limit but near one, where the exact walk measures it.
+        // The key, its quotes and its colon; then the value. A number is not measured: counted
+        // as the longest, it moves the bound by a few bytes, which matters only for arguments
+        // within a few bytes of the limit, and those the exact walk measures.
         len += key.len()
             + 3
             + match item {
