@@ -22,9 +22,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 #[cfg(feature = "mcp")]
 use std::sync::LazyLock;
+use std::sync::Mutex;
 #[cfg(feature = "mcp")]
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 #[cfg(feature = "mcp")]
 use std::time::{Duration, Instant};
@@ -38,7 +38,7 @@ use crate::tool::RichOutcome;
 use super::JournalError;
 use super::approval::Slot;
 use super::telemetry::CallSpan;
-use super::{Event, Run};
+use super::{Event, Run, lock};
 
 /// How long a call that asked the person a question stays parked, waiting for the run to be
 /// resumed with a reply, unless the mounted server's `question_expiry` says otherwise: one hour.
@@ -385,10 +385,6 @@ pub(crate) fn resume(
     _reply: Reply,
 ) -> Option<BoxFuture<'static, RichOutcome>> {
     None
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -67,3 +67,11 @@ pub use step::Step;
 pub use stop::{Stop, StopWhen};
 pub use tool_search::ToolSearch;
 pub use typed::{AnswerError, DEFAULT_CORRECTIONS, TypedAnswer, TypedRun};
+
+/// Locks `mutex`, a poisoned one too: the agent's shared records (reports, questions, journal
+/// groups) stay whole whichever call panicked while holding them.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

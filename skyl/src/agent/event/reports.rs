@@ -9,6 +9,7 @@ use std::task::{Poll, Waker};
 use crate::tool::{CallContext, CallObserver, Report};
 
 use super::Event;
+use crate::agent::lock;
 
 /// The reports of a turn's calls and their results, in the order they came, waiting to be
 /// handed to the run's event callback.
@@ -65,10 +66,4 @@ impl<F: Future + Unpin> Future for Reporting<'_, '_, F> {
         }
         polled
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

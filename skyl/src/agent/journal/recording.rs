@@ -9,10 +9,11 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::task::Poll;
 
 use super::{Entry, Journal, JournalError};
+use crate::agent::lock;
 use crate::model::BoxFuture;
 use crate::toolbox::Gate;
 
@@ -139,12 +140,6 @@ impl<'a> Recording<'a> {
         })
         .await
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]
