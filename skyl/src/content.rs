@@ -293,6 +293,9 @@ impl Audio {
     }
 }
 
+/// The file name a PDF without a title is sent under, where a wire or a peer needs one.
+pub(crate) const UNTITLED_DOCUMENT: &str = "document.pdf";
+
 /// A document a tool returns: a PDF, as bytes or at a URL.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]

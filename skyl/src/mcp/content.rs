@@ -71,7 +71,9 @@ fn block(part: Content) -> ContentBlock {
             ContentBlock::resource_link(resource)
         }
         Content::Document(document) => {
-            let name = document.title.unwrap_or_else(|| DOCUMENT_NAME.to_owned());
+            let name = document
+                .title
+                .unwrap_or_else(|| crate::content::UNTITLED_DOCUMENT.to_owned());
             match document.source {
                 // MCP has no document block: a PDF is an embedded blob resource.
                 Source::Base64(data) => ContentBlock::resource(
@@ -99,8 +101,6 @@ fn block(part: Content) -> ContentBlock {
     }
 }
 
-/// The name of a PDF without a title.
-const DOCUMENT_NAME: &str = "document.pdf";
 /// The URI scheme of a PDF a tool returned as bytes, which has no URI of its own.
 const ATTACHMENT: &str = "attachment:///";
 

@@ -45,9 +45,6 @@ pub(crate) mod azure;
 pub(crate) mod chat;
 pub(crate) mod responses;
 
-/// The file name of a document that has no title, in either format.
-const DOCUMENT_NAME: &str = "document.pdf";
-
 /// Where OpenAI's API lives.
 const BASE_URL: &str = "https://api.openai.com/v1";
 /// The variable the official SDKs read the key from.

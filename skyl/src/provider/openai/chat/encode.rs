@@ -198,7 +198,10 @@ fn media_part(part: &Content) -> Option<Value> {
                 object([
                     (
                         "filename",
-                        title.as_deref().unwrap_or(openai::DOCUMENT_NAME).into(),
+                        title
+                            .as_deref()
+                            .unwrap_or(crate::content::UNTITLED_DOCUMENT)
+                            .into(),
                     ),
                     ("file_data", data_url(media_type, data).into()),
                 ]),

@@ -156,7 +156,7 @@ fn output_item(part: Lowered<'_>) -> Value {
                     document
                         .title
                         .as_deref()
-                        .unwrap_or(openai::DOCUMENT_NAME)
+                        .unwrap_or(crate::content::UNTITLED_DOCUMENT)
                         .into(),
                 ),
             ]),
