@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::provider::{Request, Response, ToolChoice};
+use crate::provider::{Request, Response, ToolChoice, Usage};
 
+use super::budget::Bound;
 use super::driver::Driver;
 use super::step::ResponseMeta;
 use super::telemetry::Span;
@@ -60,9 +61,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         let mut request = self.build(run);
         let bytes = request_bytes(self.agent.model.as_ref(), &request);
-        let usage = &answer.usage;
+        let bound = budget.bound(&mut request, bytes, self.last_request, self.agent.price());
+        self.count(&answer.usage, bytes, bound);
+    }
+
+    /// Counts the usage an answer reported for a request of `bytes` bytes, bounded by `bound`.
+    /// An unreported count says nothing about the request: the budget counts the most it could
+    /// use, and bounds the next request by its size alone.
+    fn count(&mut self, usage: &Usage, bytes: u64, bound: Bound) {
         if usage.unreported {
-            let bound = budget.bound(&mut request, bytes, self.last_request, self.agent.price());
             self.unreported = self.unreported.plus(bound);
         }
         self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
@@ -127,13 +134,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
         let response = result?;
         if let Some((bytes, bound)) = sent {
-            // An unreported count says nothing about the request: the budget counts the most it
-            // could use, and bounds the next request by its size alone.
-            let usage = &response.usage;
-            if usage.unreported {
-                self.unreported = self.unreported.plus(bound);
-            }
-            self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+            self.count(&response.usage, bytes, bound);
         }
         Ok(Sent::Answer(response))
     }
