@@ -228,7 +228,6 @@ pub fn handle_run(effect_key: &str) -> String {
 mod tests {
     use std::time::UNIX_EPOCH;
 
-    use super::error::Utc;
     use super::*;
     use serde_json::json;
 
@@ -334,13 +333,6 @@ mod tests {
             "run \"r1\" is owned by worker \"worker-a\", whose lease expires at 2026-12-05T08:01:02.345Z unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired"
         );
         assert_eq!(owned.run(), "r1");
-        // Leap days, and the turn of a century that is not a leap year.
-        assert_eq!(Utc(UNIX_EPOCH).to_string(), "1970-01-01T00:00:00.000Z");
-        let at =
-            |seconds: u64| Utc(UNIX_EPOCH + std::time::Duration::from_secs(seconds)).to_string();
-        assert_eq!(at(951_782_400), "2000-02-29T00:00:00.000Z");
-        assert_eq!(at(4_107_542_399), "2100-02-28T23:59:59.000Z");
-        assert_eq!(at(4_107_542_400), "2100-03-01T00:00:00.000Z");
     }
 
     #[test]

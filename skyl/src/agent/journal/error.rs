@@ -3,7 +3,9 @@
 
 use std::error::Error;
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
+
+use crate::text::Utc;
 
 use super::RECORD_FORMAT;
 
@@ -102,40 +104,6 @@ impl fmt::Display for JournalError {
                 write!(f, "run \"{run}\": the journal failed while {doing}")
             }
         }
-    }
-}
-
-/// A time as UTC in RFC 3339, to the millisecond: `2026-12-05T08:01:02.345Z`.
-pub(super) struct Utc(pub(super) SystemTime);
-
-impl fmt::Display for Utc {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let seconds = since.as_secs();
-        let (days, of_day) = (seconds / 86_400, seconds % 86_400);
-        // Howard Hinnant's days-to-civil, for days since 1970-01-01.
-        let z = days + 719_468;
-        let era = z / 146_097;
-        let day_of_era = z % 146_097;
-        let year_of_era =
-            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-        let shifted_month = (5 * day_of_year + 2) / 153;
-        let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-        let month = if shifted_month < 10 {
-            shifted_month + 3
-        } else {
-            shifted_month - 9
-        };
-        let year = year_of_era + era * 400 + u64::from(month <= 2);
-        write!(
-            f,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-            of_day / 3600,
-            of_day / 60 % 60,
-            of_day % 60,
-            since.subsec_millis()
-        )
     }
 }
 
