@@ -96,17 +96,10 @@ impl<'a, 'ctx> RestateJournal<'a, 'ctx> {
     }
 
     fn check_run(&self, run: &str) -> Result<(), JournalError> {
-        if run == self.ctx.key() {
-            return Ok(());
+        match refusal(run, self.ctx.key()) {
+            None => Ok(()),
+            Some((doing, why)) => Err(storage(run, doing, why)),
         }
-        Err(storage(
-            run,
-            "opening the journal",
-            format!(
-                "this journal belongs to workflow \"{}\"; journal the run under the workflow's key",
-                self.ctx.key()
-            ),
-        ))
     }
 
     /// Issues one journal run holding `group`; returns what the journal holds at that position
@@ -138,7 +131,7 @@ impl<'a, 'ctx> RestateJournal<'a, 'ctx> {
 impl Journal for RestateJournal<'_, '_> {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         Box::pin(async move {
-            if is_handle_run(run) {
+            if run != self.ctx.key() && is_handle_run(run) {
                 // No handle was kept (see the module's docs): the driver asks only to learn
                 // whether a cut-off call handed its work on, and none did.
                 return Ok(Vec::new());
@@ -222,6 +215,27 @@ impl Journal for RestateJournal<'_, '_> {
     }
 }
 
+/// Why the journal of workflow `key` refuses to hold `run`, if it does: what it was doing, and
+/// why. It holds the workflow's run alone; a call's handles are refused with the reason, which
+/// is not the caller's mistake.
+fn refusal(run: &str, key: &str) -> Option<(&'static str, String)> {
+    if run == key {
+        None
+    } else if is_handle_run(run) {
+        Some((
+            "keeping a call's handle",
+            "a journal on Restate keeps no handles; a call cut off here runs again if its tool is idempotent, and otherwise its result says its outcome is unknown".to_owned(),
+        ))
+    } else {
+        Some((
+            "opening the journal",
+            format!(
+                "this journal belongs to workflow \"{key}\"; journal the run under the workflow's key"
+            ),
+        ))
+    }
+}
+
 /// Whether `run` is the run that holds a call's handles
 /// ([`handle_run`](skyl::agent::journal::handle_run)) rather than an agent run.
 fn is_handle_run(run: &str) -> bool {
@@ -285,5 +299,26 @@ mod tests {
         )));
         assert!(!is_handle_run("crash0"));
         assert!(!is_handle_run("handles"));
+    }
+
+    #[test]
+    fn the_journal_holds_the_workflows_run_and_says_why_it_refuses_another() {
+        assert_eq!(refusal("crash0", "crash0"), None);
+        // A workflow whose key looks like a handle's run is still its own run.
+        assert_eq!(refusal("handle/x", "handle/x"), None);
+        assert_eq!(
+            refusal("other", "crash0"),
+            Some((
+                "opening the journal",
+                "this journal belongs to workflow \"crash0\"; journal the run under the workflow's key".to_owned()
+            ))
+        );
+        assert_eq!(
+            refusal(&skyl::agent::journal::handle_run("crash0/2/c4"), "crash0"),
+            Some((
+                "keeping a call's handle",
+                "a journal on Restate keeps no handles; a call cut off here runs again if its tool is idempotent, and otherwise its result says its outcome is unknown".to_owned()
+            ))
+        );
     }
 }
