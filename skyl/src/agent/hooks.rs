@@ -1,7 +1,6 @@
 //! Closures that implement one hook each, for an application that needs one or two hooks and
-//! no type of its own. The trait they implement, [`Hooks`](crate::agent::Hooks) (every point
-//! where an application steps into a run), and the [`Decision`](crate::agent::Decision) about a
-//! tool call are imported from `skyl::agent`.
+//! no type of its own. The trait they implement, [`Hooks`] (every point where an application
+//! steps into a run), and the [`Decision`] about a tool call are imported from `skyl::agent`.
 //!
 //! ```
 //! use skyl::agent::{hooks, Decision, Hooks};
