@@ -91,17 +91,18 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .map(|(tool, arguments)| (tool.to_owned(), arguments))
         .collect();
-    // SEP-1613, SEP-2106: the input schema of the suite's tool, as skyl mounted it, goes back
-    // to the suite to compare with what it sent.
+    // SEP-1613, SEP-2106: the input schema of the suite's tool as skyl received it (every
+    // keyword kept; the definition a model sees holds its canonical form) goes back to the suite
+    // to compare with what it sent.
     if scenario == "json-schema-2020-12-preservation" {
-        let definitions = toolbox.definitions();
-        let focal = definitions
-            .iter()
-            .find(|definition| definition.name == "json_schema_2020_12_tool")
+        let focal = remote
+            .tools()
+            .into_iter()
+            .find(|tool| tool.remote_name() == "json_schema_2020_12_tool")
             .ok_or("the suite's server lists no json_schema_2020_12_tool")?;
         calls.push((
             "json_schema_echo".to_owned(),
-            json!({"schema": focal.parameters}),
+            json!({"schema": focal.input_schema()}),
         ));
     }
     // The calls a scenario names in its context (`toolCalls`), after the fixed ones.

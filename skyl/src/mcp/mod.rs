@@ -129,6 +129,10 @@
 //!   `a-z A-Z 0-9 _ -`, at most 64 characters): the server's name is put in front as a prefix
 //!   (change it with [`RemoteBuilder::prefix`]), other characters become `_`, and two names
 //!   that come out equal get `_2`, `_3`. The call goes to the server under its own name.
+//! - **Schemas.** A mounted tool's definition holds the server's input schema in skyl's
+//!   canonical form, the one a model is sent (see [`crate::schema`]: no `$schema`, no root
+//!   `title`); [`RemoteTool::input_schema`] keeps it as the server listed it, every keyword of
+//!   JSON Schema 2020-12 included.
 //! - **Results.** The text blocks before the first other block are the result's prose; every
 //!   other block is a part of its [content](crate::Content), beside the result in the tool
 //!   message ([`Toolbox::answer`](crate::Toolbox::answer) and the agent keep it; each adapter

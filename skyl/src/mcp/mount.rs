@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    Implementation, ProtocolVersion, Tool as McpTool,
+    Implementation, JsonObject, ProtocolVersion, Tool as McpTool,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
@@ -88,6 +88,7 @@ pub struct RemoteTool {
     connection: Arc<Connection>,
     definition: ToolDefinition,
     remote_name: String,
+    input_schema: Arc<JsonObject>,
 }
 
 struct Connection {
@@ -124,6 +125,8 @@ struct Catalog {
 struct Listed {
     definition: ToolDefinition,
     remote_name: String,
+    /// The input schema as the server listed it; the definition holds its canonical form.
+    input_schema: Arc<JsonObject>,
 }
 
 /// The rmcp client handler: it names skyl in the handshake, refreshes the catalog and takes the
@@ -239,6 +242,7 @@ impl Remote {
                 connection: Arc::clone(&self.connection),
                 definition: listed.definition.clone(),
                 remote_name: listed.remote_name.clone(),
+                input_schema: Arc::clone(&listed.input_schema),
             })
             .collect()
     }
@@ -649,6 +653,7 @@ impl Catalog {
             .map(|(tool, local)| Listed {
                 definition: listing::from_mcp(tool, local, &self.server),
                 remote_name: tool.name.to_string(),
+                input_schema: Arc::clone(&tool.input_schema),
             })
             .collect();
         *self.tools.write().unwrap_or_else(PoisonError::into_inner) = listed;
@@ -713,6 +718,17 @@ impl RemoteTool {
     /// The tool's name on its server, which calls are forwarded under.
     pub fn remote_name(&self) -> &str {
         &self.remote_name
+    }
+
+    /// The tool's input schema exactly as the server listed it, every keyword kept (`$schema`,
+    /// `$defs`, `$anchor`, `allOf`, `if`/`then`/`else`, a vendor's `x-` keywords).
+    ///
+    /// The definition's [`parameters`](ToolDefinition::parameters) are what a model is sent:
+    /// the same schema in its canonical form, as for any tool (no `$schema`, no root `title`, a
+    /// root with `type`, `properties` and `required`; see [`crate::schema`]). Read this one to
+    /// show, store or check the schema as its server wrote it.
+    pub fn input_schema(&self) -> &serde_json::Map<String, Value> {
+        &self.input_schema
     }
 }
 
