@@ -329,15 +329,16 @@ async fn a_message_over_16_mib_is_answered_and_skipped_with_its_id_when_it_shows
     server.end().await;
 }
 
-/// POSTs `body` to `address` and returns the status line and the body of the answer; the body
-/// is written beside the reading, and a server that answers before reading it all may close
-/// the connection under the writer.
-async fn http_post(address: std::net::SocketAddr, body: Vec<u8>) -> (String, Value) {
+/// POSTs `body` to `address`, with `headers` (each line ending in CRLF) beside the usual ones,
+/// and returns the status line and the body of the answer; the body is written beside the
+/// reading, and a server that answers before reading it all may close the connection under the
+/// writer.
+async fn http_post(address: std::net::SocketAddr, headers: &str, body: Vec<u8>) -> (String, Value) {
     use tokio::io::AsyncReadExt;
     let stream = tokio::net::TcpStream::connect(address).await.unwrap();
     let (mut reading, mut writing) = stream.into_split();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n",
         body.len()
     );
     let writer = tokio::spawn(async move {
@@ -410,8 +411,79 @@ async fn over_http_a_body_that_is_not_a_message_is_a_400_with_json_rpcs_answer()
     ];
     for (body, status, answer) in cases {
         let shown = String::from_utf8_lossy(&body[..body.len().min(30)]).into_owned();
-        let (got_status, got) = bounded("a POST", http_post(address, body)).await;
+        let (got_status, got) = bounded("a POST", http_post(address, "", body)).await;
         assert_eq!((got_status.as_str(), got), (status, answer), "{shown}");
     }
+    serving.abort();
+}
+
+#[tokio::test]
+async fn over_http_a_method_a_clients_revision_removed_is_a_404_not_found() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving =
+        tokio::spawn(skyl::mcp::Server::new(crate::weather_tools::toolbox()).serve_http(listener));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let at_2026 =
+        |method: &str| format!("mcp-protocol-version: 2026-07-28\r\nmcp-method: {method}\r\n");
+    let cases = [
+        (
+            at_2026("initialize"),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"_meta": meta}}),
+            "HTTP/1.1 404 Not Found",
+            error(
+                json!(7),
+                -32601,
+                "Method not found: `initialize` is not a method of MCP 2026-07-28, the revision this request names; a client of that revision discovers a server with `server/discover` and sends its protocol version, capabilities and name in each request's `_meta`",
+            ),
+        ),
+        (
+            at_2026("logging/setLevel"),
+            json!({"jsonrpc": "2.0", "id": "level", "method": "logging/setLevel", "params": {"level": "debug", "_meta": meta}}),
+            "HTTP/1.1 404 Not Found",
+            error(
+                json!("level"),
+                -32601,
+                "Method not found: `logging/setLevel` is not a method of MCP 2026-07-28, the revision this request names; a client of that revision asks for log messages with `io.modelcontextprotocol/logLevel` in each request's `_meta`",
+            ),
+        ),
+        // Headers that do not name the method are refused first, as for any request.
+        (
+            "mcp-protocol-version: 2026-07-28\r\n".to_owned(),
+            json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {"_meta": meta}}),
+            "HTTP/1.1 400 Bad Request",
+            error(json!(9), -32020, "missing required Mcp-Method header"),
+        ),
+        // rmcp's own answer to the other removed methods, the same status and code.
+        (
+            at_2026("ping"),
+            json!({"jsonrpc": "2.0", "id": 8, "method": "ping", "params": {"_meta": meta}}),
+            "HTTP/1.1 404 Not Found",
+            error(json!(8), -32601, "ping"),
+        ),
+    ];
+    for (headers, body, status, answer) in cases {
+        let method = body["method"].clone();
+        let (got_status, got) = bounded(
+            "a POST",
+            http_post(address, &headers, body.to_string().into_bytes()),
+        )
+        .await;
+        assert_eq!((got_status.as_str(), got), (status, answer), "{method}");
+    }
+    // At 2025-11-25, `initialize` is the handshake still.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "older", "version": "1"}}
+    });
+    let (status, _) = bounded(
+        "an initialize at 2025-11-25",
+        http_post(address, "", initialize.to_string().into_bytes()),
+    )
+    .await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
     serving.abort();
 }

@@ -8,15 +8,16 @@ use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion};
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{
     StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
 };
+use serde::Deserialize as _;
 use tokio::net::TcpListener;
 
 use super::authorization::Authorization;
@@ -171,6 +172,9 @@ async fn answer<S: Send + Sync + 'static>(
             return json_response(StatusCode::PAYLOAD_TOO_LARGE, &refusal);
         }
     };
+    if let Some(refusal) = removed_method(&parts.headers, &body) {
+        return json_response(StatusCode::NOT_FOUND, &refusal);
+    }
     if let (Some(authorization), Some(grant)) = (authorization, &grant)
         && authorization.has_tool_scopes()
         && let Some(tool) = called_tool(&body)
@@ -191,6 +195,56 @@ async fn answer<S: Send + Sync + 'static>(
     }
     response
 }
+
+/// The answer to a request for `initialize` or `logging/setLevel` at a revision without them
+/// (2026-07-28 on, by its `MCP-Protocol-Version` header, its `Mcp-Method` header naming the
+/// method): JSON-RPC's -32601, with the request's id, sent with 404 as the revision asks of a
+/// method a server does not have.
+///
+/// rmcp answers the other removed methods so itself, but reads these two's params first, and
+/// a client of the new revision sends them without the params they took (-32602 would tell it to
+/// fix params the method no longer has).
+fn removed_method(headers: &HeaderMap, body: &[u8]) -> Option<serde_json::Value> {
+    let revision = headers.get("mcp-protocol-version")?.to_str().ok()?;
+    let revision = ProtocolVersion::deserialize(serde_json::Value::from(revision)).ok()?;
+    if revision.has_initialize() {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<serde_json::Value>,
+        method: String,
+    }
+    let head: Head = serde_json::from_slice(body).ok()?;
+    // A request whose headers do not name its method is rmcp's to refuse first (-32020), as it
+    // refuses any other.
+    if headers.get("mcp-method")?.as_bytes() != head.method.as_bytes() {
+        return None;
+    }
+    let instead = match head.method.as_str() {
+        "initialize" => {
+            "a client of that revision discovers a server with `server/discover` and sends its \
+             protocol version, capabilities and name in each request's `_meta`"
+        }
+        "logging/setLevel" => {
+            "a client of that revision asks for log messages with \
+             `io.modelcontextprotocol/logLevel` in each request's `_meta`"
+        }
+        _ => return None,
+    };
+    Some(stdio::error_response(
+        head.id.unwrap_or(serde_json::Value::Null),
+        METHOD_NOT_FOUND,
+        &format!(
+            "Method not found: `{}` is not a method of MCP {revision}, the revision this request \
+             names; {instead}",
+            head.method
+        ),
+    ))
+}
+
+/// JSON-RPC's code for a method the server does not have.
+const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The tool a `tools/call` calls, read as rmcp reads the message (so that no message reads as a
 /// call of one tool here and of another there).

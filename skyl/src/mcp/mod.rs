@@ -12,7 +12,10 @@
 //! and `Mcp-Method` headers over HTTP) with a peer that does, and 2025-11-25 (and the revisions
 //! before it, through `initialize`) with one that does not. A mounted server is asked with
 //! `server/discover` first; one that answers with an error, or lists only revisions with a
-//! handshake, gets `initialize` on the same connection.
+//! handshake, gets `initialize` on the same connection. Served with
+//! [`Server::serve_http`], a request at 2026-07-28 for a method that revision removed
+//! (`initialize`, `ping`, `logging/setLevel`) is answered 404 with JSON-RPC's -32601, as the
+//! revision asks.
 //!
 //! # Serving a toolbox
 //!

@@ -288,7 +288,7 @@ fn invalid(id: impl Into<Option<Value>>, cause: &str) -> Judged {
     ))
 }
 
-fn error_response(id: Value, code: i32, message: &str) -> Value {
+pub(super) fn error_response(id: Value, code: i32, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
