@@ -11,7 +11,8 @@
 //! pass yet are listed, each with its reason, in `tests/conformance/baseline.yml`.
 //!
 //! The tools that ask the client something mid-call (sampling, elicitation) reach it through
-//! `skyl::mcp::caller()`.
+//! `skyl::mcp::caller()`. The calls of the tasks extension's fixtures (`slow_compute`,
+//! `failing_job`, `protocol_error_job`) are served as tasks, kept in a journal in memory.
 
 // rmcp marks sampling deprecated (SEP-2577 removes it from a later protocol version); the suite
 // still tests it on the versions skyl speaks.
@@ -561,6 +562,49 @@ fn test_header_region() -> DynamicTool {
     })
 }
 
+// The tasks extension's fixtures (SEP-2663). The server takes a call of the last three as a
+// task, for a client that declares the extension; `greet` is answered at once.
+
+/// Greets someone by name.
+#[skyl::tool]
+fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` seconds, then says it is done (a task, for a client that takes them).
+#[skyl::tool]
+async fn slow_compute(
+    /// How long to work, in seconds.
+    seconds: f64,
+    /// A name for the work, repeated in the answer.
+    label: Option<String>,
+) -> String {
+    tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 600.0))).await;
+    format!(
+        "computed {} after {seconds} s",
+        label.as_deref().unwrap_or("it")
+    )
+}
+
+/// Fails after a second of work, as a tool reports failure.
+#[skyl::tool]
+async fn failing_job() -> Result<String, ToolFailure> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolFailure::do_not_retry("the job failed, on purpose"))
+}
+
+/// Panics, which skyl answers as the tool's failure.
+#[skyl::tool]
+async fn protocol_error_job() -> String {
+    panic!("protocol_error_job panics, on purpose")
+}
+
+/// The tools whose calls the server takes as tasks.
+const TASK_TOOLS: [&str; 3] = ["slow_compute", "failing_job", "protocol_error_job"];
+
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(TestSimpleText)
@@ -588,6 +632,10 @@ fn toolbox() -> Toolbox {
         .with(TestInputRequiredResultCapabilities)
         .with(TestMissingCapability)
         .with(test_header_region())
+        .with(Greet)
+        .with(SlowCompute)
+        .with(FailingJob)
+        .with(ProtocolErrorJob)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -618,6 +666,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             ]
             .contains(&call.name.as_str())
         })
+        // Tasks are kept in a journal of this process's memory: the suite runs each scenario
+        // against a fresh task list, and nothing needs to outlive the process.
+        .with_task_journal(skyl::durable::SqliteJournal::open(":memory:")?)
+        .with_tasks_for(|call, _| TASK_TOOLS.contains(&call.name.as_str()))
         .serve_http(listener)
         .await?;
     Ok(())
