@@ -12,7 +12,8 @@
 //!
 //! The tools that ask the client something mid-call (sampling, elicitation) reach it through
 //! `skyl::mcp::caller()`. The calls of the tasks extension's fixtures (`slow_compute`,
-//! `failing_job`, `protocol_error_job`) are served as tasks, kept in a journal in memory.
+//! `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`) are served as tasks,
+//! kept in a journal in memory.
 
 // rmcp marks sampling deprecated (SEP-2577 removes it from a later protocol version); the suite
 // still tests it on the versions skyl speaks.
@@ -602,8 +603,43 @@ async fn protocol_error_job() -> String {
     panic!("protocol_error_job panics, on purpose")
 }
 
+/// Deletes a file once the person confirms: its task waits for the answer (`tasks/update`).
+#[skyl::tool]
+fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+) -> Result<String, ToolFailure> {
+    let confirm = form(
+        &format!("Delete {filename}?"),
+        json!({"confirm": {"type": "boolean"}}),
+        &["confirm"],
+    );
+    let [answer] = <[Value; 1]>::try_from(answers_to(vec![("confirm", confirm)])?)
+        .expect("one question, one answer");
+    Ok(format!("deleted {filename}: {answer}"))
+}
+
+/// Asks two questions at once; its task waits until both are answered.
+#[skyl::tool]
+fn multi_input() -> Result<String, ToolFailure> {
+    let name = form("Your name?", json!({"name": {"type": "string"}}), &["name"]);
+    let confirm = form(
+        "Go ahead?",
+        json!({"confirm": {"type": "boolean"}}),
+        &["confirm"],
+    );
+    let answers = answers_to(vec![("name", name), ("confirm", confirm)])?;
+    Ok(format!("answered: {}", Value::from(answers)))
+}
+
 /// The tools whose calls the server takes as tasks.
-const TASK_TOOLS: [&str; 3] = ["slow_compute", "failing_job", "protocol_error_job"];
+const TASK_TOOLS: [&str; 5] = [
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+];
 
 fn toolbox() -> Toolbox {
     Toolbox::new()
@@ -636,6 +672,8 @@ fn toolbox() -> Toolbox {
         .with(SlowCompute)
         .with(FailingJob)
         .with(ProtocolErrorJob)
+        .with(ConfirmDelete)
+        .with(MultiInput)
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -3,7 +3,8 @@
 //!
 //! `task_server JOURNAL EFFECTS GATE` serves on stdio. Each tool appends `{tool} {n} start` to
 //! the file EFFECTS when it starts and `{tool} {n} done` when it ends; a call with `wait` true
-//! waits, in between, until the file GATE exists.
+//! waits, in between, until the file GATE exists. `refund` asks the person first (`ask`), so its
+//! task waits for input before it has any effect.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,6 +54,26 @@ async fn render(report: u32, wait: bool) -> String {
     format!("rendered report {report}")
 }
 
+/// Refunds an order once the person confirms: not idempotent either.
+#[skyl::tool]
+async fn refund(order: u32, wait: bool) -> Result<String, skyl::ToolFailure> {
+    let Some(answer) = skyl::mcp::answer("confirm") else {
+        let params = serde_json::from_value(serde_json::json!({
+            "mode": "form",
+            "message": format!("Refund order {order}?"),
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+        }))
+        .expect("an elicitation's params");
+        let question = skyl::mcp::rmcp::model::ElicitRequest::new(params);
+        return Err(skyl::mcp::ask(
+            "confirm",
+            skyl::mcp::rmcp::model::InputRequest::Elicitation(question),
+        ));
+    };
+    work("refund", order, wait).await;
+    Ok(format!("refunded order {order}: {}", answer["action"]))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).map(PathBuf::from);
@@ -63,7 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     FILES.set((effects, gate)).map_err(|_| "set twice")?;
     // A restarted server is the same owner, so it takes back the tasks its killed self held.
     let journal = skyl::durable::SqliteJournal::open(journal)?.with_owner("task-server");
-    skyl::mcp::Server::new(skyl::Toolbox::new().with(Charge).with(Render))
+    skyl::mcp::Server::new(skyl::Toolbox::new().with(Charge).with(Render).with(Refund))
         .with_task_journal(journal)
         .with_task_poll_interval(Duration::from_millis(20))
         .serve_stdio()

@@ -1,6 +1,7 @@
 //! skyl's server answering calls as MCP Tasks, driven by rmcp's client: a task created, polled
 //! and its result fetched; cancelled; unknown; a client that does not speak tasks; and a server
-//! killed while its tasks run, started again on the same journal.
+//! killed while its tasks run, started again on the same journal; a task whose tool asks the
+//! person, waiting for the answer across a restart.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +11,7 @@ use skyl::durable::SqliteJournal;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    GetTaskParams, TaskStatusNotificationParams,
+    GetTaskParams, TaskStatusNotificationParams, UpdateTaskParams,
 };
 use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
@@ -60,7 +61,10 @@ struct TaskClient {
 impl ClientHandler for TaskClient {
     fn get_info(&self) -> ClientConfig {
         let capabilities = if self.tasks {
-            ClientCapabilities::builder().enable_tasks().build()
+            ClientCapabilities::builder()
+                .enable_tasks()
+                .enable_elicitation()
+                .build()
         } else {
             ClientCapabilities::default()
         };
@@ -419,6 +423,83 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     .map(|(line, n)| (line.to_owned(), n))
     .collect();
     assert_eq!(counted, expected_effects);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
+    let dir = journal_path("asks").parent().unwrap().to_owned();
+    let (mut first, client) = task_server(&dir).await;
+    let created = create(&client, "refund", json!({"order": 7, "wait": false})).await;
+    let id = text_of(&created, "taskId");
+    let waiting = settled(&client, &id).await;
+    let question = json!({
+        "confirm": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Refund order 7?",
+                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+            }
+        }
+    });
+    assert_eq!(
+        waiting,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "input_required",
+            "createdAt": created["createdAt"],
+            "lastUpdatedAt": waiting["lastUpdatedAt"],
+            "ttlMs": null,
+            "pollIntervalMs": 20,
+            "inputRequests": question
+        })
+    );
+    // The tool asked before its effect: nothing happened yet.
+    assert_eq!(effects(&dir), Default::default());
+
+    // Killed while the task waits, started again on the same journal: it still waits.
+    bounded("the kill", first.kill()).await.unwrap();
+    drop(client);
+    let (mut second, client) = task_server(&dir).await;
+    assert_eq!(get(&client, &id).await.unwrap(), waiting);
+
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let responses = [("confirm".to_owned(), answer)].into_iter().collect();
+    bounded(
+        "tasks/update",
+        client
+            .peer()
+            .update_task(UpdateTaskParams::new(id.clone(), responses)),
+    )
+    .await
+    .unwrap();
+    let done = settled(&client, &id).await;
+    assert_eq!(
+        done,
+        completed(&created, &done, "refunded order 7: \"accept\"", false)
+    );
+    // An answer for a task that waits for none is acknowledged and let go: nothing changes.
+    let late = [("confirm".to_owned(), json!({"action": "decline"}))]
+        .into_iter()
+        .collect();
+    bounded(
+        "a late tasks/update",
+        client
+            .peer()
+            .update_task(UpdateTaskParams::new(id.clone(), late)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&client, &id).await.unwrap(), done);
+    let once: std::collections::BTreeMap<String, usize> = [
+        ("refund 7 start".to_owned(), 1),
+        ("refund 7 done".to_owned(), 1),
+    ]
+    .into();
+    assert_eq!(effects(&dir), once);
+    bounded("the kill", second.kill()).await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -57,7 +57,9 @@
 //! (`io.modelcontextprotocol/tasks`) is answered at once with a task, which the client polls with
 //! `tasks/get` to its result and may cancel with `tasks/cancel`; each task is kept in a journal
 //! (SQLite with the feature `durable`), so a server killed and started again on it still answers
-//! for every task, and never runs a call that may have had effects twice.
+//! for every task, and never runs a call that may have had effects twice. A task's tool that
+//! [`ask`]s makes the task `input_required`; the client answers with `tasks/update`, and the call
+//! runs again with the answers.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) reaches it with [`caller`]. At 2026-07-28, where

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::error::ServeError;
 use super::notify::{self, LevelFilter};
-use super::tasks::{Runner, Tasks};
+use super::tasks::{Ran, Runner, Tasks};
 use super::{content, listing};
 use crate::message::{ToolCall, ToolResult};
 use crate::prose::mcp as prose;
@@ -138,12 +138,16 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// results, and [`with_tasks_for`](Self::with_tasks_for) chooses which calls become tasks
     /// (all of them unless it is called). A call that needs approval is approved first, in the
     /// `tools/call` request. A task's tool reports no progress and no log lines to the client,
-    /// and cannot reach it with [`caller`](super::caller); the end of each task is sent as
+    /// and cannot reach it with [`caller`](super::caller), but it can [`ask`](super::ask) as at
+    /// 2026-07-28: the task is then `input_required`, `tasks/get` gives its questions, and once
+    /// the client has answered all of them with `tasks/update` the call runs again, from its
+    /// start, with the answers ([`answer`](super::answer)). The end of each task is sent as
     /// `notifications/tasks` to the client that created it.
     ///
     /// Each task is a run of the journal (`mcp-task/{id}`), written with the agent runs'
     /// discipline: the call before it starts (and, for a tool that is not read-only or
-    /// idempotent, an intent just before it runs), its result once known, all durably. A server
+    /// idempotent, an intent just before each run), its questions and each answer, its result
+    /// once known, all durably. A task waiting for answers waits across a restart. A server
     /// killed at any instant and started again on the same journal answers `tasks/get` for
     /// every task it created: a finished one with its result; one cut off while its read-only or
     /// idempotent tool ran by running it again; one cut off in any other tool with a result
@@ -219,12 +223,32 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// the task is.
     fn runner(&self) -> Runner {
         let tools = Arc::clone(&self.tools);
-        Arc::new(move |id, created, cancelled| {
+        Arc::new(move |id, created, answers, cancelled| {
             let tools = Arc::clone(&tools);
             Box::pin(async move {
                 let call = ToolCall::new(id, created.tool, created.arguments);
-                let answered = tools.toolbox.dispatch_rich(&call, None, cancelled).await?;
-                Some(content::to_mcp(answered, created.structured))
+                // A task's tool asks as a call at 2026-07-28 does (`ask`); the task then waits
+                // for the answers, which `tasks/update` brings, and the call runs again.
+                let capabilities = created.capabilities;
+                let inputs = Arc::new(super::caller::Inputs::new(
+                    answers,
+                    capabilities.clone(),
+                    true,
+                ));
+                let dispatch = tools.toolbox.dispatch_rich(&call, None, cancelled);
+                let Some(answered) =
+                    super::caller::with_inputs(Arc::clone(&inputs), dispatch).await
+                else {
+                    return Ran::Cancelled;
+                };
+                let asked = inputs.take_asked();
+                if let Some(missing) = undeclared(&asked, capabilities) {
+                    return Ran::Failed(ErrorData::missing_required_client_capability(missing));
+                }
+                if !asked.is_empty() {
+                    return Ran::Asked(asked);
+                }
+                Ran::Answered(content::to_mcp(answered, created.structured))
             })
         })
     }
@@ -416,16 +440,16 @@ impl<S: Send + Sync + 'static> Server<S> {
         {
             let reruns =
                 definition.annotations.is_read_only() || definition.annotations.is_idempotent();
+            let created = super::tasks::Created::new(
+                call.name.clone(),
+                call.arguments.clone(),
+                reruns,
+                structured,
+                context.client_capabilities(),
+            );
             let task = served
                 .tasks
-                .create(
-                    &call.name,
-                    call.arguments.clone(),
-                    reruns,
-                    structured,
-                    self.runner(),
-                    context.peer.clone(),
-                )
+                .create(created, self.runner(), context.peer.clone())
                 .await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
                 task,
@@ -788,7 +812,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         let Some(served) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::UpdateTaskMethod>());
         };
-        served.tasks.update(&request.task_id).await
+        served
+            .tasks
+            .update(&request.task_id, request.input_responses, self.runner())
+            .await
     }
 
     // rmcp gives a request of MCP's whose params it cannot read here, as a custom one.

@@ -8,6 +8,14 @@
 //! task it created: a finished one with its result, one that was running with a read-only or
 //! idempotent tool by running it again, and one that was running with any other tool with the
 //! outcome-unknown result, never by running it again.
+//!
+//! A tool that asks its client something ([`ask`](super::ask)) ends the run it is in: the task
+//! is then `input_required`, with the questions in an `asked/{round}` record, and each answer the
+//! client sends with `tasks/update` is an `answer/{round}/{key}` record. Once every question of
+//! the round is answered the call runs again, from its start, with all the answers so far (as a
+//! call asked in an input-required result does); before a rerun of a tool with effects, the
+//! round's intent is recorded (`intent/{round}`), so that a rerun cut off by a crash is
+//! answered as one that may have had its effects.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -17,65 +25,35 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolResult, ContentBlock, DetailedTask, ErrorCode, JsonObject, ServerNotification, Task,
-    TaskPayload, TaskStatus, TaskStatusNotification, TaskStatusNotificationParams,
+    CallToolResult, ContentBlock, DetailedTask, ErrorCode, InputRequests, InputResponses,
+    ServerNotification, Task, TaskPayload, TaskStatus, TaskStatusNotification,
+    TaskStatusNotificationParams,
 };
 use rmcp::service::{Peer, RoleServer};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::{Entry, Journal, JournalError};
+use crate::agent::{Journal, JournalError};
 use crate::prose::mcp as prose;
 
-/// The version of the task records this build writes (and the newest it reads).
-const FORMAT: u32 = 1;
+mod records;
 
-/// The journal run that holds task `id`.
-fn run_of(id: &str) -> String {
-    format!("mcp-task/{id}")
-}
+pub(crate) use records::Created;
+use records::{
+    Answer, Asked, FORMAT, Finished, Intent, Stored, cancelled_finish, entry, failure, failure_of,
+    intent_key, now, read, run_of, to_object,
+};
 
-/// The `created` record: everything needed to run the call, here or after a restart.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub(super) struct Created {
-    format: u32,
-    pub(super) tool: String,
-    pub(super) arguments: Value,
-    /// Whether the tool is read-only or idempotent, as the build that created the task said: a
-    /// call cut off by a crash runs again only then.
-    pub(super) reruns: bool,
-    /// Whether the tool's output goes in `structuredContent`.
-    pub(super) structured: bool,
-    created_at: String,
-}
-
-/// The `intent` record: a call that can have effects was about to start.
-#[derive(Serialize, Deserialize)]
-struct Intent {
-    format: u32,
-    at: String,
-}
-
-/// The `result` record: how the task ended.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Finished {
-    format: u32,
-    status: TaskStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    status_message: Option<String>,
-    updated_at: String,
-}
-
-/// What the journal says of one task.
-struct Stored {
-    created: Created,
-    intent: bool,
-    finished: Option<Finished>,
+/// What one run of a task's call came to.
+pub(super) enum Ran {
+    /// The call's result.
+    Answered(CallToolResult),
+    /// The tool asked the client (`skyl::mcp::ask`): the task waits for the answers.
+    Asked(InputRequests),
+    /// The call cannot be answered as a result (the tool asked what the client cannot answer):
+    /// the task `failed`, with this error.
+    Failed(ErrorData),
+    /// The task was cancelled first.
+    Cancelled,
 }
 
 /// What a task that runs sends when it ends.
@@ -91,14 +69,15 @@ pub(super) struct Tasks {
     ids: Ids,
 }
 
-/// How a task's call is run: given its id and record, and a future that ends when the task is
-/// cancelled, the call's result, or `None` when it was cancelled first.
+/// How a task's call is run: given its id and record, the client's answers so far, and a future
+/// that ends when the task is cancelled, what the run came to.
 pub(super) type Runner = Arc<
     dyn Fn(
             String,
             Created,
+            InputResponses,
             crate::model::BoxFuture<'static, ()>,
-        ) -> crate::model::BoxFuture<'static, Option<CallToolResult>>
+        ) -> crate::model::BoxFuture<'static, Ran>
         + Send
         + Sync,
 >;
@@ -118,26 +97,15 @@ impl Tasks {
         Tasks::new(Arc::clone(&self.journal), poll_interval)
     }
 
-    /// Records a new task for a call of `tool` and starts it; the task as `tools/call` answers.
+    /// Records a new task for the call `created` and starts it; the task as `tools/call`
+    /// answers.
     pub(super) async fn create(
         self: &Arc<Self>,
-        tool: &str,
-        arguments: Value,
-        reruns: bool,
-        structured: bool,
+        created: Created,
         runner: Runner,
         peer: Peer<RoleServer>,
     ) -> Result<Task, ErrorData> {
         let id = self.ids.next();
-        let now = now();
-        let created = Created {
-            format: FORMAT,
-            tool: tool.to_owned(),
-            arguments,
-            reruns,
-            structured,
-            created_at: now.clone(),
-        };
         let entry = entry("created", &created);
         self.journal
             .append(&run_of(&id), vec![entry], true)
@@ -145,20 +113,23 @@ impl Tasks {
             .map_err(|error| {
                 ErrorData::new(
                     ErrorCode::INTERNAL_ERROR,
-                    prose::task_not_recorded(tool, &error.to_string()),
+                    prose::task_not_recorded(&created.tool, &error.to_string()),
                     None,
                 )
             })?;
-        let task = self.base(&id, &created, &now, TaskStatus::Working);
-        self.start(id, created, runner, Some(peer));
+        let task = self.base(&id, &created, &created.created_at, TaskStatus::Working);
+        self.start(id, created, 0, InputResponses::new(), runner, Some(peer));
         Ok(task)
     }
 
-    /// Runs task `id`'s call in the background, marked live until its result is recorded.
+    /// Runs round `round` of task `id`'s call in the background with the client's `answers`,
+    /// marked live until what it came to is recorded.
     fn start(
         self: &Arc<Self>,
         id: String,
         created: Created,
+        round: usize,
+        answers: InputResponses,
         runner: Runner,
         peer: Option<Peer<RoleServer>>,
     ) {
@@ -175,7 +146,7 @@ impl Tasks {
             let run = run_of(&id);
             if !created.reruns {
                 let intent = entry(
-                    "intent",
+                    &intent_key(round),
                     &Intent {
                         format: FORMAT,
                         at: now(),
@@ -195,9 +166,9 @@ impl Tasks {
             let until_cancelled: crate::model::BoxFuture<'static, ()> = Box::pin(async move {
                 let _ = cancelled.wait_for(|cancelled| *cancelled).await;
             });
-            let answered = runner(id.clone(), created.clone(), until_cancelled).await;
-            let finished = match answered {
-                Some(result) => Finished {
+            let finished = match runner(id.clone(), created.clone(), answers, until_cancelled).await
+            {
+                Ran::Answered(result) => Finished {
                     format: FORMAT,
                     status: TaskStatus::Completed,
                     result: Some(to_object(&result)),
@@ -205,17 +176,61 @@ impl Tasks {
                     status_message: None,
                     updated_at: now(),
                 },
-                None => Finished {
-                    format: FORMAT,
-                    status: TaskStatus::Cancelled,
-                    result: None,
-                    error: None,
-                    status_message: Some(prose::task_cancelled(&created.tool)),
-                    updated_at: now(),
+                Ran::Asked(requests) => {
+                    return tasks
+                        .wait_for_input(&id, &created, round, requests, peer)
+                        .await;
+                }
+                Ran::Failed(error) => Finished {
+                    status_message: Some(error.message.to_string()),
+                    ..failure_of(&error)
                 },
+                Ran::Cancelled => cancelled_finish(&created),
             };
             tasks.finish(&id, &created, finished, peer).await;
         });
+    }
+
+    /// Records that round `round` of task `id` asked `requests`, then lets it go from the live
+    /// ones and tells the client the task waits for input.
+    async fn wait_for_input(
+        &self,
+        id: &str,
+        created: &Created,
+        round: usize,
+        requests: InputRequests,
+        peer: Option<Peer<RoleServer>>,
+    ) {
+        let asked = Asked {
+            format: FORMAT,
+            requests,
+            at: now(),
+        };
+        let recorded = self
+            .journal
+            .append(
+                &run_of(id),
+                vec![entry(&format!("asked/{round}"), &asked)],
+                true,
+            )
+            .await;
+        self.forget(id);
+        if recorded.is_err() {
+            return;
+        }
+        if let Some(peer) = peer {
+            let task = self.base(id, created, &asked.at, TaskStatus::InputRequired);
+            let task = DetailedTask::new(
+                task,
+                TaskPayload::InputRequired {
+                    input_requests: asked.requests,
+                },
+            );
+            let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
+            let _ = peer
+                .send_notification(ServerNotification::TaskStatusNotification(notification))
+                .await;
+        }
     }
 
     /// Records how task `id` ended, then lets it go from the live ones and tells the client.
@@ -267,23 +282,29 @@ impl Tasks {
         runner: Runner,
     ) -> Result<DetailedTask, ErrorData> {
         let stored = self.load(id).await?;
-        if let Some(finished) = &stored.finished {
-            return Ok(self.detailed(id, &stored.created, Some(finished)));
+        if let Some(task) = self.standing(id, &stored) {
+            return Ok(task);
         }
-        if self.is_live(id) {
-            return Ok(self.detailed(id, &stored.created, None));
-        }
-        // It may have ended between the read and the look at the live tasks (a result is
-        // recorded before its task stops being live).
+        // It may have ended between the read and the look at the live tasks (what a run comes
+        // to is recorded before its task stops being live).
         let stored = self.load(id).await?;
-        if let Some(finished) = &stored.finished {
-            return Ok(self.detailed(id, &stored.created, Some(finished)));
+        if let Some(task) = self.standing(id, &stored) {
+            return Ok(task);
         }
-        if stored.created.reruns || !stored.intent {
+        let round = stored.round();
+        if stored.created.reruns || !stored.intents.contains(&round) {
             // Cut off in a read-only or idempotent tool, or before a call with effects started:
             // running it (again) repeats no effect.
-            self.start(id.to_owned(), stored.created.clone(), runner, None);
-            return Ok(self.detailed(id, &stored.created, None));
+            let answers = stored.answers();
+            self.start(
+                id.to_owned(),
+                stored.created.clone(),
+                round,
+                answers,
+                runner,
+                None,
+            );
+            return Ok(self.working(id, &stored));
         }
         let unknown = CallToolResult::error(vec![ContentBlock::text(
             crate::prose::outcome_unknown(&stored.created.tool),
@@ -311,18 +332,107 @@ impl Tasks {
         }
     }
 
-    /// `tasks/cancel`: cancels the call of a task running here; a finished task stays as it is.
+    /// The task as the journal and this process say it stands: finished, waiting for input, or
+    /// running here; `None` for a task cut off on its way.
+    fn standing(&self, id: &str, stored: &Stored) -> Option<DetailedTask> {
+        if let Some(finished) = &stored.finished {
+            return Some(self.detailed(id, &stored.created, Some(finished)));
+        }
+        let outstanding = stored.outstanding();
+        if !outstanding.is_empty() {
+            let task = self.base(
+                id,
+                &stored.created,
+                stored.updated_at(),
+                TaskStatus::InputRequired,
+            );
+            let payload = TaskPayload::InputRequired {
+                input_requests: outstanding,
+            };
+            return Some(DetailedTask::new(task, payload));
+        }
+        self.is_live(id).then(|| self.working(id, stored))
+    }
+
+    fn working(&self, id: &str, stored: &Stored) -> DetailedTask {
+        let task = self.base(
+            id,
+            &stored.created,
+            stored.updated_at(),
+            TaskStatus::Working,
+        );
+        DetailedTask::new(task, TaskPayload::Working)
+    }
+
+    /// `tasks/cancel`: cancels the call of a task running here, and a task waiting for input; a
+    /// finished task stays as it is.
     pub(super) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
-        self.load(id).await?;
+        let stored = self.load(id).await?;
         if let Some(cancel) = self.live.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
             let _ = cancel.send(true);
+            return Ok(());
+        }
+        if stored.finished.is_none() && !stored.outstanding().is_empty() {
+            let cancelled = entry("result", &cancelled_finish(&stored.created));
+            match self
+                .journal
+                .append(&run_of(id), vec![cancelled], true)
+                .await
+            {
+                // Answered by another process first: its answer stands.
+                Ok(()) | Err(JournalError::Conflict { .. }) => {}
+                Err(error) => return Err(storage_error(id, &error)),
+            }
         }
         Ok(())
     }
 
-    /// `tasks/update`: none of skyl's tasks waits for input, so there is nothing to deliver.
-    pub(super) async fn update(&self, id: &str) -> Result<(), ErrorData> {
-        self.load(id).await.map(|_| ())
+    /// `tasks/update`: records the client's answers to the questions a task waits on, and runs
+    /// the call again once every question of the round is answered.
+    ///
+    /// An answer to a question the task does not wait on (another key, a question already
+    /// answered, a task that runs or has finished) is let go, as SEP-2663's implementations
+    /// let it go: the acknowledgement says only that the update was received, and `tasks/get`
+    /// says where the task stands.
+    pub(super) async fn update(
+        self: &Arc<Self>,
+        id: &str,
+        responses: InputResponses,
+        runner: Runner,
+    ) -> Result<(), ErrorData> {
+        let stored = self.load(id).await?;
+        let outstanding = stored.outstanding();
+        let answers: Vec<(String, Value)> = responses
+            .into_iter()
+            .filter(|(key, _)| outstanding.contains_key(key))
+            .collect();
+        if stored.finished.is_some() || answers.is_empty() {
+            return Ok(());
+        }
+        let round = stored.round() - 1;
+        let at = now();
+        let answers = answers
+            .into_iter()
+            .map(|(key, response)| {
+                let answer = Answer {
+                    format: FORMAT,
+                    response,
+                    at: at.clone(),
+                };
+                entry(&format!("answer/{round}/{key}"), &answer)
+            })
+            .collect();
+        match self.journal.append(&run_of(id), answers, true).await {
+            // An answer given by another update first stands.
+            Ok(()) | Err(JournalError::Conflict { .. }) => {}
+            Err(error) => return Err(storage_error(id, &error)),
+        }
+        let stored = self.load(id).await?;
+        if stored.finished.is_none() && stored.outstanding().is_empty() {
+            let (round, answers) = (stored.round(), stored.answers());
+            self.start(id.to_owned(), stored.created, round, answers, runner, None);
+        }
+        Ok(())
     }
 
     async fn load(&self, id: &str) -> Result<Stored, ErrorData> {
@@ -331,25 +441,7 @@ impl Tasks {
             .load(&run_of(id))
             .await
             .map_err(|error| storage_error(id, &error))?;
-        let mut created = None;
-        let mut intent = false;
-        let mut finished = None;
-        for Entry { key, body } in entries {
-            match key.as_str() {
-                "created" => created = serde_json::from_str::<Created>(&body).ok(),
-                "intent" => intent = true,
-                "result" => finished = serde_json::from_str::<Finished>(&body).ok(),
-                _ => {}
-            }
-        }
-        let created = created
-            .filter(|created| created.format <= FORMAT)
-            .ok_or_else(|| ErrorData::invalid_params(prose::task_unknown(id), None))?;
-        Ok(Stored {
-            created,
-            intent,
-            finished: finished.filter(|finished| finished.format <= FORMAT),
-        })
+        read(entries).ok_or_else(|| ErrorData::invalid_params(prose::task_unknown(id), None))
     }
 
     fn base(&self, id: &str, created: &Created, updated: &str, status: TaskStatus) -> Task {
@@ -382,39 +474,12 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// A task that failed before its call could start.
-fn failure(message: &str) -> Finished {
-    let error = ErrorData::new(ErrorCode::INTERNAL_ERROR, message.to_owned(), None);
-    Finished {
-        format: FORMAT,
-        status: TaskStatus::Failed,
-        result: None,
-        error: Some(to_object(&error)),
-        status_message: Some(message.to_owned()),
-        updated_at: now(),
-    }
-}
-
 fn storage_error(id: &str, error: &JournalError) -> ErrorData {
     ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
         prose::task_unreadable(id, &error.to_string()),
         None,
     )
-}
-
-fn entry(key: &str, body: &impl Serialize) -> Entry {
-    Entry {
-        key: key.to_owned(),
-        body: serde_json::to_string(body).expect("task records are plain JSON"),
-    }
-}
-
-fn to_object(value: &impl Serialize) -> JsonObject {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(object)) => object,
-        _ => JsonObject::new(),
-    }
 }
 
 /// Task ids: 128 bits from the process's randomly keyed hasher, so that one client cannot guess
@@ -449,14 +514,11 @@ impl Ids {
     }
 }
 
-/// Now, as ISO 8601 in UTC with milliseconds.
-fn now() -> String {
-    crate::text::Utc(SystemTime::now()).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Entry;
+    use rmcp::model::InputRequests;
     use std::sync::atomic::AtomicUsize;
 
     /// A journal in memory.
@@ -495,14 +557,19 @@ mod tests {
         }
     }
 
-    /// A runner that counts its runs and answers at once.
+    /// A runner that counts its runs and answers at once, naming the answers it was given.
     fn counting(runs: &Arc<AtomicUsize>) -> Runner {
         let runs = Arc::clone(runs);
-        Arc::new(move |_, created: Created, _| {
+        Arc::new(move |_, created: Created, answers: InputResponses, _| {
             runs.fetch_add(1, Ordering::SeqCst);
-            Box::pin(std::future::ready(Some(CallToolResult::success(vec![
-                ContentBlock::text(format!("ran {}", created.tool)),
-            ]))))
+            let given: Vec<&str> = answers.keys().map(String::as_str).collect();
+            let text = match given.as_slice() {
+                [] => format!("ran {}", created.tool),
+                given => format!("ran {} with {}", created.tool, given.join(", ")),
+            };
+            Box::pin(std::future::ready(Ran::Answered(CallToolResult::success(
+                vec![ContentBlock::text(text)],
+            ))))
         })
     }
 
@@ -514,7 +581,43 @@ mod tests {
             reruns: false,
             structured: false,
             created_at: "2026-07-28T00:00:00.000Z".to_owned(),
+            capabilities: None,
         }
+    }
+
+    fn intent(key: &str) -> Entry {
+        let at = now();
+        entry(key, &Intent { format: FORMAT, at })
+    }
+
+    fn asked(round: usize, keys: &[&str]) -> Entry {
+        let requests: InputRequests = keys
+            .iter()
+            .map(|key| {
+                let request = serde_json::from_value(serde_json::json!({
+                    "method": "elicitation/create",
+                    "params": {"mode": "form", "message": format!("{key}?"), "requestedSchema": {"type": "object", "properties": {}}}
+                }))
+                .unwrap();
+                ((*key).to_owned(), request)
+            })
+            .collect();
+        let at = now();
+        let asked = Asked {
+            format: FORMAT,
+            requests,
+            at,
+        };
+        entry(&format!("asked/{round}"), &asked)
+    }
+
+    fn answer(round: usize, key: &str) -> Entry {
+        let answer = Answer {
+            format: FORMAT,
+            response: serde_json::json!({"action": "accept", "content": {"ok": true}}),
+            at: now(),
+        };
+        entry(&format!("answer/{round}/{key}"), &answer)
     }
 
     /// Polls `tasks/get` until the task is no longer working (at most 200 times).
@@ -578,6 +681,102 @@ mod tests {
         assert_eq!(settled(&tasks, "before", &runner).await, before);
         assert_eq!(settled(&tasks, "during", &runner).await, during);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_task_that_asked_waits_for_every_answer_and_a_rerun_cut_off_after_its_intent_never_runs_again()
+     {
+        let journal = Arc::new(Memory::default());
+        // Round 0 asked two questions: one answered, one not.
+        let waiting = vec![
+            entry("created", &created("delete")),
+            intent("intent"),
+            asked(0, &["confirm", "reason"]),
+            answer(0, "confirm"),
+        ];
+        // Every question answered, and killed before the rerun started (no `intent/1`).
+        let answered = vec![
+            entry("created", &created("delete")),
+            intent("intent"),
+            asked(0, &["confirm"]),
+            answer(0, "confirm"),
+        ];
+        // Killed during the rerun, after its intent.
+        let rerunning = [answered.clone(), vec![intent("intent/1")]].concat();
+        for (run, entries) in [
+            ("waiting", waiting),
+            ("answered", answered),
+            ("rerunning", rerunning),
+        ] {
+            let run = format!("mcp-task/{run}");
+            journal.append(&run, entries, true).await.unwrap();
+        }
+        let runs = Arc::new(AtomicUsize::new(0));
+        let runner = counting(&runs);
+        let tasks = Arc::new(Tasks::new(journal, Duration::from_millis(10)));
+
+        let waiting = settled(&tasks, "waiting", &runner).await;
+        assert_eq!(waiting.status(), TaskStatus::InputRequired);
+        let TaskPayload::InputRequired { input_requests } = &waiting.payload else {
+            panic!("{waiting:?}");
+        };
+        assert_eq!(input_requests.keys().collect::<Vec<_>>(), ["reason"]);
+        // Answers to questions the task does not wait on (one answered already, one never
+        // asked) are let go, and change nothing.
+        let unasked = [("confirm", Value::Null), ("unknown", Value::Null)]
+            .map(|(key, answer)| (key.to_owned(), answer));
+        tasks
+            .update(
+                "waiting",
+                InputResponses::from(unasked),
+                Arc::clone(&runner),
+            )
+            .await
+            .unwrap();
+        assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);
+
+        let done = |text: &str, is_error: bool| {
+            let result = if is_error {
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            } else {
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            };
+            TaskPayload::Completed {
+                result: to_object(&result),
+            }
+        };
+        let answered = settled(&tasks, "answered", &runner).await;
+        assert_eq!(answered.payload, done("ran delete with confirm", false));
+        let rerunning = settled(&tasks, "rerunning", &runner).await;
+        assert_eq!(
+            rerunning.payload,
+            done(&crate::prose::outcome_unknown("delete"), true)
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+        // The last answer runs the call again, with both answers.
+        tasks
+            .update(
+                "waiting",
+                InputResponses::from([("reason".to_owned(), Value::Null)]),
+                Arc::clone(&runner),
+            )
+            .await
+            .unwrap();
+        let waiting = settled(&tasks, "waiting", &runner).await;
+        assert_eq!(
+            waiting.payload,
+            done("ran delete with confirm, reason", false)
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        // A finished task takes no answers.
+        let late = [("reason".to_owned(), Value::Bool(false))];
+        tasks
+            .update("waiting", InputResponses::from(late), Arc::clone(&runner))
+            .await
+            .unwrap();
+        assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
 
     #[test]
