@@ -703,10 +703,17 @@ mod tests {
         ];
         // Killed during the rerun, after its intent.
         let rerunning = [answered.clone(), vec![intent("intent/1")]].concat();
+        // Waiting, then cancelled by the client.
+        let dropped = vec![
+            entry("created", &created("delete")),
+            intent("intent"),
+            asked(0, &["confirm"]),
+        ];
         for (run, entries) in [
             ("waiting", waiting),
             ("answered", answered),
             ("rerunning", rerunning),
+            ("dropped", dropped),
         ] {
             let run = format!("mcp-task/{run}");
             journal.append(&run, entries, true).await.unwrap();
@@ -751,6 +758,21 @@ mod tests {
         assert_eq!(
             rerunning.payload,
             done(&crate::prose::outcome_unknown("delete"), true)
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+        // A task waiting for input is cancelled at once, and its answer comes too late.
+        tasks.cancel("dropped").await.unwrap();
+        let late = [("confirm".to_owned(), Value::Bool(true))];
+        tasks
+            .update("dropped", InputResponses::from(late), Arc::clone(&runner))
+            .await
+            .unwrap();
+        let dropped = settled(&tasks, "dropped", &runner).await;
+        assert_eq!(dropped.status(), TaskStatus::Cancelled);
+        assert_eq!(
+            dropped.task.status_message.as_deref(),
+            Some(prose::task_cancelled("delete").as_str())
         );
         assert_eq!(runs.load(Ordering::SeqCst), 1);
 
