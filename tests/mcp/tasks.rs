@@ -7,15 +7,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use skyl::agent::{Agent, Reply, Run, Stop};
 use skyl::durable::SqliteJournal;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    GetTaskParams, TaskStatusNotificationParams, UpdateTaskParams,
+    ElicitRequest, GetTaskParams, InputRequest, TaskStatusNotificationParams, UpdateTaskParams,
 };
 use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
-use skyl::{CallContext, Toolbox};
+use skyl::testing::ScriptedModel;
+use skyl::{CallContext, Message, ToolCall, ToolResult, Toolbox};
+use std::future::IntoFuture;
 use tokio::sync::Notify;
 
 use crate::common::{bounded, object};
@@ -725,4 +728,100 @@ async fn a_mounted_task_past_the_task_timeout_is_cancelled_on_the_server() {
     );
     // The server heard tasks/cancel and cancelled the tool's call.
     bounded("the server's cancellation", NEVER_ENDS_CANCELLED.notified()).await;
+}
+
+/// Asks the person to confirm, then books the room.
+#[skyl::tool]
+fn book(room: String) -> Result<String, skyl::ToolFailure> {
+    let Some(answer) = skyl::mcp::answer("confirm") else {
+        let params = serde_json::from_value(json!({
+            "mode": "form",
+            "message": format!("Book the {room} room?"),
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+        }))
+        .unwrap();
+        let question = InputRequest::Elicitation(ElicitRequest::new(params));
+        return Err(skyl::mcp::ask("confirm", question));
+    };
+    Ok(format!("{room}: {answer}"))
+}
+
+/// `server` mounted over a connection of its own, as another process would mount it, holding a
+/// call parked for the person for `expiry`.
+async fn mount_rooms(server: &Server, expiry: Duration) -> skyl::mcp::Remote {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.clone().serve(server_end));
+    let builder = skyl::mcp::Remote::builder("rooms").question_expiry(expiry);
+    bounded("mounting", builder.connect(client_end))
+        .await
+        .unwrap()
+}
+
+/// A run over `remote`'s tools whose model books the blue room, stopped for the question of
+/// the server's task.
+async fn run_waiting_for(remote: &skyl::mcp::Remote) -> Run {
+    let model = ScriptedModel::new().reply_calls([ToolCall::new(
+        "c1",
+        "rooms_book",
+        json!({"room": "blue"}),
+    )]);
+    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
+    let run = bounded(
+        "the run",
+        agent.run(vec![Message::user("Book it")]).into_future(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    let question = run.question("c1").expect("the call asked");
+    assert_eq!(question.from(), "rooms");
+    assert_eq!(question.message(), "Book the blue room?");
+    assert_eq!(
+        question.schema(),
+        &json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}})
+    );
+    run
+}
+
+/// `run`, replied to and resumed over `remote`'s tools: the call's result.
+async fn resumed_result(remote: &skyl::mcp::Remote, mut run: Run, reply: Reply) -> Vec<ToolResult> {
+    run.reply("c1", reply).unwrap();
+    let model = ScriptedModel::new().reply_text("Done.");
+    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
+    let run = bounded("the resumed run", agent.resume(run).into_future())
+        .await
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    run.transcript()[2].tool_results().cloned().collect()
+}
+
+#[tokio::test]
+async fn a_mounted_task_that_asks_pauses_the_run_and_the_persons_reply_reaches_the_task() {
+    let journal = SqliteJournal::open(journal_path("mounted-asks")).unwrap();
+    let server = Server::new(Toolbox::new().with(Book))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(10));
+
+    // Replied to in the process that asked: the parked call sends the answer on.
+    let remote = mount_rooms(&server, Duration::from_secs(600)).await;
+    let run = run_waiting_for(&remote).await;
+    let reply = Reply::Accept(object(json!({"confirm": true})));
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        resumed_result(&remote, run, reply).await,
+        [ToolResult::success("c1", format!("blue: {accepted}"))]
+    );
+
+    // Saved, and resumed over another connection once the process that asked no longer holds
+    // the call (as after a restart): the question's continuation names the task, which gets
+    // the answer.
+    let expiring = mount_rooms(&server, Duration::ZERO).await;
+    let run = run_waiting_for(&expiring).await;
+    let saved: Run = serde_json::from_str(&serde_json::to_string(&run).unwrap()).unwrap();
+    let elsewhere = mount_rooms(&server, Duration::from_secs(600)).await;
+    assert_eq!(
+        resumed_result(&elsewhere, saved, Reply::Decline).await,
+        [ToolResult::success("c1", "blue: {\"action\":\"decline\"}")]
+    );
 }

@@ -172,10 +172,13 @@
 //!   outcome-unknown; the server answers as it would have in the first process.
 //! - **Tasks.** skyl's client declares the tasks extension: a server that answers a call with a
 //!   task is polled (`tasks/get`, as often as it asks) until the task ends, bounded by
-//!   [`RemoteBuilder::task_timeout`], and the call's result is the task's. With
-//!   [`RemoteBuilder::task_journal`], the task id is recorded as the call's handle in the run's
-//!   journal, and a journaled run resumed in another process awaits that task instead of
-//!   calling the tool again.
+//!   [`RemoteBuilder::task_timeout`], and the call's result is the task's. A task that waits
+//!   for input (`input_required`, a form question) is answered as a question during the call
+//!   is (the handler, else the person through a paused run, else declined), with
+//!   `tasks/update`, one question at a time; the person's reply reaches the task from another
+//!   process too. With [`RemoteBuilder::task_journal`], the task id is recorded as the call's
+//!   handle in the run's journal, and a journaled run resumed in another process awaits that
+//!   task instead of calling the tool again.
 //! - **A changing tool list.** The server's `notifications/tools/list_changed` refreshes
 //!   [`Remote::tools`]. A toolbox keeps the tools it was built with (a model must not see its
 //!   tools change in the middle of a turn): a tool the server dropped answers that it is gone,

@@ -544,6 +544,14 @@ fn elicit_result(reply: Reply) -> ElicitResult {
 }
 
 impl Asks {
+    /// The application's handler's reply to the server's question, when the application gave
+    /// one ([`RemoteBuilder::on_question`]).
+    fn handled(&self, server: &str, message: &str, schema: &Value) -> Option<Reply> {
+        let handler = self.handler.as_ref()?;
+        let question = Question::new(server, message.to_owned(), schema.clone());
+        Some((handler.0)(&question))
+    }
+
     /// The answer to the server's question `request`, asked on the spot by the application's
     /// handler or, during a call, of the person through the call that takes it (which parks the
     /// agent's run). The same path serves a question asked mid-call (`elicitation/create`) and

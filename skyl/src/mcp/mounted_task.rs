@@ -10,7 +10,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, CancelTaskParams, ErrorData, GetTaskParams, TaskPayload};
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, ElicitRequestParams, ErrorData, GetTaskParams, InputRequest,
+    TaskPayload,
+};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +86,12 @@ pub(super) enum Ended {
     Answer(Result<CallToolResult, ServiceError>),
     /// Settled by skyl: cancelled, waiting for input skyl cannot give, or out of time.
     Failed(RichOutcome),
+    /// The task waits for the answer to the question `key` (the first it waits on): asked as
+    /// a question during the call would be, and sent with `tasks/update`.
+    Asked {
+        key: String,
+        request: ElicitRequestParams,
+    },
 }
 
 /// Polls task `task_id` until it ends, at most `limit`; the call's cancellation cancels it.
@@ -121,7 +130,16 @@ pub(super) async fn await_task(
                         task.task.status_message.as_deref(),
                     )));
                 }
-                TaskPayload::InputRequired { .. } => {
+                TaskPayload::InputRequired { input_requests } => {
+                    // Sampling and roots were not declared: a server must not ask for them.
+                    if let Some((key, InputRequest::Elicitation(request))) =
+                        input_requests.into_iter().next()
+                    {
+                        return Ended::Asked {
+                            key,
+                            request: request.params,
+                        };
+                    }
                     let _ = peer.cancel_task(CancelTaskParams::new(task_id)).await;
                     return Ended::Failed(Err(prose::task_needs_input(server)));
                 }

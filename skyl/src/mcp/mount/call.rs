@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, DEFAULT_MRTR_MAX_ROUNDS, ErrorCode,
-    InputRequest, InputResponses,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DEFAULT_MRTR_MAX_ROUNDS,
+    ElicitRequestParams, ErrorCode, InputRequest, InputResponses, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
@@ -52,7 +52,7 @@ impl Connection {
         if let (Some(journal), Some(key)) = (&catalog.tasks.journal, call.context.effect_key())
             && let Some(task_id) = mounted_task::recorded(journal.as_ref(), key).await
         {
-            return self.await_task(&call, &task_id, None).await;
+            return self.await_task(call, task_id, None).await;
         }
         let params = CallToolRequestParams::new(call.remote_name.clone()).with_arguments(arguments);
         let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
@@ -75,7 +75,7 @@ impl Connection {
             let limit = self.catalog.call_timeout;
             // Dropping the request on timeout makes rmcp send `notifications/cancelled`.
             let pending = tokio::select! {
-                answer = &mut request => return self.respond(&call, answer).await,
+                answer = &mut request => return Arc::clone(&self).respond(call, answer).await,
                 () = tokio::time::sleep(limit) => {
                     return Err(prose::server_timed_out(&self.catalog.server, limit));
                 }
@@ -112,12 +112,12 @@ impl Connection {
 
     /// The server's first answer to `call`: its result, or a task to await.
     async fn respond(
-        &self,
-        call: &Call,
+        self: Arc<Self>,
+        call: Call,
         answer: Result<CallToolResponse, ServiceError>,
     ) -> RichOutcome {
         match answer {
-            Ok(CallToolResponse::Complete(result)) => self.outcome(call, Ok(result)).await,
+            Ok(CallToolResponse::Complete(result)) => self.outcome(&call, Ok(result)).await,
             Ok(CallToolResponse::Task(created)) => {
                 let task = created.task;
                 if let (Some(journal), Some(key)) =
@@ -132,32 +132,119 @@ impl Connection {
                     )
                     .await;
                 }
-                self.await_task(call, &task.task_id, task.poll_interval_ms)
+                self.await_task(call, task.task_id, task.poll_interval_ms)
                     .await
             }
             Ok(_) => {
-                self.outcome(call, Err(ServiceError::UnexpectedResponse))
+                self.outcome(&call, Err(ServiceError::UnexpectedResponse))
                     .await
             }
-            Err(error) => self.outcome(call, Err(error)).await,
+            Err(error) => self.outcome(&call, Err(error)).await,
         }
     }
 
-    /// Polls the server's task `task_id` for `call` until it ends.
-    async fn await_task(&self, call: &Call, task_id: &str, interval: Option<u64>) -> RichOutcome {
-        let ended = mounted_task::await_task(
-            &self.peer,
-            &self.catalog.server,
-            task_id,
-            interval,
-            self.catalog.tasks.timeout,
-            &call.context,
-        )
-        .await;
-        match ended {
-            Ended::Answer(answer) => self.outcome(call, answer).await,
-            Ended::Failed(outcome) => outcome,
+    /// Polls the server's task `task_id` for `call` until it ends, and answers what the task
+    /// asks meanwhile.
+    fn await_task(
+        self: Arc<Self>,
+        call: Call,
+        task_id: String,
+        interval: Option<u64>,
+    ) -> BoxFuture<'static, RichOutcome> {
+        Box::pin(async move {
+            let ended = mounted_task::await_task(
+                &self.peer,
+                &self.catalog.server,
+                &task_id,
+                interval,
+                self.catalog.tasks.timeout,
+                &call.context,
+            )
+            .await;
+            match ended {
+                Ended::Answer(answer) => self.outcome(&call, answer).await,
+                Ended::Failed(outcome) => outcome,
+                Ended::Asked { key, request } => {
+                    self.ask_in_task(call, TaskQuestion { task_id, key }, request)
+                        .await
+                }
+            }
+        })
+    }
+
+    /// Asks the question `asked` of the server's task for `call`, as one asked during the call
+    /// is asked: by the application's handler, else of the person by parking the call in an
+    /// agent's turn, else declined; the answer goes to the task, which is awaited again.
+    async fn ask_in_task(
+        self: Arc<Self>,
+        call: Call,
+        asked: TaskQuestion,
+        request: ElicitRequestParams,
+    ) -> RichOutcome {
+        let server = self.catalog.server.clone();
+        // URL mode was not declared: a server that asks in it anyway is declined.
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return self.answer_task(call, asked, Reply::Decline).await;
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+        if let Some(reply) = self.asks.handled(&server, &message, &schema) {
+            return self.answer_task(call, asked, reply).await;
         }
+        let continuation = TaskContinuation {
+            tool: call.remote_name.clone(),
+            task_id: asked.task_id.clone(),
+            key: asked.key.clone(),
+        };
+        let question = Question::new(&server, message, schema)
+            .continued_by(serde_json::to_value(continuation).ok());
+        let said = question.message().to_owned();
+        let context = call.context.clone();
+        let connection = Arc::clone(&self);
+        let resume: Resume = Box::new(move |reply| connection.answer_task(call, asked, reply));
+        match asking::park(
+            context.call_id(),
+            question,
+            resume,
+            self.catalog.question_expiry,
+        ) {
+            Ok(()) => Err(prose::asked_person(&server)),
+            Err(resume) => {
+                context.log(LogLevel::Warning, prose::question_declined(&server, &said));
+                resume(Reply::Decline).await
+            }
+        }
+    }
+
+    /// Sends `reply` to the question `asked` of the server's task for `call` (`tasks/update`),
+    /// and awaits the task again.
+    fn answer_task(
+        self: Arc<Self>,
+        call: Call,
+        asked: TaskQuestion,
+        reply: Reply,
+    ) -> BoxFuture<'static, RichOutcome> {
+        Box::pin(async move {
+            let answer = match serde_json::to_value(elicit_result(reply)) {
+                Ok(answer) => answer,
+                Err(error) => {
+                    return Err(prose::server_failed(
+                        &self.catalog.server,
+                        &error.to_string(),
+                    ));
+                }
+            };
+            let responses = InputResponses::from([(asked.key, answer)]);
+            let update = UpdateTaskParams::new(asked.task_id.clone(), responses);
+            if let Err(error) = self.peer.update_task(update).await {
+                return self.outcome(&call, Err(error)).await;
+            }
+            self.await_task(call, asked.task_id, None).await
+        })
     }
 
     /// What the server's answer to `call` means for the model.
@@ -268,6 +355,24 @@ async fn rounds(
     })
 }
 
+/// The question of a server's task a call waits on.
+struct TaskQuestion {
+    task_id: String,
+    key: String,
+}
+
+/// Where a call stands when its server's task asked a question: what sending the person's
+/// answer on takes, in this process or another.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskContinuation {
+    /// The tool's name on the server.
+    tool: String,
+    task_id: String,
+    /// The key of the question asked.
+    key: String,
+}
+
 /// Where a call stands when its server asked a question in an input-required result: what
 /// sending the person's answer on takes, in this process or another.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -295,32 +400,46 @@ impl Connection {
         reply: Reply,
         call_id: &str,
     ) -> Option<BoxFuture<'static, RichOutcome>> {
+        if let Ok(asked) = serde_json::from_value::<TaskContinuation>(continuation.clone()) {
+            let call = self.resumed_call(asked.tool, call_id)?;
+            let asked = TaskQuestion {
+                task_id: asked.task_id,
+                key: asked.key,
+            };
+            return Some(self.answer_task(call, asked, reply));
+        }
         let continuation: Continuation = serde_json::from_value(continuation.clone()).ok()?;
-        let local_name = self
-            .catalog
-            .current()
-            .iter()
-            .find(|listed| listed.remote_name == continuation.tool)?
-            .definition
-            .name
-            .clone();
+        let call = self.resumed_call(continuation.tool.clone(), call_id)?;
         let mut answers = continuation.answers;
         answers.insert(
             continuation.key,
             serde_json::to_value(elicit_result(reply)).ok()?,
         );
-        let mut params = CallToolRequestParams::new(continuation.tool.clone())
-            .with_arguments(continuation.arguments);
+        let mut params =
+            CallToolRequestParams::new(continuation.tool).with_arguments(continuation.arguments);
         params.input_responses = Some(answers);
         params.request_state = continuation.request_state;
         let (peer, asks) = (self.peer.clone(), Arc::clone(&self.asks));
         let server = self.catalog.server.clone();
         let request: Request = Box::pin(async move { rounds(&peer, &asks, &server, params).await });
-        let call = Call {
-            context: CallContext::new(local_name.as_str(), call_id),
-            remote_name: continuation.tool,
-            local_name,
-        };
         Some(self.answer(call, request))
+    }
+
+    /// The call `call_id` of the tool the server calls `remote_name`, gone on with in this
+    /// process; `None` when the server does not offer that tool now.
+    fn resumed_call(&self, remote_name: String, call_id: &str) -> Option<Call> {
+        let local_name = self
+            .catalog
+            .current()
+            .iter()
+            .find(|listed| listed.remote_name == remote_name)?
+            .definition
+            .name
+            .clone();
+        Some(Call {
+            context: CallContext::new(local_name.as_str(), call_id),
+            remote_name,
+            local_name,
+        })
     }
 }
