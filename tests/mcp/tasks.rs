@@ -746,12 +746,42 @@ fn book(room: String) -> Result<String, skyl::ToolFailure> {
     Ok(format!("{room}: {answer}"))
 }
 
+/// Asks one question after another, each once the last is answered, and never finishes.
+#[skyl::tool]
+fn interrogate() -> Result<String, skyl::ToolFailure> {
+    let asked = (0..)
+        .take_while(|n| skyl::mcp::answer(&format!("q{n}")).is_some())
+        .count();
+    let params = serde_json::from_value(json!({
+        "mode": "form",
+        "message": format!("Question {asked}?"),
+        "requestedSchema": {"type": "object", "properties": {}}
+    }))
+    .unwrap();
+    let question = InputRequest::Elicitation(ElicitRequest::new(params));
+    Err(skyl::mcp::ask(format!("q{asked}"), question))
+}
+
+fn rooms_server(name: &str) -> Server {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    Server::new(Toolbox::new().with(Book).with(Interrogate))
+        .with_task_journal(journal)
+        .with_task_poll_interval(Duration::from_millis(10))
+}
+
 /// `server` mounted over a connection of its own, as another process would mount it, holding a
 /// call parked for the person for `expiry`.
 async fn mount_rooms(server: &Server, expiry: Duration) -> skyl::mcp::Remote {
+    mount_rooms_with(
+        server,
+        skyl::mcp::Remote::builder("rooms").question_expiry(expiry),
+    )
+    .await
+}
+
+async fn mount_rooms_with(server: &Server, builder: skyl::mcp::RemoteBuilder) -> skyl::mcp::Remote {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(server.clone().serve(server_end));
-    let builder = skyl::mcp::Remote::builder("rooms").question_expiry(expiry);
     bounded("mounting", builder.connect(client_end))
         .await
         .unwrap()
@@ -798,10 +828,7 @@ async fn resumed_result(remote: &skyl::mcp::Remote, mut run: Run, reply: Reply) 
 
 #[tokio::test]
 async fn a_mounted_task_that_asks_pauses_the_run_and_the_persons_reply_reaches_the_task() {
-    let journal = SqliteJournal::open(journal_path("mounted-asks")).unwrap();
-    let server = Server::new(Toolbox::new().with(Book))
-        .with_task_journal(journal)
-        .with_task_poll_interval(Duration::from_millis(10));
+    let server = rooms_server("mounted-asks");
 
     // Replied to in the process that asked: the parked call sends the answer on.
     let remote = mount_rooms(&server, Duration::from_secs(600)).await;
@@ -824,4 +851,49 @@ async fn a_mounted_task_that_asks_pauses_the_run_and_the_persons_reply_reaches_t
         resumed_result(&elsewhere, saved, Reply::Decline).await,
         [ToolResult::success("c1", "blue: {\"action\":\"decline\"}")]
     );
+}
+
+#[tokio::test]
+async fn a_mounted_tasks_question_outside_a_run_is_the_handlers_or_declined_and_bounded() {
+    let server = rooms_server("mounted-handled");
+    let call = ToolCall::new("c1", "rooms_book", json!({"room": "red"}));
+
+    // The application's handler answers on the spot.
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let hearing = Arc::clone(&heard);
+    let builder = skyl::mcp::Remote::builder("rooms").on_question(move |question| {
+        hearing.lock().unwrap().push(question.message().to_owned());
+        Reply::Accept(object(json!({"confirm": true})))
+    });
+    let handled = mount_rooms_with(&server, builder).await;
+    let toolbox = Toolbox::new().with_remote(&handled);
+    let accepted = json!({"action": "accept", "content": {"confirm": true}});
+    assert_eq!(
+        bounded("a handled call", toolbox.dispatch(&call)).await,
+        ToolResult::success("c1", format!("red: {accepted}"))
+    );
+
+    // Nobody to ask: the server hears no.
+    let unhandled = mount_rooms(&server, Duration::from_secs(600)).await;
+    let toolbox = Toolbox::new().with_remote(&unhandled);
+    assert_eq!(
+        bounded("a declined call", toolbox.dispatch(&call)).await,
+        ToolResult::success("c1", "red: {\"action\":\"decline\"}")
+    );
+
+    // A task that keeps asking is answered ten times, as many rounds as an input-required
+    // call gets, then cancelled.
+    let toolbox = Toolbox::new().with_remote(&handled);
+    let call = ToolCall::new("c2", "rooms_interrogate", json!({}));
+    assert_eq!(
+        bounded("an endless interrogation", toolbox.dispatch(&call)).await,
+        ToolResult::error(
+            "c2",
+            "ERROR: rooms_interrogate failed: the MCP server \"rooms\" kept asking questions in the task that ran the call, more than 10; the task was cancelled, and the call may or may not have taken effect. Do not retry; tell the user the result is unavailable."
+        )
+    );
+    let asked: Vec<String> = std::iter::once("Book the red room?".to_owned())
+        .chain((0..10).map(|n| format!("Question {n}?")))
+        .collect();
+    assert_eq!(*heard.lock().unwrap(), asked);
 }

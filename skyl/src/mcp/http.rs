@@ -205,23 +205,8 @@ async fn answer<S: Send + Sync + 'static>(
 /// a client of the new revision sends them without the params they took (-32602 would tell it to
 /// fix params the method no longer has).
 fn removed_method(headers: &HeaderMap, body: &[u8]) -> Option<serde_json::Value> {
-    let revision = headers.get("mcp-protocol-version")?.to_str().ok()?;
-    let revision = ProtocolVersion::deserialize(serde_json::Value::from(revision)).ok()?;
-    if revision.has_initialize() {
-        return None;
-    }
-    #[derive(serde::Deserialize)]
-    struct Head {
-        id: Option<serde_json::Value>,
-        method: String,
-    }
-    let head: Head = serde_json::from_slice(body).ok()?;
-    // A request whose headers do not name its method is rmcp's to refuse first (-32020), as it
-    // refuses any other.
-    if headers.get("mcp-method")?.as_bytes() != head.method.as_bytes() {
-        return None;
-    }
-    let instead = match head.method.as_str() {
+    let method = headers.get("mcp-method")?.to_str().ok()?;
+    let instead = match method {
         "initialize" => {
             "a client of that revision discovers a server with `server/discover` and sends its \
              protocol version, capabilities and name in each request's `_meta`"
@@ -232,13 +217,29 @@ fn removed_method(headers: &HeaderMap, body: &[u8]) -> Option<serde_json::Value>
         }
         _ => return None,
     };
+    // A revision rmcp does not know is rmcp's to refuse as such.
+    let revision = headers.get("mcp-protocol-version")?.to_str().ok()?;
+    let revision = ProtocolVersion::deserialize(serde_json::Value::from(revision)).ok()?;
+    if revision.has_initialize() || !ProtocolVersion::KNOWN_VERSIONS.contains(&revision) {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<serde_json::Value>,
+        method: String,
+    }
+    // A body whose method is not the header's is rmcp's to refuse first (-32020), as it
+    // refuses any other.
+    let head: Head = serde_json::from_slice(body).ok()?;
+    if head.method != method {
+        return None;
+    }
     Some(stdio::error_response(
         head.id.unwrap_or(serde_json::Value::Null),
         METHOD_NOT_FOUND,
         &format!(
-            "Method not found: `{}` is not a method of MCP {revision}, the revision this request \
-             names; {instead}",
-            head.method
+            "Method not found: `{method}` is not a method of MCP {revision}, the revision this \
+             request names; {instead}"
         ),
     ))
 }

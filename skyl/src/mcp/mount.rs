@@ -544,12 +544,11 @@ fn elicit_result(reply: Reply) -> ElicitResult {
 }
 
 impl Asks {
-    /// The application's handler's reply to the server's question, when the application gave
-    /// one ([`RemoteBuilder::on_question`]).
-    fn handled(&self, server: &str, message: &str, schema: &Value) -> Option<Reply> {
+    /// The application's handler's reply to `question`, when the application gave one
+    /// ([`RemoteBuilder::on_question`]).
+    fn handled(&self, question: &Question) -> Option<Reply> {
         let handler = self.handler.as_ref()?;
-        let question = Question::new(server, message.to_owned(), schema.clone());
-        Some((handler.0)(&question))
+        Some((handler.0)(question))
     }
 
     /// The answer to the server's question `request`, asked on the spot by the application's
@@ -572,9 +571,8 @@ impl Asks {
             return ElicitResult::new(ElicitationAction::Decline);
         };
         let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        if let Some(handler) = &self.handler {
-            let question = Question::new(server, message, schema);
-            return elicit_result((handler.0)(&question));
+        if let Some(reply) = self.handled(&Question::new(server, message.clone(), schema.clone())) {
+            return elicit_result(reply);
         }
         // Outside a call there is no run to pause and nobody to ask.
         if self.in_flight.load(Ordering::Acquire) == 0 {

@@ -94,13 +94,14 @@ pub(super) enum Ended {
     },
 }
 
-/// Polls task `task_id` until it ends, at most `limit`; the call's cancellation cancels it.
+/// Polls task `task_id` until it ends, at most until `deadline` (the end of the task timeout
+/// `limit`); the call's cancellation cancels it.
 pub(super) async fn await_task(
     peer: &Peer<RoleClient>,
     server: &str,
     task_id: &str,
     interval: Option<u64>,
-    limit: Duration,
+    (deadline, limit): (std::time::Instant, Duration),
     context: &CallContext,
 ) -> Ended {
     let interval = interval
@@ -159,7 +160,7 @@ pub(super) async fn await_task(
             let _ = peer.cancel_task(CancelTaskParams::new(task_id)).await;
             Ended::Failed(Err(prose::server_timed_out(server, limit)))
         }
-        () = tokio::time::sleep(limit) => {
+        () = tokio::time::sleep_until(deadline.into()) => {
             let _ = peer.cancel_task(CancelTaskParams::new(task_id)).await;
             Ended::Failed(Err(prose::server_timed_out(server, limit)))
         }

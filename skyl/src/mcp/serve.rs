@@ -141,8 +141,9 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// and cannot reach it with [`caller`](super::caller), but it can [`ask`](super::ask) as at
     /// 2026-07-28: the task is then `input_required`, `tasks/get` gives its questions, and once
     /// the client has answered all of them with `tasks/update` the call runs again, from its
-    /// start, with the answers ([`answer`](super::answer)). The end of each task is sent as
-    /// `notifications/tasks` to the client that created it.
+    /// start, with the answers ([`answer`](super::answer)). The end of each task, and each
+    /// new question, is sent as `notifications/tasks` to the client that created it (or sent
+    /// the answers the task went on with).
     ///
     /// Each task is a run of the journal (`mcp-task/{id}`), written with the agent runs'
     /// discipline: the call before it starts (and, for a tool that is not read-only or
@@ -807,14 +808,19 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let Some(served) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::UpdateTaskMethod>());
         };
         served
             .tasks
-            .update(&request.task_id, request.input_responses, self.runner())
+            .update(
+                &request.task_id,
+                request.input_responses,
+                self.runner(),
+                Some(context.peer.clone()),
+            )
             .await
     }
 

@@ -142,6 +142,7 @@ impl Tasks {
             live.insert(id.clone(), cancel);
         }
         let tasks = Arc::clone(self);
+        let cancel_seen = cancelled.clone();
         tokio::spawn(async move {
             let run = run_of(&id);
             if !created.reruns {
@@ -154,7 +155,8 @@ impl Tasks {
                 );
                 if let Err(error) = tasks.journal.append(&run, vec![intent], true).await {
                     tasks.forget(&id);
-                    // Another process started the call first: it answers for it.
+                    // This round was started first by another process, or by another request
+                    // here (a `tasks/get` that took the task for cut off): that run answers.
                     if !matches!(error, JournalError::Conflict { .. }) {
                         let failed =
                             failure(&prose::task_not_recorded(&created.tool, &error.to_string()));
@@ -162,6 +164,15 @@ impl Tasks {
                     }
                     return;
                 }
+            }
+            // A `tasks/cancel` that came before this run was live records the task cancelled
+            // (it cannot signal a run it does not see): then the call does not run. One that
+            // comes later sees the run live, and signals it.
+            if let Ok(stored) = tasks.load(&id).await
+                && stored.finished.is_some()
+            {
+                tasks.forget(&id);
+                return;
             }
             let until_cancelled: crate::model::BoxFuture<'static, ()> = Box::pin(async move {
                 let _ = cancelled.wait_for(|cancelled| *cancelled).await;
@@ -176,9 +187,12 @@ impl Tasks {
                     status_message: None,
                     updated_at: now(),
                 },
+                // Cancelled while it ran (it asked in its grace): the cancel stands.
+                Ran::Asked(_) if *cancel_seen.borrow() => cancelled_finish(&created),
                 Ran::Asked(requests) => {
+                    let asked = (round, requests);
                     return tasks
-                        .wait_for_input(&id, &created, round, requests, peer)
+                        .wait_for_input(&id, &created, asked, cancel_seen, peer)
                         .await;
                 }
                 Ran::Failed(error) => Finished {
@@ -192,13 +206,14 @@ impl Tasks {
     }
 
     /// Records that round `round` of task `id` asked `requests`, then lets it go from the live
-    /// ones and tells the client the task waits for input.
+    /// ones and tells the client the task waits for input; `cancel_seen` says whether the run
+    /// was cancelled.
     async fn wait_for_input(
         &self,
         id: &str,
         created: &Created,
-        round: usize,
-        requests: InputRequests,
+        (round, requests): (usize, InputRequests),
+        cancel_seen: tokio::sync::watch::Receiver<bool>,
         peer: Option<Peer<RoleServer>>,
     ) {
         let asked = Asked {
@@ -214,9 +229,27 @@ impl Tasks {
                 true,
             )
             .await;
-        self.forget(id);
-        if recorded.is_err() {
-            return;
+        match recorded {
+            Ok(()) => {
+                self.forget(id);
+                // A cancel signalled between the end of the run and now found it live, and
+                // left the rest to it.
+                if *cancel_seen.borrow() {
+                    let cancelled = entry("result", &cancelled_finish(created));
+                    let _ = self
+                        .journal
+                        .append(&run_of(id), vec![cancelled], true)
+                        .await;
+                    return;
+                }
+            }
+            // Settled by a `tasks/cancel` meanwhile: it stands.
+            Err(JournalError::Conflict { .. }) => return self.forget(id),
+            // Not recorded: the task fails, rather than be taken for cut off.
+            Err(error) => {
+                let failed = failure(&prose::task_not_recorded(&created.tool, &error.to_string()));
+                return self.finish(id, created, failed, peer).await;
+            }
         }
         if let Some(peer) = peer {
             let task = self.base(id, created, &asked.at, TaskStatus::InputRequired);
@@ -364,27 +397,42 @@ impl Tasks {
         DetailedTask::new(task, TaskPayload::Working)
     }
 
-    /// `tasks/cancel`: cancels the call of a task running here, and a task waiting for input; a
-    /// finished task stays as it is.
+    /// `tasks/cancel`: cancels the call of a task running here, and a task waiting for input
+    /// or cut off; a finished task stays as it is.
     pub(super) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
         let stored = self.load(id).await?;
-        if let Some(cancel) = self.live.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
-            let _ = cancel.send(true);
+        if stored.finished.is_some() {
             return Ok(());
         }
-        if stored.finished.is_none() && !stored.outstanding().is_empty() {
-            let cancelled = entry("result", &cancelled_finish(&stored.created));
-            match self
-                .journal
-                .append(&run_of(id), vec![cancelled], true)
-                .await
-            {
-                // Answered by another process first: its answer stands.
-                Ok(()) | Err(JournalError::Conflict { .. }) => {}
-                Err(error) => return Err(storage_error(id, &error)),
-            }
+        // A task waiting for input has no run, whatever the live ones say for a moment (a run
+        // that asked is let go just after its questions are recorded).
+        if stored.outstanding().is_empty() && self.signal(id) {
+            return Ok(());
         }
+        let cancelled = entry("result", &cancelled_finish(&stored.created));
+        match self
+            .journal
+            .append(&run_of(id), vec![cancelled], true)
+            .await
+        {
+            // Answered by another process first: its answer stands.
+            Ok(()) | Err(JournalError::Conflict { .. }) => {}
+            Err(error) => return Err(storage_error(id, &error)),
+        }
+        // A run that went live meanwhile reads the record before it calls the tool, or is
+        // signalled here.
+        self.signal(id);
         Ok(())
+    }
+
+    /// Signals the cancel of task `id`'s run, if one is live here.
+    fn signal(&self, id: &str) -> bool {
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(cancel) = live.get(id) else {
+            return false;
+        };
+        let _ = cancel.send(true);
+        true
     }
 
     /// `tasks/update`: records the client's answers to the questions a task waits on, and runs
@@ -399,6 +447,7 @@ impl Tasks {
         id: &str,
         responses: InputResponses,
         runner: Runner,
+        peer: Option<Peer<RoleServer>>,
     ) -> Result<(), ErrorData> {
         let stored = self.load(id).await?;
         let outstanding = stored.outstanding();
@@ -411,26 +460,24 @@ impl Tasks {
         }
         let round = stored.round() - 1;
         let at = now();
-        let answers = answers
-            .into_iter()
-            .map(|(key, response)| {
-                let answer = Answer {
-                    format: FORMAT,
-                    response,
-                    at: at.clone(),
-                };
-                entry(&format!("answer/{round}/{key}"), &answer)
-            })
-            .collect();
-        match self.journal.append(&run_of(id), answers, true).await {
-            // An answer given by another update first stands.
-            Ok(()) | Err(JournalError::Conflict { .. }) => {}
-            Err(error) => return Err(storage_error(id, &error)),
+        // One record an answer: an answer another update gave first stands, and the others of
+        // this one are kept all the same.
+        for (key, response) in answers {
+            let answer = Answer {
+                format: FORMAT,
+                response,
+                at: at.clone(),
+            };
+            let answer = entry(&format!("answer/{round}/{key}"), &answer);
+            match self.journal.append(&run_of(id), vec![answer], true).await {
+                Ok(()) | Err(JournalError::Conflict { .. }) => {}
+                Err(error) => return Err(storage_error(id, &error)),
+            }
         }
         let stored = self.load(id).await?;
         if stored.finished.is_none() && stored.outstanding().is_empty() {
             let (round, answers) = (stored.round(), stored.answers());
-            self.start(id.to_owned(), stored.created, round, answers, runner, None);
+            self.start(id.to_owned(), stored.created, round, answers, runner, peer);
         }
         Ok(())
     }
@@ -703,6 +750,13 @@ mod tests {
         ];
         // Killed during the rerun, after its intent.
         let rerunning = [answered.clone(), vec![intent("intent/1")]].concat();
+        // Every question answered, killed before the rerun started, then cancelled.
+        let settled_by_cancel = vec![
+            entry("created", &created("delete")),
+            intent("intent"),
+            asked(0, &["confirm"]),
+            answer(0, "confirm"),
+        ];
         // Waiting, then cancelled by the client.
         let dropped = vec![
             entry("created", &created("delete")),
@@ -714,6 +768,7 @@ mod tests {
             ("answered", answered),
             ("rerunning", rerunning),
             ("dropped", dropped),
+            ("settled-by-cancel", settled_by_cancel),
         ] {
             let run = format!("mcp-task/{run}");
             journal.append(&run, entries, true).await.unwrap();
@@ -737,6 +792,7 @@ mod tests {
                 "waiting",
                 InputResponses::from(unasked),
                 Arc::clone(&runner),
+                None,
             )
             .await
             .unwrap();
@@ -761,11 +817,22 @@ mod tests {
         );
         assert_eq!(runs.load(Ordering::SeqCst), 1);
 
+        // A task cut off between its answers and its rerun is cancelled, not run.
+        tasks.cancel("settled-by-cancel").await.unwrap();
+        let cancelled = settled(&tasks, "settled-by-cancel", &runner).await;
+        assert_eq!(cancelled.status(), TaskStatus::Cancelled);
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+
         // A task waiting for input is cancelled at once, and its answer comes too late.
         tasks.cancel("dropped").await.unwrap();
         let late = [("confirm".to_owned(), Value::Bool(true))];
         tasks
-            .update("dropped", InputResponses::from(late), Arc::clone(&runner))
+            .update(
+                "dropped",
+                InputResponses::from(late),
+                Arc::clone(&runner),
+                None,
+            )
             .await
             .unwrap();
         let dropped = settled(&tasks, "dropped", &runner).await;
@@ -782,6 +849,7 @@ mod tests {
                 "waiting",
                 InputResponses::from([("reason".to_owned(), Value::Null)]),
                 Arc::clone(&runner),
+                None,
             )
             .await
             .unwrap();
@@ -794,7 +862,12 @@ mod tests {
         // A finished task takes no answers.
         let late = [("reason".to_owned(), Value::Bool(false))];
         tasks
-            .update("waiting", InputResponses::from(late), Arc::clone(&runner))
+            .update(
+                "waiting",
+                InputResponses::from(late),
+                Arc::clone(&runner),
+                None,
+            )
             .await
             .unwrap();
         assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);

@@ -300,6 +300,20 @@ pub(crate) fn task_cancelled_by_server(server: &str, message: Option<&str>) -> T
     ))
 }
 
+/// A mounted call whose server's task did not take the answer to its question.
+pub(crate) fn task_answer_refused(server: &str, cause: &str) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" did not take the answer to the question its task asked ({cause}), so the call did not finish here, and it may or may not have taken effect"
+    ))
+}
+
+/// A mounted call whose server's task asked more questions than a call may.
+pub(crate) fn task_asked_too_often(server: &str, most: usize) -> ToolFailure {
+    ToolFailure::do_not_retry(format!(
+        "the MCP server \"{server}\" kept asking questions in the task that ran the call, more than {most}; the task was cancelled, and the call may or may not have taken effect"
+    ))
+}
+
 /// A mounted call whose server's task waits for input skyl's client cannot give it.
 pub(crate) fn task_needs_input(server: &str) -> ToolFailure {
     ToolFailure::do_not_retry(format!(

@@ -6,11 +6,13 @@
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, DEFAULT_MRTR_MAX_ROUNDS,
-    ElicitRequestParams, ErrorCode, InputRequest, InputResponses, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    DEFAULT_MRTR_MAX_ROUNDS, ElicitRequestParams, ErrorCode, InputRequest, InputResponses,
+    UpdateTaskParams,
 };
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
@@ -22,7 +24,7 @@ use crate::mcp::content;
 use crate::mcp::mounted_task::{self, Ended};
 use crate::model::BoxFuture;
 use crate::prose::mcp as prose;
-use crate::tool::{CallContext, LogLevel, RichOutcome};
+use crate::tool::{CallContext, LogLevel, RichOutcome, ToolFailure};
 
 /// A call's request to its server, sent and not answered yet.
 type Request = BoxFuture<'static, Result<CallToolResponse, ServiceError>>;
@@ -143,8 +145,11 @@ impl Connection {
         }
     }
 
-    /// Polls the server's task `task_id` for `call` until it ends, and answers what the task
-    /// asks meanwhile.
+    /// Polls the server's task `task_id` for `call` until it ends, within the task timeout, and
+    /// answers what the task asks meanwhile: by the application's handler, else of the person by
+    /// parking the call in an agent's turn (the call then ends here, and the person's reply goes
+    /// on with it), else declined. At most as many questions as an input-required call gets
+    /// rounds.
     fn await_task(
         self: Arc<Self>,
         call: Call,
@@ -152,76 +157,99 @@ impl Connection {
         interval: Option<u64>,
     ) -> BoxFuture<'static, RichOutcome> {
         Box::pin(async move {
-            let ended = mounted_task::await_task(
-                &self.peer,
-                &self.catalog.server,
-                &task_id,
-                interval,
-                self.catalog.tasks.timeout,
-                &call.context,
-            )
-            .await;
-            match ended {
-                Ended::Answer(answer) => self.outcome(&call, answer).await,
-                Ended::Failed(outcome) => outcome,
-                Ended::Asked { key, request } => {
-                    self.ask_in_task(call, TaskQuestion { task_id, key }, request)
-                        .await
+            let server = self.catalog.server.clone();
+            let limit = self.catalog.tasks.timeout;
+            let deadline = Instant::now() + limit;
+            for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+                let ended = mounted_task::await_task(
+                    &self.peer,
+                    &server,
+                    &task_id,
+                    interval,
+                    (deadline, limit),
+                    &call.context,
+                )
+                .await;
+                let (key, request) = match ended {
+                    Ended::Answer(answer) => return self.outcome(&call, answer).await,
+                    Ended::Failed(outcome) => return outcome,
+                    Ended::Asked { key, request } => (key, request),
+                };
+                let asked = TaskQuestion {
+                    task_id: task_id.clone(),
+                    key,
+                };
+                let question = match self.question_of(request) {
+                    Ok(question) => question,
+                    Err(reply) => {
+                        self.send_answer(&asked, reply).await?;
+                        continue;
+                    }
+                };
+                if let Some(reply) = self.asks.handled(&question) {
+                    self.send_answer(&asked, reply).await?;
+                    continue;
+                }
+                let continuation = TaskContinuation {
+                    tool: call.remote_name.clone(),
+                    task_id: asked.task_id.clone(),
+                    key: asked.key.clone(),
+                };
+                let question = question.continued_by(serde_json::to_value(continuation).ok());
+                let said = question.message().to_owned();
+                let context = call.context.clone();
+                let connection = Arc::clone(&self);
+                let resume: Resume =
+                    Box::new(move |reply| connection.answer_task(call, asked, reply));
+                let expiry = self.catalog.question_expiry;
+                match asking::park(context.call_id(), question, resume, expiry) {
+                    Ok(()) => return Err(prose::asked_person(&server)),
+                    Err(resume) => {
+                        // Nobody to ask: the server hears no, and the people watching the call
+                        // read why.
+                        context.log(LogLevel::Warning, prose::question_declined(&server, &said));
+                        return resume(Reply::Decline).await;
+                    }
                 }
             }
+            let _ = self.peer.cancel_task(CancelTaskParams::new(&task_id)).await;
+            Err(prose::task_asked_too_often(
+                &server,
+                DEFAULT_MRTR_MAX_ROUNDS,
+            ))
         })
     }
 
-    /// Asks the question `asked` of the server's task for `call`, as one asked during the call
-    /// is asked: by the application's handler, else of the person by parking the call in an
-    /// agent's turn, else declined; the answer goes to the task, which is awaited again.
-    async fn ask_in_task(
-        self: Arc<Self>,
-        call: Call,
-        asked: TaskQuestion,
-        request: ElicitRequestParams,
-    ) -> RichOutcome {
-        let server = self.catalog.server.clone();
-        // URL mode was not declared: a server that asks in it anyway is declined.
+    /// The question a task asks in `request`, to put to the person; `Err` with the reply for a
+    /// question skyl does not put (URL mode, which skyl's client did not declare).
+    fn question_of(&self, request: ElicitRequestParams) -> Result<Question, Reply> {
         let ElicitRequestParams::FormElicitationParams {
             message,
             requested_schema,
             ..
         } = request
         else {
-            return self.answer_task(call, asked, Reply::Decline).await;
+            return Err(Reply::Decline);
         };
         let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        if let Some(reply) = self.asks.handled(&server, &message, &schema) {
-            return self.answer_task(call, asked, reply).await;
-        }
-        let continuation = TaskContinuation {
-            tool: call.remote_name.clone(),
-            task_id: asked.task_id.clone(),
-            key: asked.key.clone(),
-        };
-        let question = Question::new(&server, message, schema)
-            .continued_by(serde_json::to_value(continuation).ok());
-        let said = question.message().to_owned();
-        let context = call.context.clone();
-        let connection = Arc::clone(&self);
-        let resume: Resume = Box::new(move |reply| connection.answer_task(call, asked, reply));
-        match asking::park(
-            context.call_id(),
-            question,
-            resume,
-            self.catalog.question_expiry,
-        ) {
-            Ok(()) => Err(prose::asked_person(&server)),
-            Err(resume) => {
-                context.log(LogLevel::Warning, prose::question_declined(&server, &said));
-                resume(Reply::Decline).await
-            }
-        }
+        Ok(Question::new(&self.catalog.server, message, schema))
     }
 
-    /// Sends `reply` to the question `asked` of the server's task for `call` (`tasks/update`),
-    /// and awaits the task again.
+    /// Sends `reply` to the question `asked` of the server's task (`tasks/update`).
+    async fn send_answer(&self, asked: &TaskQuestion, reply: Reply) -> Result<(), ToolFailure> {
+        let server = &self.catalog.server;
+        let answer = serde_json::to_value(elicit_result(reply))
+            .map_err(|error| prose::task_answer_refused(server, &error.to_string()))?;
+        let responses = InputResponses::from([(asked.key.clone(), answer)]);
+        let update = UpdateTaskParams::new(asked.task_id.clone(), responses);
+        self.peer
+            .update_task(update)
+            .await
+            .map_err(|error| prose::task_answer_refused(server, &error.to_string()))
+    }
+
+    /// The person's `reply` to the question `asked` of the server's task for `call`, sent, and
+    /// the task awaited again.
     fn answer_task(
         self: Arc<Self>,
         call: Call,
@@ -229,20 +257,7 @@ impl Connection {
         reply: Reply,
     ) -> BoxFuture<'static, RichOutcome> {
         Box::pin(async move {
-            let answer = match serde_json::to_value(elicit_result(reply)) {
-                Ok(answer) => answer,
-                Err(error) => {
-                    return Err(prose::server_failed(
-                        &self.catalog.server,
-                        &error.to_string(),
-                    ));
-                }
-            };
-            let responses = InputResponses::from([(asked.key, answer)]);
-            let update = UpdateTaskParams::new(asked.task_id.clone(), responses);
-            if let Err(error) = self.peer.update_task(update).await {
-                return self.outcome(&call, Err(error)).await;
-            }
+            self.send_answer(&asked, reply).await?;
             self.await_task(call, asked.task_id, None).await
         })
     }
@@ -400,6 +415,8 @@ impl Connection {
         reply: Reply,
         call_id: &str,
     ) -> Option<BoxFuture<'static, RichOutcome>> {
+        // A task's question names its task (`taskId`), which an input-required round's
+        // continuation never has; the round's has the call's `arguments`, which a task's lacks.
         if let Ok(asked) = serde_json::from_value::<TaskContinuation>(continuation.clone()) {
             let call = self.resumed_call(asked.tool, call_id)?;
             let asked = TaskQuestion {

@@ -151,13 +151,12 @@ impl Stored {
             .collect()
     }
 
-    /// Every answer the client gave, the later round's first.
+    /// Every answer the client gave, a later round's over an earlier one's under the same key.
     pub(super) fn answers(&self) -> InputResponses {
-        let mut answers = InputResponses::new();
-        for round in &self.rounds {
-            answers.extend(round.answered.clone());
-        }
-        answers
+        self.rounds
+            .iter()
+            .flat_map(|round| round.answered.clone())
+            .collect()
     }
 
     /// When the task last changed before it finished.
