@@ -667,6 +667,28 @@ mod tests {
         entry(&format!("answer/{round}/{key}"), &answer)
     }
 
+    /// A task completed with a result of `text`.
+    fn done(text: &str, is_error: bool) -> TaskPayload {
+        let result = if is_error {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        TaskPayload::Completed {
+            result: to_object(&result),
+        }
+    }
+
+    /// Sends `answers` to task `id`, as a `tasks/update` does.
+    async fn update(tasks: &Arc<Tasks>, id: &str, answers: &[(&str, Value)], runner: &Runner) {
+        let answers = answers
+            .iter()
+            .map(|(key, answer)| ((*key).to_owned(), answer.clone()))
+            .collect();
+        let runner = Arc::clone(runner);
+        tasks.update(id, answers, runner, None).await.unwrap();
+    }
+
     /// Polls `tasks/get` until the task is no longer working (at most 200 times).
     async fn settled(tasks: &Arc<Tasks>, id: &str, runner: &Runner) -> DetailedTask {
         for _ in 0..200 {
@@ -708,21 +730,11 @@ mod tests {
         let tasks = Arc::new(Tasks::new(journal, Duration::from_millis(10)));
 
         let before = settled(&tasks, "before", &runner).await;
-        let result = |text: &str, is_error: bool| {
-            let result = if is_error {
-                CallToolResult::error(vec![ContentBlock::text(text)])
-            } else {
-                CallToolResult::success(vec![ContentBlock::text(text)])
-            };
-            TaskPayload::Completed {
-                result: to_object(&result),
-            }
-        };
-        assert_eq!(before.payload, result("ran charge", false));
+        assert_eq!(before.payload, done("ran charge", false));
         let during = settled(&tasks, "during", &runner).await;
         assert_eq!(
             during.payload,
-            result(&crate::prose::outcome_unknown("charge"), true)
+            done(&crate::prose::outcome_unknown("charge"), true)
         );
         // Asked again, both answer as they did, and nothing ran again.
         assert_eq!(settled(&tasks, "before", &runner).await, before);
@@ -785,29 +797,10 @@ mod tests {
         assert_eq!(input_requests.keys().collect::<Vec<_>>(), ["reason"]);
         // Answers to questions the task does not wait on (one answered already, one never
         // asked) are let go, and change nothing.
-        let unasked = [("confirm", Value::Null), ("unknown", Value::Null)]
-            .map(|(key, answer)| (key.to_owned(), answer));
-        tasks
-            .update(
-                "waiting",
-                InputResponses::from(unasked),
-                Arc::clone(&runner),
-                None,
-            )
-            .await
-            .unwrap();
+        let unasked = [("confirm", Value::Null), ("unknown", Value::Null)];
+        update(&tasks, "waiting", &unasked, &runner).await;
         assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);
 
-        let done = |text: &str, is_error: bool| {
-            let result = if is_error {
-                CallToolResult::error(vec![ContentBlock::text(text)])
-            } else {
-                CallToolResult::success(vec![ContentBlock::text(text)])
-            };
-            TaskPayload::Completed {
-                result: to_object(&result),
-            }
-        };
         let answered = settled(&tasks, "answered", &runner).await;
         assert_eq!(answered.payload, done("ran delete with confirm", false));
         let rerunning = settled(&tasks, "rerunning", &runner).await;
@@ -825,16 +818,13 @@ mod tests {
 
         // A task waiting for input is cancelled at once, and its answer comes too late.
         tasks.cancel("dropped").await.unwrap();
-        let late = [("confirm".to_owned(), Value::Bool(true))];
-        tasks
-            .update(
-                "dropped",
-                InputResponses::from(late),
-                Arc::clone(&runner),
-                None,
-            )
-            .await
-            .unwrap();
+        update(
+            &tasks,
+            "dropped",
+            &[("confirm", Value::Bool(true))],
+            &runner,
+        )
+        .await;
         let dropped = settled(&tasks, "dropped", &runner).await;
         assert_eq!(dropped.status(), TaskStatus::Cancelled);
         assert_eq!(
@@ -844,15 +834,7 @@ mod tests {
         assert_eq!(runs.load(Ordering::SeqCst), 1);
 
         // The last answer runs the call again, with both answers.
-        tasks
-            .update(
-                "waiting",
-                InputResponses::from([("reason".to_owned(), Value::Null)]),
-                Arc::clone(&runner),
-                None,
-            )
-            .await
-            .unwrap();
+        update(&tasks, "waiting", &[("reason", Value::Null)], &runner).await;
         let waiting = settled(&tasks, "waiting", &runner).await;
         assert_eq!(
             waiting.payload,
@@ -860,16 +842,13 @@ mod tests {
         );
         assert_eq!(runs.load(Ordering::SeqCst), 2);
         // A finished task takes no answers.
-        let late = [("reason".to_owned(), Value::Bool(false))];
-        tasks
-            .update(
-                "waiting",
-                InputResponses::from(late),
-                Arc::clone(&runner),
-                None,
-            )
-            .await
-            .unwrap();
+        update(
+            &tasks,
+            "waiting",
+            &[("reason", Value::Bool(false))],
+            &runner,
+        )
+        .await;
         assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);
         assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
