@@ -304,6 +304,18 @@ async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
     (child, client)
 }
 
+/// The task notifications `client` heard, once it heard one (waiting at most 5 seconds).
+async fn heard_by(client: &Client) -> Vec<Value> {
+    for _ in 0..500 {
+        let heard = client.service().heard.lock().unwrap().clone();
+        if !heard.is_empty() {
+            return heard;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no task notification heard");
+}
+
 /// The effects file's lines, counted.
 fn effects(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     let text = std::fs::read_to_string(dir.join("effects")).unwrap_or_default();
@@ -461,6 +473,10 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     );
     // The tool asked before its effect: nothing happened yet.
     assert_eq!(effects(&dir), Default::default());
+    // The client that created the task heard that it waits, as `tasks/get` says it.
+    let mut notified = waiting.clone();
+    notified.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(heard_by(&client).await, [notified]);
 
     // Killed while the task waits, started again on the same journal: it still waits.
     bounded("the kill", first.kill()).await.unwrap();
@@ -483,6 +499,10 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
         done,
         completed(&created, &done, "refunded order 7: \"accept\"", false)
     );
+    // The client that answered hears the end, as `tasks/get` says it.
+    let mut notified = done.clone();
+    notified.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(heard_by(&client).await, [notified]);
     // An answer for a task that waits for none is acknowledged and let go: nothing changes.
     let late = [("confirm".to_owned(), json!({"action": "decline"}))]
         .into_iter()
