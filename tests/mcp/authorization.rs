@@ -286,3 +286,15 @@ async fn a_tool_with_scopes_of_its_own_asks_for_them_when_a_token_lacks_them() {
     );
     serving.abort();
 }
+
+#[test]
+#[should_panic(
+    expected = "Server::http_service cannot check the authorization given with Server::with_authorization (serve_http checks it, in front of the service), so the tools would be served to anyone: serve with serve_http, or leave with_authorization out and put your router's own authorization in front of the service"
+)]
+fn a_tower_service_of_a_server_with_authorization_is_refused() {
+    let authorization =
+        Authorization::bearer("http://127.0.0.1:1/mcp", "https://auth.example.com", verify);
+    let _service = Server::new(weather_tools::toolbox())
+        .with_authorization(authorization)
+        .http_service();
+}

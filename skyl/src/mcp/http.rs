@@ -53,7 +53,8 @@ impl<S: Send + Sync + 'static> Server<S> {
     ///
     /// A tool server on HTTP can run real effects: without this, anyone who can reach the port
     /// can call its tools. [`serve_http`](Self::serve_http) without authorization answers only
-    /// requests addressed to a loopback host.
+    /// requests addressed to a loopback host. The check is `serve_http`'s:
+    /// [`http_service`](Self::http_service) refuses a server given one.
     pub fn with_authorization(mut self, authorization: Authorization) -> Self {
         self.http.authorization = Some(authorization);
         self
@@ -108,7 +109,27 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// The streamable HTTP endpoint as a tower service (rmcp's, with a session per client), to
     /// put in a router of your own (axum's `Router::nest_service("/mcp", ...)`).
+    ///
+    /// It answers as rmcp does: what [`serve_http`](Self::serve_http) puts in front of it is
+    /// not there (a body rmcp cannot read answered as JSON-RPC's error with 400, 200 for a
+    /// client that ends its session, 404 and -32601 for `initialize` and `logging/setLevel` at
+    /// 2026-07-28), and neither is [`with_authorization`](Self::with_authorization)'s check:
+    /// put your router's own authorization in front of it.
+    ///
+    /// # Panics
+    ///
+    /// If the server was given [`with_authorization`](Self::with_authorization): the service
+    /// would serve the tools to anyone, while the server says they need a token.
+    #[track_caller]
     pub fn http_service(self) -> StreamableHttpService<Server<S>, LocalSessionManager> {
+        assert!(
+            self.http.authorization.is_none(),
+            "Server::http_service cannot check the authorization given with \
+             Server::with_authorization (serve_http checks it, in front of the service), so \
+             the tools would be served to anyone: serve with serve_http, or leave \
+             with_authorization out and put your router's own authorization in front of the \
+             service"
+        );
         self.http_service_with(StreamableHttpServerConfig::default())
     }
 

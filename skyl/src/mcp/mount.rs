@@ -343,7 +343,9 @@ impl RemoteBuilder {
     /// its result is the task's, as a plain `tools/call` would have given it. A task still
     /// running after `limit` is cancelled (`tasks/cancel`), and the result says the server did
     /// not answer in time; so is a task whose call is cancelled. The call timeout bounds only
-    /// the server's first answer.
+    /// the server's first answer. A task that asks the person something (see the module docs)
+    /// is awaited anew, for `limit`, once the person's answer is sent: the time a person takes
+    /// is not the server's.
     pub fn task_timeout(mut self, limit: Duration) -> Self {
         self.tasks.timeout = limit;
         self
