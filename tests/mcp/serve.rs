@@ -584,3 +584,49 @@ async fn ending_an_http_session_is_answered_200_as_the_official_sdks_answer() {
     assert!(ended.starts_with("HTTP/1.1 200 OK\r\n"), "{ended}");
     serving.abort();
 }
+
+#[tokio::test]
+async fn over_http_only_the_hosts_the_server_names_are_answered() {
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "far", "version": "1"}}
+    })
+    .to_string();
+    let request = |host: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        )
+    };
+    for (server, host, status) in [
+        // Unless named, only the loopback names: a page cannot reach the server through a name
+        // of its own that resolves to it.
+        (
+            Server::new(weather_tools::toolbox()),
+            "tools.example.test",
+            "HTTP/1.1 403 Forbidden",
+        ),
+        (
+            Server::new(weather_tools::toolbox()),
+            "localhost",
+            "HTTP/1.1 200 OK",
+        ),
+        (
+            Server::new(weather_tools::toolbox()).with_allowed_hosts(["tools.example.test"]),
+            "tools.example.test",
+            "HTTP/1.1 200 OK",
+        ),
+        (
+            Server::new(weather_tools::toolbox()).with_allowed_hosts(["tools.example.test"]),
+            "localhost",
+            "HTTP/1.1 403 Forbidden",
+        ),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let serving = tokio::spawn(server.serve_http(listener));
+        let head = bounded("initialize", http_head(address, request(host))).await;
+        assert_eq!(head.lines().next(), Some(status), "{host}");
+        serving.abort();
+    }
+}

@@ -26,12 +26,14 @@ use super::mount::{Remote, RemoteBuilder};
 use super::serve::Server;
 use super::stdio;
 
-/// How a server answers over HTTP (set with [`Server::with_stateless_http`] and
-/// [`Server::with_authorization`]).
+/// How a server answers over HTTP (set with [`Server::with_stateless_http`],
+/// [`Server::with_authorization`] and [`Server::with_allowed_hosts`]).
 #[derive(Clone, Debug, Default)]
 pub(super) struct HttpOptions {
     stateless: bool,
     authorization: Option<Authorization>,
+    /// `None`: rmcp's loopback names.
+    allowed_hosts: Option<Vec<String>>,
 }
 
 impl<S: Send + Sync + 'static> Server<S> {
@@ -44,6 +46,27 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// process), and the server cannot send a notification outside a call.
     pub fn with_stateless_http(mut self) -> Self {
         self.http.stateless = true;
+        self
+    }
+
+    /// The names (`host` or `host:port`) an HTTP request's `Host` may be, over
+    /// [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service); unless set,
+    /// the loopback names only (`localhost`, `127.0.0.1`, `::1`). A request addressed to another
+    /// name is refused (403): rmcp's protection against DNS rebinding, which keeps a web page
+    /// from reaching a server on the person's machine through a name of its own. Name the
+    /// hosts clients connect to when serving beyond the machine. An empty list lets every name
+    /// through: only for a server behind a proxy that checks them.
+    ///
+    /// ```
+    /// let server = skyl::mcp::Server::new(skyl::Toolbox::new())
+    ///     .with_allowed_hosts(["tools.example.com", "tools.example.com:8443"]);
+    /// # let _ = server;
+    /// ```
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.http.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
 
@@ -68,9 +91,9 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// [`serve_stdio`](Self::serve_stdio) would answer it (rmcp alone answers 415 in plain text).
     ///
     /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
-    /// requests addressed to `localhost`, `127.0.0.1` or `::1`: bind a loopback address. To serve
-    /// other hosts, or to mount MCP beside other routes, build your own router around
-    /// [`http_service`](Self::http_service).
+    /// requests addressed to `localhost`, `127.0.0.1` or `::1` unless
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts) names others. To mount MCP beside other
+    /// routes, build your own router around [`http_service`](Self::http_service).
     ///
     /// ```no_run
     /// # async fn run(server: skyl::mcp::Server) -> Result<(), skyl::mcp::ServeError> {
@@ -143,6 +166,10 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .with_json_response(true)
         } else {
             config
+        };
+        let config = match &self.http.allowed_hosts {
+            Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
+            None => config,
         };
         StreamableHttpService::new(
             move || Ok(self.clone()),
