@@ -545,6 +545,21 @@ fn elicit_result(reply: Reply) -> ElicitResult {
     }
 }
 
+/// The question a server asks in `request`, to put to the person; `None` for one skyl does not
+/// put: a question in URL mode, which skyl's client does not declare (declined).
+pub(super) fn form_question(server: &str, request: ElicitRequestParams) -> Option<Question> {
+    let ElicitRequestParams::FormElicitationParams {
+        message,
+        requested_schema,
+        ..
+    } = request
+    else {
+        return None;
+    };
+    let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+    Some(Question::new(server, message, schema))
+}
+
 impl Asks {
     /// The application's handler's reply to `question`, when the application gave one
     /// ([`RemoteBuilder::on_question`]).
@@ -563,17 +578,10 @@ impl Asks {
         request: ElicitRequestParams,
         continuation: Option<Value>,
     ) -> ElicitResult {
-        // URL mode was not declared: a server that asks in it anyway is declined.
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
+        let Some(question) = form_question(server, request) else {
             return ElicitResult::new(ElicitationAction::Decline);
         };
-        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        if let Some(reply) = self.handled(&Question::new(server, message.clone(), schema.clone())) {
+        if let Some(reply) = self.handled(&question) {
             return elicit_result(reply);
         }
         // Outside a call there is no run to pause and nobody to ask.
@@ -582,8 +590,8 @@ impl Asks {
         }
         let (reply, answer) = oneshot::channel();
         let pending = Pending {
-            message,
-            schema,
+            message: question.message().to_owned(),
+            schema: question.schema().clone(),
             continuation,
             reply,
         };

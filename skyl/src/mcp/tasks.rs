@@ -252,17 +252,7 @@ impl Tasks {
             }
         }
         if let Some(peer) = peer {
-            let task = self.base(id, created, &asked.at, TaskStatus::InputRequired);
-            let task = DetailedTask::new(
-                task,
-                TaskPayload::InputRequired {
-                    input_requests: asked.requests,
-                },
-            );
-            let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
-            let _ = peer
-                .send_notification(ServerNotification::TaskStatusNotification(notification))
-                .await;
+            notify(&peer, self.waiting(id, created, &asked.at, asked.requests)).await;
         }
     }
 
@@ -285,12 +275,7 @@ impl Tasks {
             return;
         }
         if let Some(peer) = peer {
-            let task = self.detailed(id, created, Some(&finished));
-            let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
-            // The client may be gone; `tasks/get` answers it when it comes back.
-            let _ = peer
-                .send_notification(ServerNotification::TaskStatusNotification(notification))
-                .await;
+            notify(&peer, self.detailed(id, created, Some(&finished))).await;
         }
     }
 
@@ -373,18 +358,25 @@ impl Tasks {
         }
         let outstanding = stored.outstanding();
         if !outstanding.is_empty() {
-            let task = self.base(
-                id,
-                &stored.created,
-                stored.updated_at(),
-                TaskStatus::InputRequired,
-            );
-            let payload = TaskPayload::InputRequired {
-                input_requests: outstanding,
-            };
-            return Some(DetailedTask::new(task, payload));
+            let updated = stored.updated_at();
+            return Some(self.waiting(id, &stored.created, updated, outstanding));
         }
         self.is_live(id).then(|| self.working(id, stored))
+    }
+
+    /// Task `id`, waiting for the answers to `requests` since `updated`.
+    fn waiting(
+        &self,
+        id: &str,
+        created: &Created,
+        updated: &str,
+        requests: InputRequests,
+    ) -> DetailedTask {
+        let task = self.base(id, created, updated, TaskStatus::InputRequired);
+        let payload = TaskPayload::InputRequired {
+            input_requests: requests,
+        };
+        DetailedTask::new(task, payload)
     }
 
     fn working(&self, id: &str, stored: &Stored) -> DetailedTask {
@@ -515,6 +507,15 @@ impl Tasks {
         };
         DetailedTask::new(task, payload)
     }
+}
+
+/// Tells `peer` where `task` stands (`notifications/tasks`). The client may be gone;
+/// `tasks/get` answers it when it comes back.
+async fn notify(peer: &Peer<RoleServer>, task: DetailedTask) {
+    let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
+    let _ = peer
+        .send_notification(ServerNotification::TaskStatusNotification(notification))
+        .await;
 }
 
 fn millis(duration: Duration) -> u64 {

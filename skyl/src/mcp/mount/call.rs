@@ -11,13 +11,12 @@ use std::time::Instant;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    DEFAULT_MRTR_MAX_ROUNDS, ElicitRequestParams, ErrorCode, InputRequest, InputResponses,
-    UpdateTaskParams,
+    DEFAULT_MRTR_MAX_ROUNDS, ErrorCode, InputRequest, InputResponses, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
 
-use super::{Asks, Connection, InFlight, elicit_result, exited};
+use super::{Asks, Connection, InFlight, elicit_result, exited, form_question};
 use crate::agent::asking::{self, Resume};
 use crate::agent::{Question, Reply};
 use crate::mcp::content;
@@ -179,12 +178,9 @@ impl Connection {
                     task_id: task_id.clone(),
                     key,
                 };
-                let question = match self.question_of(request) {
-                    Ok(question) => question,
-                    Err(reply) => {
-                        self.send_answer(&asked, reply).await?;
-                        continue;
-                    }
+                let Some(question) = form_question(&server, request) else {
+                    self.send_answer(&asked, Reply::Decline).await?;
+                    continue;
                 };
                 if let Some(reply) = self.asks.handled(&question) {
                     self.send_answer(&asked, reply).await?;
@@ -218,21 +214,6 @@ impl Connection {
                 DEFAULT_MRTR_MAX_ROUNDS,
             ))
         })
-    }
-
-    /// The question a task asks in `request`, to put to the person; `Err` with the reply for a
-    /// question skyl does not put (URL mode, which skyl's client did not declare).
-    fn question_of(&self, request: ElicitRequestParams) -> Result<Question, Reply> {
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            return Err(Reply::Decline);
-        };
-        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-        Ok(Question::new(&self.catalog.server, message, schema))
     }
 
     /// Sends `reply` to the question `asked` of the server's task (`tasks/update`).
