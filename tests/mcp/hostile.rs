@@ -457,6 +457,26 @@ async fn over_http_a_method_a_clients_revision_removed_is_a_404_not_found() {
             "HTTP/1.1 400 Bad Request",
             error(json!(9), -32020, "missing required Mcp-Method header"),
         ),
+        // A revision rmcp does not know is rmcp's to refuse, as such.
+        (
+            "mcp-protocol-version: 2099-01-01\r\nmcp-method: initialize\r\n".to_owned(),
+            json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}}),
+            "HTTP/1.1 400 Bad Request",
+            json!({
+                "jsonrpc": "2.0", "id": 10,
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": {
+                        "requested": "2099-01-01",
+                        "supported": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+                    }
+                }
+            }),
+        ),
         // rmcp's own answer to the other removed methods, the same status and code.
         (
             at_2026("ping"),
