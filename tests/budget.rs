@@ -9,8 +9,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use skyl::agent::{Agent, Budget, BudgetLimit, Run, Stop, StopWhen};
-use skyl::model::{BoxFuture, EventSink, Model, ModelError};
+use skyl::agent::{Agent, Budget, BudgetLimit, Run, Step, Stop, StopWhen, hooks};
+use skyl::model::{BoxFuture, EventSink, Failover, Member, Model, ModelError};
 use skyl::model::{Cost, Price, Prices};
 use skyl::provider::{Request, Response, Usage};
 use skyl::testing::ScriptedModel;
@@ -288,5 +288,75 @@ fn an_answer_whose_usage_was_not_reported_counts_as_the_most_its_request_could_u
         run.usage().input_tokens,
         0,
         "the run's usage is what was reported"
+    );
+}
+
+/// A failover whose primary (1 a million tokens) is overloaded and whose secondary (10 a
+/// million) answers.
+fn cheap_then_dear(secondary: &ScriptedModel) -> (ScriptedModel, Agent) {
+    let primary = ScriptedModel::new().fail(ModelError::provider(529, "Overloaded"));
+    let model = Failover::new([
+        Member::new(primary.clone()).model_name("cheap"),
+        Member::new(Sized(secondary.clone())).model_name("dear"),
+    ]);
+    let prices = Prices::new()
+        .with("cheap", Price::per_million_tokens(1.0, 1.0))
+        .with("dear", Price::per_million_tokens(10.0, 10.0));
+    let agent = Agent::new(model, Toolbox::new(), "cheap").with_prices(prices);
+    (primary, agent)
+}
+
+#[test]
+fn an_answer_of_a_failover_costs_what_the_member_that_gave_it_costs() {
+    let mut answer = Response::text("Hi");
+    answer.usage = Usage::new(1_000_000, 0);
+    let secondary = ScriptedModel::new().reply(answer);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let (primary, agent) = cheap_then_dear(&secondary);
+    let agent = agent.with_hooks(hooks::after_step(move |step: &Step<'_>| {
+        let answered_by = step.answered_by().map(str::to_owned);
+        record.lock().unwrap().push((answered_by, step.cost()));
+    }));
+    let run = agent.run(vec![Message::user("Go")]).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(primary.requests().len(), 1);
+    // A million input tokens at the secondary's 10 a million, not the agent's model's 1.
+    assert_eq!(run.cost(), Some(Cost::from_units(10.0)));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(Some("dear".to_owned()), Some(Cost::from_units(10.0)))]
+    );
+}
+
+#[test]
+fn a_budget_bounds_a_failovers_request_at_the_dearest_member_that_may_answer_it() {
+    let secondary = ScriptedModel::new().reply_text("Hi");
+    let (primary, agent) = cheap_then_dear(&secondary);
+    // 400 bytes (200 tokens) and 100 output tokens: 0.0003 at the primary's prices, 0.003 at
+    // the secondary's, which may answer it.
+    let agent = agent
+        .with_max_tokens(100)
+        .with_budget(Budget::new().cost(Cost::from_units(0.001)));
+    let run = go(&agent);
+    assert_eq!(
+        run.stop(),
+        &budget(BudgetLimit::Cost, 1_000_000, 0, 3_000_000)
+    );
+    assert!(primary.requests().is_empty() && secondary.requests().is_empty());
+
+    // A member without a price stops a run with a cost limit before its request, naming it.
+    let model = Failover::new([
+        Member::new(ScriptedModel::new()).model_name("cheap"),
+        Member::new(ScriptedModel::new()).model_name("unpriced"),
+    ]);
+    let run = go(&Agent::new(model, Toolbox::new(), "cheap")
+        .with_prices(Prices::new().with("cheap", Price::per_million_tokens(1.0, 1.0)))
+        .with_budget(Budget::new().cost(Cost::from_units(1.0))));
+    assert_eq!(
+        run.stop(),
+        &Stop::Unpriced {
+            model: "unpriced".into()
+        }
     );
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Cost, Price};
+use crate::model::{Cost, Price, Prices};
 use crate::provider::{Request, Usage};
 
 use super::Stop;
@@ -29,8 +29,10 @@ use super::Stop;
 ///   set), since an answer without a bound could pass any limit.
 /// - **Cost** is the input bound at the dearer of the input and cache-write prices plus the
 ///   output bound at the output price ([`Price::most`]), from the agent's
-///   [prices](super::Agent::with_prices) for its model; a cost limit without a price for the
-///   model stops the run before its first request ([`Stop::Unpriced`]).
+///   [prices](super::Agent::with_prices) for the model that may answer: of a
+///   [`Failover`](crate::model::Failover), the dearest of its members
+///   ([`Model::model_names`](crate::model::Model::model_names)). A cost limit without a price
+///   for a model that may answer stops the run before the request ([`Stop::Unpriced`]).
 ///
 /// What the run used is what the providers reported ([`Run::usage`](super::Run::usage),
 /// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported (a compatible
@@ -133,7 +135,7 @@ impl Budget {
         request: &mut Request<'_>,
         bytes: u64,
         last: Option<(u64, u64)>,
-        price: Option<&Price>,
+        pricing: &Pricing<'_>,
     ) -> Bound {
         let per_token = self.bytes_per_token;
         let input = match last {
@@ -149,7 +151,7 @@ impl Budget {
         Bound {
             input,
             output,
-            cost: price.map_or(Cost::ZERO, |price| price.most(input, output)),
+            cost: pricing.most(input, output),
         }
     }
 
@@ -165,9 +167,9 @@ impl Budget {
         last: Option<(u64, u64)>,
         used: &Usage,
         spent: Option<Cost>,
-        price: Option<&Price>,
+        pricing: &Pricing<'_>,
     ) -> Result<(), Stop> {
-        let bound = self.bound(request, bytes, last, price);
+        let bound = self.bound(request, bytes, last, pricing);
         if let Some(max) = self.input_tokens {
             check(
                 BudgetLimit::InputTokens,
@@ -185,15 +187,48 @@ impl Budget {
             )?;
         }
         if let Some(max) = self.cost {
-            if price.is_none() {
+            if let Some(model) = &pricing.unpriced {
                 return Err(Stop::Unpriced {
-                    model: request.model.clone().into_owned(),
+                    model: model.clone(),
                 });
             }
             let spent = spent.unwrap_or(Cost::ZERO).nanos();
             check(BudgetLimit::Cost, max.nanos(), spent, bound.cost.nanos())?;
         }
         Ok(())
+    }
+}
+
+/// The prices of the models that may answer a request: a budget bounds its cost at the dearest.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pricing<'p> {
+    prices: Vec<&'p Price>,
+    /// The first model that may answer and has no price.
+    unpriced: Option<String>,
+}
+
+impl<'p> Pricing<'p> {
+    /// The prices in `prices` of the models named `names`.
+    pub(crate) fn of(prices: &'p Prices, names: &[String]) -> Pricing<'p> {
+        let mut pricing = Pricing::default();
+        for name in names {
+            match prices.get(name) {
+                Some(price) => pricing.prices.push(price),
+                None => {
+                    pricing.unpriced.get_or_insert_with(|| name.clone());
+                }
+            }
+        }
+        pricing
+    }
+
+    /// The most `input` and `output` tokens can cost at the dearest of the prices.
+    fn most(&self, input: u64, output: u64) -> Cost {
+        self.prices
+            .iter()
+            .map(|price| price.most(input, output))
+            .max()
+            .unwrap_or(Cost::ZERO)
     }
 }
 
@@ -247,6 +282,13 @@ fn check(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Result<(), Stop>
 mod tests {
     use super::*;
 
+    fn unpriced() -> Pricing<'static> {
+        Pricing {
+            prices: Vec::new(),
+            unpriced: Some("m".into()),
+        }
+    }
+
     fn request(max_tokens: Option<u32>) -> Request<'static> {
         Request {
             model: "m".into(),
@@ -261,7 +303,7 @@ mod tests {
         let used = Usage::new(40, 0);
         // 121 bytes at 2 a token: up to 61 tokens, and 40 + 61 passes 100.
         assert_eq!(
-            budget.check(&mut request(None), 121, None, &used, None, None),
+            budget.check(&mut request(None), 121, None, &used, None, &unpriced()),
             Err(Stop::Budget {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
@@ -270,16 +312,30 @@ mod tests {
             })
         );
         assert_eq!(
-            budget.check(&mut request(None), 120, None, &used, None, None),
+            budget.check(&mut request(None), 120, None, &used, None, &unpriced()),
             Ok(())
         );
         // The last request of 100 bytes read 20 tokens: 20 + 40 / 2 for the 40 bytes added.
         assert_eq!(
-            budget.check(&mut request(None), 140, Some((100, 20)), &used, None, None),
+            budget.check(
+                &mut request(None),
+                140,
+                Some((100, 20)),
+                &used,
+                None,
+                &unpriced()
+            ),
             Ok(())
         );
         assert_eq!(
-            budget.check(&mut request(None), 184, Some((100, 20)), &used, None, None),
+            budget.check(
+                &mut request(None),
+                184,
+                Some((100, 20)),
+                &used,
+                None,
+                &unpriced()
+            ),
             Err(Stop::Budget {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
@@ -294,7 +350,14 @@ mod tests {
         let budget = Budget::new().output_tokens(5000).answer_tokens(1000);
         let mut unbounded = request(None);
         assert_eq!(
-            budget.check(&mut unbounded, 10, None, &Usage::new(0, 4000), None, None),
+            budget.check(
+                &mut unbounded,
+                10,
+                None,
+                &Usage::new(0, 4000),
+                None,
+                &unpriced()
+            ),
             Ok(())
         );
         assert_eq!(unbounded.max_tokens, Some(1000));
@@ -305,7 +368,7 @@ mod tests {
                 None,
                 &Usage::new(0, 4000),
                 None,
-                None
+                &unpriced()
             ),
             Err(Stop::Budget {
                 limit: BudgetLimit::OutputTokens,
@@ -318,7 +381,14 @@ mod tests {
         let mut untouched = request(None);
         Budget::new()
             .input_tokens(100)
-            .check(&mut untouched, 10, None, &Usage::default(), None, None)
+            .check(
+                &mut untouched,
+                10,
+                None,
+                &Usage::default(),
+                None,
+                &unpriced(),
+            )
             .unwrap();
         assert_eq!(untouched.max_tokens, None);
     }
@@ -333,11 +403,12 @@ mod tests {
                 None,
                 &Usage::default(),
                 None,
-                None
+                &unpriced()
             ),
             Err(Stop::Unpriced { model: "m".into() })
         );
-        let price = Price::per_million_tokens(1000.0, 10_000.0);
+        let prices = Prices::new().with("m", Price::per_million_tokens(1000.0, 10_000.0));
+        let priced = Pricing::of(&prices, &["m".into()]);
         // 500 input tokens at 1000 a million (0.5) and 50 output at 10000 a million (0.5), after
         // 0.25 spent.
         assert_eq!(
@@ -347,7 +418,7 @@ mod tests {
                 None,
                 &Usage::default(),
                 Some(Cost::from_units(0.25)),
-                Some(&price)
+                &priced
             ),
             Err(Stop::Budget {
                 limit: BudgetLimit::Cost,
@@ -363,7 +434,7 @@ mod tests {
                 None,
                 &Usage::default(),
                 Some(Cost::from_units(0.25)),
-                Some(&price)
+                &priced
             ),
             Ok(())
         );

@@ -427,7 +427,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             };
             run.steps = step;
             add_usage(&mut run.usage, &answer.usage);
-            if let Some(price) = self.agent.price() {
+            if let Some(price) = self.agent.price_of(&answer) {
                 let cost = price.cost(&answer.usage);
                 run.cost = Some(run.cost.unwrap_or(Cost::ZERO).saturating_add(cost));
             }
@@ -517,7 +517,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     &reason,
                 ))
             });
-        let priced = (self.agent.price(), run.cost);
+        let priced = (self.agent.price_of(answer), run.cost);
         let step = Step::new(step, &run.transcript, assistant, answer, &run.usage, priced);
         self.agent.hooks.after_step(&step).await;
         let Some(correction) = correction else {

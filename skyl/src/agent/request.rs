@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::provider::{Request, Response, ToolChoice, Usage};
 
-use super::budget::Bound;
+use super::budget::{Bound, Pricing};
 use super::driver::Driver;
 use super::step::ResponseMeta;
 use super::telemetry::Span;
@@ -61,8 +61,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         let mut request = self.build(run);
         let bytes = request_bytes(self.agent.model.as_ref(), &request);
-        let bound = budget.bound(&mut request, bytes, self.last_request, self.agent.price());
+        let pricing = self.pricing(&request);
+        let bound = budget.bound(&mut request, bytes, self.last_request, &pricing);
         self.count(&answer.usage, bytes, bound);
+    }
+
+    /// The prices of the models that may answer `request`.
+    fn pricing(&self, request: &Request<'_>) -> Pricing<'a> {
+        let agent = self.agent;
+        Pricing::of(&agent.prices, &agent.model.model_names(request))
     }
 
     /// Counts the usage an answer reported for a request of `bytes` bytes, bounded by `bound`.
@@ -95,14 +102,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if let Some(budget) = &agent.budget {
             let size = request_bytes(agent.model.as_ref(), &request);
             let (used, spent) = self.unreported.over(&run.usage, run.cost);
-            let price = agent.price();
-            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
+            let pricing = self.pricing(&request);
+            let checked = budget.check(
+                &mut request,
+                size,
+                self.last_request,
+                &used,
+                spent,
+                &pricing,
+            );
             if let Err(stop) = checked {
                 return Ok(Sent::Stopped(stop));
             }
             sent = Some((
                 size,
-                budget.bound(&mut request, size, self.last_request, price),
+                budget.bound(&mut request, size, self.last_request, &pricing),
             ));
         }
         let span = Span::chat(&request.model);

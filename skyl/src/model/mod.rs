@@ -108,6 +108,14 @@ pub trait Model: Send + Sync {
         let _ = request;
         None
     }
+
+    /// The model names `request` may be answered under, as [`Request::model`] names them: the
+    /// request's own (the default), or for a [`Failover`] each member's. A run prices each answer
+    /// at the name it was asked under ([`Response::requested_model`]), and a budget bounds the
+    /// next request at the dearest of these.
+    fn model_names(&self, request: &Request<'_>) -> Vec<String> {
+        vec![request.model.to_string()]
+    }
 }
 
 macro_rules! forward_model {
@@ -130,6 +138,10 @@ macro_rules! forward_model {
 
             fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
                 (**self).encoded_len(request)
+            }
+
+            fn model_names(&self, request: &Request<'_>) -> Vec<String> {
+                (**self).model_names(request)
             }
         }
     )*};

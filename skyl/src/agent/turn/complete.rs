@@ -56,7 +56,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             parts,
         });
         let assistant = run.transcript.len() - 2;
-        let priced = (agent.price(), run.cost);
+        let priced = (agent.price_of(&answer), run.cost);
         let step = Step::new(
             run.steps,
             &run.transcript,
