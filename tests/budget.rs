@@ -360,3 +360,14 @@ fn a_budget_bounds_a_failovers_request_at_the_dearest_member_that_may_answer_it(
         }
     );
 }
+
+#[test]
+fn a_priced_run_its_budget_stopped_before_its_first_request_cost_zero() {
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run = go(&agent(&model)
+        .with_prices(Prices::new().with("m", Price::per_million_tokens(1.0, 1.0)))
+        .with_budget(Budget::new().input_tokens(10)));
+    assert_eq!(run.stop(), &budget(BudgetLimit::InputTokens, 10, 0, 200));
+    assert!(model.requests().is_empty());
+    assert_eq!(run.cost(), Some(Cost::ZERO));
+}

@@ -222,6 +222,11 @@ impl<'p> Pricing<'p> {
         pricing
     }
 
+    /// Whether any model that may answer has a price.
+    pub(crate) fn any(&self) -> bool {
+        !self.prices.is_empty()
+    }
+
     /// The most `input` and `output` tokens can cost at the dearest of the prices.
     fn most(&self, input: u64, output: u64) -> Cost {
         self.prices

@@ -411,6 +411,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 _ => return Ok(run.stop.clone()),
             }
         }
+        if run.cost.is_none() && self.priced(run) {
+            run.cost = Some(Cost::ZERO);
+        }
         // How many final answers were sent back; counted again on a replay, which sends back
         // the same answers.
         let mut corrections = 0;

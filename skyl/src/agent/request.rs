@@ -72,6 +72,12 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         Pricing::of(&agent.prices, &agent.model.model_names(request))
     }
 
+    /// Whether the agent has a price for a model that may answer the next request of `run`: a
+    /// run that has one costs zero before its first answer, rather than nothing known.
+    pub(super) fn priced(&self, run: &Run) -> bool {
+        self.pricing(&self.build(run)).any()
+    }
+
     /// Counts the usage an answer reported for a request of `bytes` bytes, bounded by `bound`.
     /// An unreported count says nothing about the request: the budget counts the most it could
     /// use, and bounds the next request by its size alone.

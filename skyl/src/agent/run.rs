@@ -126,9 +126,11 @@ impl Run {
     }
 
     /// What all of the run's requests cost, summed step by step at the agent's prices
-    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` when it has no price for its
-    /// model. Like [`usage`](Self::usage), it misses what answers with an
-    /// [unreported](Usage::unreported) usage cost.
+    /// ([`Agent::with_prices`](super::Agent::with_prices)) for the model that gave each answer;
+    /// zero for a priced run that sent nothing (its budget stopped it before its first request),
+    /// and `None` when the agent has no price for a model that may answer it. Like
+    /// [`usage`](Self::usage), it misses what answers with an [unreported](Usage::unreported)
+    /// usage cost.
     pub fn cost(&self) -> Option<Cost> {
         self.cost
     }
