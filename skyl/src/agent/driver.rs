@@ -14,7 +14,7 @@ use crate::prose;
 use crate::provider::CacheWatch;
 
 use super::approval::{Slot, Turn};
-use super::budget::Bound;
+use super::budget::{Bound, Last};
 use super::journal::{Journaling, Record};
 use super::replay::Changed;
 use super::request::Sent;
@@ -351,9 +351,9 @@ pub(super) struct Driver<'a, S, H> {
     pub(super) journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
     pub(super) answer: Option<&'a Expected>,
-    /// The size of the run's last request sent and the input tokens its answer reported, which
-    /// bound the next request's input for a budget.
-    pub(super) last_request: Option<(u64, u64)>,
+    /// The run's last request sent and the input tokens its answer reported, which bound the
+    /// next request's input for a budget when it continues it.
+    pub(super) last_request: Option<Last>,
     /// What a budget counts for the answers of this run whose usage was not reported: the most
     /// their requests could use.
     pub(super) unreported: Bound,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::provider::{Request, Response, ToolChoice, Usage};
 
-use super::budget::{Bound, Pricing};
+use super::budget::{Bound, Last, Measured, Pricing};
 use super::driver::Driver;
 use super::step::ResponseMeta;
 use super::telemetry::Span;
@@ -60,10 +60,19 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             return;
         };
         let mut request = self.build(run);
-        let bytes = request_bytes(self.agent.model.as_ref(), &request);
+        let measured = Measured::of(
+            self.agent.model.as_ref(),
+            &request,
+            self.last_request.as_ref(),
+        );
         let pricing = self.pricing(&request);
-        let bound = budget.bound(&mut request, bytes, self.last_request, &pricing);
-        self.count(&answer.usage, bytes, bound);
+        let bound = budget.bound(&mut request, &measured, &pricing);
+        self.count(
+            &answer.usage,
+            answer.requested_model.as_deref(),
+            measured,
+            bound,
+        );
     }
 
     /// The prices of the models that may answer `request`.
@@ -78,14 +87,18 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         self.pricing(&self.build(run)).any()
     }
 
-    /// Counts the usage an answer reported for a request of `bytes` bytes, bounded by `bound`.
-    /// An unreported count says nothing about the request: the budget counts the most it could
-    /// use, and bounds the next request by its size alone.
-    fn count(&mut self, usage: &Usage, bytes: u64, bound: Bound) {
+    /// Counts the usage an answer reported for the request `measured`, bounded by `bound`, and
+    /// answered under the model name `model` (the agent's when `None`). An unreported count
+    /// says nothing about the request: the budget counts the most it could use, and bounds the
+    /// next request by its size alone.
+    fn count(&mut self, usage: &Usage, model: Option<&str>, measured: Measured, bound: Bound) {
         if usage.unreported {
             self.unreported = self.unreported.plus(bound);
+            self.last_request = None;
+            return;
         }
-        self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+        let model = model.unwrap_or(&self.agent.model_name).to_owned();
+        self.last_request = Some(Last::answered(measured, usage.input_tokens, model));
     }
 
     /// Sends the request of step `step` and reads the answer; or, when the request could take
@@ -106,24 +119,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         crate::provider::wire_order(&mut request.tools, &found);
         let mut sent = None;
         if let Some(budget) = &agent.budget {
-            let size = request_bytes(agent.model.as_ref(), &request);
+            let measured = Measured::of(agent.model.as_ref(), &request, self.last_request.as_ref());
             let (used, spent) = self.unreported.over(&run.usage, run.cost);
             let pricing = self.pricing(&request);
-            let checked = budget.check(
-                &mut request,
-                size,
-                self.last_request,
-                &used,
-                spent,
-                &pricing,
-            );
+            let checked = budget.check(&mut request, &measured, &used, spent, &pricing);
             if let Err(stop) = checked {
                 return Ok(Sent::Stopped(stop));
             }
-            sent = Some((
-                size,
-                budget.bound(&mut request, size, self.last_request, &pricing),
-            ));
+            let bound = budget.bound(&mut request, &measured, &pricing);
+            sent = Some((measured, bound));
         }
         let span = Span::chat(&request.model);
         // After the hooks: what they changed is what the provider sees. Only when someone
@@ -153,28 +157,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Err(error) => span.record_model_error(error),
         }
         let response = result?;
-        if let Some((bytes, bound)) = sent {
-            self.count(&response.usage, bytes, bound);
+        if let Some((measured, bound)) = sent {
+            let model = response.requested_model.as_deref();
+            self.count(&response.usage, model, measured, bound);
         }
         Ok(Sent::Answer(response))
     }
-}
-
-/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
-/// model cannot tell (a scripted model, a client of the user's).
-fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
-    if let Some(len) = model.encoded_len(request) {
-        return len as u64;
-    }
-    fn json(value: &impl serde::Serialize) -> u64 {
-        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
-    }
-    let system = request.system.as_deref().map_or(0, str::len) as u64;
-    let output = request.output.as_deref().map_or(0, json);
-    (request.model.len() as u64)
-        .saturating_add(system)
-        .saturating_add(json(&request.messages))
-        .saturating_add(json(&request.tools))
-        .saturating_add(output)
-        .saturating_add(json(&request.extra))
 }

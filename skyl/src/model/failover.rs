@@ -320,6 +320,15 @@ impl Model for Failover {
             .max()
     }
 
+    /// The most any member's provider adds: whichever member answers, the bound holds.
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        self.members
+            .iter()
+            .map(|(_, member)| member.model.added_input_tokens(&member.request(request)))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Every member's names, in order, each once: any of them may answer.
     fn model_names(&self, request: &Request<'_>) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
