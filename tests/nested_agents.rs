@@ -785,3 +785,98 @@ fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again()
         "ERROR: research failed: the model of research failed: Anthropic answered HTTP 529: Overloaded. Call research again in a moment, or continue without its answer."
     );
 }
+
+/// A mailer whose model sends Ada an email, then answers `then`.
+fn mailer(log: &Arc<Log>, then: ScriptedModel) -> Agent<Arc<Log>> {
+    Agent::new(
+        then,
+        Toolbox::with_state(Arc::clone(log)).with(SendEmail),
+        "small",
+    )
+}
+
+#[test]
+fn a_sub_agent_whose_model_fails_after_an_email_went_out_says_so_and_never_invites_a_retry() {
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded")
+        .with_provider(skyl::provider::Provider::Anthropic);
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new()
+        .reply_calls([call("m1", "send_email", json!({"to": "ada"}))])
+        .fail(overloaded);
+    let mail = mailer(&log, model).as_tool::<Mail, String>("mail", "Sends mail.");
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "mail", json!({"to": "Ada"}))])
+        .reply_text("The email went out; the rest failed.");
+    let agent = Agent::new(top, Toolbox::new().with(mail), "large");
+    let run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: mail failed: the model of mail failed: Anthropic answered HTTP 529: Overloaded; before that, mail completed these calls with effects: send_email (call m1). Do not call mail again for the same task: what those calls did is done, and calling mail again would do it again. Continue without its answer, and tell the user what was done."
+    );
+    assert_eq!(log.done(), [("send_email ada".to_owned(), None)]);
+}
+
+#[test]
+fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when_called_again() {
+    let dir = TempDir::new("failed-mail");
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded");
+    let top = |model: ScriptedModel, mailer: Agent<Arc<Log>>, journal: &Arc<SqliteJournal>| {
+        let mail = mailer
+            .as_tool::<Mail, String>("mail", "Sends mail.")
+            .journaled(Arc::clone(journal) as Arc<dyn Journal>);
+        Agent::new(model, Toolbox::new().with(mail), "large")
+    };
+
+    // The first process: the email goes out, the mailer's model fails, and the process dies
+    // before the top run records the call's result.
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new()
+        .reply_calls([call("m1", "send_email", json!({"to": "ada"}))])
+        .fail(overloaded);
+    let agent = top(
+        ScriptedModel::new().reply_calls([call("c1", "mail", json!({"to": "Ada"}))]),
+        mailer(&log, model),
+        &dir.journal(),
+    );
+    let dying = crate::support::journal::dies_before_results(
+        SqliteJournal::open(dir.0.join("journal.db"))
+            .unwrap()
+            .with_owner("worker"),
+    );
+    let error = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&dying, "top")
+        .blocking()
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    assert_eq!(
+        log.done(),
+        [(
+            "send_email ada".to_owned(),
+            Some("top/1/c1/1/m1".to_owned())
+        )]
+    );
+
+    // Another process: the call runs again, and its sub-agent's run goes on from its journal:
+    // the email's result is the journal's, and only the failed request is asked again.
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new().reply_text(r#""Sent.""#);
+    let top_model = ScriptedModel::new().reply_text("Ada has her email.");
+    let journal = dir.journal();
+    let agent = top(top_model.clone(), mailer(&log, model.clone()), &journal);
+    let run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Ada has her email.");
+    assert!(log.done().is_empty(), "the email was not sent again");
+    assert_eq!(model.requests().len(), 1);
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        r#""Sent.""#
+    );
+}

@@ -247,6 +247,7 @@ where
                     name,
                     &failed.to_string(),
                     failed.is_retryable(),
+                    &self.completed_effects(error.run()),
                 ));
             }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
@@ -260,6 +261,7 @@ where
                     name,
                     &expected.schema.name,
                     &reason,
+                    &self.completed_effects(&run),
                 )),
             },
             Stop::AwaitingApproval => match desk {
@@ -269,8 +271,38 @@ where
                 }
                 None => Err(prose::sub_agent_unasked(name)),
             },
-            stop => Err(prose::sub_agent_stopped(name, &stop.to_string())),
+            stop => Err(prose::sub_agent_stopped(
+                name,
+                &stop.to_string(),
+                &self.completed_effects(&run),
+            )),
         }
+    }
+
+    /// The calls of `run` with effects (of tools not marked read-only, sub-agents included) that
+    /// completed (their result is not an error), as a failure of the call lists them: calling
+    /// the sub-agent again would do them again.
+    fn completed_effects(&self, run: &Run) -> Vec<String> {
+        let transcript = run.transcript();
+        let succeeded: Vec<&str> = transcript
+            .iter()
+            .flat_map(Message::tool_results)
+            .filter(|result| !result.is_error)
+            .map(|result| result.call_id.as_str())
+            .collect();
+        let toolbox = &self.agent.toolbox;
+        transcript
+            .iter()
+            .flat_map(Message::tool_calls)
+            .filter(|call| succeeded.contains(&call.id.as_str()))
+            .filter(|call| {
+                let read_only = toolbox
+                    .definition(&call.name)
+                    .is_some_and(|definition| definition.annotations.is_read_only());
+                !read_only
+            })
+            .map(|call| prose::completed_call(&call.name, &call.id))
+            .collect()
     }
 }
 
