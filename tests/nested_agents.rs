@@ -880,3 +880,113 @@ fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when
         r#""Sent.""#
     );
 }
+
+/// An answer that reported `input` input tokens.
+fn used(response: skyl::provider::Response, input: u64) -> skyl::provider::Response {
+    response.with_usage(skyl::provider::Usage::new(input, 0))
+}
+
+/// A top agent ("large", 1 a million tokens) that calls `mail`, whose agent ("small", 10 a
+/// million) sends an email once a person approves it; each answer reports its input tokens.
+fn priced_mail(log: &Arc<Log>, journal: Option<&Arc<SqliteJournal>>) -> Agent {
+    let prices = skyl::model::Prices::new()
+        .with("large", skyl::model::Price::per_million_tokens(1.0, 1.0))
+        .with("small", skyl::model::Price::per_million_tokens(10.0, 10.0));
+    let mailer = Agent::new(
+        ScriptedModel::new()
+            .reply(used(
+                skyl::provider::Response::calls([call("m1", "send_email", json!({"to": "ada"}))]),
+                1000,
+            ))
+            .reply(used(skyl::provider::Response::text(r#""Sent.""#), 2000)),
+        Toolbox::with_state(Arc::clone(log)).with(SendEmail),
+        "small",
+    )
+    .with_prices(prices.clone())
+    .with_hooks(hooks::before_tool_call(|_, _| Decision::Pause));
+    let top = ScriptedModel::new()
+        .reply(used(
+            skyl::provider::Response::calls([call("c1", "mail", json!({"to": "Ada"}))]),
+            100,
+        ))
+        .reply(used(skyl::provider::Response::text("Done."), 300));
+    let mut mail = mailer.as_tool::<Mail, String>("mail", "Sends mail.");
+    if let Some(journal) = journal {
+        mail = mail.journaled(Arc::clone(journal) as Arc<dyn Journal>);
+    }
+    let agent = Agent::new(top, Toolbox::new().with(mail), "large").with_prices(prices);
+    agent
+}
+
+#[test]
+fn a_runs_tree_usage_and_cost_include_its_sub_agents_own_beside_them_across_a_pause_and_a_replay() {
+    use skyl::model::Cost;
+    use skyl::provider::Usage;
+
+    let log = Arc::new(Log::default());
+    let agent = priced_mail(&log, None);
+    let mut run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    // The sub-agent waits with what it used so far.
+    assert_eq!(run.usage(), &Usage::new(100, 0));
+    assert_eq!(run.tree_usage(), Usage::new(1100, 0));
+    assert_eq!(run.tree_cost(), Some(Cost::from_units(0.0101)));
+    run.approve_at(&["c1", "m1"]).unwrap();
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.text(), "Done.");
+    assert_eq!(run.usage(), &Usage::new(400, 0));
+    assert_eq!(run.cost(), Some(Cost::from_units(0.0004)));
+    assert_eq!(run.tree_usage(), Usage::new(3400, 0));
+    // 400 at 1 a million, and the sub-agent's 3000 at 10 a million: each at its own prices.
+    assert_eq!(run.tree_cost(), Some(Cost::from_units(0.0304)));
+    assert_eq!(log.done().len(), 1);
+
+    // Journaled, stored while it waits and replayed by another process once it finished: the
+    // same totals, each answer counted once.
+    let dir = TempDir::new("tree");
+    let journal = dir.journal();
+    let log = Arc::new(Log::default());
+    let agent = priced_mail(&log, Some(&journal));
+    let mut waiting = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(waiting.tree_usage(), Usage::new(1100, 0));
+    let stored: Run = serde_json::from_str(&serde_json::to_string(&waiting).unwrap()).unwrap();
+    assert_eq!(stored.tree_usage(), Usage::new(1100, 0));
+    waiting.approve_at(&["c1", "m1"]).unwrap();
+    let run = agent
+        .resume(waiting)
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        (run.tree_usage(), run.tree_cost()),
+        (Usage::new(3400, 0), Some(Cost::from_units(0.0304)))
+    );
+    let journal = dir.journal();
+    let agent = priced_mail(&Arc::new(Log::default()), Some(&journal));
+    let replayed = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(replayed.text(), "Done.");
+    assert_eq!(
+        (
+            replayed.usage(),
+            replayed.tree_usage(),
+            replayed.tree_cost()
+        ),
+        (
+            &Usage::new(400, 0),
+            Usage::new(3400, 0),
+            Some(Cost::from_units(0.0304))
+        )
+    );
+    assert_eq!(log.done().len(), 1);
+}

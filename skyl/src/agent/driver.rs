@@ -447,6 +447,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 answer,
                 slots: vec![Slot::New; calls],
                 content: Vec::new(),
+                spent: Default::default(),
             });
             if let Some(stop) = self.answer_turn(run).await? {
                 return Ok(stop);

@@ -230,6 +230,20 @@ where
             Some(span) => span.instrument(work).await,
             None => work.await,
         };
+        // What the sub-agent's run used counts in the calling run's tree; a run that waits for a
+        // person is counted where it waits, in the call's slot.
+        let spent = |run: &Run| {
+            if let Some(desk) = &desk
+                && run.stop() != &Stop::AwaitingApproval
+            {
+                desk.spend(call.call_id(), run.tree());
+            }
+        };
+        match &finished {
+            Ok(run) => spent(run),
+            Err(DurableRunError::Model(error)) => spent(error.run()),
+            Err(_) => {}
+        }
         let run = match finished {
             Ok(run) => run,
             // Another worker runs the sub-agent's run, or its store failed: the run that calls

@@ -29,7 +29,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         for (position, &call) in calls.iter().enumerate() {
             let slot = turn.slots[position].clone();
             let answer = match self.settle(step, position, call, &slot) {
-                Some(Settled::Replayed(result, content)) => {
+                Some(Settled::Replayed(result, content, spent)) => {
+                    if let Some(spent) = spent {
+                        turn.spent.add(&spent);
+                    }
                     self.event(|| Event::ToolAnswered {
                         name: call.name.clone(),
                         result: result.clone(),
@@ -69,6 +72,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 call: position,
                 result: result.clone(),
                 content: Vec::new(),
+                spent: None,
             });
             turn.slots[position] = Slot::Answered(result);
             decided.answered.push((position, Duration::ZERO));
