@@ -990,3 +990,65 @@ fn a_runs_tree_usage_and_cost_include_its_sub_agents_own_beside_them_across_a_pa
     );
     assert_eq!(log.done().len(), 1);
 }
+
+/// An answer that generated `output` tokens.
+fn generated(response: skyl::provider::Response, output: u64) -> skyl::provider::Response {
+    response.with_usage(skyl::provider::Usage::new(1, output))
+}
+
+#[test]
+fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent() {
+    use skyl::agent::{Budget, BudgetLimit};
+
+    let log = Arc::new(Log::default());
+    // The researcher has no budget of its own: the top run's bounds it.
+    let research_model = (1..=3).fold(ScriptedModel::new(), |model, n| {
+        model.reply(generated(
+            skyl::provider::Response::calls([call(
+                &format!("r{n}"),
+                "lookup",
+                json!({"word": format!("w{n}")}),
+            )]),
+            90,
+        ))
+    });
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(Lookup),
+        "small",
+    )
+    .with_max_tokens(100);
+    let top = ScriptedModel::new()
+        .reply(generated(
+            skyl::provider::Response::calls([call("c1", "research", json!({"subject": "Ada"}))]),
+            10,
+        ))
+        .reply_text("unused");
+    let agent = Agent::new(
+        top.clone(),
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    )
+    .with_max_tokens(100)
+    .with_budget(Budget::new().output_tokens(250));
+    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    // The top run's first answer (10) and the researcher's two (90 each) leave 60 of 250: the
+    // researcher's third request, which could generate 100, is not sent, nor the top run's next.
+    let stop = Stop::Budget {
+        limit: BudgetLimit::OutputTokens,
+        max: 250,
+        used: 190,
+        next: 100,
+    };
+    assert_eq!(research_model.requests().len(), 2);
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        format!(
+            "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
+        )
+    );
+    assert_eq!(run.stop(), &stop);
+    assert_eq!(top.requests().len(), 1);
+    assert_eq!(run.usage().output_tokens, 10);
+    assert_eq!(run.tree_usage().output_tokens, 190);
+}

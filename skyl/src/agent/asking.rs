@@ -37,6 +37,7 @@ use crate::tool::RichOutcome;
 
 use super::JournalError;
 use super::approval::Slot;
+use super::ledger::Ledger;
 use super::run::Spent;
 use super::telemetry::CallSpan;
 use super::{Event, Run, lock};
@@ -202,6 +203,9 @@ pub(crate) struct Desk {
     halted: Mutex<(Vec<String>, Option<JournalError>)>,
     /// What the runs of the sub-agents of the turn's calls used, by call id.
     spent: Mutex<Vec<(String, Spent)>>,
+    /// The ledgers of the budgets the turn's run is under, which its sub-agents' runs are under
+    /// too.
+    ledgers: Mutex<Vec<Arc<Ledger>>>,
 }
 
 /// A run's event callback, as a sub-agent's call reaches it.
@@ -264,6 +268,16 @@ impl Desk {
             .iter()
             .find(|(id, _)| id == call_id)
             .map(|(_, spent)| spent.clone())
+    }
+
+    /// Puts the sub-agents of the turn's calls under the budgets of `ledgers`.
+    pub(crate) fn bind(&self, ledgers: Vec<Arc<Ledger>>) {
+        *lock(&self.ledgers) = ledgers;
+    }
+
+    /// The ledgers of the budgets the turn's sub-agents are under.
+    pub(crate) fn ledgers(&self) -> Vec<Arc<Ledger>> {
+        lock(&self.ledgers).clone()
     }
 
     /// Sends the events of the turn's sub-agents to `events`.

@@ -39,6 +39,12 @@ use super::Stop;
 ///   ([`Model::model_names`](crate::model::Model::model_names)). A cost limit without a price
 ///   for a model that may answer stops the run before the request ([`Stop::Unpriced`]).
 ///
+/// A budget bounds the run's tree: what its sub-agents ([`AgentTool`](super::AgentTool), at any
+/// depth) use counts in it ([`Run::tree_usage`](super::Run::tree_usage)), and each of their
+/// requests is checked against what it has left before it is sent; requests in flight at once
+/// (sub-agents called side by side) each hold the most they could use until their answers come,
+/// so that no two pass on what only one may use.
+///
 /// What the run used is what the providers reported ([`Run::usage`](super::Run::usage),
 /// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported (a compatible
 /// server's stream without its usage chunk) counts as the most its request could use.
@@ -371,17 +377,13 @@ impl Bound {
         }
     }
 
-    /// `usage` and `cost` with these bounds added, as a budget counts what a run used.
-    pub(crate) fn over(self, usage: &Usage, cost: Option<Cost>) -> (Usage, Option<Cost>) {
-        let used = Usage::new(
-            usage.input_tokens.saturating_add(self.input),
-            usage.output_tokens.saturating_add(self.output),
-        );
-        let spent = match (cost, self.cost) {
-            (None, Cost::ZERO) => None,
-            (cost, charged) => Some(cost.unwrap_or(Cost::ZERO).saturating_add(charged)),
-        };
-        (used, spent)
+    /// These bounds less `other`'s (a reservation ended).
+    pub(crate) fn minus(self, other: Bound) -> Bound {
+        Bound {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cost: Cost::from_nanos(self.cost.nanos().saturating_sub(other.cost.nanos())),
+        }
     }
 }
 

@@ -37,10 +37,13 @@ use super::{Agent, DurableRunError, Event, Hooks, Journal, Run, Stop};
 /// result the sub-agent's final answer read into `O` (as [`answer_as`](super::RunBuilder::answer_as)
 /// reads one), and the sub-agent keeps its own model, tools, hooks and limits.
 ///
-/// Its limits include its [`Budget`](super::Budget) and what it spends: a sub-agent's tokens
-/// and cost are counted in its own run, not in the calling run's
-/// [`usage`](super::Run::usage) or budget. Give a sub-agent a budget of its own to bound what
-/// one call of it may spend.
+/// Its limits include its [`Budget`](super::Budget). What it spends is its own run's
+/// [`usage`](super::Run::usage) and [`cost`](super::Run::cost), and counts in the calling run's
+/// [`tree_usage`](super::Run::tree_usage) and [`tree_cost`](super::Run::tree_cost); a budget
+/// of the calling run (of any run above it) bounds the whole tree: each of the sub-agent's
+/// requests is checked against what every budget above it has left before it is sent, and the
+/// sub-agent stops ([`Stop::Budget`]) rather than send one that could pass a limit. Give a
+/// sub-agent a budget of its own to bound what one call of it may spend besides.
 ///
 /// Each call starts a run of the sub-agent from one user message: the arguments as JSON, or the
 /// text [`with_prompt`](Self::with_prompt) makes of them. What comes of the run is the call's
@@ -197,6 +200,9 @@ where
             Some(saved) => self.agent.resume(saved),
             None => self.agent.run(vec![Message::user(prompt)]),
         };
+        if let Some(desk) = &desk {
+            builder = builder.under(desk.ledgers());
+        }
         if let Some(events) = desk.as_ref().and_then(|desk| desk.events()) {
             let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
             builder = builder.on_event(move |event| {
@@ -285,6 +291,13 @@ where
                 }
                 None => Err(prose::sub_agent_unasked(name)),
             },
+            stop @ (Stop::Budget { .. } | Stop::Unpriced { .. }) => {
+                Err(prose::sub_agent_out_of_budget(
+                    name,
+                    &stop.to_string(),
+                    &self.completed_effects(&run),
+                ))
+            }
             stop => Err(prose::sub_agent_stopped(
                 name,
                 &stop.to_string(),

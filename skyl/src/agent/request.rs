@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 
+use crate::model::Cost;
 use crate::provider::{Request, Response, ToolChoice, Usage};
 
-use super::budget::{Bound, Last, Measured, Pricing};
+use super::budget::{Last, Measured, Pricing};
 use super::driver::Driver;
+use super::ledger::Ledger;
 use super::step::ResponseMeta;
 use super::telemetry::Span;
 use super::{Event, Hooks, Model, ModelError, Run, Stop};
@@ -56,9 +58,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// counted when its request was sent, so that a budget bounds the next request the same way
     /// on a replay (hooks aside, which a replay does not call).
     pub(super) fn count_replayed(&mut self, run: &Run, answer: &ResponseMeta) {
-        let Some(budget) = &self.agent.budget else {
+        if self.ledgers.is_empty() {
             return;
-        };
+        }
         let mut request = self.build(run);
         let measured = Measured::of(
             self.agent.model.as_ref(),
@@ -66,13 +68,20 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             self.last_request.as_ref(),
         );
         let pricing = self.pricing(&request);
-        let bound = budget.bound(&mut request, &measured, &pricing);
-        self.count(
-            &answer.usage,
-            answer.requested_model.as_deref(),
-            measured,
-            bound,
-        );
+        let cost = self.cost_of(answer.requested_model.as_deref(), &answer.usage);
+        let counted = (&answer.usage, cost);
+        Ledger::count(&self.ledgers, &mut request, &measured, &pricing, counted);
+        self.count(&answer.usage, answer.requested_model.as_deref(), measured);
+    }
+
+    /// What `usage` cost at the price of the model named `model` (the agent's when `None`);
+    /// nothing without a price.
+    fn cost_of(&self, model: Option<&str>, usage: &Usage) -> Cost {
+        let agent = self.agent;
+        agent
+            .prices
+            .get(model.unwrap_or(&agent.model_name))
+            .map_or(Cost::ZERO, |price| price.cost(usage))
     }
 
     /// The prices of the models that may answer `request`.
@@ -87,13 +96,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         self.pricing(&self.build(run)).any()
     }
 
-    /// Counts the usage an answer reported for the request `measured`, bounded by `bound`, and
-    /// answered under the model name `model` (the agent's when `None`). An unreported count
-    /// says nothing about the request: the budget counts the most it could use, and bounds the
-    /// next request by its size alone.
-    fn count(&mut self, usage: &Usage, model: Option<&str>, measured: Measured, bound: Bound) {
+    /// Keeps the request `measured`, whose answer under the model name `model` (the agent's
+    /// when `None`) reported `usage`, to bound the next request from; an unreported count says
+    /// nothing about the request, and the next is bounded by its size alone.
+    fn count(&mut self, usage: &Usage, model: Option<&str>, measured: Measured) {
         if usage.unreported {
-            self.unreported = self.unreported.plus(bound);
             self.last_request = None;
             return;
         }
@@ -118,16 +125,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         crate::provider::wire_order(&mut request.tools, &found);
         let mut sent = None;
-        if let Some(budget) = &agent.budget {
+        if !self.ledgers.is_empty() {
             let measured = Measured::of(agent.model.as_ref(), &request, self.last_request.as_ref());
-            let (used, spent) = self.unreported.over(&run.usage, run.cost);
             let pricing = self.pricing(&request);
-            let checked = budget.check(&mut request, &measured, &used, spent, &pricing);
-            if let Err(stop) = checked {
-                return Ok(Sent::Stopped(stop));
+            match Ledger::admit(&self.ledgers, &mut request, &measured, &pricing) {
+                Ok(reserved) => sent = Some((measured, reserved)),
+                Err(stop) => return Ok(Sent::Stopped(stop)),
             }
-            let bound = budget.bound(&mut request, &measured, &pricing);
-            sent = Some((measured, bound));
         }
         let span = Span::chat(&request.model);
         // After the hooks: what they changed is what the provider sees. Only when someone
@@ -156,10 +160,20 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Ok(response) => span.record_response(response),
             Err(error) => span.record_model_error(error),
         }
-        let response = result?;
-        if let Some((measured, bound)) = sent {
+        let response = match result {
+            Ok(response) => response,
+            Err(error) => {
+                if let Some((_, reserved)) = sent {
+                    Ledger::settle(reserved, None);
+                }
+                return Err(error);
+            }
+        };
+        if let Some((measured, reserved)) = sent {
             let model = response.requested_model.as_deref();
-            self.count(&response.usage, model, measured, bound);
+            let cost = self.cost_of(model, &response.usage);
+            Ledger::settle(reserved, Some((&response.usage, cost)));
+            self.count(&response.usage, model, measured);
         }
         Ok(Sent::Answer(response))
     }

@@ -111,6 +111,23 @@ pub(crate) fn sub_agent_stopped(
     crate::tool::ToolFailure::retry_with_other_arguments(said)
 }
 
+/// The failure of a sub-agent's call whose run stopped at a budget (`stop`, its sentence: its
+/// own, or one of the runs above it), after the calls with effects `completed`: calling it again
+/// would stop the same way.
+pub(crate) fn sub_agent_out_of_budget(
+    tool: &str,
+    stop: &str,
+    completed: &[String],
+) -> crate::tool::ToolFailure {
+    let said = format!("{tool} stopped before its final answer: {stop}");
+    if !completed.is_empty() {
+        return after_effects(tool, &said, completed);
+    }
+    crate::tool::ToolFailure::do_not_retry(said).with_next_step(format!(
+        "Continue without its answer: calling {tool} again would stop the same way."
+    ))
+}
+
 /// The failure of a sub-agent's call that failed (`said`) after calls with effects of its run
 /// had completed (`completed`, each as [`completed_call`] says it): which, and that calling the
 /// sub-agent again would do them again.

@@ -11,6 +11,7 @@ use crate::tool::ToolOutcome;
 use super::super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::super::driver::Driver;
 use super::super::journal::Record;
+use super::super::ledger::Ledger;
 use super::super::{Agent, AnsweredBy, Decision, Event, Hooks};
 use super::Decided;
 use super::settle::Settled;
@@ -31,6 +32,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             let answer = match self.settle(step, position, call, &slot) {
                 Some(Settled::Replayed(result, content, spent)) => {
                     if let Some(spent) = spent {
+                        // Its sub-agent's run is not run again: what it used counts here.
+                        let cost = spent.cost.unwrap_or_default();
+                        Ledger::count_spent(&self.ledgers, &spent.usage, cost);
                         turn.spent.add(&spent);
                     }
                     self.event(|| Event::ToolAnswered {
