@@ -9,12 +9,16 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use skyl::agent::{Agent, Budget, BudgetLimit, Run, Stop, StopWhen};
-use skyl::model::{BoxFuture, EventSink, Model, ModelError};
+use skyl::agent::{Agent, Budget, BudgetLimit, Run, Step, Stop, StopWhen, hooks};
+use skyl::http::HttpModel;
+use skyl::model::{BoxFuture, EventSink, Failover, Member, Model, ModelError};
 use skyl::model::{Cost, Price, Prices};
+use skyl::provider::Anthropic;
 use skyl::provider::{Request, Response, Usage};
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
+
+use crate::support::http_server::{Reply, Server};
 
 /// Get the current weather for a city.
 #[skyl::tool]
@@ -289,4 +293,189 @@ fn an_answer_whose_usage_was_not_reported_counts_as_the_most_its_request_could_u
         0,
         "the run's usage is what was reported"
     );
+}
+
+/// A failover whose primary (1 a million tokens) is overloaded and whose secondary (10 a
+/// million) answers.
+fn cheap_then_dear(secondary: &ScriptedModel) -> (ScriptedModel, Agent) {
+    let primary = ScriptedModel::new().fail(ModelError::provider(529, "Overloaded"));
+    let model = Failover::new([
+        Member::new(primary.clone()).model_name("cheap"),
+        Member::new(Sized(secondary.clone())).model_name("dear"),
+    ]);
+    let prices = Prices::new()
+        .with("cheap", Price::per_million_tokens(1.0, 1.0))
+        .with("dear", Price::per_million_tokens(10.0, 10.0));
+    let agent = Agent::new(model, Toolbox::new(), "cheap").with_prices(prices);
+    (primary, agent)
+}
+
+#[test]
+fn an_answer_of_a_failover_costs_what_the_member_that_gave_it_costs() {
+    let mut answer = Response::text("Hi");
+    answer.usage = Usage::new(1_000_000, 0);
+    let secondary = ScriptedModel::new().reply(answer);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let (primary, agent) = cheap_then_dear(&secondary);
+    let agent = agent.with_hooks(hooks::after_step(move |step: &Step<'_>| {
+        let answered_by = step.answered_by().map(str::to_owned);
+        record.lock().unwrap().push((answered_by, step.cost()));
+    }));
+    let run = agent.run(vec![Message::user("Go")]).blocking().unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(primary.requests().len(), 1);
+    // A million input tokens at the secondary's 10 a million, not the agent's model's 1.
+    assert_eq!(run.cost(), Some(Cost::from_units(10.0)));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(Some("dear".to_owned()), Some(Cost::from_units(10.0)))]
+    );
+}
+
+#[test]
+fn a_budget_bounds_a_failovers_request_at_the_dearest_member_that_may_answer_it() {
+    let secondary = ScriptedModel::new().reply_text("Hi");
+    let (primary, agent) = cheap_then_dear(&secondary);
+    // 400 bytes (200 tokens) and 100 output tokens: 0.0003 at the primary's prices, 0.003 at
+    // the secondary's, which may answer it.
+    let agent = agent
+        .with_max_tokens(100)
+        .with_budget(Budget::new().cost(Cost::from_units(0.001)));
+    let run = go(&agent);
+    assert_eq!(
+        run.stop(),
+        &budget(BudgetLimit::Cost, 1_000_000, 0, 3_000_000)
+    );
+    assert!(primary.requests().is_empty() && secondary.requests().is_empty());
+
+    // A member without a price stops a run with a cost limit before its request, naming it.
+    let model = Failover::new([
+        Member::new(ScriptedModel::new()).model_name("cheap"),
+        Member::new(ScriptedModel::new()).model_name("unpriced"),
+    ]);
+    let run = go(&Agent::new(model, Toolbox::new(), "cheap")
+        .with_prices(Prices::new().with("cheap", Price::per_million_tokens(1.0, 1.0)))
+        .with_budget(Budget::new().cost(Cost::from_units(1.0))));
+    assert_eq!(
+        run.stop(),
+        &Stop::Unpriced {
+            model: "unpriced".into()
+        }
+    );
+}
+
+#[test]
+fn a_priced_run_its_budget_stopped_before_its_first_request_cost_zero() {
+    let model = ScriptedModel::new().reply_text("Hi");
+    let run = go(&agent(&model)
+        .with_prices(Prices::new().with("m", Price::per_million_tokens(1.0, 1.0)))
+        .with_budget(Budget::new().input_tokens(10)));
+    assert_eq!(run.stop(), &budget(BudgetLimit::InputTokens, 10, 0, 200));
+    assert!(model.requests().is_empty());
+    assert_eq!(run.cost(), Some(Cost::ZERO));
+}
+
+/// Claude's answer to a small first request.
+const CLAUDE_HI: &str = r#"{
+  "id": "msg_01BudgetHi", "type": "message", "role": "assistant",
+  "model": "claude-sonnet-4-5-20250929", "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 402, "output_tokens": 3},
+  "content": [{"type": "text", "text": "Hi."}]
+}"#;
+
+#[tokio::test]
+async fn a_first_anthropic_request_with_tools_is_bounded_with_the_tool_use_system_prompt() {
+    let server = Server::start(vec![Reply::json(200, CLAUDE_HI)]).await;
+    let model = HttpModel::builder(Anthropic)
+        .api_key("sk-test")
+        .base_url(&server.url)
+        .build()
+        .unwrap();
+    let agent = |limit: u64| {
+        Agent::new(
+            model.clone(),
+            Toolbox::new().with(GetWeather),
+            "claude-sonnet-4-5",
+        )
+        .with_max_tokens(100)
+        .with_budget(Budget::new().input_tokens(limit))
+    };
+    let hi = || vec![Message::user("Hi")];
+    // Within a limit that holds it, the request is sent: its body gives its size.
+    let run = agent(100_000).run(hi()).await.unwrap();
+    assert_eq!(run.stop(), &Stop::Answered);
+    let requests = server.requests();
+    let bytes = serde_json::to_vec(&requests[0].body).unwrap().len() as u64;
+    // Anthropic adds its tool-use system prompt, 346 tokens for a Claude 4 model with `auto`,
+    // which the body does not hold: the bound is the body at 2 bytes a token, plus those.
+    let bound = bytes.div_ceil(2) + 346;
+    let run = agent(bound - 1).run(hi()).await.unwrap();
+    assert_eq!(
+        run.stop(),
+        &budget(BudgetLimit::InputTokens, bound - 1, 0, bound)
+    );
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the second request was not sent"
+    );
+}
+
+#[test]
+fn a_request_a_hook_trimmed_is_bounded_afresh_from_its_bytes_and_never_passes_the_limit() {
+    // Each answer reports few input tokens (a tokenizer that read sparse text), and the hook
+    // keeps only the first message and the newest turn: the third request is not the second
+    // one with messages added, so its bound is its own bytes at 2 a token, not the second's
+    // count plus the bytes added (none: it is shorter).
+    let trim = |request: &mut Request<'_>| {
+        let messages = request.messages.to_vec();
+        if messages.len() > 3 {
+            let newest = &messages[messages.len() - 2..];
+            let kept: Vec<Message> = std::iter::once(messages[0].clone())
+                .chain(newest.iter().cloned())
+                .collect();
+            request.messages = kept.into();
+        }
+    };
+    let model = calling(&[Usage::new(10, 1), Usage::new(10, 1), Usage::new(10_000, 1)]);
+    let trimmed = {
+        // The third request as the hook leaves it, to know its size.
+        let run = Agent::new(
+            calling(&[Usage::new(10, 1), Usage::new(10, 1)]),
+            Toolbox::new().with(GetWeather),
+            "m",
+        )
+        .with_max_steps(2)
+        .run(vec![Message::user("Go")])
+        .blocking()
+        .unwrap();
+        let mut request = Request {
+            messages: run.transcript().to_vec().into(),
+            ..Default::default()
+        };
+        trim(&mut request);
+        request.messages.to_vec()
+    };
+    let bytes = serde_json::to_vec(&trimmed).unwrap().len() as u64
+        + serde_json::to_vec(&Toolbox::new().with(GetWeather).definitions())
+            .unwrap()
+            .len() as u64
+        + "m".len() as u64
+        + 2; // `extra`, an empty object.
+    let fresh = bytes.div_ceil(2);
+    let limit = 20 + fresh - 1;
+    let agent = Agent::new(model.clone(), Toolbox::new().with(GetWeather), "m")
+        .with_max_steps(10)
+        .with_budget(Budget::new().input_tokens(limit))
+        .with_hooks(hooks::before_request(
+            move |_, request: &mut Request<'_>| trim(request),
+        ));
+    let run = agent.run(vec![Message::user("Go")]).blocking().unwrap();
+    assert_eq!(
+        run.stop(),
+        &budget(BudgetLimit::InputTokens, limit, 20, fresh)
+    );
+    assert_eq!(model.requests().len(), 2);
+    assert!(run.usage().input_tokens <= limit);
 }

@@ -785,3 +785,516 @@ fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again()
         "ERROR: research failed: the model of research failed: Anthropic answered HTTP 529: Overloaded. Call research again in a moment, or continue without its answer."
     );
 }
+
+/// A mailer whose model sends Ada an email, then answers `then`.
+fn mailer(log: &Arc<Log>, then: ScriptedModel) -> Agent<Arc<Log>> {
+    Agent::new(
+        then,
+        Toolbox::with_state(Arc::clone(log)).with(SendEmail),
+        "small",
+    )
+}
+
+#[test]
+fn a_sub_agent_whose_model_fails_after_an_email_went_out_says_so_and_never_invites_a_retry() {
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded")
+        .with_provider(skyl::provider::Provider::Anthropic);
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new()
+        .reply_calls([call("m1", "send_email", json!({"to": "ada"}))])
+        .fail(overloaded);
+    let mail = mailer(&log, model).as_tool::<Mail, String>("mail", "Sends mail.");
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "mail", json!({"to": "Ada"}))])
+        .reply_text("The email went out; the rest failed.");
+    let agent = Agent::new(top, Toolbox::new().with(mail), "large");
+    let run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: mail failed: the model of mail failed: Anthropic answered HTTP 529: Overloaded; before that, mail completed these calls with effects: send_email (call m1). Do not call mail again for the same task: what those calls did is done, and calling mail again would do it again. Continue without its answer, and tell the user what was done."
+    );
+    assert_eq!(log.done(), [("send_email ada".to_owned(), None)]);
+}
+
+#[test]
+fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when_called_again() {
+    let dir = TempDir::new("failed-mail");
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded");
+    let top = |model: ScriptedModel, mailer: Agent<Arc<Log>>, journal: &Arc<SqliteJournal>| {
+        let mail = mailer
+            .as_tool::<Mail, String>("mail", "Sends mail.")
+            .journaled(Arc::clone(journal) as Arc<dyn Journal>);
+        Agent::new(model, Toolbox::new().with(mail), "large")
+    };
+
+    // The first process: the email goes out, the mailer's model fails, and the process dies
+    // before the top run records the call's result.
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new()
+        .reply_calls([call("m1", "send_email", json!({"to": "ada"}))])
+        .fail(overloaded);
+    let agent = top(
+        ScriptedModel::new().reply_calls([call("c1", "mail", json!({"to": "Ada"}))]),
+        mailer(&log, model),
+        &dir.journal(),
+    );
+    let dying = crate::support::journal::dies_before_results(
+        SqliteJournal::open(dir.0.join("journal.db"))
+            .unwrap()
+            .with_owner("worker"),
+    );
+    let error = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&dying, "top")
+        .blocking()
+        .unwrap_err();
+    assert!(matches!(error, DurableRunError::Journal(_)), "{error}");
+    assert_eq!(
+        log.done(),
+        [(
+            "send_email ada".to_owned(),
+            Some("top/1/c1/1/m1".to_owned())
+        )]
+    );
+
+    // Another process: the call runs again, and its sub-agent's run goes on from its journal:
+    // the email's result is the journal's, and only the failed request is asked again.
+    let log = Arc::new(Log::default());
+    let model = ScriptedModel::new().reply_text(r#""Sent.""#);
+    let top_model = ScriptedModel::new().reply_text("Ada has her email.");
+    let journal = dir.journal();
+    let agent = top(top_model.clone(), mailer(&log, model.clone()), &journal);
+    let run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Ada has her email.");
+    assert!(log.done().is_empty(), "the email was not sent again");
+    assert_eq!(model.requests().len(), 1);
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        r#""Sent.""#
+    );
+}
+
+/// An answer that reported `input` input tokens.
+fn used(response: skyl::provider::Response, input: u64) -> skyl::provider::Response {
+    response.with_usage(skyl::provider::Usage::new(input, 0))
+}
+
+/// A top agent ("large", 1 a million tokens) that calls `mail`, whose agent ("small", 10 a
+/// million) sends an email once a person approves it; each answer reports its input tokens.
+fn priced_mail(log: &Arc<Log>, journal: Option<&Arc<SqliteJournal>>) -> Agent {
+    let prices = skyl::model::Prices::new()
+        .with("large", skyl::model::Price::per_million_tokens(1.0, 1.0))
+        .with("small", skyl::model::Price::per_million_tokens(10.0, 10.0));
+    let mailer = Agent::new(
+        ScriptedModel::new()
+            .reply(used(
+                skyl::provider::Response::calls([call("m1", "send_email", json!({"to": "ada"}))]),
+                1000,
+            ))
+            .reply(used(skyl::provider::Response::text(r#""Sent.""#), 2000)),
+        Toolbox::with_state(Arc::clone(log)).with(SendEmail),
+        "small",
+    )
+    .with_prices(prices.clone())
+    .with_hooks(hooks::before_tool_call(|_, _| Decision::Pause));
+    let top = ScriptedModel::new()
+        .reply(used(
+            skyl::provider::Response::calls([call("c1", "mail", json!({"to": "Ada"}))]),
+            100,
+        ))
+        .reply(used(skyl::provider::Response::text("Done."), 300));
+    let mut mail = mailer.as_tool::<Mail, String>("mail", "Sends mail.");
+    if let Some(journal) = journal {
+        mail = mail.journaled(Arc::clone(journal) as Arc<dyn Journal>);
+    }
+    Agent::new(top, Toolbox::new().with(mail), "large").with_prices(prices)
+}
+
+#[test]
+fn a_runs_tree_usage_and_cost_include_its_sub_agents_own_beside_them_across_a_pause_and_a_replay() {
+    use skyl::model::Cost;
+    use skyl::provider::Usage;
+
+    let log = Arc::new(Log::default());
+    let agent = priced_mail(&log, None);
+    let mut run = agent
+        .run(vec![Message::user("Mail Ada")])
+        .blocking()
+        .unwrap();
+    assert_eq!(run.stop(), &Stop::AwaitingApproval);
+    // The sub-agent waits with what it used so far.
+    assert_eq!(run.usage(), &Usage::new(100, 0));
+    assert_eq!(run.tree_usage(), Usage::new(1100, 0));
+    assert_eq!(run.tree_cost(), Some(Cost::from_units(0.0101)));
+    run.approve_at(&["c1", "m1"]).unwrap();
+    let run = agent.resume(run).blocking().unwrap();
+    assert_eq!(run.text(), "Done.");
+    assert_eq!(run.usage(), &Usage::new(400, 0));
+    assert_eq!(run.cost(), Some(Cost::from_units(0.0004)));
+    assert_eq!(run.tree_usage(), Usage::new(3400, 0));
+    // 400 at 1 a million, and the sub-agent's 3000 at 10 a million: each at its own prices.
+    assert_eq!(run.tree_cost(), Some(Cost::from_units(0.0304)));
+    assert_eq!(log.done().len(), 1);
+
+    // Journaled, stored while it waits and replayed by another process once it finished: the
+    // same totals, each answer counted once.
+    let dir = TempDir::new("tree");
+    let journal = dir.journal();
+    let log = Arc::new(Log::default());
+    let agent = priced_mail(&log, Some(&journal));
+    let mut waiting = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(waiting.tree_usage(), Usage::new(1100, 0));
+    let stored: Run = serde_json::from_str(&serde_json::to_string(&waiting).unwrap()).unwrap();
+    assert_eq!(stored.tree_usage(), Usage::new(1100, 0));
+    waiting.approve_at(&["c1", "m1"]).unwrap();
+    let run = agent
+        .resume(waiting)
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        (run.tree_usage(), run.tree_cost()),
+        (Usage::new(3400, 0), Some(Cost::from_units(0.0304)))
+    );
+    let journal = dir.journal();
+    let agent = priced_mail(&Arc::new(Log::default()), Some(&journal));
+    let replayed = agent
+        .run(vec![Message::user("Mail Ada")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(replayed.text(), "Done.");
+    assert_eq!(
+        (
+            replayed.usage(),
+            replayed.tree_usage(),
+            replayed.tree_cost()
+        ),
+        (
+            &Usage::new(400, 0),
+            Usage::new(3400, 0),
+            Some(Cost::from_units(0.0304))
+        )
+    );
+    assert_eq!(log.done().len(), 1);
+}
+
+/// An answer that generated `output` tokens.
+fn generated(response: skyl::provider::Response, output: u64) -> skyl::provider::Response {
+    response.with_usage(skyl::provider::Usage::new(1, output))
+}
+
+#[test]
+fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent() {
+    use skyl::agent::{Budget, BudgetLimit};
+
+    let log = Arc::new(Log::default());
+    // The researcher has no budget of its own: the top run's bounds it.
+    let research_model = (1..=3).fold(ScriptedModel::new(), |model, n| {
+        model.reply(generated(
+            skyl::provider::Response::calls([call(
+                &format!("r{n}"),
+                "lookup",
+                json!({"word": format!("w{n}")}),
+            )]),
+            90,
+        ))
+    });
+    let researcher = Agent::new(
+        research_model.clone(),
+        Toolbox::with_state(Arc::clone(&log)).with(Lookup),
+        "small",
+    )
+    .with_max_tokens(100);
+    let top = ScriptedModel::new()
+        .reply(generated(
+            skyl::provider::Response::calls([call("c1", "research", json!({"subject": "Ada"}))]),
+            10,
+        ))
+        .reply_text("unused");
+    let agent = Agent::new(
+        top.clone(),
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    )
+    .with_max_tokens(100)
+    .with_budget(Budget::new().output_tokens(250));
+    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    // The top run's first answer (10) and the researcher's two (90 each) leave 60 of 250: the
+    // researcher's third request, which could generate 100, is not sent, nor the top run's next.
+    let stop = Stop::Budget {
+        limit: BudgetLimit::OutputTokens,
+        max: 250,
+        used: 190,
+        next: 100,
+    };
+    assert_eq!(research_model.requests().len(), 2);
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        format!(
+            "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
+        )
+    );
+    assert_eq!(run.stop(), &stop);
+    assert_eq!(top.requests().len(), 1);
+    assert_eq!(run.usage().output_tokens, 10);
+    assert_eq!(run.tree_usage().output_tokens, 190);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where failover, budgets, sub-agents, approvals and a crash meet
+
+/// Where the effects of the crossing test are marked: files a killed process leaves behind.
+struct Marks(PathBuf);
+
+impl Marks {
+    fn append(&self, file: &str, line: &str) {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.0.join(file))
+            .unwrap();
+        writeln!(file, "{line}").unwrap();
+    }
+
+    fn read(&self, file: &str) -> Vec<String> {
+        std::fs::read_to_string(self.0.join(file))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// Sends a letter.
+#[skyl::tool(idempotent = false)]
+fn send_letter(#[state] marks: &Marks, to: String) -> String {
+    marks.append("letters", &to);
+    format!("sent to {to}")
+}
+
+/// Charges a card: marks that it started, then never finishes (the process is killed in it).
+#[skyl::tool(idempotent = false)]
+fn bill(#[state] marks: &Marks, cents: u64) -> String {
+    marks.append("bills", &cents.to_string());
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+}
+
+/// Set in the child process of the crossing test, to the test's directory.
+const CROSSING_CHILD: &str = "SKYL_NESTED_CROSSING_CHILD";
+
+/// An answer that reported `input` and `output` tokens.
+fn costing(
+    response: skyl::provider::Response,
+    input: u64,
+    output: u64,
+) -> skyl::provider::Response {
+    response.with_usage(skyl::provider::Usage::new(input, output))
+}
+
+fn crossing_prices() -> skyl::model::Prices {
+    use skyl::model::{Price, Prices};
+    Prices::new()
+        .with("claude-sonnet-4-5", Price::per_million_tokens(3.0, 15.0))
+        .with("gpt-4.1", Price::per_million_tokens(2.0, 8.0))
+        .with("gemini-2.5-flash", Price::per_million_tokens(0.3, 2.5))
+}
+
+/// The cost limit of the crossing test's top run, which bounds its tree.
+fn crossing_budget() -> skyl::agent::Budget {
+    skyl::agent::Budget::new().cost(skyl::model::Cost::from_units(0.012))
+}
+
+/// The crossing test's top agent: a failover of Claude then GPT, with a cost limit, whose
+/// `post` tool runs a Gemini agent (journaled in `journal`) that asks before each letter.
+fn crossing_agent(
+    dir: &std::path::Path,
+    claude: ScriptedModel,
+    gpt: ScriptedModel,
+    gemini: ScriptedModel,
+    journal: &Arc<SqliteJournal>,
+) -> Agent {
+    let poster = Agent::new(
+        gemini,
+        Toolbox::with_state(Marks(dir.to_owned()))
+            .with(SendLetter)
+            .with(Bill),
+        "gemini-2.5-flash",
+    )
+    .with_prices(crossing_prices())
+    .with_max_tokens(200)
+    .with_hooks(hooks::before_tool_call(|call, proposed| {
+        match call.name.as_str() {
+            "send_letter" => Decision::Pause,
+            _ => proposed,
+        }
+    }));
+    let post = poster
+        .as_tool::<Mail, String>("post", "Posts a letter and bills for it.")
+        .journaled(Arc::clone(journal) as Arc<dyn Journal>);
+    let model = skyl::model::Failover::new([
+        skyl::model::Member::new(claude).model_name("claude-sonnet-4-5"),
+        skyl::model::Member::new(gpt).model_name("gpt-4.1"),
+    ]);
+    Agent::new(model, Toolbox::new().with(post), "claude-sonnet-4-5")
+        .with_prices(crossing_prices())
+        .with_max_tokens(500)
+        .with_budget(crossing_budget())
+}
+
+#[test]
+fn a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_resumes_with_each_effect_once_and_its_tree_cost_exact()
+ {
+    use skyl::model::{Cost, ModelError, Price};
+    use skyl::provider::{Response, Usage};
+
+    let journal_at = |dir: &std::path::Path| {
+        Arc::new(
+            SqliteJournal::open(dir.join("journal.db"))
+                .unwrap()
+                .with_owner("worker"),
+        )
+    };
+    if let Some(dir) = std::env::var_os(CROSSING_CHILD) {
+        // The child: Claude is overloaded and GPT answers with a call of `post`; inside it, Gemini
+        // asks to send a letter, and the top run waits. The person approves; the run goes on in
+        // this process: the letter goes, then the bill starts and never finishes.
+        let dir = PathBuf::from(dir);
+        let journal = journal_at(&dir);
+        let agent = crossing_agent(
+            &dir,
+            ScriptedModel::new().fail(ModelError::provider(529, "Overloaded")),
+            ScriptedModel::new().reply(costing(
+                Response::calls([call("c1", "post", json!({"to": "Ada"}))]),
+                1000,
+                50,
+            )),
+            ScriptedModel::new()
+                .reply(costing(
+                    Response::calls([call("p1", "send_letter", json!({"to": "ada"}))]),
+                    500,
+                    20,
+                ))
+                .reply(costing(
+                    Response::calls([call("p2", "bill", json!({"cents": 500}))]),
+                    600,
+                    25,
+                )),
+            &journal,
+        );
+        let run = agent
+            .run(vec![Message::user("Post Ada her letter")])
+            .journaled(&*journal, "top")
+            .blocking()
+            .unwrap();
+        assert_eq!(run.stop(), &Stop::AwaitingApproval);
+        assert_eq!(run.waiting()[0].ids(), ["c1", "p1"]);
+        // Stored while it waits, as an application would, and approved.
+        let mut run: Run = serde_json::from_str(&serde_json::to_string(&run).unwrap()).unwrap();
+        run.approve_at(&["c1", "p1"]).unwrap();
+        let _ = agent.resume(run).journaled(&*journal, "top").blocking();
+        unreachable!("the bill never finishes");
+    }
+
+    let dir = TempDir::new("crossing");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "nested_agents::a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_resumes_with_each_effect_once_and_its_tree_cost_exact",
+            "--nocapture",
+        ])
+        .env(CROSSING_CHILD, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marks = Marks(dir.0.clone());
+    // Bounded: the child starts the bill within a minute, or the test fails.
+    let mut waited = 0;
+    while marks.read("bills").is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the child process ended before it started the bill"
+        );
+        assert!(waited < 6000, "the child process never started the bill");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    // SIGKILL inside the sub-agent's bill, the letter sent.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(marks.read("letters"), ["ada"]);
+
+    // A fresh process of the same worker: the top run replays GPT's answer, runs `post` again,
+    // whose Gemini run replays its two answers and the letter, answers the bill cut off as
+    // outcome-unknown, and asks Gemini once more; then Claude, back, answers.
+    let journal = journal_at(&dir.0);
+    let gemini = ScriptedModel::new().reply(costing(
+        Response::text(r#""Posted; the bill may not have gone.""#),
+        700,
+        30,
+    ));
+    let claude = ScriptedModel::new().reply(costing(
+        Response::text("Ada's letter is posted; check the bill."),
+        2000,
+        40,
+    ));
+    let gpt = ScriptedModel::new();
+    let agent = crossing_agent(
+        &dir.0,
+        claude.clone(),
+        gpt.clone(),
+        gemini.clone(),
+        &journal,
+    );
+    let run = agent
+        .run(vec![Message::user("Post Ada her letter")])
+        .journaled(&*journal, "top")
+        .blocking()
+        .unwrap();
+    assert_eq!(run.text(), "Ada's letter is posted; check the bill.");
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        r#""Posted; the bill may not have gone.""#
+    );
+    // Every effect once.
+    assert_eq!(marks.read("letters"), ["ada"]);
+    assert_eq!(marks.read("bills"), ["500"]);
+    assert_eq!(
+        (
+            claude.requests().len(),
+            gpt.requests().len(),
+            gemini.requests().len()
+        ),
+        (1, 0, 1)
+    );
+    // Each answer at the prices of the member or the agent that gave it.
+    let at = |price: Price, input, output| price.cost(&Usage::new(input, output));
+    let gpt_price = Price::per_million_tokens(2.0, 8.0);
+    let claude_price = Price::per_million_tokens(3.0, 15.0);
+    let gemini_price = Price::per_million_tokens(0.3, 2.5);
+    let own = at(gpt_price, 1000, 50).saturating_add(at(claude_price, 2000, 40));
+    let gemini_cost = [(500, 20), (600, 25), (700, 30)]
+        .into_iter()
+        .fold(Cost::ZERO, |sum, (input, output)| {
+            sum.saturating_add(at(gemini_price, input, output))
+        });
+    assert_eq!(run.cost(), Some(own));
+    assert_eq!(run.tree_cost(), Some(own.saturating_add(gemini_cost)));
+    assert_eq!(run.tree_usage(), Usage::new(4800, 165));
+    // Never over its budget.
+    assert!(run.tree_cost().unwrap() <= Cost::from_units(0.012));
+}

@@ -9,6 +9,7 @@ use crate::message::Message;
 use crate::provider::Caching;
 use crate::toolbox::Toolbox;
 
+use super::step::ResponseMeta;
 use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen, ToolSearch};
 
 /// A model, a toolbox and the rules of the loop between them.
@@ -196,7 +197,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         self
     }
 
-    /// Prices the model's tokens with `prices` (looked up by the agent's model name): each
+    /// Prices the model's tokens with `prices` (looked up by the model name each request asks
+    /// for: the agent's, or a [`Failover`](crate::model::Failover) member's own): each
     /// step's and each run's cost ([`Step::cost`](super::Step::cost),
     /// [`Run::cost`](super::Run::cost)) are computed from them, and a budget's cost limit is
     /// checked against them. skyl knows no prices of its own.
@@ -233,9 +235,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         self
     }
 
-    /// The price of the agent's model, when [`with_prices`](Self::with_prices) gave one.
-    pub(crate) fn price(&self) -> Option<&Price> {
-        self.prices.get(&self.model_name)
+    /// The price of the model that gave `answer` (the name it was asked under, a failover
+    /// member's, or else the agent's), when [`with_prices`](Self::with_prices) gave one.
+    pub(crate) fn price_of(&self, answer: &ResponseMeta) -> Option<&Price> {
+        let name = answer.requested_model.as_deref();
+        self.prices.get(name.unwrap_or(&self.model_name))
     }
 
     /// The fingerprint of the definition of the tool called `name` (of nothing, for a tool the

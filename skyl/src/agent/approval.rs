@@ -13,6 +13,7 @@ use crate::message::{ToolCall, ToolResult};
 
 use super::Run;
 use super::asking::{Question, Reply};
+use super::run::Spent;
 use super::step::ResponseMeta;
 
 /// The assistant turn a run is answering: what the response said, and one slot per call, in call
@@ -25,6 +26,9 @@ pub(crate) struct Turn {
     /// tool message is written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) content: Vec<ResultContent>,
+    /// What the runs of the sub-agents of the calls answered so far used.
+    #[serde(default, skip_serializing_if = "Spent::is_nothing")]
+    pub(crate) spent: Spent,
 }
 
 /// Where one call of the turn stands.

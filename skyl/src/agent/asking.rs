@@ -37,6 +37,8 @@ use crate::tool::RichOutcome;
 
 use super::JournalError;
 use super::approval::Slot;
+use super::ledger::Ledger;
+use super::run::Spent;
 use super::telemetry::CallSpan;
 use super::{Event, Run, lock};
 
@@ -199,6 +201,11 @@ pub(crate) struct Desk {
     /// The calls whose sub-agent's journal failed, and the first such failure: the turn's run
     /// stops on it, as on a failure of its own journal, and records no result for them.
     halted: Mutex<(Vec<String>, Option<JournalError>)>,
+    /// What the runs of the sub-agents of the turn's calls used, by call id.
+    spent: Mutex<Vec<(String, Spent)>>,
+    /// The ledgers of the budgets the turn's run is under, which its sub-agents' runs are under
+    /// too.
+    ledgers: Mutex<Vec<Arc<Ledger>>>,
 }
 
 /// A run's event callback, as a sub-agent's call reaches it.
@@ -248,6 +255,29 @@ impl Desk {
         let mut handed = lock(&self.handed);
         let at = handed.iter().position(|(id, _)| id == call_id)?;
         Some(handed.swap_remove(at).1)
+    }
+
+    /// Keeps what the run of the sub-agent of the call `call_id` used, for the turn's run to count.
+    pub(crate) fn spend(&self, call_id: &str, spent: Spent) {
+        lock(&self.spent).push((call_id.to_owned(), spent));
+    }
+
+    /// What the run of the sub-agent of the call `call_id` used, if it ran one.
+    pub(crate) fn spent(&self, call_id: &str) -> Option<Spent> {
+        lock(&self.spent)
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, spent)| spent.clone())
+    }
+
+    /// Puts the sub-agents of the turn's calls under the budgets of `ledgers`.
+    pub(crate) fn bind(&self, ledgers: Vec<Arc<Ledger>>) {
+        *lock(&self.ledgers) = ledgers;
+    }
+
+    /// The ledgers of the budgets the turn's sub-agents are under.
+    pub(crate) fn ledgers(&self) -> Vec<Arc<Ledger>> {
+        lock(&self.ledgers).clone()
     }
 
     /// Sends the events of the turn's sub-agents to `events`.

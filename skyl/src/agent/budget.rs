@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Cost, Price};
-use crate::provider::{Request, Usage};
+use crate::model::{Cost, Model, Price, Prices};
+use crate::provider::{Request, Usage, digest};
 
 use super::Stop;
 
@@ -17,20 +17,33 @@ use super::Stop;
 ///
 /// - **Input tokens** of the next request are bounded from its size: the bytes of the body the
 ///   model would send ([`Model::encoded_len`](crate::model::Model::encoded_len)), or of the
-///   request's JSON, divided by [`bytes_per_token`](Self::bytes_per_token) (2 unless set). The
-///   tokenizers of the providers average about 4 bytes of English a token and 3 of code or
-///   JSON; 2 leaves room for denser text (digits, identifiers, scripts of several bytes a
-///   character). Once a request's input tokens were reported, the next is bounded by them plus
-///   the bytes added since, at the same rate, which is closer and as safe. Set 1 for a bound
-///   that no byte-level tokenizer can pass on text; images and other media count by their
-///   base64 size, far above their tokens.
+///   request's JSON, divided by [`bytes_per_token`](Self::bytes_per_token) (2 unless set), plus
+///   the tokens the provider adds that the body does not hold
+///   ([`Model::added_input_tokens`](crate::model::Model::added_input_tokens): Anthropic's
+///   tool-use system prompt). The tokenizers of the providers average about 4 bytes of English
+///   a token and 3 of code or JSON; 2 leaves room for denser text (digits, identifiers, scripts
+///   of several bytes a character). Once a request's input tokens were reported, the next is
+///   bounded by them plus the bytes added since, at the same rate, which is closer and as safe;
+///   but only when the next request is the last one with messages added, to be answered by the
+///   same model: a request whose start changed (a hook trimmed old results, the system prompt
+///   or the tools changed) or that another model may answer is bounded afresh from its bytes.
+///   Set 1 for a bound that no byte-level tokenizer can pass on text; images and other media
+///   count by their base64 size, far above their tokens.
 /// - **Output tokens** of the next answer are its `max_tokens`. With an output or cost limit, a
 ///   request that has none is sent with [`answer_tokens`](Self::answer_tokens) (4096 unless
 ///   set), since an answer without a bound could pass any limit.
 /// - **Cost** is the input bound at the dearer of the input and cache-write prices plus the
 ///   output bound at the output price ([`Price::most`]), from the agent's
-///   [prices](super::Agent::with_prices) for its model; a cost limit without a price for the
-///   model stops the run before its first request ([`Stop::Unpriced`]).
+///   [prices](super::Agent::with_prices) for the model that may answer: of a
+///   [`Failover`](crate::model::Failover), the dearest of its members
+///   ([`Model::model_names`](crate::model::Model::model_names)). A cost limit without a price
+///   for a model that may answer stops the run before the request ([`Stop::Unpriced`]).
+///
+/// A budget bounds the run's tree: what its sub-agents ([`AgentTool`](super::AgentTool), at any
+/// depth) use counts in it ([`Run::tree_usage`](super::Run::tree_usage)), and each of their
+/// requests is checked against what it has left before it is sent; requests in flight at once
+/// (sub-agents called side by side) each hold the most they could use until their answers come,
+/// so that no two pass on what only one may use.
 ///
 /// What the run used is what the providers reported ([`Run::usage`](super::Run::usage),
 /// [`Run::cost`](super::Run::cost)); an answer whose usage was not reported (a compatible
@@ -126,21 +139,21 @@ impl Budget {
     /// The most `request` can use, and with an output or cost limit, the `max_tokens` it is sent
     /// with when it has none.
     ///
-    /// `bytes` is the request's size, `last` the size and reported input tokens of the run's
-    /// previous request.
+    /// `measured` is what the request is, measured against the run's previous request.
     pub(crate) fn bound(
         &self,
         request: &mut Request<'_>,
-        bytes: u64,
-        last: Option<(u64, u64)>,
-        price: Option<&Price>,
+        measured: &Measured,
+        pricing: &Pricing<'_>,
     ) -> Bound {
         let per_token = self.bytes_per_token;
-        let input = match last {
-            Some((last_bytes, last_tokens)) => {
-                last_tokens.saturating_add(bytes.saturating_sub(last_bytes).div_ceil(per_token))
-            }
-            None => bytes.div_ceil(per_token),
+        let bytes = measured.bytes;
+        let input = match &measured.continues {
+            Some(last) => last
+                .tokens
+                .saturating_add(bytes.saturating_sub(last.bytes).div_ceil(per_token))
+                .saturating_add(measured.added.saturating_sub(last.added)),
+            None => bytes.div_ceil(per_token).saturating_add(measured.added),
         };
         if self.output_tokens.is_some() || self.cost.is_some() {
             request.max_tokens.get_or_insert(self.answer_tokens);
@@ -149,25 +162,24 @@ impl Budget {
         Bound {
             input,
             output,
-            cost: price.map_or(Cost::ZERO, |price| price.most(input, output)),
+            cost: pricing.most(input, output),
         }
     }
 
     /// Says whether `request` may be sent: the run stops when it could pass a limit. A request
     /// without `max_tokens` gets one when an output or cost limit needs it.
     ///
-    /// `bytes` and `last` are as [`bound`](Self::bound) takes them, `used` and `spent` what the
-    /// run used so far.
+    /// `measured` is as [`bound`](Self::bound) takes it, `used` and `spent` what the run used
+    /// so far.
     pub(crate) fn check(
         &self,
         request: &mut Request<'_>,
-        bytes: u64,
-        last: Option<(u64, u64)>,
+        measured: &Measured,
         used: &Usage,
         spent: Option<Cost>,
-        price: Option<&Price>,
+        pricing: &Pricing<'_>,
     ) -> Result<(), Stop> {
-        let bound = self.bound(request, bytes, last, price);
+        let bound = self.bound(request, measured, pricing);
         if let Some(max) = self.input_tokens {
             check(
                 BudgetLimit::InputTokens,
@@ -185,15 +197,164 @@ impl Budget {
             )?;
         }
         if let Some(max) = self.cost {
-            if price.is_none() {
+            if let Some(model) = &pricing.unpriced {
                 return Err(Stop::Unpriced {
-                    model: request.model.clone().into_owned(),
+                    model: model.clone(),
                 });
             }
             let spent = spent.unwrap_or(Cost::ZERO).nanos();
             check(BudgetLimit::Cost, max.nanos(), spent, bound.cost.nanos())?;
         }
         Ok(())
+    }
+}
+
+/// What a budget keeps of the run's last request sent, to bound the next from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Last {
+    /// Its size in bytes.
+    bytes: u64,
+    /// The input tokens its answer reported.
+    tokens: u64,
+    /// The tokens its provider added that its body did not hold.
+    added: u64,
+    /// What it was made of.
+    start: Start,
+    /// The model name it was answered under.
+    model: String,
+}
+
+impl Last {
+    /// The request `measured`, whose answer under the model named `model` reported `tokens`
+    /// input tokens.
+    pub(crate) fn answered(measured: Measured, tokens: u64, model: String) -> Last {
+        Last {
+            bytes: measured.bytes,
+            tokens,
+            added: measured.added,
+            start: measured.start,
+            model,
+        }
+    }
+}
+
+/// What a request is made of, to tell whether the next one is it with messages added: a digest
+/// of all but its messages (the model names that may answer, the system prompt, the tools, the
+/// tool choice, the typed answer's schema, the provider's fields), and how many messages it has
+/// and a digest of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Start {
+    rest: u64,
+    messages: usize,
+    transcript: u64,
+}
+
+/// A request as a budget bounds it: its size, the tokens its provider adds, what it is made
+/// of, and the run's last request when this one continues it.
+#[derive(Clone, Debug)]
+pub(crate) struct Measured {
+    bytes: u64,
+    added: u64,
+    start: Start,
+    continues: Option<Last>,
+}
+
+impl Measured {
+    /// `request` as `model` would send it, after `last`, the run's last request sent.
+    pub(crate) fn of(model: &dyn Model, request: &Request<'_>, last: Option<&Last>) -> Measured {
+        let models = model.model_names(request);
+        let rest = digest(&(
+            &models,
+            &request.system,
+            &request.tools,
+            &request.tool_choice,
+            &request.output,
+            &request.extra,
+            &request.deferred_tools,
+        ));
+        let messages = &request.messages;
+        let start = Start {
+            rest,
+            messages: messages.len(),
+            transcript: digest(messages),
+        };
+        // The last request's tokens bound this one's start only when this one is it with
+        // messages added, for the same model to answer.
+        let continues = last
+            .filter(|last| {
+                models == [last.model.as_str()]
+                    && last.start.rest == rest
+                    && last.start.messages <= messages.len()
+                    && last.start.transcript
+                        == match last.start.messages {
+                            all if all == messages.len() => start.transcript,
+                            some => digest(&&messages[..some]),
+                        }
+            })
+            .cloned();
+        Measured {
+            bytes: request_bytes(model, request),
+            added: model.added_input_tokens(request),
+            start,
+            continues,
+        }
+    }
+}
+
+/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
+/// model cannot tell (a scripted model, a client of the user's).
+fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
+    if let Some(len) = model.encoded_len(request) {
+        return len as u64;
+    }
+    fn json(value: &impl serde::Serialize) -> u64 {
+        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
+    }
+    let system = request.system.as_deref().map_or(0, str::len) as u64;
+    let output = request.output.as_deref().map_or(0, json);
+    (request.model.len() as u64)
+        .saturating_add(system)
+        .saturating_add(json(&request.messages))
+        .saturating_add(json(&request.tools))
+        .saturating_add(output)
+        .saturating_add(json(&request.extra))
+}
+
+/// The prices of the models that may answer a request: a budget bounds its cost at the dearest.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pricing<'p> {
+    prices: Vec<&'p Price>,
+    /// The first model that may answer and has no price.
+    unpriced: Option<String>,
+}
+
+impl<'p> Pricing<'p> {
+    /// The prices in `prices` of the models named `names`.
+    pub(crate) fn of(prices: &'p Prices, names: &[String]) -> Pricing<'p> {
+        let mut pricing = Pricing::default();
+        for name in names {
+            match prices.get(name) {
+                Some(price) => pricing.prices.push(price),
+                None => {
+                    pricing.unpriced.get_or_insert_with(|| name.clone());
+                }
+            }
+        }
+        pricing
+    }
+
+    /// Whether any model that may answer has a price.
+    pub(crate) fn any(&self) -> bool {
+        !self.prices.is_empty()
+    }
+
+    /// The most `input` and `output` tokens can cost at the dearest of the prices.
+    fn most(&self, input: u64, output: u64) -> Cost {
+        self.prices
+            .iter()
+            .map(|price| price.most(input, output))
+            .max()
+            .unwrap_or(Cost::ZERO)
     }
 }
 
@@ -216,17 +377,13 @@ impl Bound {
         }
     }
 
-    /// `usage` and `cost` with these bounds added, as a budget counts what a run used.
-    pub(crate) fn over(self, usage: &Usage, cost: Option<Cost>) -> (Usage, Option<Cost>) {
-        let used = Usage::new(
-            usage.input_tokens.saturating_add(self.input),
-            usage.output_tokens.saturating_add(self.output),
-        );
-        let spent = match (cost, self.cost) {
-            (None, Cost::ZERO) => None,
-            (cost, charged) => Some(cost.unwrap_or(Cost::ZERO).saturating_add(charged)),
-        };
-        (used, spent)
+    /// These bounds less `other`'s (a reservation ended).
+    pub(crate) fn minus(self, other: Bound) -> Bound {
+        Bound {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cost: Cost::from_nanos(self.cost.nanos().saturating_sub(other.cost.nanos())),
+        }
     }
 }
 
@@ -247,6 +404,35 @@ fn check(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Result<(), Stop>
 mod tests {
     use super::*;
 
+    /// A request of `bytes` bytes, after a request of `last.0` bytes that read `last.1` tokens
+    /// and that it continues.
+    fn sized(bytes: u64, last: Option<(u64, u64)>) -> Measured {
+        let start = Start {
+            rest: 0,
+            messages: 0,
+            transcript: 0,
+        };
+        Measured {
+            bytes,
+            added: 0,
+            continues: last.map(|(bytes, tokens)| Last {
+                bytes,
+                tokens,
+                added: 0,
+                start: start.clone(),
+                model: "m".into(),
+            }),
+            start,
+        }
+    }
+
+    fn unpriced() -> Pricing<'static> {
+        Pricing {
+            prices: Vec::new(),
+            unpriced: Some("m".into()),
+        }
+    }
+
     fn request(max_tokens: Option<u32>) -> Request<'static> {
         Request {
             model: "m".into(),
@@ -261,7 +447,13 @@ mod tests {
         let used = Usage::new(40, 0);
         // 121 bytes at 2 a token: up to 61 tokens, and 40 + 61 passes 100.
         assert_eq!(
-            budget.check(&mut request(None), 121, None, &used, None, None),
+            budget.check(
+                &mut request(None),
+                &sized(121, None),
+                &used,
+                None,
+                &unpriced()
+            ),
             Err(Stop::Budget {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
@@ -270,16 +462,34 @@ mod tests {
             })
         );
         assert_eq!(
-            budget.check(&mut request(None), 120, None, &used, None, None),
+            budget.check(
+                &mut request(None),
+                &sized(120, None),
+                &used,
+                None,
+                &unpriced()
+            ),
             Ok(())
         );
         // The last request of 100 bytes read 20 tokens: 20 + 40 / 2 for the 40 bytes added.
         assert_eq!(
-            budget.check(&mut request(None), 140, Some((100, 20)), &used, None, None),
+            budget.check(
+                &mut request(None),
+                &sized(140, Some((100, 20))),
+                &used,
+                None,
+                &unpriced()
+            ),
             Ok(())
         );
         assert_eq!(
-            budget.check(&mut request(None), 184, Some((100, 20)), &used, None, None),
+            budget.check(
+                &mut request(None),
+                &sized(184, Some((100, 20))),
+                &used,
+                None,
+                &unpriced()
+            ),
             Err(Stop::Budget {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
@@ -294,18 +504,23 @@ mod tests {
         let budget = Budget::new().output_tokens(5000).answer_tokens(1000);
         let mut unbounded = request(None);
         assert_eq!(
-            budget.check(&mut unbounded, 10, None, &Usage::new(0, 4000), None, None),
+            budget.check(
+                &mut unbounded,
+                &sized(10, None),
+                &Usage::new(0, 4000),
+                None,
+                &unpriced()
+            ),
             Ok(())
         );
         assert_eq!(unbounded.max_tokens, Some(1000));
         assert_eq!(
             budget.check(
                 &mut request(Some(1001)),
-                10,
-                None,
+                &sized(10, None),
                 &Usage::new(0, 4000),
                 None,
-                None
+                &unpriced()
             ),
             Err(Stop::Budget {
                 limit: BudgetLimit::OutputTokens,
@@ -318,7 +533,13 @@ mod tests {
         let mut untouched = request(None);
         Budget::new()
             .input_tokens(100)
-            .check(&mut untouched, 10, None, &Usage::default(), None, None)
+            .check(
+                &mut untouched,
+                &sized(10, None),
+                &Usage::default(),
+                None,
+                &unpriced(),
+            )
             .unwrap();
         assert_eq!(untouched.max_tokens, None);
     }
@@ -329,25 +550,24 @@ mod tests {
         assert_eq!(
             budget.check(
                 &mut request(Some(10)),
-                10,
-                None,
+                &sized(10, None),
                 &Usage::default(),
                 None,
-                None
+                &unpriced()
             ),
             Err(Stop::Unpriced { model: "m".into() })
         );
-        let price = Price::per_million_tokens(1000.0, 10_000.0);
+        let prices = Prices::new().with("m", Price::per_million_tokens(1000.0, 10_000.0));
+        let priced = Pricing::of(&prices, &["m".into()]);
         // 500 input tokens at 1000 a million (0.5) and 50 output at 10000 a million (0.5), after
         // 0.25 spent.
         assert_eq!(
             budget.check(
                 &mut request(Some(50)),
-                1000,
-                None,
+                &sized(1000, None),
                 &Usage::default(),
                 Some(Cost::from_units(0.25)),
-                Some(&price)
+                &priced
             ),
             Err(Stop::Budget {
                 limit: BudgetLimit::Cost,
@@ -359,11 +579,10 @@ mod tests {
         assert_eq!(
             budget.check(
                 &mut request(Some(25)),
-                1000,
-                None,
+                &sized(1000, None),
                 &Usage::default(),
                 Some(Cost::from_units(0.25)),
-                Some(&price)
+                &priced
             ),
             Ok(())
         );

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -14,8 +15,9 @@ use crate::prose;
 use crate::provider::CacheWatch;
 
 use super::approval::{Slot, Turn};
-use super::budget::Bound;
+use super::budget::{Bound, Last};
 use super::journal::{Journaling, Record};
+use super::ledger::Ledger;
 use super::replay::Changed;
 use super::request::Sent;
 use super::run::add_usage;
@@ -55,6 +57,8 @@ pub struct RunBuilder<'a, S, H> {
     run: Run,
     resume: bool,
     events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
+    /// The ledgers of the budgets above the run: of the runs whose sub-agent it is.
+    ledgers: Vec<Arc<Ledger>>,
 }
 
 /// A run that keeps a journal: [`RunBuilder::journaled`] returns it. `.await` it, or call
@@ -73,7 +77,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
             run,
             resume,
             events: None,
+            ledgers: Vec::new(),
         }
+    }
+
+    /// Runs under the budgets of `ledgers` too (those of the runs whose sub-agent it is), each
+    /// of its requests checked against what they have left.
+    pub(crate) fn under(mut self, ledgers: Vec<Arc<Ledger>>) -> Self {
+        self.ledgers = ledgers;
+        self
     }
 
     /// Keeps the run's journal in `journal`, under `id`: the run becomes durable (see
@@ -135,15 +147,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
         error: fn(DurableRunError) -> E,
         expected: Option<&'a Expected>,
     ) -> impl Future<Output = Result<Run, E>> + Send + 'a {
-        drive(
-            self.agent,
-            self.run,
-            self.resume,
-            self.events,
-            journal,
-            error,
-            expected,
-        )
+        drive(self, journal, error, expected)
     }
 }
 
@@ -272,20 +276,26 @@ impl<S, H> fmt::Debug for RunBuilder<'_, S, H> {
     }
 }
 
-/// The run's future. `run` is moved in once and changed in place: the future is boxed once per
-/// run, and a future small enough for the allocator's fast path is measurably cheaper.
+/// The run's future, of the run `builder` starts. Its run is moved in once and changed in place:
+/// the future is boxed once per run, and a future small enough for the allocator's fast path is
+/// measurably cheaper.
 // An `async fn` would hold `run` twice (the argument, and the local it moves into:
 // rust-lang/rust#62958), a future 60% larger.
 #[allow(clippy::manual_async_fn)]
 fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
-    agent: &'a Agent<S, H>,
-    mut run: Run,
-    resume: bool,
-    events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
+    builder: RunBuilder<'a, S, H>,
     journal: Option<(&'a dyn Journal, String)>,
     error: fn(DurableRunError) -> E,
     answer: Option<&'a Expected>,
 ) -> impl Future<Output = Result<Run, E>> + Send + 'a {
+    // Taken apart out here, so that the future holds each part once.
+    let RunBuilder {
+        agent,
+        mut run,
+        resume,
+        events,
+        ledgers,
+    } = builder;
     async move {
         let span = Span::agent(agent.name.as_deref(), &agent.model_name);
         let mut driver = Driver {
@@ -294,7 +304,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             journal: None,
             answer,
             last_request: None,
-            unreported: Bound::default(),
+            ledgers,
             cache: CacheWatch::new(),
         };
         let held = journal.as_ref().map(|(journal, id)| (*journal, id.clone()));
@@ -351,12 +361,12 @@ pub(super) struct Driver<'a, S, H> {
     pub(super) journal: Option<Box<Journaling<'a>>>,
     /// What a typed run's final answer must be.
     pub(super) answer: Option<&'a Expected>,
-    /// The size of the run's last request sent and the input tokens its answer reported, which
-    /// bound the next request's input for a budget.
-    pub(super) last_request: Option<(u64, u64)>,
-    /// What a budget counts for the answers of this run whose usage was not reported: the most
-    /// their requests could use.
-    pub(super) unreported: Bound,
+    /// The run's last request sent and the input tokens its answer reported, which bound the
+    /// next request's input for a budget when it continues it.
+    pub(super) last_request: Option<Last>,
+    /// The ledgers of the budgets the run's requests are checked against: those above it (of
+    /// the runs whose sub-agent it is), then its own.
+    pub(super) ledgers: Vec<Arc<Ledger>>,
     /// The start of the last request, to tell when the next one breaks the provider's cache.
     pub(super) cache: CacheWatch,
 }
@@ -400,6 +410,17 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if let Some((journal, id)) = journal {
             resume = self.open(journal, id, run, resume).await?;
         }
+        if let Some(budget) = &self.agent.budget {
+            // What the run and its sub-agents used already (a resumed run's), which its budget
+            // bounds with what comes.
+            let tree = run.tree();
+            let used = Bound {
+                input: tree.usage.input_tokens,
+                output: tree.usage.output_tokens,
+                cost: tree.cost.unwrap_or(Cost::ZERO),
+            };
+            self.ledgers.push(Ledger::new(budget.clone(), used));
+        }
         if resume {
             match run.stop {
                 Stop::AwaitingApproval => {
@@ -410,6 +431,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 Stop::Failed { .. } => {}
                 _ => return Ok(run.stop.clone()),
             }
+        }
+        if run.cost.is_none() && self.priced(run) {
+            run.cost = Some(Cost::ZERO);
         }
         // How many final answers were sent back; counted again on a replay, which sends back
         // the same answers.
@@ -427,7 +451,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             };
             run.steps = step;
             add_usage(&mut run.usage, &answer.usage);
-            if let Some(price) = self.agent.price() {
+            if let Some(price) = self.agent.price_of(&answer) {
                 let cost = price.cost(&answer.usage);
                 run.cost = Some(run.cost.unwrap_or(Cost::ZERO).saturating_add(cost));
             }
@@ -444,6 +468,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 answer,
                 slots: vec![Slot::New; calls],
                 content: Vec::new(),
+                spent: Default::default(),
             });
             if let Some(stop) = self.answer_turn(run).await? {
                 return Ok(stop);
@@ -517,7 +542,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                     &reason,
                 ))
             });
-        let priced = (self.agent.price(), run.cost);
+        let priced = (self.agent.price_of(answer), run.cost);
         let step = Step::new(step, &run.transcript, assistant, answer, &run.usage, priced);
         self.agent.hooks.after_step(&step).await;
         let Some(correction) = correction else {

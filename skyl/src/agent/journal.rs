@@ -84,6 +84,7 @@ use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
 use super::Run;
+use super::run::Spent;
 
 // Private: their names' one public path is `skyl::agent` (tests/public_paths.rs holds that).
 pub(super) mod error;
@@ -148,6 +149,10 @@ pub(crate) enum Record {
         /// The content beside the result (an image), which a replay puts back beside it.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         content: Vec<Content>,
+        /// What the run of the call's sub-agent used, which a replay counts again in the run's
+        /// tree.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        spent: Option<Spent>,
     },
 }
 

@@ -35,6 +35,7 @@ mod event;
 mod handoff;
 pub mod hooks;
 pub mod journal;
+mod ledger;
 mod nested;
 mod replay;
 mod request;

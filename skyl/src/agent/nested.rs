@@ -37,10 +37,13 @@ use super::{Agent, DurableRunError, Event, Hooks, Journal, Run, Stop};
 /// result the sub-agent's final answer read into `O` (as [`answer_as`](super::RunBuilder::answer_as)
 /// reads one), and the sub-agent keeps its own model, tools, hooks and limits.
 ///
-/// Its limits include its [`Budget`](super::Budget) and what it spends: a sub-agent's tokens
-/// and cost are counted in its own run, not in the calling run's
-/// [`usage`](super::Run::usage) or budget. Give a sub-agent a budget of its own to bound what
-/// one call of it may spend.
+/// Its limits include its [`Budget`](super::Budget). What it spends is its own run's
+/// [`usage`](super::Run::usage) and [`cost`](super::Run::cost), and counts in the calling run's
+/// [`tree_usage`](super::Run::tree_usage) and [`tree_cost`](super::Run::tree_cost); a budget
+/// of the calling run (of any run above it) bounds the whole tree: each of the sub-agent's
+/// requests is checked against what every budget above it has left before it is sent, and the
+/// sub-agent stops ([`Stop::Budget`]) rather than send one that could pass a limit. Give a
+/// sub-agent a budget of its own to bound what one call of it may spend besides.
 ///
 /// Each call starts a run of the sub-agent from one user message: the arguments as JSON, or the
 /// text [`with_prompt`](Self::with_prompt) makes of them. What comes of the run is the call's
@@ -197,6 +200,9 @@ where
             Some(saved) => self.agent.resume(saved),
             None => self.agent.run(vec![Message::user(prompt)]),
         };
+        if let Some(desk) = &desk {
+            builder = builder.under(desk.ledgers());
+        }
         if let Some(events) = desk.as_ref().and_then(|desk| desk.events()) {
             let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
             builder = builder.on_event(move |event| {
@@ -230,6 +236,20 @@ where
             Some(span) => span.instrument(work).await,
             None => work.await,
         };
+        // What the sub-agent's run used counts in the calling run's tree; a run that waits for a
+        // person is counted where it waits, in the call's slot.
+        let spent = |run: &Run| {
+            if let Some(desk) = &desk
+                && run.stop() != &Stop::AwaitingApproval
+            {
+                desk.spend(call.call_id(), run.tree());
+            }
+        };
+        match &finished {
+            Ok(run) => spent(run),
+            Err(DurableRunError::Model(error)) => spent(error.run()),
+            Err(_) => {}
+        }
         let run = match finished {
             Ok(run) => run,
             // Another worker runs the sub-agent's run, or its store failed: the run that calls
@@ -247,6 +267,7 @@ where
                     name,
                     &failed.to_string(),
                     failed.is_retryable(),
+                    &self.completed_effects(error.run()),
                 ));
             }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
@@ -260,6 +281,7 @@ where
                     name,
                     &expected.schema.name,
                     &reason,
+                    &self.completed_effects(&run),
                 )),
             },
             Stop::AwaitingApproval => match desk {
@@ -269,8 +291,45 @@ where
                 }
                 None => Err(prose::sub_agent_unasked(name)),
             },
-            stop => Err(prose::sub_agent_stopped(name, &stop.to_string())),
+            stop @ (Stop::Budget { .. } | Stop::Unpriced { .. }) => {
+                Err(prose::sub_agent_out_of_budget(
+                    name,
+                    &stop.to_string(),
+                    &self.completed_effects(&run),
+                ))
+            }
+            stop => Err(prose::sub_agent_stopped(
+                name,
+                &stop.to_string(),
+                &self.completed_effects(&run),
+            )),
         }
+    }
+
+    /// The calls of `run` with effects (of tools not marked read-only, sub-agents included) that
+    /// completed (their result is not an error), as a failure of the call lists them: calling
+    /// the sub-agent again would do them again.
+    fn completed_effects(&self, run: &Run) -> Vec<String> {
+        let transcript = run.transcript();
+        let succeeded: Vec<&str> = transcript
+            .iter()
+            .flat_map(Message::tool_results)
+            .filter(|result| !result.is_error)
+            .map(|result| result.call_id.as_str())
+            .collect();
+        let toolbox = &self.agent.toolbox;
+        transcript
+            .iter()
+            .flat_map(Message::tool_calls)
+            .filter(|call| succeeded.contains(&call.id.as_str()))
+            .filter(|call| {
+                let read_only = toolbox
+                    .definition(&call.name)
+                    .is_some_and(|definition| definition.annotations.is_read_only());
+                !read_only
+            })
+            .map(|call| prose::completed_call(&call.name, &call.id))
+            .collect()
     }
 }
 

@@ -8,6 +8,7 @@ use crate::message::{Message, ToolResult};
 
 use super::Run;
 use super::journal::Record;
+use super::run::Spent;
 use super::step::ResponseMeta;
 use super::{Entry, JournalError};
 
@@ -18,13 +19,16 @@ pub(crate) struct Replay {
     pub(crate) began: Option<Run>,
     pub(crate) answers: HashMap<u32, (Message, ResponseMeta)>,
     /// Each recorded result, with the content beside it.
-    pub(crate) results: HashMap<(u32, usize), (ToolResult, Vec<Content>)>,
+    pub(crate) results: HashMap<(u32, usize), Recorded>,
     /// The calls that were started, whether or not they finished, with what the build that
     /// started them promised.
     pub(crate) intents: HashMap<(u32, usize), Intent>,
     /// The fingerprint of each tool's definition in the builds that wrote the journal, by name.
     pub(crate) tools: BTreeMap<String, String>,
 }
+
+/// A recorded result, the content beside it, and what the run of its sub-agent used.
+pub(crate) type Recorded = (ToolResult, Vec<Content>, Option<Spent>);
 
 /// What the build that started a call recorded about its tool.
 #[derive(Debug)]
@@ -90,8 +94,11 @@ impl Replay {
                     call,
                     result,
                     content,
+                    spent,
                 } => {
-                    replay.results.insert((step, call), (result, content));
+                    replay
+                        .results
+                        .insert((step, call), (result, content, spent));
                 }
             }
         }

@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 
+use crate::model::Cost;
 use crate::provider::{Request, Response, ToolChoice, Usage};
 
-use super::budget::Bound;
+use super::budget::{Last, Measured, Pricing};
 use super::driver::Driver;
+use super::ledger::Ledger;
 use super::step::ResponseMeta;
 use super::telemetry::Span;
 use super::{Event, Hooks, Model, ModelError, Run, Stop};
@@ -56,23 +58,54 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// counted when its request was sent, so that a budget bounds the next request the same way
     /// on a replay (hooks aside, which a replay does not call).
     pub(super) fn count_replayed(&mut self, run: &Run, answer: &ResponseMeta) {
-        let Some(budget) = &self.agent.budget else {
+        if self.ledgers.is_empty() {
             return;
-        };
+        }
         let mut request = self.build(run);
-        let bytes = request_bytes(self.agent.model.as_ref(), &request);
-        let bound = budget.bound(&mut request, bytes, self.last_request, self.agent.price());
-        self.count(&answer.usage, bytes, bound);
+        let measured = Measured::of(
+            self.agent.model.as_ref(),
+            &request,
+            self.last_request.as_ref(),
+        );
+        let pricing = self.pricing(&request);
+        let cost = self.cost_of(answer.requested_model.as_deref(), &answer.usage);
+        let counted = (&answer.usage, cost);
+        Ledger::count(&self.ledgers, &mut request, &measured, &pricing, counted);
+        self.count(&answer.usage, answer.requested_model.as_deref(), measured);
     }
 
-    /// Counts the usage an answer reported for a request of `bytes` bytes, bounded by `bound`.
-    /// An unreported count says nothing about the request: the budget counts the most it could
-    /// use, and bounds the next request by its size alone.
-    fn count(&mut self, usage: &Usage, bytes: u64, bound: Bound) {
+    /// What `usage` cost at the price of the model named `model` (the agent's when `None`);
+    /// nothing without a price.
+    fn cost_of(&self, model: Option<&str>, usage: &Usage) -> Cost {
+        let agent = self.agent;
+        agent
+            .prices
+            .get(model.unwrap_or(&agent.model_name))
+            .map_or(Cost::ZERO, |price| price.cost(usage))
+    }
+
+    /// The prices of the models that may answer `request`.
+    fn pricing(&self, request: &Request<'_>) -> Pricing<'a> {
+        let agent = self.agent;
+        Pricing::of(&agent.prices, &agent.model.model_names(request))
+    }
+
+    /// Whether the agent has a price for a model that may answer the next request of `run`: a
+    /// run that has one costs zero before its first answer, rather than nothing known.
+    pub(super) fn priced(&self, run: &Run) -> bool {
+        self.pricing(&self.build(run)).any()
+    }
+
+    /// Keeps the request `measured`, whose answer under the model name `model` (the agent's
+    /// when `None`) reported `usage`, to bound the next request from; an unreported count says
+    /// nothing about the request, and the next is bounded by its size alone.
+    fn count(&mut self, usage: &Usage, model: Option<&str>, measured: Measured) {
         if usage.unreported {
-            self.unreported = self.unreported.plus(bound);
+            self.last_request = None;
+            return;
         }
-        self.last_request = (!usage.unreported).then_some((bytes, usage.input_tokens));
+        let model = model.unwrap_or(&self.agent.model_name).to_owned();
+        self.last_request = Some(Last::answered(measured, usage.input_tokens, model));
     }
 
     /// Sends the request of step `step` and reads the answer; or, when the request could take
@@ -92,18 +125,13 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         crate::provider::wire_order(&mut request.tools, &found);
         let mut sent = None;
-        if let Some(budget) = &agent.budget {
-            let size = request_bytes(agent.model.as_ref(), &request);
-            let (used, spent) = self.unreported.over(&run.usage, run.cost);
-            let price = agent.price();
-            let checked = budget.check(&mut request, size, self.last_request, &used, spent, price);
-            if let Err(stop) = checked {
-                return Ok(Sent::Stopped(stop));
+        if !self.ledgers.is_empty() {
+            let measured = Measured::of(agent.model.as_ref(), &request, self.last_request.as_ref());
+            let pricing = self.pricing(&request);
+            match Ledger::admit(&self.ledgers, &mut request, &measured, &pricing) {
+                Ok(reserved) => sent = Some((measured, reserved)),
+                Err(stop) => return Ok(Sent::Stopped(stop)),
             }
-            sent = Some((
-                size,
-                budget.bound(&mut request, size, self.last_request, price),
-            ));
         }
         let span = Span::chat(&request.model);
         // After the hooks: what they changed is what the provider sees. Only when someone
@@ -132,29 +160,21 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Ok(response) => span.record_response(response),
             Err(error) => span.record_model_error(error),
         }
-        let response = result?;
-        if let Some((bytes, bound)) = sent {
-            self.count(&response.usage, bytes, bound);
+        let response = match result {
+            Ok(response) => response,
+            Err(error) => {
+                if let Some((_, reserved)) = sent {
+                    Ledger::settle(reserved, None);
+                }
+                return Err(error);
+            }
+        };
+        if let Some((measured, reserved)) = sent {
+            let model = response.requested_model.as_deref();
+            let cost = self.cost_of(model, &response.usage);
+            Ledger::settle(reserved, Some((&response.usage, cost)));
+            self.count(&response.usage, model, measured);
         }
         Ok(Sent::Answer(response))
     }
-}
-
-/// The size of `request` in bytes: the body `model` would send, or the request's JSON when the
-/// model cannot tell (a scripted model, a client of the user's).
-fn request_bytes(model: &dyn Model, request: &Request<'_>) -> u64 {
-    if let Some(len) = model.encoded_len(request) {
-        return len as u64;
-    }
-    fn json(value: &impl serde::Serialize) -> u64 {
-        serde_json::to_vec(value).map_or(0, |bytes| bytes.len() as u64)
-    }
-    let system = request.system.as_deref().map_or(0, str::len) as u64;
-    let output = request.output.as_deref().map_or(0, json);
-    (request.model.len() as u64)
-        .saturating_add(system)
-        .saturating_add(json(&request.messages))
-        .saturating_add(json(&request.tools))
-        .saturating_add(output)
-        .saturating_add(json(&request.extra))
 }

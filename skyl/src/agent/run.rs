@@ -11,7 +11,7 @@ use crate::model::Cost;
 use crate::provider::Usage;
 use crate::transcript;
 
-use super::approval::Turn;
+use super::approval::{Slot, Turn};
 use super::breaker::Failures;
 use super::{ModelError, Stop};
 
@@ -48,6 +48,9 @@ pub struct Run {
     /// What the run's requests cost, when the agent has a price for its model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cost: Option<Cost>,
+    /// What the runs of its sub-agents used, at any depth, in its turns that ended.
+    #[serde(default, skip_serializing_if = "Spent::is_nothing")]
+    pub(crate) sub_agents: Spent,
     /// The assistant turn still being answered, while calls wait for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turn: Option<Turn>,
@@ -83,6 +86,7 @@ impl Run {
             steps: 0,
             usage: Usage::default(),
             cost: None,
+            sub_agents: Spent::default(),
             turn: None,
             failures: Failures::default(),
             id: None,
@@ -126,11 +130,45 @@ impl Run {
     }
 
     /// What all of the run's requests cost, summed step by step at the agent's prices
-    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` when it has no price for its
-    /// model. Like [`usage`](Self::usage), it misses what answers with an
-    /// [unreported](Usage::unreported) usage cost.
+    /// ([`Agent::with_prices`](super::Agent::with_prices)) for the model that gave each answer;
+    /// zero for a priced run that sent nothing (its budget stopped it before its first request),
+    /// and `None` when the agent has no price for a model that may answer it. Like
+    /// [`usage`](Self::usage), it misses what answers with an [unreported](Usage::unreported)
+    /// usage cost.
     pub fn cost(&self) -> Option<Cost> {
         self.cost
+    }
+
+    /// The tokens the run and the runs of its sub-agents ([`AgentTool`](super::AgentTool), at
+    /// any depth) used, summed; [`usage`](Self::usage) is the run's own. A sub-agent's run that
+    /// waits for a person counts what it used so far.
+    pub fn tree_usage(&self) -> Usage {
+        self.tree().usage
+    }
+
+    /// What the run and the runs of its sub-agents (at any depth) cost, each answer at the
+    /// prices of the agent that asked for it; [`cost`](Self::cost) is the run's own. `None` when
+    /// no run of the tree has a price.
+    pub fn tree_cost(&self) -> Option<Cost> {
+        self.tree().cost
+    }
+
+    /// What the run and its sub-agents used.
+    pub(crate) fn tree(&self) -> Spent {
+        let mut spent = Spent {
+            usage: self.usage.clone(),
+            cost: self.cost,
+        };
+        spent.add(&self.sub_agents);
+        if let Some(turn) = &self.turn {
+            spent.add(&turn.spent);
+            for slot in &turn.slots {
+                if let Slot::Nested(run) = slot {
+                    spent.add(&run.tree());
+                }
+            }
+        }
+        spent
     }
 
     /// The text of the model's last answer (empty when it held only tool calls).
@@ -141,6 +179,33 @@ impl Run {
             .find(|message| message.role == Role::Assistant)
             .map(Message::text_content)
             .unwrap_or_default()
+    }
+}
+
+/// Tokens used and what they cost: what the runs of a run's sub-agents spent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Spent {
+    pub(crate) usage: Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cost: Option<Cost>,
+}
+
+impl Spent {
+    /// Whether nothing was spent, nor priced.
+    pub(crate) fn is_nothing(&self) -> bool {
+        *self == Spent::default()
+    }
+
+    /// Adds `other` to this.
+    pub(crate) fn add(&mut self, other: &Spent) {
+        add_usage(&mut self.usage, &other.usage);
+        self.cost = match (self.cost, other.cost) {
+            (None, None) => None,
+            (a, b) => Some(
+                a.unwrap_or(Cost::ZERO)
+                    .saturating_add(b.unwrap_or(Cost::ZERO)),
+            ),
+        };
     }
 }
 
@@ -169,6 +234,8 @@ struct Stored {
     usage: Usage,
     #[serde(default)]
     cost: Option<Cost>,
+    #[serde(default)]
+    sub_agents: Spent,
     #[serde(default)]
     turn: Option<Turn>,
     #[serde(default)]
@@ -234,6 +301,7 @@ impl TryFrom<Stored> for Run {
             steps: stored.steps,
             usage: stored.usage,
             cost: stored.cost,
+            sub_agents: stored.sub_agents,
             turn: stored.turn,
             failures: stored.failures,
             id: stored.id,

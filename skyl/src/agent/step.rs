@@ -80,8 +80,9 @@ impl<'a> Step<'a> {
     }
 
     /// What this step's request cost, at the agent's prices
-    /// ([`Agent::with_prices`](super::Agent::with_prices)); `None` without a price for its
-    /// model.
+    /// ([`Agent::with_prices`](super::Agent::with_prices)) for the model that answered it (a
+    /// [`Failover`](crate::model::Failover) member's, [`Response::requested_model`]); `None`
+    /// without a price for that model.
     pub fn cost(&self) -> Option<Cost> {
         self.price.map(|price| price.cost(&self.answer.usage))
     }
@@ -125,6 +126,8 @@ pub(crate) struct ResponseMeta {
     pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) answered_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) requested_model: Option<String>,
 }
 
 impl ResponseMeta {
@@ -137,6 +140,7 @@ impl ResponseMeta {
             id,
             model,
             answered_by,
+            requested_model,
         } = response;
         (
             message,
@@ -146,6 +150,7 @@ impl ResponseMeta {
                 id,
                 model,
                 answered_by,
+                requested_model,
             },
         )
     }

@@ -73,6 +73,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         let mut decided = self.decide(step, &calls, turn).await;
         // The calls a question paused go on with the person's reply, delivered while deciding.
         let desk = Arc::new(Desk::default());
+        desk.bind(self.ledgers.clone());
         for (position, saved) in std::mem::take(&mut decided.handed) {
             desk.hand(&calls[position].id, saved);
         }

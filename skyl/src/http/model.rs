@@ -527,6 +527,11 @@ impl Model for HttpModel {
         let body = self.encode(request).ok()?;
         serde_json::to_vec(&body).ok().map(|bytes| bytes.len())
     }
+
+    /// What the provider adds that the body does not hold, as its [`Api`] says.
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        self.shared.api.added_input_tokens(request)
+    }
 }
 
 #[cfg(test)]

@@ -245,6 +245,10 @@ impl Failover {
                         self.current.store(index, Ordering::Relaxed);
                     }
                     response.answered_by = Some(name.clone());
+                    // A member that is a failover itself said which of its own answered.
+                    response
+                        .requested_model
+                        .get_or_insert_with(|| request.model.to_string());
                     return Ok(response);
                 }
                 Err(error) => error,
@@ -314,6 +318,28 @@ impl Model for Failover {
             .iter()
             .filter_map(|(_, member)| member.model.encoded_len(&member.request(request)))
             .max()
+    }
+
+    /// The most any member's provider adds: whichever member answers, the bound holds.
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        self.members
+            .iter()
+            .map(|(_, member)| member.model.added_input_tokens(&member.request(request)))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every member's names, in order, each once: any of them may answer.
+    fn model_names(&self, request: &Request<'_>) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for (_, member) in &self.members {
+            for name in member.model.model_names(&member.request(request)) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
     }
 }
 

@@ -108,6 +108,23 @@ pub trait Model: Send + Sync {
         let _ = request;
         None
     }
+
+    /// The input tokens the provider adds to `request` that its body does not hold (Anthropic's
+    /// tool-use system prompt), which a run's [`Budget`](crate::agent::Budget) counts in the
+    /// request's input bound; none (the default) when the model cannot tell. The HTTP transport
+    /// gives its provider's ([`Api::added_input_tokens`](crate::provider::Api::added_input_tokens)).
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        let _ = request;
+        0
+    }
+
+    /// The model names `request` may be answered under, as [`Request::model`] names them: the
+    /// request's own (the default), or for a [`Failover`] each member's. A run prices each answer
+    /// at the name it was asked under ([`Response::requested_model`]), and a budget bounds the
+    /// next request at the dearest of these.
+    fn model_names(&self, request: &Request<'_>) -> Vec<String> {
+        vec![request.model.to_string()]
+    }
 }
 
 macro_rules! forward_model {
@@ -130,6 +147,14 @@ macro_rules! forward_model {
 
             fn encoded_len(&self, request: &Request<'_>) -> Option<usize> {
                 (**self).encoded_len(request)
+            }
+
+            fn model_names(&self, request: &Request<'_>) -> Vec<String> {
+                (**self).model_names(request)
+            }
+
+            fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+                (**self).added_input_tokens(request)
             }
         }
     )*};

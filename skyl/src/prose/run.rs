@@ -98,24 +98,69 @@ pub(crate) fn sub_agent_unasked(tool: &str) -> crate::tool::ToolFailure {
 }
 
 /// The failure of a sub-agent's call whose run stopped before its final answer, because `stop`
-/// (a [`Stop`](crate::agent::Stop)'s sentence).
-pub(crate) fn sub_agent_stopped(tool: &str, stop: &str) -> crate::tool::ToolFailure {
-    crate::tool::ToolFailure::retry_with_other_arguments(format!(
-        "{tool} stopped before its final answer: {stop}"
+/// (a [`Stop`](crate::agent::Stop)'s sentence), after the calls with effects `completed`.
+pub(crate) fn sub_agent_stopped(
+    tool: &str,
+    stop: &str,
+    completed: &[String],
+) -> crate::tool::ToolFailure {
+    let said = format!("{tool} stopped before its final answer: {stop}");
+    if !completed.is_empty() {
+        return after_effects(tool, &said, completed);
+    }
+    crate::tool::ToolFailure::retry_with_other_arguments(said)
+}
+
+/// The failure of a sub-agent's call whose run stopped at a budget (`stop`, its sentence: its
+/// own, or one of the runs above it), after the calls with effects `completed`: calling it again
+/// would stop the same way.
+pub(crate) fn sub_agent_out_of_budget(
+    tool: &str,
+    stop: &str,
+    completed: &[String],
+) -> crate::tool::ToolFailure {
+    let said = format!("{tool} stopped before its final answer: {stop}");
+    if !completed.is_empty() {
+        return after_effects(tool, &said, completed);
+    }
+    crate::tool::ToolFailure::do_not_retry(said).with_next_step(format!(
+        "Continue without its answer: calling {tool} again would stop the same way."
     ))
 }
 
+/// The failure of a sub-agent's call that failed (`said`) after calls with effects of its run
+/// had completed (`completed`, each as [`completed_call`] says it): which, and that calling the
+/// sub-agent again would do them again.
+fn after_effects(tool: &str, said: &str, completed: &[String]) -> crate::tool::ToolFailure {
+    let completed = completed.join(", ");
+    let completed = shortened(&completed, 2048);
+    crate::tool::ToolFailure::do_not_retry(format!(
+        "{said}; before that, {tool} completed these calls with effects: {completed}"
+    ))
+    .with_next_step(format!(
+        "Do not call {tool} again for the same task: what those calls did is done, and calling {tool} again would do it again. Continue without its answer, and tell the user what was done."
+    ))
+}
+
+/// A call of a sub-agent's run that completed, as its failure lists it.
+pub(crate) fn completed_call(tool: &str, call_id: &str) -> String {
+    format!("{tool} (call {call_id})")
+}
+
 /// The failure of a sub-agent's call whose final answer could not be read as its output type
-/// `schema`, after every correction.
+/// `schema`, after every correction, and after the calls with effects `completed`.
 pub(crate) fn sub_agent_unreadable(
     tool: &str,
     schema: &str,
     reason: &str,
+    completed: &[String],
 ) -> crate::tool::ToolFailure {
     let reason = shortened(reason, 2048);
-    crate::tool::ToolFailure::retry_with_other_arguments(format!(
-        "the final answer of {tool} could not be read as {schema}: {reason}"
-    ))
+    let said = format!("the final answer of {tool} could not be read as {schema}: {reason}");
+    if !completed.is_empty() {
+        return after_effects(tool, &said, completed);
+    }
+    crate::tool::ToolFailure::retry_with_other_arguments(said)
 }
 
 /// The failure of a sub-agent's call whose run ended on an error (`cause`: its model request
@@ -149,15 +194,20 @@ pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
 }
 
 /// The failure of a sub-agent's call whose model request failed (`cause`, the model's error);
-/// `retryable` when asking again later can help.
+/// `retryable` when asking again later can help, which it is not to say once calls with effects
+/// of its run had completed (`completed`): calling it again would do them again.
 pub(crate) fn sub_agent_model_failed(
     tool: &str,
     cause: &str,
     retryable: bool,
+    completed: &[String],
 ) -> crate::tool::ToolFailure {
     let cause = shortened(cause, 2048);
-    let failure =
-        crate::tool::ToolFailure::do_not_retry(format!("the model of {tool} failed: {cause}"));
+    let said = format!("the model of {tool} failed: {cause}");
+    if !completed.is_empty() {
+        return after_effects(tool, &said, completed);
+    }
+    let failure = crate::tool::ToolFailure::do_not_retry(said);
     if retryable {
         failure.with_next_step(format!(
             "Call {tool} again in a moment, or continue without its answer."

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{DecodeError, Streaming};
+use super::{DecodeError, Request, Streaming};
 
 /// How a provider frames the events of a streamed answer in the response body.
 ///
@@ -142,6 +142,15 @@ pub trait Api: Streaming + fmt::Debug {
         let _ = error_type;
         false
     }
+
+    /// The input tokens the provider adds to `request` that its body does not hold, as its
+    /// documentation gives them: Anthropic's tool-use system prompt. A budget counts them in a
+    /// request's input bound ([`Model::added_input_tokens`](crate::model::Model::added_input_tokens)).
+    /// None by default (OpenAI and Gemini document none).
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        let _ = request;
+        0
+    }
 }
 
 /// A boxed API is one: `HttpModel::builder` takes a `Box<dyn Api>` chosen at run time.
@@ -200,6 +209,10 @@ impl<A: Api + ?Sized> Api for Box<A> {
 
     fn is_transient(&self, error_type: &str) -> bool {
         (**self).is_transient(error_type)
+    }
+
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        (**self).added_input_tokens(request)
     }
 }
 

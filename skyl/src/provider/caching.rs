@@ -559,7 +559,7 @@ impl Fingerprint {
 
 /// A digest of `value`'s JSON, stable within a process. The JSON is fed to the hasher as it is
 /// written, so a long transcript is not copied at every step.
-fn digest(value: &impl serde::Serialize) -> u64 {
+pub(crate) fn digest(value: &impl serde::Serialize) -> u64 {
     struct Feed(DefaultHasher);
     impl std::io::Write for Feed {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

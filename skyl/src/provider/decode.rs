@@ -78,6 +78,7 @@ pub fn decode_with<D: Decoder>(decoder: &D, body: &Value) -> Result<Response, De
             .filter(|model| !model.is_empty())
             .map(str::to_owned),
         answered_by: None,
+        requested_model: None,
     })
 }
 

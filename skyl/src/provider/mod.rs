@@ -215,11 +215,11 @@ pub use crate::message::{Provider, ProviderInfo};
 pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
 pub use api::{Api, Framing};
-pub(crate) use caching::wire_order;
 pub use caching::{
     CacheBreak, CachePrefix, CacheTtl, CacheWatch, Caching, MAX_BREAKPOINTS, Retention, Segment,
     canonical_schema,
 };
+pub(crate) use caching::{digest, wire_order};
 pub use decode::{Answer, Decoder, decode_with};
 pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};

@@ -29,6 +29,12 @@ pub struct Response {
     /// [`Failover`](crate::model::Failover) whose answer this is. `None` from a single model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<String>,
+    /// The model name the request that got this answer asked for, when a model made of several
+    /// asked for its own: the [`Member::model_name`](crate::model::Member::model_name) of the
+    /// [`Failover`](crate::model::Failover) member that answered. `None` when it was the
+    /// request's [`model`](super::Request::model). A run prices the answer by this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
 }
 
 impl Response {
@@ -79,6 +85,7 @@ impl Response {
             id: None,
             model: None,
             answered_by: None,
+            requested_model: None,
         }
     }
 

@@ -93,7 +93,7 @@ struct Step {
 type Reply = dyn FnMut(&Request<'_>) -> Result<Response, ModelError> + Send;
 
 enum Entry {
-    Response(Response),
+    Response(Box<Response>),
     With(Box<Reply>),
     Fail(ModelError),
 }
@@ -150,7 +150,7 @@ impl ScriptedModel {
 
     /// Answers the next request with `response`.
     pub fn reply(self, response: Response) -> Self {
-        self.push(Entry::Response(response))
+        self.push(Entry::Response(Box::new(response)))
     }
 
     /// Answers the next request with an assistant message holding `text`
@@ -253,7 +253,7 @@ impl ScriptedModel {
             return self.answer_step(script, request);
         }
         match script.entries.pop_front() {
-            Some(Entry::Response(response)) => Ok(response),
+            Some(Entry::Response(response)) => Ok(*response),
             Some(Entry::With(mut reply)) => {
                 drop(script);
                 reply(request)
@@ -297,7 +297,7 @@ impl ScriptedModel {
             return Err(error);
         }
         match &mut scripted.answer {
-            Some(Entry::Response(response)) => Ok(response.clone()),
+            Some(Entry::Response(response)) => Ok((**response).clone()),
             Some(Entry::With(_)) => {
                 // Called without the lock, as by position: the closure may look at the model.
                 let Some(Entry::With(mut reply)) = scripted.answer.take() else {

@@ -38,7 +38,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             answer,
             slots,
             mut content,
+            spent,
         } = run.turn.take()?;
+        run.sub_agents.add(&spent);
         let mut parts = Vec::with_capacity(slots.len() + content.len());
         for slot in slots {
             let Slot::Answered(result) = slot else {
@@ -56,7 +58,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             parts,
         });
         let assistant = run.transcript.len() - 2;
-        let priced = (agent.price(), run.cost);
+        let priced = (agent.price_of(&answer), run.cost);
         let step = Step::new(
             run.steps,
             &run.transcript,

@@ -11,6 +11,7 @@ use crate::tool::ToolOutcome;
 use super::super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use super::super::driver::Driver;
 use super::super::journal::Record;
+use super::super::ledger::Ledger;
 use super::super::{Agent, AnsweredBy, Decision, Event, Hooks};
 use super::Decided;
 use super::settle::Settled;
@@ -29,7 +30,13 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         for (position, &call) in calls.iter().enumerate() {
             let slot = turn.slots[position].clone();
             let answer = match self.settle(step, position, call, &slot) {
-                Some(Settled::Replayed(result, content)) => {
+                Some(Settled::Replayed(result, content, spent)) => {
+                    if let Some(spent) = spent {
+                        // Its sub-agent's run is not run again: what it used counts here.
+                        let cost = spent.cost.unwrap_or_default();
+                        Ledger::count_spent(&self.ledgers, &spent.usage, cost);
+                        turn.spent.add(&spent);
+                    }
                     self.event(|| Event::ToolAnswered {
                         name: call.name.clone(),
                         result: result.clone(),
@@ -69,6 +76,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 call: position,
                 result: result.clone(),
                 content: Vec::new(),
+                spent: None,
             });
             turn.slots[position] = Slot::Answered(result);
             decided.answered.push((position, Duration::ZERO));

@@ -16,6 +16,7 @@ use super::super::asking::Desk;
 use super::super::driver::{Driver, Halt};
 use super::super::event::{Reporting, Reports};
 use super::super::journal::{Record, Recording, make_effect_key};
+use super::super::run::Spent;
 use super::super::telemetry::ToolSpans;
 use super::super::{Event, Hooks};
 use super::Decided;
@@ -52,9 +53,13 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             let took = started.elapsed();
             let answered_call = self.agent.toolbox.finished(call, outcome);
             self.event(|| finished(call, &answered_call, took));
+            let spent = desk.spent(&call.id);
+            if let Some(spent) = &spent {
+                turn.spent.add(spent);
+            }
             decided
                 .records
-                .push(result_record(step, position, &answered_call));
+                .push(result_record(step, position, &answered_call, spent));
             turn.answer(position, answered_call.result, answered_call.content);
             decided.answered.push((position, took));
         }
@@ -156,7 +161,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 return;
             }
             if let Some(recording) = &recording {
-                recording.push(result_record(step, to_run[k], answered).entry());
+                let spent = desk.spent(&running[k].id);
+                recording.push(result_record(step, to_run[k], answered, spent).entry());
             }
             if let Some(reports) = &reports {
                 reports.push(finished(running[k], answered, took));
@@ -220,6 +226,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 });
                 continue;
             }
+            if let Some(spent) = desk.spent(&calls[position].id) {
+                turn.spent.add(&spent);
+            }
             turn.answer(position, answered_call.result, answered_call.content);
             decided.answered.push((position, took));
         }
@@ -239,12 +248,19 @@ fn finished(call: &ToolCall, answered: &RichResult, took: Duration) -> Event {
     }
 }
 
-/// The journal's record of the call at `position` of `step` finishing with `answered`.
-fn result_record(step: u32, position: usize, answered: &RichResult) -> Record {
+/// The journal's record of the call at `position` of `step` finishing with `answered`, its
+/// sub-agent's run having used `spent`.
+fn result_record(
+    step: u32,
+    position: usize,
+    answered: &RichResult,
+    spent: Option<Spent>,
+) -> Record {
     Record::Result {
         step,
         call: position,
         result: answered.result.clone(),
         content: answered.content.clone(),
+        spent,
     }
 }

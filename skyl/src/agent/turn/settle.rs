@@ -10,12 +10,13 @@ use crate::tool::RichOutcome;
 use super::super::approval::Slot;
 use super::super::asking::{self, Question, Reply};
 use super::super::driver::Driver;
+use super::super::run::Spent;
 use super::super::{BoxFuture, Hooks};
 
 /// What the journal, or the decisions of a saved run, settle about a call.
 pub(super) enum Settled {
-    /// Its recorded result, and the content beside it.
-    Replayed(ToolResult, Vec<Content>),
+    /// Its recorded result, the content beside it, and what the run of its sub-agent used.
+    Replayed(ToolResult, Vec<Content>, Option<Spent>),
     /// It was started and never finished, and its tool is read-only or idempotent: it runs again.
     Rerun,
     /// It was started and never finished, and running it again could repeat its effect.
@@ -50,8 +51,12 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
     /// step `step`, before any hook is asked: its result, or a decision.
     fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
         let journaling = self.journal.as_ref()?;
-        if let Some((result, content)) = journaling.replay.results.get(&(step, position)) {
-            return Some(Settled::Replayed(result.clone(), content.clone()));
+        if let Some((result, content, spent)) = journaling.replay.results.get(&(step, position)) {
+            return Some(Settled::Replayed(
+                result.clone(),
+                content.clone(),
+                spent.clone(),
+            ));
         }
         // A call that asked the person a question was started, and its intent may be recorded: it
         // waits for, or goes on with, the reply rather than being answered as unknown.

@@ -1,8 +1,8 @@
 //! Where the Messages API lives and how it is reached: the URL, the key header, the version
 //! header, the SDK's environment variables and its error body's transient types.
 
-use super::Anthropic;
-use crate::provider::Api;
+use super::{Anthropic, tool_prompt};
+use crate::provider::{Api, Request};
 
 /// The `anthropic-version` header every Messages request carries.
 const VERSION: &str = "2023-06-01";
@@ -30,6 +30,12 @@ impl Api for Anthropic {
         let mut headers = vec![("anthropic-version", VERSION.to_owned())];
         headers.extend(key.map(|key| ("x-api-key", key.to_owned())));
         headers
+    }
+
+    /// The tool-use system prompt Anthropic adds to a request with tools (346 tokens for Claude 4
+    /// models with `auto`), by model and tool choice as its docs list it.
+    fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
+        tool_prompt::tokens(request)
     }
 
     /// Anthropic's `overloaded_error` (its 529), `api_error` (its 500) and `rate_limit_error`.

@@ -10,6 +10,7 @@ mod api;
 mod decode;
 mod encode;
 mod stream;
+mod tool_prompt;
 
 const PROVIDER: Provider = Provider::Anthropic;
 

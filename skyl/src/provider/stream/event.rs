@@ -158,6 +158,7 @@ mod tests {
             id: None,
             model: None,
             answered_by: None,
+            requested_model: None,
         };
         let usage = response.usage.clone();
         assert_eq!(
