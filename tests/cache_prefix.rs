@@ -186,3 +186,76 @@ fn where_nothing_cached_changed_each_request_starts_with_what_the_one_before_cac
         }
     }
 }
+
+/// Draws a chart.
+#[skyl::tool(read_only)]
+fn chart() -> (&'static str, skyl::Image) {
+    ("drawn", skyl::Image::png(b"\x89PNG\r\n\x1a\n"))
+}
+
+#[test]
+fn a_hook_changing_the_tool_choice_or_the_thinking_and_a_new_image_are_each_reported_as_a_break() {
+    // Steps 1-7: echo, echo, echo, echo, chart (an image in its result), echo; then the answer.
+    let mut model = ScriptedModel::new();
+    for step in 1..7 {
+        let tool = if step == 5 { "chart" } else { "echo" };
+        model = model.reply_calls([ToolCall::new(format!("c{step}"), tool, json!({}))]);
+    }
+    model = model.reply_text("Done.");
+    // As the hooks guide does: from step 3 a call is required; from step 4 Claude thinks.
+    let changes = hooks::before_request(|step, request| {
+        if step >= 3 {
+            request.tool_choice = skyl::provider::ToolChoice::Required;
+        }
+        if step >= 4 {
+            request.extra.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": 1024}),
+            );
+        }
+    });
+    let agent = Agent::new(model, Toolbox::new().with(Echo).with(Chart), "m")
+        .with_system("Be brief.")
+        .with_hooks(changes);
+    let mut reported = BTreeMap::new();
+    let run = agent
+        .run(vec![Message::user("Go.")])
+        .on_event(|event| {
+            if let Event::CacheBroken { step, causes } = event {
+                reported.insert(step, causes);
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(run.steps(), 7);
+    assert_eq!(
+        reported,
+        BTreeMap::from([
+            (3, vec![CacheBreak::ToolChoice]),
+            (4, vec![CacheBreak::Thinking]),
+            (
+                6,
+                vec![CacheBreak::Images {
+                    previous: 0,
+                    now: 1
+                }]
+            ),
+        ])
+    );
+    assert_eq!(
+        [
+            CacheBreak::ToolChoice.to_string(),
+            CacheBreak::Thinking.to_string(),
+            CacheBreak::Images {
+                previous: 0,
+                now: 1
+            }
+            .to_string()
+        ],
+        [
+            "the tool choice changed",
+            "the thinking settings changed",
+            "the transcript's images went from 0 to 1"
+        ]
+    );
+}

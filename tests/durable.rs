@@ -987,6 +987,112 @@ fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_be
     assert_eq!(marks.read("faxing"), ["bob"]);
 }
 
+/// Set in the child process of the test below, to the test's directory.
+const UNNAMED_CHILD: &str = "SKYL_DURABLE_UNNAMED_CHILD";
+
+#[test]
+fn a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_takes_them_at_once() {
+    if let Some(dir) = std::env::var_os(UNNAMED_CHILD) {
+        // The child, under the name its handle made: it holds "r2" (loaded, not finished) and
+        // runs "r1" into a fax that never finishes.
+        let dir = PathBuf::from(dir);
+        let journal = SqliteJournal::open(dir.join("journal.db")).unwrap();
+        assert_eq!(ready(journal.load("r2")).unwrap(), []);
+        let model = ScriptedModel::new().reply_calls([
+            call("c1", "append_note", json!({"text": "ada"})),
+            call("c2", "send_fax", json!({"to": "bob"})),
+        ]);
+        let _ = fax_agent(Marks(dir), model)
+            .run(vec![Message::user("Note, then fax")])
+            .journaled(&journal, "r1")
+            .blocking();
+        unreachable!("the fax never finishes");
+    }
+
+    let dir = TempDir::new("killed-unnamed");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "durable::a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_takes_them_at_once",
+            "--nocapture",
+        ])
+        .env(UNNAMED_CHILD, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marks = Marks(dir.0.clone());
+    // Bounded: the child starts the fax within a minute, or the test fails.
+    let mut waited = 0;
+    while marks.read("faxing").is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the child process ended before it started the fax"
+        );
+        assert!(waited < 6000, "the child process never started the fax");
+        std::thread::sleep(Duration::from_millis(10));
+        waited += 1;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Started again with a name of its own, the worker takes both runs on its first try: their
+    // leases, five minutes long, name a process that is gone.
+    let journal = dir.journal();
+    let agent = fax_agent(
+        Marks(dir.0.clone()),
+        ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
+    );
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user("Note, then fax")])
+        .journaled(&journal, "r1")
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event {
+                events.push((result.call_id, by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    assert_eq!(
+        events,
+        [
+            ("c1".to_owned(), AnsweredBy::Journal),
+            ("c2".to_owned(), AnsweredBy::OutcomeUnknown)
+        ]
+    );
+    assert_eq!(run.text(), "The note is in; the fax may not have gone.");
+    assert_eq!(ready(journal.load("r2")).unwrap(), []);
+    assert_eq!(marks.read("notes"), ["ada"]);
+    assert_eq!(marks.read("faxing"), ["bob"]);
+}
+
+#[test]
+fn a_live_owner_without_a_name_keeps_its_runs_until_its_handle_is_dropped_and_the_refusal_names_with_owner()
+ {
+    let dir = TempDir::new("live-unnamed");
+    let first = dir.journal();
+    let second = dir.journal();
+    assert_eq!(ready(first.load("r1")).unwrap(), []);
+    let refused = ready(second.load("r1")).unwrap_err();
+    let JournalError::Owned { run, owner, .. } = &refused else {
+        panic!("{refused}")
+    };
+    assert_eq!((run.as_str(), owner.as_str()), ("r1", first.owner()));
+    assert!(
+        refused
+            .to_string()
+            .contains("give both one name with SqliteJournal::with_owner"),
+        "{refused}"
+    );
+    // Under one name, two handles are one owner.
+    let named = dir.journal().with_owner(first.owner());
+    assert_eq!(ready(named.load("r1")).unwrap(), []);
+
+    // Once no handle holds the first's name, its lease is free at once.
+    drop((first, named));
+    assert_eq!(ready(second.load("r1")).unwrap(), []);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Resumed by another build
 

@@ -19,15 +19,25 @@
 //! outcome-unknown. Each write of the owner renews the lease (no thread beats for it: a worker
 //! that writes nothing for a whole lease may lose the run), a write finding the run taken by
 //! another owner fails with [`JournalError::Owned`] before it writes anything, and a run that
-//! stops (finished, paused, failed) gives its lease back. A worker that dies keeps its lease
-//! until it expires; then any worker may take the run over, and a worker started again under
-//! the same owner name takes it back at once.
+//! stops (finished, paused, failed) gives its lease back.
+//!
+//! A worker that dies loses its leases at once. While a handle lives, its owner holds a lock on
+//! a file of its own in a directory beside the database (`<file>-owners/`, one empty SQLite
+//! database per owner name), which the operating system drops when the process ends, killed or
+//! not. A worker that finds a run leased to another owner tries that owner's lock: held, the
+//! owner is alive and the run is refused; free, every handle under that name is gone (the
+//! process died, or dropped its handles) and the run is taken over, lease unexpired or not. So
+//! a worker started again after a crash resumes its runs at once, under the name its handle
+//! makes as under [`SqliteJournal::with_owner`]'s, and so does any other worker. An owner with no
+//! lock file (a worker of a skyl from before the files, or a name longer than 200 bytes once
+//! escaped) keeps its leases until they expire; a worker started again under its name takes
+//! them back at once.
 //!
 //! The lease lasts [`DEFAULT_LEASE`] (five minutes) unless [`SqliteJournal::with_lease`] says
 //! otherwise. It must outlast the longest wait between two writes of a live run (a model
 //! request, or the slowest tool call): a worker silent for longer may find its run taken over
 //! when it next writes. The price of a long lease is only the wait before another worker takes
-//! over the runs of one that died. Expiries are read on the wall clock, in milliseconds: the
+//! over the runs of a worker whose liveness is unknown (no lock file). Expiries are read on the wall clock, in milliseconds: the
 //! workers sharing a file share a machine and its clock (SQLite files are not for network
 //! file systems).
 //!
@@ -88,6 +98,10 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, Transaction, params};
 use crate::agent::{Entry, Journal, JournalError};
 use crate::model::BoxFuture;
 
+mod owner_lock;
+
+use owner_lock::{Liveness, OwnerLock};
+
 /// A [`Journal`] in a SQLite file; see the [module docs](self).
 pub struct SqliteJournal {
     /// The writer thread's queue; `None` only while the handle is dropped.
@@ -95,12 +109,21 @@ pub struct SqliteJournal {
     writer: Option<JoinHandle<()>>,
     syncs: Arc<AtomicU64>,
     owner: Arc<str>,
+    /// Whether the owner name is this handle's own ([`default_owner`]), not given by
+    /// [`SqliteJournal::with_owner`].
+    owner_made: bool,
     lease: Duration,
+    /// The directory of the owners' lock files, beside the database file; `None` for a database
+    /// with no file.
+    owners: Option<Arc<Path>>,
+    /// The lock this handle's owner holds while the handle lives, once a load took it.
+    owner_lock: Arc<Mutex<Option<Arc<OwnerLock>>>>,
 }
 
 /// How long a lease lasts when [`SqliteJournal::with_lease`] does not say: five minutes, longer
 /// than a model request or a tool call usually takes, short enough that the runs of a worker
-/// that died are taken over the same hour. See [the module docs](self#one-owner-per-run).
+/// that died with no lock file are taken over the same hour (one with its lock file loses them
+/// at once). See [the module docs](self#one-owner-per-run).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(300);
 
 /// How long a writer waits for another process's transaction before it fails.
@@ -115,6 +138,7 @@ impl SqliteJournal {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, rusqlite::Error> {
         let connection = Connection::open(path)?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
+        let owners = owner_lock::directory(connection.path()).map(Arc::from);
         let _mode: String =
             connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         connection.execute_batch(
@@ -153,17 +177,23 @@ impl SqliteJournal {
             writer: Some(writer),
             syncs: Arc::new(AtomicU64::new(0)),
             owner: default_owner().into(),
+            owner_made: true,
             lease: DEFAULT_LEASE,
+            owners,
+            owner_lock: Arc::new(Mutex::new(None)),
         })
     }
 
     /// Names the owner of the runs this handle loads and writes (see
     /// [the module docs](self#one-owner-per-run)).
     ///
-    /// Give each worker process a stable name, unique among the workers running at once (its
-    /// host and slot, say): started again under the same name after a crash, a worker takes
-    /// back its runs at once instead of waiting for their leases to expire. Two live handles
-    /// with one name are one owner to each other.
+    /// Without it, each handle has a name of its own: a run loaded by one handle is refused to
+    /// another while the first lives, and free once it is dropped or its process dies. Two live
+    /// handles with one name are one owner to each other: give one name to the handles of one
+    /// worker that share runs. A stable name per worker process, unique among the workers
+    /// running at once (its host and slot, say), also lets a worker started again take back at
+    /// once the runs of a predecessor whose liveness the journal cannot know (see
+    /// [the module docs](self#one-owner-per-run)).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -183,6 +213,7 @@ impl SqliteJournal {
     /// ```
     pub fn with_owner(mut self, owner: impl Into<String>) -> Self {
         self.owner = owner.into().into();
+        self.owner_made = false;
         self
     }
 
@@ -236,21 +267,31 @@ impl SqliteJournal {
     }
 
     /// Runs `work` on the writer thread, with a lease of `run` for this handle's owner checked
-    /// and renewed in the same transaction; the future finishes with its outcome.
+    /// and renewed in the same transaction; the future finishes with its outcome. `taking` (a
+    /// load) first takes the owner's lock, if this handle holds none yet.
     fn leased<T: Send + 'static>(
         &self,
         run: &str,
         doing: &'static str,
         durable: bool,
+        taking: bool,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, JournalError> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, JournalError>> {
         let (reply, answer) = oneshot::<Result<T, JournalError>>();
         let (owner, lease, syncs) = (Arc::clone(&self.owner), self.lease, Arc::clone(&self.syncs));
+        let owners = self.owners.clone();
+        let owner_lock = Arc::clone(&self.owner_lock);
         let run = run.to_owned();
         let gone = run.clone();
         self.submit(Box::new(move |connection| {
+            if taking && let Some(owners) = &owners {
+                let mut held = owner_lock.lock().unwrap_or_else(PoisonError::into_inner);
+                if held.is_none() {
+                    *held = owner_lock::hold(owners, &owner);
+                }
+            }
             let outcome = in_transaction(connection, &run, doing, durable, |transaction| {
-                claim(transaction, &run, &owner, lease)?;
+                claim(transaction, &run, &owner, lease, owners.as_deref())?;
                 work(transaction)
             });
             if durable && outcome.is_ok() {
@@ -281,6 +322,22 @@ fn default_owner() -> String {
         std::process::id(),
         HANDLES.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Whether `owner` is a name [`default_owner`] made: no other handle ever holds it.
+fn is_default_owner(owner: &str) -> bool {
+    let mut parts = owner.split('-');
+    parts.next() == Some("pid")
+        && parts
+            .next()
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        && parts
+            .next()
+            .is_some_and(|nanos| !nanos.is_empty() && nanos.bytes().all(|b| b.is_ascii_hexdigit()))
+        && parts
+            .next()
+            .is_some_and(|handle| !handle.is_empty() && handle.bytes().all(|b| b.is_ascii_digit()))
+        && parts.next().is_none()
 }
 
 /// Milliseconds since the Unix epoch, as the lease table keeps time.
@@ -319,12 +376,14 @@ fn in_transaction<T>(
 }
 
 /// Takes or renews the lease of `run` for `owner` until `lease` from now; fails, changing
-/// nothing, while another owner's lease is live.
+/// nothing, while another owner's lease is live and that owner is not known to be gone (its lock
+/// file in `owners` held by no process).
 fn claim(
     transaction: &Transaction<'_>,
     run: &str,
     owner: &str,
     lease: Duration,
+    owners: Option<&Path>,
 ) -> Result<(), JournalError> {
     let storage = |error: rusqlite::Error| JournalError::Storage {
         run: run.to_owned(),
@@ -340,15 +399,22 @@ fn claim(
         )
         .optional()
         .map_err(storage)?;
+    // The owner whose lease, expired or of a process gone, this claim takes over.
+    let mut taken_from = None;
     if let Some((holder, expires)) = holder
         && holder != owner
-        && expires > now
     {
-        return Err(JournalError::Owned {
-            run: run.to_owned(),
-            owner: holder,
-            expires: UNIX_EPOCH + Duration::from_millis(u64::try_from(expires).unwrap_or(0)),
-        });
+        // Checked inside the transaction: no other worker can take the run meanwhile.
+        let gone =
+            owners.is_some_and(|owners| owner_lock::liveness(owners, &holder) == Liveness::Gone);
+        if expires > now && !gone {
+            return Err(JournalError::Owned {
+                run: run.to_owned(),
+                owner: holder,
+                expires: UNIX_EPOCH + Duration::from_millis(u64::try_from(expires).unwrap_or(0)),
+            });
+        }
+        taken_from = Some(holder);
     }
     let lease = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
     transaction
@@ -359,6 +425,31 @@ fn claim(
             params![run, owner, now, now.saturating_add(lease)],
         )
         .map_err(storage)?;
+    if let (Some(owners), Some(holder)) = (owners, taken_from)
+        && is_default_owner(&holder)
+    {
+        forget_if_unleased(transaction, owners, &holder).map_err(storage)?;
+    }
+    Ok(())
+}
+
+/// Removes the lock file of `owner`, a name [`default_owner`] made, once no lease names it: no
+/// process holds that name again.
+fn forget_if_unleased(
+    connection: &Connection,
+    owners: &Path,
+    owner: &str,
+) -> Result<(), rusqlite::Error> {
+    let leased = connection
+        .query_row(
+            "SELECT 1 FROM skyl_leases WHERE owner = ?1 LIMIT 1",
+            params![owner],
+            |_| Ok(()),
+        )
+        .optional()?;
+    if leased.is_none() {
+        owner_lock::remove(owners, owner);
+    }
     Ok(())
 }
 
@@ -429,7 +520,7 @@ impl Journal for SqliteJournal {
     /// records, on the writer thread.
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Entry>, JournalError>> {
         let name = run.to_owned();
-        self.leased(run, "reading the run", false, move |transaction| {
+        self.leased(run, "reading the run", false, true, move |transaction| {
             read_run(transaction, &name)
         })
     }
@@ -447,7 +538,7 @@ impl Journal for SqliteJournal {
         } else {
             "writing a group"
         };
-        self.leased(run, doing, durable, move |transaction| {
+        self.leased(run, doing, durable, false, move |transaction| {
             write_entries(transaction, &name, &entries)
         })
     }
@@ -485,6 +576,15 @@ impl Journal for SqliteJournal {
 
 impl Drop for SqliteJournal {
     fn drop(&mut self) {
+        // A name made for this handle is held by no process once it is dropped: its lock file
+        // goes, unless a lease still names it (another worker finds that owner gone, and takes
+        // the lease over).
+        if let (true, Some(owners)) = (self.owner_made, self.owners.clone()) {
+            let owner = Arc::clone(&self.owner);
+            self.submit(Box::new(move |connection| {
+                let _ = forget_if_unleased(connection, &owners, &owner);
+            }));
+        }
         // The thread finishes what it was asked, then ends: what a run was told is written is.
         drop(self.jobs.take());
         if let Some(writer) = self.writer.take() {

@@ -115,7 +115,21 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// The transcript must be complete (every call answered): a run that waits for approval
     /// cannot be taken over before it is resumed. What the other agent's provider returned for
     /// itself alone stays in the transcript and is sent back to that provider only; the calls
-    /// of tools this agent lacks stay as they are, as history.
+    /// of tools this agent lacks stay as they are, as history. What each provider keeps:
+    ///
+    /// - Every provider gets the calls and results as calls and results, with ids made valid
+    ///   for its rules. An agent without tools declares the tools the history called, each
+    ///   taking any object and described as not callable now, with the tool choice `none`:
+    ///   Anthropic refuses calls in a request without tools, and no model may call them.
+    /// - Anthropic with extended thinking (`thinking` in the request's fields) gets the calls of
+    ///   the final assistant message, and their results, as text, when that message does not
+    ///   open with an Anthropic thinking block (written by another provider, or by Anthropic
+    ///   without thinking): the API refuses such a message in the middle of its turn. Earlier
+    ///   turns keep their calls.
+    /// - Gemini 3 refuses a call of the current turn (since the user's last words) without the
+    ///   thought signature only Gemini writes, and skyl does not lower those: to hand another
+    ///   provider's calls over to Gemini 3, add the user's next message to the transcript
+    ///   first, or use a Gemini model before 3.
     pub fn take_over(&self, run: &Run) -> Result<RunBuilder<'_, S, H>, TakeOverError> {
         if run.stop() == &Stop::AwaitingApproval {
             return Err(TakeOverError::Waiting);

@@ -335,7 +335,7 @@ mod tests {
         };
         assert_eq!(
             owned.to_string(),
-            "run \"r1\" is owned by worker \"worker-a\", whose lease expires at 2026-12-05T08:01:02.345Z unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired"
+            "run \"r1\" is owned by worker \"worker-a\", whose lease expires at 2026-12-05T08:01:02.345Z unless it renews it; this worker did nothing to the run. If that worker is this one under another name (another handle of the journal), give both one name with SqliteJournal::with_owner; otherwise start the run again once that worker is done, or after its lease has expired"
         );
         assert_eq!(owned.run(), "r1");
     }

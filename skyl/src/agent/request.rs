@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 
 use crate::model::Cost;
+use crate::message::Message;
 use crate::provider::{Request, Response, ToolChoice, Usage};
+use crate::tool::ToolDefinition;
 
 use super::budget::{Last, Measured, Pricing};
 use super::driver::Driver;
@@ -19,6 +21,27 @@ pub(super) enum Sent {
     Answer(Response),
     /// It was not sent: it could have taken the run over its budget.
     Stopped(Stop),
+}
+
+/// When a request would have no tools and `transcript` has calls: a definition of each tool the
+/// calls name, in the order first called, which takes any object and says that it cannot be
+/// called now.
+fn history_tools(tools: &[ToolDefinition], transcript: &[Message]) -> Option<Vec<ToolDefinition>> {
+    if !tools.is_empty() {
+        return None;
+    }
+    let mut history: Vec<ToolDefinition> = Vec::new();
+    for call in transcript.iter().flat_map(Message::tool_calls) {
+        if !history.iter().any(|tool| tool.name == call.name) {
+            history.push(ToolDefinition {
+                name: call.name.clone(),
+                description: crate::prose::run::history_tool(&call.name),
+                parameters: serde_json::json!({"type": "object", "properties": {}}),
+                ..Default::default()
+            });
+        }
+    }
+    (!history.is_empty()).then_some(history)
 }
 
 impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
@@ -40,12 +63,20 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             ),
             None => (Cow::Borrowed(definitions), Cow::Borrowed(&[][..])),
         };
+        // An agent without tools, whose transcript has calls (of the agent it took over from):
+        // Anthropic refuses calls in a request without tools ("Requests which include
+        // `tool_use` or `tool_result` blocks must define tools"), so the tools the history
+        // called are declared, and refused to the model.
+        let (tools, tool_choice) = match history_tools(&tools, &run.transcript) {
+            Some(history) => (Cow::Owned(history), ToolChoice::None),
+            None => (tools, ToolChoice::Auto),
+        };
         Request {
             model: Cow::Borrowed(&agent.model_name),
             system: agent.system.as_deref().map(Cow::Borrowed),
             messages: Cow::Borrowed(&run.transcript),
             tools,
-            tool_choice: ToolChoice::Auto,
+            tool_choice,
             output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),

@@ -153,10 +153,9 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// every task it created: a finished one with its result; one cut off while its read-only or
     /// idempotent tool ran by running it again; one cut off in any other tool with a result
     /// saying that its outcome is unknown, never by running it again. Give a journal to one
-    /// server process at a time: a task running in one process looks cut off to another. Name
-    /// the server to the journal's leases (`SqliteJournal::with_owner`) with a name that stays
-    /// the same across restarts: the server started again then takes back the tasks its killed
-    /// self held at once, instead of answering "owned by worker" until that lease lapses.
+    /// server process at a time: a task running in one process looks cut off to another. A
+    /// server started again after it was killed takes back at once the tasks its killed self
+    /// held: `SqliteJournal` knows that process is gone (its lock is dropped with it).
     ///
     /// ```no_run
     /// # #[cfg(feature = "durable")]

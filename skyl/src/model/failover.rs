@@ -135,12 +135,14 @@ impl fmt::Debug for Member {
 /// model name and provider-specific fields with its own ([`Member::model_name`],
 /// [`Member::extra`]).
 ///
-/// Two provider rules cannot be met by translation, since the data they ask for exists only
-/// when their own model wrote the turn: Gemini 3 refuses a call of the current turn without its
-/// thought signature, and Anthropic with extended thinking enabled refuses a last assistant turn
-/// of calls that does not open with a thinking block. Moving to one of those in the middle of a
-/// turn of another provider's calls is answered 400 (returned, not failed over on); put such a
-/// member first, or without those features, or end the turn first.
+/// Two provider rules ask for data that exists only when their own model wrote the turn.
+/// Anthropic with extended thinking enabled refuses a final assistant message of calls that
+/// does not open with a thinking block: its adapter sends the calls of that message, and their
+/// results, as text ([`Anthropic`](crate::provider::Anthropic)'s encoding), so the next member
+/// reads what was called and what came back. Gemini 3 refuses a call of the current turn without
+/// its thought signature: moving to it in the middle of a turn of another provider's calls is
+/// answered 400 (returned, not failed over on); put such a member first, or without thinking,
+/// or end the turn first.
 ///
 /// **No call runs twice.** The loop runs an answer's calls only once the whole answer has come,
 /// so a failed or cut answer runs nothing; the next member is asked the same request, whose

@@ -125,3 +125,20 @@ pub(crate) fn mislabelled(part: &Content, media_type: &str) -> String {
         content::what(part)
     )
 }
+
+/// A call of the history sent as text, to a request that cannot carry it as a call (see
+/// `Anthropic`'s encoding: a request with no tools, or extended thinking after another model's
+/// calls).
+pub(crate) fn call_as_text(id: &str, tool: &str, arguments: &str) -> String {
+    format!("[Earlier call {id} of the tool {tool}, with the arguments {arguments}]")
+}
+
+/// The result of a call sent as text ([`call_as_text`]), its prose after it.
+pub(crate) fn result_as_text(id: &str, is_error: bool, content: &str) -> String {
+    let outcome = if is_error { "failed" } else { "returned" };
+    if content.is_empty() {
+        format!("[Earlier call {id} {outcome} nothing]")
+    } else {
+        format!("[Earlier call {id} {outcome}:]\n{content}")
+    }
+}

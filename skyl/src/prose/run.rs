@@ -177,6 +177,14 @@ pub(crate) fn handoff_description(agent: &str, when: &str) -> String {
     format!("Hands the conversation to {agent}, which answers from here. {when}")
 }
 
+/// The description of a tool the history called, declared to an agent that does not have it
+/// (Anthropic refuses calls in a request without tools), with the tool choice `none`.
+pub(crate) fn history_tool(tool: &str) -> String {
+    format!(
+        "{tool} was called earlier in this conversation, by another agent; it cannot be called now."
+    )
+}
+
 /// The result of a handoff's call: the conversation goes on with `agent`, which reads it too.
 pub(crate) fn handed_off(agent: &str) -> String {
     format!("The conversation was handed to {agent}, which answers the user from here.")

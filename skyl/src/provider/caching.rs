@@ -10,6 +10,8 @@ use std::hash::{DefaultHasher, Hasher};
 use serde_json::{Map, Value};
 
 use super::{Provider, Request, encode};
+use crate::content::Content;
+use crate::message::Part;
 use crate::tool::ToolDefinition;
 
 /// The most `cache_control` breakpoints Anthropic takes in one request.
@@ -40,8 +42,9 @@ pub const MAX_BREAKPOINTS: usize = 4;
 /// cached); the adapters send each schema with its keywords in sorted order (a `properties`
 /// object keeps its order: it is the order the model writes the arguments in). So neither the
 /// order the tools were added in nor the order a schema's generator wrote its keys changes the
-/// request. What a person changes (a tool, the system prompt, an earlier message) still does:
-/// [`CacheWatch`] says which, and an agent run reports it as [`Event::CacheBroken`](crate::agent::Event::CacheBroken).
+/// request. What a person changes (a tool, the system prompt, an earlier message, a setting
+/// Anthropic keeps its message cache under) still does: [`CacheWatch`] says which, and an agent
+/// run reports it as [`Event::CacheBroken`](crate::agent::Event::CacheBroken).
 ///
 /// Each breakpoint can be turned off or moved:
 ///
@@ -530,6 +533,11 @@ struct Fingerprint {
     model: String,
     tools: BTreeMap<String, u64>,
     system: u64,
+    /// The settings Anthropic keeps its message cache under: the tool choice, the `thinking`
+    /// field, how many images the transcript holds.
+    tool_choice: u64,
+    thinking: u64,
+    images: usize,
     messages: Vec<u64>,
     reach: Reach,
 }
@@ -551,6 +559,19 @@ impl Fingerprint {
                 })
                 .collect(),
             system: digest(&encode::system_texts(request)),
+            tool_choice: digest(&request.tool_choice),
+            thinking: digest(&request.extra.get("thinking")),
+            images: request
+                .messages
+                .iter()
+                .flat_map(|message| &message.parts)
+                .filter_map(|part| match part {
+                    Part::ResultContent(content) => Some(&content.content),
+                    _ => None,
+                })
+                .flatten()
+                .filter(|part| matches!(part, Content::Image(_)))
+                .count(),
             messages: request.messages.iter().map(digest).collect(),
             reach: request.caching.reach(request),
         }
@@ -577,6 +598,15 @@ pub(crate) fn digest(value: &impl serde::Serialize) -> u64 {
 }
 
 /// Why the start of a request differs from the start the request before it cached.
+///
+/// What each provider's cache is keyed on, from its documentation: Anthropic's is a hierarchy
+/// (tools, then system, then messages), where a change of the tools invalidates every level, of
+/// the system prompt the system and message levels, and of the tool choice, the `thinking`
+/// parameters, or the images anywhere in the prompt (one added or removed) the message level
+/// alone. OpenAI's and Gemini's cache a prefix of the prompt read exactly: the tools and the
+/// images in it must be identical, the settings around it are not part of it. The watch reports
+/// by Anthropic's rules, the strictest; the three settings ([`ToolChoice`](Self::ToolChoice),
+/// [`Thinking`](Self::Thinking), [`Images`](Self::Images)) break Anthropic's cache alone.
 ///
 /// Non-exhaustive: match it with a wildcard arm. `Display` says it in a short sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -611,6 +641,20 @@ pub enum CacheBreak {
         /// Its index in [`Request::messages`].
         index: usize,
     },
+    /// The tool choice changed ([`Request::tool_choice`]): Anthropic's message cache is kept
+    /// under one tool choice.
+    ToolChoice,
+    /// The `thinking` field of [`Request::extra`] changed (extended thinking turned on or off,
+    /// or its budget changed): Anthropic's message cache is kept under one.
+    Thinking,
+    /// An image was added to or removed from the transcript: Anthropic's message cache is kept
+    /// for one set of images.
+    Images {
+        /// How many images the transcript held before.
+        previous: usize,
+        /// How many it holds now.
+        now: usize,
+    },
 }
 
 impl fmt::Display for CacheBreak {
@@ -627,6 +671,11 @@ impl fmt::Display for CacheBreak {
             CacheBreak::System => f.write_str("the system prompt changed"),
             CacheBreak::Message { index } => {
                 write!(f, "message {index} of the transcript was edited or removed")
+            }
+            CacheBreak::ToolChoice => f.write_str("the tool choice changed"),
+            CacheBreak::Thinking => f.write_str("the thinking settings changed"),
+            CacheBreak::Images { previous, now } => {
+                write!(f, "the transcript's images went from {previous} to {now}")
             }
         }
     }
@@ -669,8 +718,9 @@ impl CacheWatch {
     }
 
     /// What in `request` differs from the start the request observed before it cached, in the
-    /// order the start is read: the model, the tools (by name), the system prompt, then the first
-    /// message that differs. Empty when the start holds, and for the first request.
+    /// order the start is read: the model, the tools (by name), the system prompt, the settings
+    /// the message cache is kept under (the tool choice, the thinking, the images), then the
+    /// first message that differs. Empty when the start holds, and for the first request.
     pub fn observe(&mut self, request: &Request<'_>) -> Vec<CacheBreak> {
         let now = Fingerprint::of(request);
         let breaks = self
@@ -713,6 +763,18 @@ fn breaks(previous: &Fingerprint, now: &Fingerprint) -> Vec<CacheBreak> {
         breaks.push(CacheBreak::System);
     }
     if let Reach::Messages(last) = previous.reach {
+        if previous.tool_choice != now.tool_choice {
+            breaks.push(CacheBreak::ToolChoice);
+        }
+        if previous.thinking != now.thinking {
+            breaks.push(CacheBreak::Thinking);
+        }
+        if previous.images != now.images {
+            breaks.push(CacheBreak::Images {
+                previous: previous.images,
+                now: now.images,
+            });
+        }
         let edited =
             (0..=last).find(|&index| previous.messages.get(index) != now.messages.get(index));
         breaks.extend(edited.map(|index| CacheBreak::Message { index }));

@@ -24,8 +24,8 @@ pub enum JournalError {
         /// The key both wrote.
         key: String,
     },
-    /// Another worker owns the run: its lease is live until `expires`, unless it renews it.
-    /// This worker did nothing to the run.
+    /// Another worker owns the run: its lease is live until `expires`, unless it renews it,
+    /// and, as far as the journal knows, that worker is alive. This worker did nothing to the run.
     Owned {
         /// The run.
         run: String,
@@ -89,7 +89,7 @@ impl fmt::Display for JournalError {
                 expires,
             } => write!(
                 f,
-                "run \"{run}\" is owned by worker \"{owner}\", whose lease expires at {} unless it renews it; this worker did nothing to the run. Start it again once that worker is done, or after its lease has expired",
+                "run \"{run}\" is owned by worker \"{owner}\", whose lease expires at {} unless it renews it; this worker did nothing to the run. If that worker is this one under another name (another handle of the journal), give both one name with SqliteJournal::with_owner; otherwise start the run again once that worker is done, or after its lease has expired",
                 Utc(*expires)
             ),
             JournalError::NewerFormat { run, key, version } => write!(

@@ -7,6 +7,7 @@ use super::{Anthropic, OPENING_TEXT, PROVIDER};
 use crate::content::{self, Content, ResultContent, Source};
 use crate::message::call_arguments;
 use crate::message::{Message, Part, Role, ToolResult};
+use crate::prose::content as prose;
 use crate::provider::caching::{self, Plan};
 use crate::provider::call_ids::AnthropicIds;
 use crate::provider::encode::{self, Encoder, object};
@@ -47,6 +48,7 @@ impl Encoder for Anthropic {
         let mut messages = Vec::with_capacity(request.messages.len());
         let mut turn: Option<Turn> = None;
         let plan = plan(request);
+        let as_text = calls_as_text_from(request);
         for (index, message) in request.messages.iter().enumerate() {
             let assistant = match message.role {
                 Role::System => continue,
@@ -58,9 +60,14 @@ impl Encoder for Anthropic {
             }
             // Consecutive messages of one role are one turn; a message with nothing to send
             // neither opens a turn nor separates two.
+            let lowered = as_text.is_some_and(|from| index >= from);
             for part in &message.parts {
-                let Some((block, is_result)) = block(part, message, &ids) else {
-                    continue;
+                let blocks = match lowered.then(|| as_text_blocks(part, message)).flatten() {
+                    Some(blocks) => blocks,
+                    None => match block(part, message, &ids) {
+                        Some((block, is_result)) => vec![(block, is_result)],
+                        None => continue,
+                    },
                 };
                 let current = match &mut turn {
                     Some(current) if current.assistant == assistant => current,
@@ -69,8 +76,10 @@ impl Encoder for Anthropic {
                         turn.insert(Turn::new(assistant, message.parts.len()))
                     }
                 };
-                current.push(block, is_result);
-                current.last = Some(is_result);
+                for (block, is_result) in blocks {
+                    current.push(block, is_result);
+                    current.last = Some(is_result);
+                }
             }
             if plan.pinned.contains(&index)
                 && let Some(current) = &mut turn
@@ -142,6 +151,82 @@ impl Encoder for Anthropic {
         let format = object([("type", "json_schema".into()), ("schema", schema)]);
         body.insert("output_config".into(), object([("format", format)]));
         Ok(())
+    }
+}
+
+/// Where the calls and results of the transcript start going as text, not as `tool_use` and
+/// `tool_result` blocks: with extended thinking, the calls of the final assistant message and
+/// their results, when that message does not open with a thinking block of Anthropic's (the API
+/// answers "Expected `thinking` or `redacted_thinking`, but found `tool_use`"). They are the
+/// calls of another model (another provider, or Anthropic without thinking), handed over or
+/// failed over in the middle of their turn.
+fn calls_as_text_from(request: &Request<'_>) -> Option<usize> {
+    let messages = &request.messages;
+    let thinking = request
+        .extra
+        .get("thinking")
+        .and_then(|thinking| thinking.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|kind| kind != "disabled");
+    if !thinking {
+        return None;
+    }
+    // The final assistant message on the wire: the assistant messages after the last user or
+    // tool message before the last assistant one.
+    let last = messages
+        .iter()
+        .rposition(|message| message.role == Role::Assistant)?;
+    let start = messages[..last]
+        .iter()
+        .rposition(|message| matches!(message.role, Role::User | Role::Tool))
+        .map_or(0, |before| before + 1);
+    let turn = &messages[start..=last];
+    if turn
+        .iter()
+        .all(|message| message.tool_calls().next().is_none())
+    {
+        return None;
+    }
+    let opening = turn
+        .iter()
+        .filter(|message| message.role == Role::Assistant)
+        .flat_map(|message| &message.parts)
+        .find(|part| match part {
+            Part::Text(text) | Part::ProviderText { text, .. } => !text.is_empty(),
+            Part::Provider(data) => data.of(PROVIDER).is_some(),
+            Part::ToolCall(_) | Part::ToolResult(_) => true,
+            Part::ResultContent(_) => false,
+        });
+    let opens_with_thinking = matches!(
+        opening,
+        Some(Part::Provider(data)) if data.of(PROVIDER).is_some_and(|block| !markable(block))
+    );
+    (!opens_with_thinking).then_some(start)
+}
+
+/// A call or a result as text blocks ([`calls_as_text_from`]), or `None` for any other part.
+/// A result's images and documents follow its text, as blocks of the user message.
+fn as_text_blocks(part: &Part, message: &Message) -> Option<Vec<(Value, bool)>> {
+    match part {
+        Part::ToolCall(call) => {
+            let arguments = Value::Object(call_arguments::to_object(&call.arguments)).to_string();
+            let text = prose::call_as_text(&call.id, &call.name, &arguments);
+            Some(vec![(text_block(&text), false)])
+        }
+        Part::ToolResult(result) => {
+            let text = prose::result_as_text(&result.call_id, result.is_error, &result.content);
+            let mut blocks = vec![(text_block(&text), false)];
+            if let Some(content) = lowering::content_of(message, result) {
+                blocks.extend(
+                    LOWERING
+                        .lower(result, content)
+                        .into_iter()
+                        .map(|part| (content_block(part), false)),
+                );
+            }
+            Some(blocks)
+        }
+        _ => None,
     }
 }
 

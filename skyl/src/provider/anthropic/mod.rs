@@ -44,6 +44,12 @@ const OPENING_TEXT: &str = "(continued)";
 ///   (Anthropic wants `tool_use` ids unique): an id that a cleaned id or an earlier turn already
 ///   took gets a `_2`, `_3`, ... suffix, on the call and on its result.
 /// - Thinking and other blocks decoded from a response are sent back in place, verbatim.
+/// - With extended thinking on (a `thinking` field in [`Request::extra`], not `disabled`), a
+///   final assistant message of calls that does not open with a thinking block (another
+///   provider's, or Anthropic's without thinking: a handoff, a failover) has its calls, and
+///   their results, sent as text blocks saying what was called with what and what came back:
+///   the API refuses it otherwise ("Expected `thinking` or `redacted_thinking`, but found
+///   `tool_use`").
 /// - `max_tokens` is required by the API: [`Request::max_tokens`] or
 ///   [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
 /// - Prompt caching ([`Request::caching`], see [`Caching`](super::Caching)): by default a
