@@ -103,6 +103,11 @@ async fn client(tasks: bool, name: &str) -> (Client, Arc<Mutex<Vec<Value>>>) {
     let server = Server::new(Toolbox::new().with(Render).with(WorkForever).with(Count))
         .with_task_journal(journal)
         .with_task_poll_interval(Duration::from_millis(20));
+    connect(server, tasks).await
+}
+
+/// An rmcp client of `server`, served in process, declaring the tasks extension if `tasks`.
+async fn connect(server: Server, tasks: bool) -> (Client, Arc<Mutex<Vec<Value>>>) {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(server.serve(server_end));
     let heard = Arc::new(Mutex::new(Vec::new()));
@@ -210,6 +215,41 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(*heard.lock().unwrap(), vec![task]);
+}
+
+/// Squares a number.
+#[skyl::tool]
+fn square(n: u32) -> u32 {
+    n * n
+}
+
+#[tokio::test]
+async fn which_calls_become_tasks_and_their_poll_interval_hold_whatever_the_order_they_are_given_in()
+ {
+    let journal = SqliteJournal::open(journal_path("order")).unwrap();
+    let server = Server::new(Toolbox::new().with(Square).with(Count))
+        .with_tasks_for(|call, _| call.name == "square")
+        .with_task_poll_interval(Duration::from_millis(30))
+        .with_task_journal(journal);
+    let (client, _heard) = connect(server, true).await;
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 2})));
+    let answered = bounded("count", client.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("count, which is not made a task, got {answered:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        json!({"content": [{"type": "text", "text": "1 2"}], "isError": false})
+    );
+    let created = create(&client, "square", json!({"n": 7})).await;
+    assert_eq!(created["pollIntervalMs"], 30);
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "49"}])
+    );
 }
 
 #[tokio::test]

@@ -64,19 +64,17 @@ pub struct Server<S = ()> {
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     pub(super) http: super::http::HttpOptions,
-    /// The calls served as tasks, and the journal that keeps them ([`Server::with_task_journal`]).
-    tasks: Option<Served>,
+    /// The journal that keeps the tasks, once [`Server::with_task_journal`] gives one.
+    tasks: Option<Arc<Tasks>>,
+    /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
+    /// given yet, so that the builder's calls may come in any order.
+    makes_task: MakesTask,
+    /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
+    poll_interval: Duration,
 }
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
 type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
-
-/// The tasks of a server and the rule choosing the calls that become one.
-#[derive(Clone)]
-struct Served {
-    tasks: Arc<Tasks>,
-    makes_task: MakesTask,
-}
 
 /// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
@@ -122,6 +120,8 @@ impl<S: Send + Sync + 'static> Server<S> {
             #[cfg(feature = "mcp-http")]
             http: super::http::HttpOptions::default(),
             tasks: None,
+            makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
+            poll_interval: POLL_INTERVAL,
         }
     }
 
@@ -179,14 +179,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// # fn main() {}
     /// ```
     pub fn with_task_journal(mut self, journal: impl crate::agent::Journal + 'static) -> Self {
-        let makes_task = match &self.tasks {
-            Some(served) => Arc::clone(&served.makes_task),
-            None => Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
-        };
-        self.tasks = Some(Served {
-            tasks: Arc::new(Tasks::new(Arc::new(journal), POLL_INTERVAL)),
-            makes_task,
-        });
+        self.tasks = Some(Arc::new(Tasks::new(Arc::new(journal), self.poll_interval)));
         self.config
             .capabilities
             .extensions
@@ -199,23 +192,23 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// Chooses which calls become tasks, once [`with_task_journal`](Self::with_task_journal)
-    /// serves them: those for which `makes_task` holds (for example, those of the tools that
-    /// take long); the others are answered with their result as without tasks.
+    /// serves them (given before it or after): those for which `makes_task` holds (for
+    /// example, those of the tools that take long); the others are answered with their result
+    /// as without tasks.
     pub fn with_tasks_for(
         mut self,
         makes_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
     ) -> Self {
-        if let Some(served) = &mut self.tasks {
-            served.makes_task = Arc::new(makes_task);
-        }
+        self.makes_task = Arc::new(makes_task);
         self
     }
 
     /// How often clients are asked to poll a task (`pollIntervalMs`), once
-    /// [`with_task_journal`](Self::with_task_journal) serves them.
+    /// [`with_task_journal`](Self::with_task_journal) serves them (given before it or after).
     pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
-        if let Some(served) = &mut self.tasks {
-            served.tasks = Arc::new(served.tasks.with_poll_interval(interval));
+        self.poll_interval = interval;
+        if let Some(tasks) = &mut self.tasks {
+            *tasks = Arc::new(tasks.with_poll_interval(interval));
         }
         self
     }
@@ -432,12 +425,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         if let Some(answered) = self.unapproved(&call, &context, &answers, modern).await? {
             return Ok(answered);
         }
-        if let Some(served) = &self.tasks
+        if let Some(tasks) = &self.tasks
             && context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks())
             && let Some(definition) = self.tools.toolbox.definition(&call.name)
-            && (served.makes_task)(&call, definition)
+            && (self.makes_task)(&call, definition)
         {
             let reruns =
                 definition.annotations.is_read_only() || definition.annotations.is_idempotent();
@@ -448,8 +441,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 structured,
                 context.client_capabilities(),
             );
-            let task = served
-                .tasks
+            let task = tasks
                 .create(created, self.runner(), context.peer.clone())
                 .await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
@@ -729,6 +721,8 @@ impl<S> Clone for Server<S> {
             #[cfg(feature = "mcp-http")]
             http: self.http.clone(),
             tasks: self.tasks.clone(),
+            makes_task: Arc::clone(&self.makes_task),
+            poll_interval: self.poll_interval,
         }
     }
 }
@@ -787,10 +781,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>());
         };
-        let task = served.tasks.get(&request.task_id, self.runner()).await?;
+        let task = tasks.get(&request.task_id, self.runner()).await?;
         Ok(rmcp::model::GetTaskResult::new(task))
     }
 
@@ -799,10 +793,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::CancelTaskMethod>());
         };
-        served.tasks.cancel(&request.task_id).await
+        tasks.cancel(&request.task_id).await
     }
 
     async fn update_task(
@@ -810,11 +804,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::UpdateTaskMethod>());
         };
-        served
-            .tasks
+        tasks
             .update(
                 &request.task_id,
                 request.input_responses,
