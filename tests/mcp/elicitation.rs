@@ -521,7 +521,7 @@ async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() 
         serde_json::to_value(missing).unwrap(),
         json!({
             "code": -32021,
-            "message": "Missing required client capability",
+            "message": "the profile call needs a person's answer (`elicitation`), and this MCP client did not declare that capability, so it cannot be asked; declare {\"elicitation\": {}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call profile again",
             "data": {"requiredCapabilities": {"elicitation": {}}}
         })
     );

@@ -252,6 +252,52 @@ async fn which_calls_become_tasks_and_their_poll_interval_hold_whatever_the_orde
     );
 }
 
+/// Asks the client's model for a summary.
+#[skyl::tool]
+fn summarize() -> Result<String, skyl::ToolFailure> {
+    if let Some(answer) = skyl::mcp::answer("summary") {
+        return Ok(answer.to_string());
+    }
+    let question = serde_json::from_value(json!({
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize."}}],
+            "maxTokens": 50
+        }
+    }))
+    .unwrap();
+    Err(skyl::mcp::ask("summary", question))
+}
+
+#[tokio::test]
+async fn a_task_that_asks_what_its_client_cannot_answer_fails_naming_the_capability() {
+    let journal = SqliteJournal::open(journal_path("capability")).unwrap();
+    let server = Server::new(Toolbox::new().with(Summarize)).with_task_journal(journal);
+    // The client declares the tasks extension and elicitation, not sampling.
+    let (client, _heard) = connect(server, true).await;
+    let created = create(&client, "summarize", json!({})).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    let message = "the summarize call needs a completion from the client's model (`sampling`), and this MCP client did not declare that capability, so it cannot be asked; declare {\"sampling\": {}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call summarize again";
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": created["taskId"],
+            "status": "failed",
+            "statusMessage": message,
+            "createdAt": created["createdAt"],
+            "lastUpdatedAt": done["lastUpdatedAt"],
+            "ttlMs": null,
+            "pollIntervalMs": 500,
+            "error": {
+                "code": -32021,
+                "message": message,
+                "data": {"requiredCapabilities": {"sampling": {}}}
+            }
+        })
+    );
+}
+
 #[tokio::test]
 async fn a_cancelled_task_cancels_its_call_and_says_so() {
     let (client, _heard) = client(true, "cancel").await;

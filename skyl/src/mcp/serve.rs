@@ -237,7 +237,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 };
                 let asked = inputs.take_asked();
                 if let Some(missing) = undeclared(&asked, capabilities) {
-                    return Ran::Failed(ErrorData::missing_required_client_capability(missing));
+                    return Ran::Failed(missing_capability(&call.name, missing));
                 }
                 if !asked.is_empty() {
                     return Ran::Asked(asked);
@@ -498,7 +498,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                     // it asked what the client did not say it can answer.
                     let asked = inputs.take_asked();
                     if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
-                        return Err(ErrorData::missing_required_client_capability(missing));
+                        return Err(missing_capability(&call.name, missing));
                     }
                     if modern && !asked.is_empty() {
                         let state = self.sealed(&call, &answers);
@@ -598,6 +598,23 @@ fn undeclared(
         }
     }
     (missing != ClientCapabilities::default()).then_some(missing)
+}
+
+/// The error -32021 for a call of `tool` that asked what the client did not declare it can
+/// answer (`missing`): rmcp's code and data, and prose naming each capability and what the
+/// client should declare.
+fn missing_capability(tool: &str, missing: ClientCapabilities) -> ErrorData {
+    let named: Vec<&str> = [
+        (missing.elicitation.is_some(), "elicitation"),
+        (missing.sampling.is_some(), "sampling"),
+        (missing.roots.is_some(), "roots"),
+    ]
+    .into_iter()
+    .filter_map(|(lacks, name)| lacks.then_some(name))
+    .collect();
+    let mut error = ErrorData::missing_required_client_capability(missing);
+    error.message = prose::capability_missing(tool, &named).into();
+    error
 }
 
 /// The key of the approval question in an input-required result.

@@ -276,6 +276,27 @@ pub(crate) fn task_unknown(id: &str) -> String {
     )
 }
 
+/// A served call of `tool` that asked its client what only a client declaring the
+/// `capabilities` named (`elicitation`, `sampling`, `roots`) can answer, from a client that did
+/// not declare them: the message of the error -32021.
+pub(crate) fn capability_missing(tool: &str, capabilities: &[&str]) -> String {
+    let what = |name: &str| match name {
+        "elicitation" => "a person's answer (`elicitation`)",
+        "sampling" => "a completion from the client's model (`sampling`)",
+        _ => "the client's roots (`roots`)",
+    };
+    let asked: Vec<&str> = capabilities.iter().map(|name| what(name)).collect();
+    let declared: Vec<String> = capabilities
+        .iter()
+        .map(|name| format!("\"{name}\": {{}}"))
+        .collect();
+    format!(
+        "the {tool} call needs {}, and this MCP client did not declare that capability, so it cannot be asked; declare {{{}}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call {tool} again",
+        asked.join(" and "),
+        declared.join(", ")
+    )
+}
+
 /// A served call that was not made a task because its journal could not record it.
 pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
     format!(
