@@ -528,6 +528,48 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
 }
 
 #[tokio::test]
+async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
+    let dir = journal_path("eof").parent().unwrap().to_owned();
+    let (mut first, client) = task_server(&dir).await;
+    // One task runs its tool, which waits for the gate; the next is created just before the
+    // client goes away.
+    let running = create(&client, "charge", json!({"order": 1, "wait": true})).await;
+    for _ in 0..3000 {
+        if effects(&dir).contains_key("charge 1 start") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let last = create(&client, "charge", json!({"order": 2, "wait": false})).await;
+    // The client closes the server's stdin while both are its tasks.
+    bounded("closing the connection", client.cancel())
+        .await
+        .unwrap();
+    std::fs::write(dir.join("gate"), "open").unwrap();
+    let exit = bounded("the server's exit", first.wait()).await.unwrap();
+    assert!(exit.success(), "{exit}");
+
+    // Started again on the journal: each task has its result, and each tool ran once.
+    let (mut second, client) = task_server(&dir).await;
+    for (task, text) in [(&running, "charged order 1"), (&last, "charged order 2")] {
+        let got = settled(&client, task["taskId"].as_str().unwrap()).await;
+        assert_eq!(got, completed(task, &got, text, false));
+    }
+    bounded("the kill", second.kill()).await.unwrap();
+    let expected: std::collections::BTreeMap<String, usize> = [
+        "charge 1 start",
+        "charge 1 done",
+        "charge 2 start",
+        "charge 2 done",
+    ]
+    .into_iter()
+    .map(|line| (line.to_owned(), 1))
+    .collect();
+    assert_eq!(effects(&dir), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
 async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
     let dir = journal_path("asks").parent().unwrap().to_owned();
     let (mut first, client) = task_server(&dir).await;

@@ -71,6 +71,9 @@ pub struct Server<S = ()> {
     makes_task: MakesTask,
     /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
     poll_interval: Duration,
+    /// How long the tasks running when the server stops get to end
+    /// ([`Server::with_task_shutdown_grace`]).
+    shutdown_grace: Duration,
 }
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
@@ -78,6 +81,10 @@ type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
 
 /// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// How long the tasks running when a server stops get to end, unless
+/// [`Server::with_task_shutdown_grace`] says.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// What every connection of a server shares.
 struct Tools<S> {
@@ -122,6 +129,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tasks: None,
             makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
             poll_interval: POLL_INTERVAL,
+            shutdown_grace: SHUTDOWN_GRACE,
         }
     }
 
@@ -210,6 +218,19 @@ impl<S: Send + Sync + 'static> Server<S> {
         if let Some(tasks) = &mut self.tasks {
             *tasks = Arc::new(tasks.with_poll_interval(interval));
         }
+        self
+    }
+
+    /// How long the tasks still running when [`serve`](Self::serve) or
+    /// [`serve_stdio`](Self::serve_stdio) ends (the client closed stdin or the connection) get
+    /// to finish before it returns: 30 s unless set. Each task running then ends into the
+    /// journal with its result; one still running after `grace` is cancelled (its
+    /// [`CallContext`](crate::CallContext) is, as `tasks/cancel` does: the task ends
+    /// `cancelled`) and gets `grace` again to record it. So a task the client created just
+    /// before it went away runs its tool, and a server started again on the journal answers
+    /// it with its result, never with "outcome unknown" for a tool that did not run.
+    pub fn with_task_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -327,7 +348,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self.tools.toolbox
     }
 
-    /// Serves one client on this process's stdin and stdout, until the client closes stdin.
+    /// Serves one client on this process's stdin and stdout, until the client closes stdin
+    /// (and the tasks it left running have ended: see
+    /// [`with_task_shutdown_grace`](Self::with_task_shutdown_grace)).
     ///
     /// This is how Claude Desktop, Cursor and the MCP inspector run a local server: they start
     /// the process and speak JSON-RPC on its standard streams. Only JSON-RPC is written to
@@ -357,13 +380,20 @@ impl<S: Send + Sync + 'static> Server<S> {
         T: IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        let tasks = self.tasks.clone();
+        let grace = self.shutdown_grace;
         let running = match ServiceExt::serve(self, transport).await {
             Ok(running) => running,
             // The client went away before it said anything: nothing was asked, nothing failed.
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
             Err(error) => return Err(ServeError::Handshake(Box::new(error))),
         };
-        match running.waiting().await {
+        let stopped = running.waiting().await;
+        // The tasks the client left running end into the journal before the process may exit.
+        if let Some(tasks) = tasks {
+            tasks.drain(grace).await;
+        }
+        match stopped {
             Ok(_) => Ok(()),
             Err(error) => Err(ServeError::Stopped(Box::new(error))),
         }
@@ -740,6 +770,7 @@ impl<S> Clone for Server<S> {
             tasks: self.tasks.clone(),
             makes_task: Arc::clone(&self.makes_task),
             poll_interval: self.poll_interval,
+            shutdown_grace: self.shutdown_grace,
         }
     }
 }
