@@ -299,6 +299,49 @@ async fn a_task_that_asks_what_its_client_cannot_answer_fails_naming_the_capabil
 }
 
 #[tokio::test]
+async fn a_call_that_runs_only_as_a_task_is_refused_to_a_client_without_tasks_before_it_runs() {
+    let server = |name: &str| {
+        let journal = SqliteJournal::open(journal_path(name)).unwrap();
+        Server::new(Toolbox::new().with(Square).with(Count))
+            .with_tasks_for(|_, _| false)
+            .with_tasks_required_for(|call, _| call.name == "square")
+            .with_task_journal(journal)
+    };
+    let (plain, _heard) = connect(server("required-plain"), false).await;
+    let params = CallToolRequestParams::new("square").with_arguments(object(json!({"n": 3})));
+    let Err(ServiceError::McpError(refused)) =
+        bounded("square", plain.peer().call_tool_once(params)).await
+    else {
+        panic!("square ran for a client without tasks");
+    };
+    assert_eq!(
+        serde_json::to_value(refused).unwrap(),
+        json!({
+            "code": -32021,
+            "message": "the square call runs only as a task, and this MCP client did not declare the `io.modelcontextprotocol/tasks` extension, so square did not run; declare {\"extensions\": {\"io.modelcontextprotocol/tasks\": {}}} in the client's capabilities, then call square again and poll the task it is answered with (`tasks/get`)",
+            "data": {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        })
+    );
+    // Another tool is answered as ever.
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 1})));
+    let answered = bounded("count", plain.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    assert!(
+        matches!(answered, CallToolResponse::Complete(_)),
+        "{answered:?}"
+    );
+    // A client that takes tasks gets one, though `with_tasks_for` makes none.
+    let (tasks, _heard) = connect(server("required-tasks"), true).await;
+    let created = create(&tasks, "square", json!({"n": 3})).await;
+    let done = settled(&tasks, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "9"}])
+    );
+}
+
+#[tokio::test]
 async fn a_cancelled_task_cancels_its_call_and_says_so() {
     let (client, _heard) = client(true, "cancel").await;
     let created = create(&client, "work_forever", json!({})).await;

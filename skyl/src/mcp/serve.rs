@@ -69,6 +69,8 @@ pub struct Server<S = ()> {
     /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
     /// given yet, so that the builder's calls may come in any order.
     makes_task: MakesTask,
+    /// Which calls run only as tasks ([`Server::with_tasks_required_for`]).
+    requires_task: MakesTask,
     /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
     poll_interval: Duration,
     /// How long the tasks running when the server stops get to end
@@ -128,6 +130,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             http: super::http::HttpOptions::default(),
             tasks: None,
             makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
+            requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
             poll_interval: POLL_INTERVAL,
             shutdown_grace: SHUTDOWN_GRACE,
         }
@@ -208,6 +211,42 @@ impl<S: Send + Sync + 'static> Server<S> {
         makes_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.makes_task = Arc::new(makes_task);
+        self
+    }
+
+    /// Chooses which calls run only as tasks, once [`with_task_journal`](Self::with_task_journal)
+    /// serves them (given before it or after): those for which `requires_task` holds become
+    /// tasks whatever [`with_tasks_for`](Self::with_tasks_for) says, and a client that does not
+    /// declare the tasks extension is answered with the error -32021 (missing required client
+    /// capability, its `data` naming the extension) and prose saying what to declare; the
+    /// tool does not run, and nothing is asked first.
+    ///
+    /// ```
+    /// use skyl::mcp::Server;
+    ///
+    /// /// Re-indexes the whole archive.
+    /// #[skyl::tool]
+    /// async fn reindex() -> &'static str {
+    ///     "re-indexed"
+    /// }
+    ///
+    /// # #[cfg(feature = "durable")]
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let journal = skyl::durable::SqliteJournal::open("tasks.db")?;
+    /// let server = Server::new(skyl::Toolbox::new().with(Reindex))
+    ///     .with_task_journal(journal)
+    ///     .with_tasks_required_for(|call, _| call.name == "reindex");
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(feature = "durable"))]
+    /// # fn main() {}
+    /// ```
+    pub fn with_tasks_required_for(
+        mut self,
+        requires_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.requires_task = Arc::new(requires_task);
         self
     }
 
@@ -444,6 +483,15 @@ impl<S: Send + Sync + 'static> Server<S> {
         // At 2026-07-28 a question goes in an input-required result, and its answer comes back
         // in the call sent again, with the request state this server signed: the answers of
         // the earlier rounds, bound to this call.
+        let takes_tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let definition = self.tools.toolbox.definition(&call.name);
+        let required = self.tasks.is_some()
+            && definition.is_some_and(|definition| (self.requires_task)(&call, definition));
+        if required && !takes_tasks {
+            return Err(task_required(&call.name));
+        }
         let modern = speaks_input_required(&context);
         let mut answers = InputResponses::new();
         if modern {
@@ -456,11 +504,9 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Ok(answered);
         }
         if let Some(tasks) = &self.tasks
-            && context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks())
-            && let Some(definition) = self.tools.toolbox.definition(&call.name)
-            && (self.makes_task)(&call, definition)
+            && takes_tasks
+            && let Some(definition) = definition
+            && (required || (self.makes_task)(&call, definition))
         {
             let reruns =
                 definition.annotations.is_read_only() || definition.annotations.is_idempotent();
@@ -647,6 +693,22 @@ fn missing_capability(tool: &str, missing: ClientCapabilities) -> ErrorData {
     error
 }
 
+/// The error -32021 for a call of `tool`, which runs only as a task, from a client that did not
+/// declare the tasks extension: its `data` names the extension, as SEP-2663 shows.
+fn task_required(tool: &str) -> ErrorData {
+    let mut required = ClientCapabilities::default();
+    required
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+            rmcp::model::JsonObject::new(),
+        );
+    let mut error = ErrorData::missing_required_client_capability(required);
+    error.message = prose::task_required(tool).into();
+    error
+}
+
 /// The key of the approval question in an input-required result.
 const APPROVE: &str = "approve";
 
@@ -769,6 +831,7 @@ impl<S> Clone for Server<S> {
             http: self.http.clone(),
             tasks: self.tasks.clone(),
             makes_task: Arc::clone(&self.makes_task),
+            requires_task: Arc::clone(&self.requires_task),
             poll_interval: self.poll_interval,
             shutdown_grace: self.shutdown_grace,
         }

@@ -297,6 +297,22 @@ pub(crate) fn capability_missing(tool: &str, capabilities: &[&str]) -> String {
     )
 }
 
+/// The JSON-RPC error -32601 answering a `tools/call` of `tool` that asks to be a task of MCP
+/// 2025-11-25 (its `task` parameter), which skyl does not serve: the tool did not run.
+pub(crate) fn task_parameter_refused(tool: &str) -> String {
+    format!(
+        "Method not found: this server does not run a tools/call as a task of MCP 2025-11-25 (the `task` parameter; its tools list no `execution.taskSupport`, which means forbidden), so {tool} did not run; call it again without `task` to have its result in the response, or declare the `io.modelcontextprotocol/tasks` extension in the client's capabilities, for which a server that serves tasks answers the call with one"
+    )
+}
+
+/// The error -32021 answering a call of `tool`, which runs only as a task, from a client that
+/// did not declare the tasks extension: the tool did not run.
+pub(crate) fn task_required(tool: &str) -> String {
+    format!(
+        "the {tool} call runs only as a task, and this MCP client did not declare the `io.modelcontextprotocol/tasks` extension, so {tool} did not run; declare {{\"extensions\": {{\"io.modelcontextprotocol/tasks\": {{}}}}}} in the client's capabilities, then call {tool} again and poll the task it is answered with (`tasks/get`)"
+    )
+}
+
 /// A served call that was not made a task because its journal could not record it.
 pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
     format!(
