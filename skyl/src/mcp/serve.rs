@@ -524,17 +524,67 @@ impl<S: Send + Sync + 'static> Server<S> {
                 task,
             )));
         }
-        let inputs = Arc::new(super::caller::Inputs::new(
-            answers.clone(),
-            context.client_capabilities(),
-            modern,
-        ));
+        // Before 2026-07-28 the server may ask the client during the call: what the tool asks
+        // (`skyl::mcp::ask`) is sent to the client as its own request, and the tool runs again,
+        // from its start, with the answers, until it asks nothing more.
+        for round in 0..=MOST_ROUNDS_DURING_CALL {
+            let inputs = Arc::new(super::caller::Inputs::new(
+                answers.clone(),
+                context.client_capabilities(),
+                true,
+            ));
+            let Some(answered) = self.dispatch(&call, &context, &inputs).await else {
+                // rmcp sends no response for a request the client cancelled.
+                return Err(ErrorData::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the client cancelled the call",
+                    None,
+                ));
+            };
+            // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless it asked
+            // what the client did not say it can answer.
+            let asked = inputs.take_asked();
+            if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                return Err(missing_capability(&call.name, missing));
+            }
+            if asked.is_empty() {
+                return Ok(content::to_mcp(answered, structured).into());
+            }
+            if modern {
+                let state = self.sealed(&call, &answers);
+                return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
+            }
+            if round == MOST_ROUNDS_DURING_CALL {
+                break;
+            }
+            match asked_during_call(&context, asked).await {
+                Ok(given) => answers.extend(given),
+                Err(cause) => {
+                    return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
+                }
+            }
+        }
+        let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
+        Ok(failed(&call, &cause))
+    }
+
+    /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
+    /// [`answer`] see; `None` when the client cancelled it.
+    ///
+    /// [`ask`]: super::ask
+    /// [`answer`]: super::answer
+    async fn dispatch(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        inputs: &Arc<super::caller::Inputs>,
+    ) -> Option<crate::toolbox::RichResult> {
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
         // At 2026-07-28 each request says the level it wants, or gets no log lines.
         let of_request;
-        let log_level = if speaks_input_required(&context) {
+        let log_level = if speaks_input_required(context) {
             of_request = LevelFilter::of_request(context.meta.log_level());
             &of_request
         } else {
@@ -545,13 +595,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         let dispatch = super::caller::answering(
             context.peer.clone(),
             self.tools.toolbox.dispatch_rich(
-                &call,
+                call,
                 Some(Arc::new(notifier)),
                 context.ct.cancelled(),
             ),
         );
-        let mut dispatch =
-            std::pin::pin!(super::caller::with_inputs(Arc::clone(&inputs), dispatch));
+        let mut dispatch = std::pin::pin!(super::caller::with_inputs(Arc::clone(inputs), dispatch));
         loop {
             tokio::select! {
                 biased;
@@ -559,32 +608,56 @@ impl<S: Send + Sync + 'static> Server<S> {
                     notices.send(&context.peer, log_level, report).await;
                 }
                 answered = &mut dispatch => {
-                    let Some(answered) = answered else {
-                        // rmcp sends no response for a request the client cancelled.
-                        return Err(ErrorData::new(
-                            ErrorCode::INTERNAL_ERROR,
-                            "the client cancelled the call",
-                            None,
-                        ));
-                    };
-                    for report in notices.pending() {
-                        notices.send(&context.peer, log_level, report).await;
+                    if answered.is_some() {
+                        for report in notices.pending() {
+                            notices.send(&context.peer, log_level, report).await;
+                        }
                     }
-                    // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless
-                    // it asked what the client did not say it can answer.
-                    let asked = inputs.take_asked();
-                    if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
-                        return Err(missing_capability(&call.name, missing));
-                    }
-                    if modern && !asked.is_empty() {
-                        let state = self.sealed(&call, &answers);
-                        return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
-                    }
-                    return Ok(content::to_mcp(answered, structured).into());
+                    return answered;
                 }
             }
         }
     }
+}
+
+/// How many times a served call of a client before 2026-07-28 is asked during the call, at
+/// most, before it is answered that its tool asks too often.
+const MOST_ROUNDS_DURING_CALL: usize = 16;
+
+/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
+/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
+/// cause of the first that failed.
+async fn asked_during_call(
+    context: &RequestContext<RoleServer>,
+    asked: InputRequests,
+) -> Result<InputResponses, String> {
+    let mut answers = InputResponses::new();
+    for (key, question) in asked {
+        let request = match question {
+            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
+            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
+            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
+            _ => {
+                return Err(format!(
+                    "the question \"{key}\" is of a kind rmcp cannot send"
+                ));
+            }
+        };
+        let answer = context
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|error| error.to_string())?;
+        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
+        answers.insert(key, answer);
+    }
+    Ok(answers)
+}
+
+/// The failed result of `call`, with `prose`.
+fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {
+    let failed = ToolResult::error(call.id.as_str(), prose);
+    content::to_mcp(failed.into(), false).into()
 }
 
 impl<S> Server<S> {

@@ -94,7 +94,22 @@ pub(crate) fn input_asked() -> String {
 
 /// A tool that asked a question ([`crate::mcp::ask`]) outside a served call at 2026-07-28.
 pub(crate) fn input_unavailable() -> String {
-    "this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it".to_owned()
+    "this tool needs to ask the user a question, which it can only do when an MCP client calls it through skyl's MCP server".to_owned()
+}
+
+/// A served call whose question, asked of the client during the call (MCP before 2026-07-28),
+/// the client answered with an error.
+pub(crate) fn question_failed(tool: &str, cause: &str) -> String {
+    format!(
+        "ERROR: {tool} did not finish: it asked the MCP client a question during the call, and the client answered with an error ({cause}). Call {tool} again once the client can answer it, or continue without it."
+    )
+}
+
+/// A served call whose tool kept asking questions during the call, round after round.
+pub(crate) fn asked_too_often(tool: &str, most: usize) -> String {
+    format!(
+        "ERROR: {tool} did not finish: it asked the MCP client questions in {most} rounds and was still asking, so the server stopped it. Do not retry; tell the user the result is unavailable."
+    )
 }
 
 /// A served call whose request for approval failed on the way.
