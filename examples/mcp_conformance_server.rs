@@ -708,6 +708,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         // against a fresh task list, and nothing needs to outlive the process.
         .with_task_journal(skyl::durable::SqliteJournal::open(":memory:")?)
         .with_tasks_for(|call, _| TASK_TOOLS.contains(&call.name.as_str()))
+        // The suite's required-task fixture: a client without the tasks extension gets -32021.
+        .with_tasks_required_for(|call, _| call.name == "failing_job")
         .serve_http(listener)
         .await?;
     Ok(())

@@ -521,31 +521,59 @@ async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() 
         serde_json::to_value(missing).unwrap(),
         json!({
             "code": -32021,
-            "message": "Missing required client capability",
+            "message": "the profile call needs a person's answer (`elicitation`), and this MCP client did not declare that capability, so it cannot be asked; declare {\"elicitation\": {}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call profile again",
             "data": {"requiredCapabilities": {"elicitation": {}}}
         })
     );
     unable.cancel().await.unwrap();
 
-    // A client of 2025-11-25 cannot be asked so: the tool's failure says why.
+    // A client of 2025-11-25 that declared elicitation is asked each question during the one
+    // call (`elicitation/create`), and the tool runs again with each answer.
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(Server::new(Toolbox::new().with(Profile)).serve(server_end));
-    let legacy = bounded("the handshake", Answering::default().serve(client_end))
+    let legacy_asker = Answering::default();
+    let legacy = bounded("the handshake", legacy_asker.clone().serve(client_end))
         .await
         .unwrap();
     let result = bounded(
         "a call",
-        legacy.call_tool(CallToolRequestParams::new("profile")),
+        legacy
+            .peer()
+            .call_tool_once(CallToolRequestParams::new("profile")),
     )
     .await
     .unwrap();
+    let CallToolResponse::Complete(result) = result else {
+        panic!("not answered at once: {result:?}");
+    };
     assert_eq!(
         serde_json::to_value(result).unwrap(),
-        error(
-            "ERROR: profile failed: this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it. Do not retry; tell the user the result is unavailable."
-        )
+        text("\"?eman ruoY\" likes \"?roloc etirovaf ruoY\"")
+    );
+    assert_eq!(
+        *legacy_asker.0.lock().unwrap(),
+        ["Your name?", "Your favorite color?"]
     );
     legacy.cancel().await.unwrap();
+
+    // One that did not declare it is told what it lacks, and is not asked.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(Server::new(Toolbox::new().with(Profile)).serve(server_end));
+    let unable = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    let missing = bounded(
+        "a call",
+        unable
+            .peer()
+            .call_tool_once(CallToolRequestParams::new("profile")),
+    )
+    .await;
+    let Err(ServiceError::McpError(missing)) = missing else {
+        panic!("not refused: {missing:?}");
+    };
+    assert_eq!(missing.code.0, -32021);
+    unable.cancel().await.unwrap();
 }
 
 // Mounting: a server that asks during a call.

@@ -276,6 +276,63 @@ async fn params_that_do_not_fit_their_method_are_invalid_params_not_an_unknown_m
 }
 
 #[tokio::test]
+async fn a_call_asking_for_a_task_of_2025_11_25_is_refused_before_it_runs() {
+    let mut server = Raw::start().await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "get_weather", "arguments": {"city": "Kampala"}, "task": {"ttl": 60000}
+    }});
+    assert_eq!(
+        server.exchange(call.to_string().as_bytes()).await,
+        error(json!(3), -32601, &task_parameter_refused("get_weather"))
+    );
+    server.still_answers(4).await;
+    server.end().await;
+}
+
+/// The prose of the -32601 answering a call of `tool` that asks for a task of 2025-11-25.
+fn task_parameter_refused(tool: &str) -> String {
+    format!(
+        "Method not found: this server does not run a tools/call as a task of MCP 2025-11-25 (the `task` parameter; its tools list no `execution.taskSupport`, which means forbidden), so {tool} did not run; call it again without `task` to have its result in the response, or declare the `io.modelcontextprotocol/tasks` extension in the client's capabilities, for which a server that serves tasks answers the call with one"
+    )
+}
+
+/// How many times `charge_card` ran.
+static CHARGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Charges a card.
+#[skyl::tool]
+fn charge_card(amount: u32) -> String {
+    CHARGED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    format!("charged {amount}")
+}
+
+#[tokio::test]
+async fn over_http_a_call_asking_for_a_task_of_2025_11_25_is_refused_and_does_not_run() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let toolbox = skyl::Toolbox::new().with(ChargeCard);
+    let serving = tokio::spawn(skyl::mcp::Server::new(toolbox).serve_http(listener));
+    let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {
+        "name": "charge_card", "arguments": {"amount": 30}, "task": {"ttl": 60000}
+    }});
+    let headers = "mcp-protocol-version: 2025-11-25\r\n";
+    let (status, answer) = bounded(
+        "a POST",
+        http_post(address, headers, call.to_string().into_bytes()),
+    )
+    .await;
+    assert_eq!(
+        (status.as_str(), answer),
+        (
+            "HTTP/1.1 200 OK",
+            error(json!("c1"), -32601, &task_parameter_refused("charge_card"))
+        )
+    );
+    assert_eq!(CHARGED.load(std::sync::atomic::Ordering::SeqCst), 0);
+    serving.abort();
+}
+
+#[tokio::test]
 async fn notifications_are_never_answered_even_unreadable_ones() {
     let mut server = Raw::start().await;
     server

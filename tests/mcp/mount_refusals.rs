@@ -1,5 +1,6 @@
 //! A server nobody here wrote, listing tools a toolbox refuses: an input schema that is not an
-//! object's, a `$ref` to nowhere, a name that after sanitizing is a local tool's. Written with
+//! object's, a `$ref` to nowhere, a `$ref` to a network URI (the conformance suite's
+//! `json-schema-ref-no-deref`), a name that after sanitizing is a local tool's. Written with
 //! rmcp alone and served in process; each way of mounting it says what it did with them.
 
 use serde_json::{Value, json};
@@ -14,7 +15,7 @@ fn tool(name: &str, schema: Value) -> Tool {
     Tool::new(name.to_owned(), format!("The tool {name}."), object(schema))
 }
 
-/// Mounts, as "odd", an rmcp server whose tool list has two good tools and three a toolbox
+/// Mounts, as "odd", an rmcp server whose tool list has two good tools and four a toolbox
 /// refuses; each call answers that it ran.
 async fn mount() -> Remote {
     let tools = vec![
@@ -23,6 +24,19 @@ async fn mount() -> Remote {
         tool(
             "dangling",
             json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}),
+        ),
+        tool(
+            "lookup_user",
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"userId": {"type": "string"}},
+                "properties": {
+                    "id": {"$ref": "#/$defs/userId"},
+                    "profile": {"$ref": "http://127.0.0.1:9/canary/profile-schema.json"}
+                },
+                "required": ["id"]
+            }),
         ),
         tool("read.file", json!({"type": "object"})),
         tool("read_file", json!({"type": "object"})),
@@ -53,6 +67,10 @@ fn refusals() -> Vec<String> {
         RegistrationError::UnresolvedReference {
             name: "odd_dangling".into(),
             reference: "#/$defs/Missing".into(),
+        },
+        RegistrationError::UnresolvedReference {
+            name: "odd_lookup_user".into(),
+            reference: "http://127.0.0.1:9/canary/profile-schema.json".into(),
         },
         RegistrationError::DuplicateName {
             name: "odd_read_file".into(),
@@ -94,19 +112,29 @@ async fn try_with_remote_refuses_the_first_tool_it_cannot_mount() {
 }
 
 #[tokio::test]
-async fn with_remote_panics_for_a_server_it_cannot_mount_whole_saying_why() {
+async fn with_remote_mounts_what_it_can_and_keeps_why_not_the_rest() {
     let odd = mount().await;
-    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        with_local_read_file().with_remote(&odd)
-    }))
-    .unwrap_err();
-    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert_eq!(odd.left_out(), []);
+    let toolbox = with_local_read_file().with_remote(&odd);
     assert_eq!(
-        message,
-        format!(
-            "Toolbox::with_remote: the MCP server \"odd\" lists a tool this toolbox refuses: {}; mount it with Toolbox::add_remote to leave out what cannot be mounted",
-            refusals()[0]
-        )
+        toolbox.names().collect::<Vec<_>>(),
+        ["odd_read_file", "odd_echo", "odd_read_file_2"]
+    );
+    assert_eq!(
+        odd.left_out()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        refusals()
+    );
+    // Mounted again, the same refusals are not kept twice.
+    let again = with_local_read_file().with_remote(&odd);
+    assert_eq!(again.names().count(), 3);
+    assert_eq!(odd.left_out().len(), refusals().len());
+    let call = ToolCall::new("call_1", "odd_echo", json!({}));
+    assert_eq!(
+        bounded("a call", toolbox.dispatch(&call)).await,
+        ToolResult::success("call_1", "echo ran")
     );
     odd.close().await;
 }

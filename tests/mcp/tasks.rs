@@ -103,6 +103,11 @@ async fn client(tasks: bool, name: &str) -> (Client, Arc<Mutex<Vec<Value>>>) {
     let server = Server::new(Toolbox::new().with(Render).with(WorkForever).with(Count))
         .with_task_journal(journal)
         .with_task_poll_interval(Duration::from_millis(20));
+    connect(server, tasks).await
+}
+
+/// An rmcp client of `server`, served in process, declaring the tasks extension if `tasks`.
+async fn connect(server: Server, tasks: bool) -> (Client, Arc<Mutex<Vec<Value>>>) {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(server.serve(server_end));
     let heard = Arc::new(Mutex::new(Vec::new()));
@@ -210,6 +215,130 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(*heard.lock().unwrap(), vec![task]);
+}
+
+/// Squares a number.
+#[skyl::tool]
+fn square(n: u32) -> u32 {
+    n * n
+}
+
+#[tokio::test]
+async fn which_calls_become_tasks_and_their_poll_interval_hold_whatever_the_order_they_are_given_in()
+ {
+    let journal = SqliteJournal::open(journal_path("order")).unwrap();
+    let server = Server::new(Toolbox::new().with(Square).with(Count))
+        .with_tasks_for(|call, _| call.name == "square")
+        .with_task_poll_interval(Duration::from_millis(30))
+        .with_task_journal(journal);
+    let (client, _heard) = connect(server, true).await;
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 2})));
+    let answered = bounded("count", client.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("count, which is not made a task, got {answered:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap(),
+        json!({"content": [{"type": "text", "text": "1 2"}], "isError": false})
+    );
+    let created = create(&client, "square", json!({"n": 7})).await;
+    assert_eq!(created["pollIntervalMs"], 30);
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "49"}])
+    );
+}
+
+/// Asks the client's model for a summary.
+#[skyl::tool]
+fn summarize() -> Result<String, skyl::ToolFailure> {
+    if let Some(answer) = skyl::mcp::answer("summary") {
+        return Ok(answer.to_string());
+    }
+    let question = serde_json::from_value(json!({
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize."}}],
+            "maxTokens": 50
+        }
+    }))
+    .unwrap();
+    Err(skyl::mcp::ask("summary", question))
+}
+
+#[tokio::test]
+async fn a_task_that_asks_what_its_client_cannot_answer_fails_naming_the_capability() {
+    let journal = SqliteJournal::open(journal_path("capability")).unwrap();
+    let server = Server::new(Toolbox::new().with(Summarize)).with_task_journal(journal);
+    // The client declares the tasks extension and elicitation, not sampling.
+    let (client, _heard) = connect(server, true).await;
+    let created = create(&client, "summarize", json!({})).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    let message = "the summarize call needs a completion from the client's model (`sampling`), and this MCP client did not declare that capability, so it cannot be asked; declare {\"sampling\": {}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call summarize again";
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": created["taskId"],
+            "status": "failed",
+            "statusMessage": message,
+            "createdAt": created["createdAt"],
+            "lastUpdatedAt": done["lastUpdatedAt"],
+            "ttlMs": null,
+            "pollIntervalMs": 500,
+            "error": {
+                "code": -32021,
+                "message": message,
+                "data": {"requiredCapabilities": {"sampling": {}}}
+            }
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_call_that_runs_only_as_a_task_is_refused_to_a_client_without_tasks_before_it_runs() {
+    let server = |name: &str| {
+        let journal = SqliteJournal::open(journal_path(name)).unwrap();
+        Server::new(Toolbox::new().with(Square).with(Count))
+            .with_tasks_for(|_, _| false)
+            .with_tasks_required_for(|call, _| call.name == "square")
+            .with_task_journal(journal)
+    };
+    let (plain, _heard) = connect(server("required-plain"), false).await;
+    let params = CallToolRequestParams::new("square").with_arguments(object(json!({"n": 3})));
+    let Err(ServiceError::McpError(refused)) =
+        bounded("square", plain.peer().call_tool_once(params)).await
+    else {
+        panic!("square ran for a client without tasks");
+    };
+    assert_eq!(
+        serde_json::to_value(refused).unwrap(),
+        json!({
+            "code": -32021,
+            "message": "the square call runs only as a task, and this MCP client did not declare the `io.modelcontextprotocol/tasks` extension, so square did not run; declare {\"extensions\": {\"io.modelcontextprotocol/tasks\": {}}} in the client's capabilities, then call square again and poll the task it is answered with (`tasks/get`)",
+            "data": {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        })
+    );
+    // Another tool is answered as ever.
+    let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 1})));
+    let answered = bounded("count", plain.peer().call_tool_once(params))
+        .await
+        .unwrap();
+    assert!(
+        matches!(answered, CallToolResponse::Complete(_)),
+        "{answered:?}"
+    );
+    // A client that takes tasks gets one, though `with_tasks_for` makes none.
+    let (tasks, _heard) = connect(server("required-tasks"), true).await;
+    let created = create(&tasks, "square", json!({"n": 3})).await;
+    let done = settled(&tasks, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "9"}])
+    );
 }
 
 #[tokio::test]
@@ -438,6 +567,48 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     .map(|(line, n)| (line.to_owned(), n))
     .collect();
     assert_eq!(counted, expected_effects);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
+    let dir = journal_path("eof").parent().unwrap().to_owned();
+    let (mut first, client) = task_server(&dir).await;
+    // One task runs its tool, which waits for the gate; the next is created just before the
+    // client goes away.
+    let running = create(&client, "charge", json!({"order": 1, "wait": true})).await;
+    for _ in 0..3000 {
+        if effects(&dir).contains_key("charge 1 start") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let last = create(&client, "charge", json!({"order": 2, "wait": false})).await;
+    // The client closes the server's stdin while both are its tasks.
+    bounded("closing the connection", client.cancel())
+        .await
+        .unwrap();
+    std::fs::write(dir.join("gate"), "open").unwrap();
+    let exit = bounded("the server's exit", first.wait()).await.unwrap();
+    assert!(exit.success(), "{exit}");
+
+    // Started again on the journal: each task has its result, and each tool ran once.
+    let (mut second, client) = task_server(&dir).await;
+    for (task, text) in [(&running, "charged order 1"), (&last, "charged order 2")] {
+        let got = settled(&client, task["taskId"].as_str().unwrap()).await;
+        assert_eq!(got, completed(task, &got, text, false));
+    }
+    bounded("the kill", second.kill()).await.unwrap();
+    let expected: std::collections::BTreeMap<String, usize> = [
+        "charge 1 start",
+        "charge 1 done",
+        "charge 2 start",
+        "charge 2 done",
+    ]
+    .into_iter()
+    .map(|line| (line.to_owned(), 1))
+    .collect();
+    assert_eq!(effects(&dir), expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -107,14 +107,17 @@ pub fn client_capabilities() -> Option<ClientCapabilities> {
 }
 
 /// Asks the client of the call being answered `request` (an elicitation, a sampling request, a
-/// roots list) under `key`, and gives the failure for the tool to return: the server then
-/// answers the call with an input-required result holding every question the tool asked, with
-/// a request state it signs, and the tool runs again when the client calls again with the
-/// answers, which [`answer`] gives. The tool runs from its start each round, so asking must be
-/// all it does before it has its answers.
+/// roots list) under `key`, and gives the failure for the tool to return. At MCP 2026-07-28 the
+/// server then answers the call with an input-required result holding every question the tool
+/// asked, with a request state it signs, and the tool runs again when the client calls again
+/// with the answers, which [`answer`] gives. With a client of an earlier revision the server
+/// asks each question itself during the call (`elicitation/create`, `sampling/createMessage`,
+/// `roots/list`) and runs the tool again with the answers: one call either way. The tool runs
+/// from its start each round, so asking must be all it does before it has its answers.
 ///
-/// Only a client at MCP 2026-07-28 can be asked so; elsewhere the failure says the tool cannot
-/// ask (a client of 2025-11-25 is asked through [`caller`] instead).
+/// A client that did not declare the capability a question needs gets the error -32021 naming
+/// it, and is not asked. Outside a call a [`Server`](super::Server) answers, the failure says
+/// the tool cannot ask.
 ///
 /// ```
 /// use serde_json::json;

@@ -230,6 +230,10 @@ async fn answer<S: Send + Sync + 'static>(
     {
         return refusal;
     }
+    // A call asking for a task of 2025-11-25, which rmcp would run as a plain call.
+    if let Some(refusal) = stdio::task_parameter_refusal(&body) {
+        return json_response(StatusCode::OK, &refusal);
+    }
     let response = service
         .handle(Request::from_parts(parts, Full::new(body.clone())))
         .await;

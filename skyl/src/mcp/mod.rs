@@ -62,11 +62,13 @@
 //! runs again with the answers.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
-//! elicitation, a completion through sampling) reaches it with [`caller`]. At 2026-07-28, where
-//! a server sends no request of its own during a call, it asks with [`ask`] instead: the call is
-//! answered with an input-required result holding its questions and a signed request state,
-//! and the tool runs again, from its start, when the client calls with the answers, which
-//! [`answer`] gives ([`client_capabilities`] says what the client can answer).
+//! elicitation, a completion through sampling) asks with [`ask`], at every revision: at
+//! 2026-07-28, where a server sends no request of its own during a call, the call is answered
+//! with an input-required result holding its questions and a signed request state, and the
+//! tool runs again, from its start, when the client calls with the answers, which [`answer`]
+//! gives; before it, the server asks the client during the call and runs the tool again with
+//! the answers ([`client_capabilities`] says what the client can answer). [`caller`] reaches a
+//! client of 2025-11-25 directly.
 //!
 //! A call that needs a person's approval (by default, of a tool whose annotations say it is
 //! destructive; [`Server::with_approval`] chooses) asks the client first, through elicitation:

@@ -102,6 +102,8 @@ struct Connection {
     process_id: Option<u32>,
     /// How the process ended, once a failed call has asked (`None`: it had not ended by then).
     exit: OnceLock<Option<ExitStatus>>,
+    /// The tools [`Toolbox::with_remote`] left out, each with why ([`Remote::left_out`]).
+    left_out: Mutex<Vec<RegistrationError>>,
     /// Set by [`Remote::close`]: a call after it is told the connection was closed, not that
     /// the server stopped.
     closed: AtomicBool,
@@ -226,6 +228,47 @@ impl Remote {
     /// The id of the server's process, when skyl started it.
     pub fn process_id(&self) -> Option<u32> {
         self.connection.process_id
+    }
+
+    /// The tools of this server that [`Toolbox::with_remote`] left out of a toolbox, each with
+    /// why, in the order it met them (each refusal once): empty when every tool was mounted.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), skyl::mcp::ConnectError> {
+    /// let files = skyl::mcp::Remote::spawn("files", tokio::process::Command::new("files-mcp")).await?;
+    /// let toolbox = skyl::Toolbox::new().with_remote(&files);
+    /// for refused in files.left_out() {
+    ///     eprintln!("not mounted: {refused}");
+    /// }
+    /// # let _ = toolbox;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn left_out(&self) -> Vec<RegistrationError> {
+        self.connection
+            .left_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps `refused` among the tools left out, and says so to `tracing`'s subscriber.
+    fn leave_out(&self, refused: RegistrationError) {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            skyl.mcp.server = self.name(),
+            error.message = %refused,
+            "a tool of the MCP server {} was left out of the toolbox: {refused}",
+            self.name()
+        );
+        let mut left_out = self
+            .connection
+            .left_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !left_out.contains(&refused) {
+            left_out.push(refused);
+        }
     }
 
     /// The server's tools as they are now, in the server's order.
@@ -528,6 +571,7 @@ impl RemoteBuilder {
                 process_id: child.as_ref().and_then(Child::id),
                 child: child.map(tokio::sync::Mutex::new),
                 exit: OnceLock::new(),
+                left_out: Mutex::new(Vec::new()),
                 closed: AtomicBool::new(false),
             }),
         })
@@ -759,25 +803,17 @@ impl fmt::Debug for RemoteTool {
 }
 
 impl<S: 'static> Toolbox<S> {
-    /// Adds every tool `remote` offers now (see [`Remote::tools`]), for a server you trust to
-    /// list tools a toolbox takes (your own); [`add_remote`](Self::add_remote) mounts any
-    /// server and reports what it could not mount.
+    /// Adds every tool `remote` offers now (see [`Remote::tools`]) that the toolbox takes.
     ///
-    /// # Panics
-    ///
-    /// As [`with`](Self::with) does, if a tool of the same name is already in the toolbox (give
-    /// the server another prefix with [`RemoteBuilder::prefix`]) or a tool's definition is one a
-    /// toolbox refuses (an input schema that is not an object schema); the message names the
-    /// server and the tool, and says why.
-    #[track_caller]
+    /// A server's list is data from outside: a tool whose definition a toolbox refuses (an input
+    /// schema that is not an object's, a `$ref` to a network URI or to nowhere, a name that is
+    /// already a tool's here) is left out, and the others are mounted. Each tool left out is
+    /// kept with why in [`Remote::left_out`] (and, with the feature `tracing`, a warning
+    /// names the server, the tool and the cause); [`add_remote`](Self::add_remote) returns them
+    /// instead, and [`try_with_remote`](Self::try_with_remote) fails at the first.
     pub fn with_remote(mut self, remote: &Remote) -> Self {
-        for tool in remote.tools() {
-            if let Err(error) = self.add(tool) {
-                panic!(
-                    "Toolbox::with_remote: the MCP server \"{}\" lists a tool this toolbox refuses: {error}; mount it with Toolbox::add_remote to leave out what cannot be mounted",
-                    remote.name()
-                );
-            }
+        for refused in self.add_remote(remote) {
+            remote.leave_out(refused);
         }
         self
     }

@@ -64,22 +64,29 @@ pub struct Server<S = ()> {
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     pub(super) http: super::http::HttpOptions,
-    /// The calls served as tasks, and the journal that keeps them ([`Server::with_task_journal`]).
-    tasks: Option<Served>,
+    /// The journal that keeps the tasks, once [`Server::with_task_journal`] gives one.
+    tasks: Option<Arc<Tasks>>,
+    /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
+    /// given yet, so that the builder's calls may come in any order.
+    makes_task: MakesTask,
+    /// Which calls run only as tasks ([`Server::with_tasks_required_for`]).
+    requires_task: MakesTask,
+    /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
+    poll_interval: Duration,
+    /// How long the tasks running when the server stops get to end
+    /// ([`Server::with_task_shutdown_grace`]).
+    shutdown_grace: Duration,
 }
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
 type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
 
-/// The tasks of a server and the rule choosing the calls that become one.
-#[derive(Clone)]
-struct Served {
-    tasks: Arc<Tasks>,
-    makes_task: MakesTask,
-}
-
 /// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// How long the tasks running when a server stops get to end, unless
+/// [`Server::with_task_shutdown_grace`] says.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// What every connection of a server shares.
 struct Tools<S> {
@@ -122,6 +129,10 @@ impl<S: Send + Sync + 'static> Server<S> {
             #[cfg(feature = "mcp-http")]
             http: super::http::HttpOptions::default(),
             tasks: None,
+            makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
+            requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
+            poll_interval: POLL_INTERVAL,
+            shutdown_grace: SHUTDOWN_GRACE,
         }
     }
 
@@ -178,14 +189,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// # fn main() {}
     /// ```
     pub fn with_task_journal(mut self, journal: impl crate::agent::Journal + 'static) -> Self {
-        let makes_task = match &self.tasks {
-            Some(served) => Arc::clone(&served.makes_task),
-            None => Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
-        };
-        self.tasks = Some(Served {
-            tasks: Arc::new(Tasks::new(Arc::new(journal), POLL_INTERVAL)),
-            makes_task,
-        });
+        self.tasks = Some(Arc::new(Tasks::new(Arc::new(journal), self.poll_interval)));
         self.config
             .capabilities
             .extensions
@@ -198,24 +202,73 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// Chooses which calls become tasks, once [`with_task_journal`](Self::with_task_journal)
-    /// serves them: those for which `makes_task` holds (for example, those of the tools that
-    /// take long); the others are answered with their result as without tasks.
+    /// serves them (given before it or after): those for which `makes_task` holds (for
+    /// example, those of the tools that take long); the others are answered with their result
+    /// as without tasks.
     pub fn with_tasks_for(
         mut self,
         makes_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
     ) -> Self {
-        if let Some(served) = &mut self.tasks {
-            served.makes_task = Arc::new(makes_task);
-        }
+        self.makes_task = Arc::new(makes_task);
+        self
+    }
+
+    /// Chooses which calls run only as tasks, once [`with_task_journal`](Self::with_task_journal)
+    /// serves them (given before it or after): those for which `requires_task` holds become
+    /// tasks whatever [`with_tasks_for`](Self::with_tasks_for) says, and a client that does not
+    /// declare the tasks extension is answered with the error -32021 (missing required client
+    /// capability, its `data` naming the extension) and prose saying what to declare; the
+    /// tool does not run, and nothing is asked first.
+    ///
+    /// ```
+    /// use skyl::mcp::Server;
+    ///
+    /// /// Re-indexes the whole archive.
+    /// #[skyl::tool]
+    /// async fn reindex() -> &'static str {
+    ///     "re-indexed"
+    /// }
+    ///
+    /// # #[cfg(feature = "durable")]
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let journal = skyl::durable::SqliteJournal::open("tasks.db")?;
+    /// let server = Server::new(skyl::Toolbox::new().with(Reindex))
+    ///     .with_task_journal(journal)
+    ///     .with_tasks_required_for(|call, _| call.name == "reindex");
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(feature = "durable"))]
+    /// # fn main() {}
+    /// ```
+    pub fn with_tasks_required_for(
+        mut self,
+        requires_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.requires_task = Arc::new(requires_task);
         self
     }
 
     /// How often clients are asked to poll a task (`pollIntervalMs`), once
-    /// [`with_task_journal`](Self::with_task_journal) serves them.
+    /// [`with_task_journal`](Self::with_task_journal) serves them (given before it or after).
     pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
-        if let Some(served) = &mut self.tasks {
-            served.tasks = Arc::new(served.tasks.with_poll_interval(interval));
+        self.poll_interval = interval;
+        if let Some(tasks) = &mut self.tasks {
+            *tasks = Arc::new(tasks.with_poll_interval(interval));
         }
+        self
+    }
+
+    /// How long the tasks still running when [`serve`](Self::serve) or
+    /// [`serve_stdio`](Self::serve_stdio) ends (the client closed stdin or the connection) get
+    /// to finish before it returns: 30 s unless set. Each task running then ends into the
+    /// journal with its result; one still running after `grace` is cancelled (its
+    /// [`CallContext`](crate::CallContext) is, as `tasks/cancel` does: the task ends
+    /// `cancelled`) and gets `grace` again to record it. So a task the client created just
+    /// before it went away runs its tool, and a server started again on the journal answers
+    /// it with its result, never with "outcome unknown" for a tool that did not run.
+    pub fn with_task_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -243,7 +296,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 };
                 let asked = inputs.take_asked();
                 if let Some(missing) = undeclared(&asked, capabilities) {
-                    return Ran::Failed(ErrorData::missing_required_client_capability(missing));
+                    return Ran::Failed(missing_capability(&call.name, missing));
                 }
                 if !asked.is_empty() {
                     return Ran::Asked(asked);
@@ -333,7 +386,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self.tools.toolbox
     }
 
-    /// Serves one client on this process's stdin and stdout, until the client closes stdin.
+    /// Serves one client on this process's stdin and stdout, until the client closes stdin
+    /// (and the tasks it left running have ended: see
+    /// [`with_task_shutdown_grace`](Self::with_task_shutdown_grace)).
     ///
     /// This is how Claude Desktop, Cursor and the MCP inspector run a local server: they start
     /// the process and speak JSON-RPC on its standard streams. Only JSON-RPC is written to
@@ -363,13 +418,20 @@ impl<S: Send + Sync + 'static> Server<S> {
         T: IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        let tasks = self.tasks.clone();
+        let grace = self.shutdown_grace;
         let running = match ServiceExt::serve(self, transport).await {
             Ok(running) => running,
             // The client went away before it said anything: nothing was asked, nothing failed.
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
             Err(error) => return Err(ServeError::Handshake(Box::new(error))),
         };
-        match running.waiting().await {
+        let stopped = running.waiting().await;
+        // The tasks the client left running end into the journal before the process may exit.
+        if let Some(tasks) = tasks {
+            tasks.drain(grace).await;
+        }
+        match stopped {
             Ok(_) => Ok(()),
             Err(error) => Err(ServeError::Stopped(Box::new(error))),
         }
@@ -420,6 +482,15 @@ impl<S: Send + Sync + 'static> Server<S> {
         // At 2026-07-28 a question goes in an input-required result, and its answer comes back
         // in the call sent again, with the request state this server signed: the answers of
         // the earlier rounds, bound to this call.
+        let takes_tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let definition = self.tools.toolbox.definition(&call.name);
+        let required = self.tasks.is_some()
+            && definition.is_some_and(|definition| (self.requires_task)(&call, definition));
+        if required && !takes_tasks {
+            return Err(task_required(&call.name));
+        }
         let modern = speaks_input_required(&context);
         let mut answers = InputResponses::new();
         if modern {
@@ -431,12 +502,10 @@ impl<S: Send + Sync + 'static> Server<S> {
         if let Some(answered) = self.unapproved(&call, &context, &answers, modern).await? {
             return Ok(answered);
         }
-        if let Some(served) = &self.tasks
-            && context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks())
-            && let Some(definition) = self.tools.toolbox.definition(&call.name)
-            && (served.makes_task)(&call, definition)
+        if let Some(tasks) = &self.tasks
+            && takes_tasks
+            && let Some(definition) = definition
+            && (required || (self.makes_task)(&call, definition))
         {
             let reruns =
                 definition.annotations.is_read_only() || definition.annotations.is_idempotent();
@@ -447,25 +516,74 @@ impl<S: Send + Sync + 'static> Server<S> {
                 structured,
                 context.client_capabilities(),
             );
-            let task = served
-                .tasks
+            let task = tasks
                 .create(created, self.runner(), context.peer.clone())
                 .await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
                 task,
             )));
         }
-        let inputs = Arc::new(super::caller::Inputs::new(
-            answers.clone(),
-            context.client_capabilities(),
-            modern,
-        ));
+        // Before 2026-07-28 the server may ask the client during the call: what the tool asks
+        // (`skyl::mcp::ask`) is sent to the client as its own request, and the tool runs again,
+        // from its start, with the answers, until it asks nothing more.
+        for round in 0..=MOST_ROUNDS_DURING_CALL {
+            let inputs = Arc::new(super::caller::Inputs::new(
+                answers.clone(),
+                context.client_capabilities(),
+                true,
+            ));
+            let Some(answered) = self.dispatch(&call, &context, &inputs).await else {
+                // rmcp sends no response for a request the client cancelled.
+                return Err(ErrorData::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "the client cancelled the call",
+                    None,
+                ));
+            };
+            // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless it asked
+            // what the client did not say it can answer.
+            let asked = inputs.take_asked();
+            if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                return Err(missing_capability(&call.name, missing));
+            }
+            if asked.is_empty() {
+                return Ok(content::to_mcp(answered, structured).into());
+            }
+            if modern {
+                let state = self.sealed(&call, &answers);
+                return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
+            }
+            if round == MOST_ROUNDS_DURING_CALL {
+                break;
+            }
+            match asked_during_call(&context, asked).await {
+                Ok(given) => answers.extend(given),
+                Err(cause) => {
+                    return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
+                }
+            }
+        }
+        let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
+        Ok(failed(&call, &cause))
+    }
+
+    /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
+    /// [`answer`] see; `None` when the client cancelled it.
+    ///
+    /// [`ask`]: super::ask
+    /// [`answer`]: super::answer
+    async fn dispatch(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        inputs: &Arc<super::caller::Inputs>,
+    ) -> Option<crate::toolbox::RichResult> {
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
         let (notifier, mut notices) = notify::channel(context.meta.get_progress_token());
         // At 2026-07-28 each request says the level it wants, or gets no log lines.
         let of_request;
-        let log_level = if speaks_input_required(&context) {
+        let log_level = if speaks_input_required(context) {
             of_request = LevelFilter::of_request(context.meta.log_level());
             &of_request
         } else {
@@ -476,13 +594,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         let dispatch = super::caller::answering(
             context.peer.clone(),
             self.tools.toolbox.dispatch_rich(
-                &call,
+                call,
                 Some(Arc::new(notifier)),
                 context.ct.cancelled(),
             ),
         );
-        let mut dispatch =
-            std::pin::pin!(super::caller::with_inputs(Arc::clone(&inputs), dispatch));
+        let mut dispatch = std::pin::pin!(super::caller::with_inputs(Arc::clone(inputs), dispatch));
         loop {
             tokio::select! {
                 biased;
@@ -490,32 +607,56 @@ impl<S: Send + Sync + 'static> Server<S> {
                     notices.send(&context.peer, log_level, report).await;
                 }
                 answered = &mut dispatch => {
-                    let Some(answered) = answered else {
-                        // rmcp sends no response for a request the client cancelled.
-                        return Err(ErrorData::new(
-                            ErrorCode::INTERNAL_ERROR,
-                            "the client cancelled the call",
-                            None,
-                        ));
-                    };
-                    for report in notices.pending() {
-                        notices.send(&context.peer, log_level, report).await;
+                    if answered.is_some() {
+                        for report in notices.pending() {
+                            notices.send(&context.peer, log_level, report).await;
+                        }
                     }
-                    // The tool asked (`skyl::mcp::ask`): its questions are the answer, unless
-                    // it asked what the client did not say it can answer.
-                    let asked = inputs.take_asked();
-                    if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
-                        return Err(ErrorData::missing_required_client_capability(missing));
-                    }
-                    if modern && !asked.is_empty() {
-                        let state = self.sealed(&call, &answers);
-                        return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
-                    }
-                    return Ok(content::to_mcp(answered, structured).into());
+                    return answered;
                 }
             }
         }
     }
+}
+
+/// How many times a served call of a client before 2026-07-28 is asked during the call, at
+/// most, before it is answered that its tool asks too often.
+const MOST_ROUNDS_DURING_CALL: usize = 16;
+
+/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
+/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
+/// cause of the first that failed.
+async fn asked_during_call(
+    context: &RequestContext<RoleServer>,
+    asked: InputRequests,
+) -> Result<InputResponses, String> {
+    let mut answers = InputResponses::new();
+    for (key, question) in asked {
+        let request = match question {
+            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
+            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
+            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
+            _ => {
+                return Err(format!(
+                    "the question \"{key}\" is of a kind rmcp cannot send"
+                ));
+            }
+        };
+        let answer = context
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|error| error.to_string())?;
+        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
+        answers.insert(key, answer);
+    }
+    Ok(answers)
+}
+
+/// The failed result of `call`, with `prose`.
+fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {
+    let failed = ToolResult::error(call.id.as_str(), prose);
+    content::to_mcp(failed.into(), false).into()
 }
 
 impl<S> Server<S> {
@@ -605,6 +746,39 @@ fn undeclared(
         }
     }
     (missing != ClientCapabilities::default()).then_some(missing)
+}
+
+/// The error -32021 for a call of `tool` that asked what the client did not declare it can
+/// answer (`missing`): rmcp's code and data, and prose naming each capability and what the
+/// client should declare.
+fn missing_capability(tool: &str, missing: ClientCapabilities) -> ErrorData {
+    let named: Vec<&str> = [
+        (missing.elicitation.is_some(), "elicitation"),
+        (missing.sampling.is_some(), "sampling"),
+        (missing.roots.is_some(), "roots"),
+    ]
+    .into_iter()
+    .filter_map(|(lacks, name)| lacks.then_some(name))
+    .collect();
+    let mut error = ErrorData::missing_required_client_capability(missing);
+    error.message = prose::capability_missing(tool, &named).into();
+    error
+}
+
+/// The error -32021 for a call of `tool`, which runs only as a task, from a client that did not
+/// declare the tasks extension: its `data` names the extension, as SEP-2663 shows.
+fn task_required(tool: &str) -> ErrorData {
+    let mut required = ClientCapabilities::default();
+    required
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+            rmcp::model::JsonObject::new(),
+        );
+    let mut error = ErrorData::missing_required_client_capability(required);
+    error.message = prose::task_required(tool).into();
+    error
 }
 
 /// The key of the approval question in an input-required result.
@@ -728,6 +902,10 @@ impl<S> Clone for Server<S> {
             #[cfg(feature = "mcp-http")]
             http: self.http.clone(),
             tasks: self.tasks.clone(),
+            makes_task: Arc::clone(&self.makes_task),
+            requires_task: Arc::clone(&self.requires_task),
+            poll_interval: self.poll_interval,
+            shutdown_grace: self.shutdown_grace,
         }
     }
 }
@@ -786,10 +964,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>());
         };
-        let task = served.tasks.get(&request.task_id, self.runner()).await?;
+        let task = tasks.get(&request.task_id, self.runner()).await?;
         Ok(rmcp::model::GetTaskResult::new(task))
     }
 
@@ -798,10 +976,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::CancelTaskMethod>());
         };
-        served.tasks.cancel(&request.task_id).await
+        tasks.cancel(&request.task_id).await
     }
 
     async fn update_task(
@@ -809,11 +987,10 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(served) = &self.tasks else {
+        let Some(tasks) = &self.tasks else {
             return Err(ErrorData::method_not_found::<rmcp::model::UpdateTaskMethod>());
         };
-        served
-            .tasks
+        tasks
             .update(
                 &request.task_id,
                 request.input_responses,

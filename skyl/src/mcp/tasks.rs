@@ -64,6 +64,8 @@ pub(super) struct Tasks {
     journal: Arc<dyn Journal>,
     /// The tasks running here, each with the switch that cancels it.
     live: Mutex<HashMap<String, Cancel>>,
+    /// Told each time the last task running here ends ([`Tasks::drain`] waits for it).
+    idle: tokio::sync::Notify,
     /// How often clients are asked to poll, in milliseconds.
     poll_interval: u64,
     ids: Ids,
@@ -87,6 +89,7 @@ impl Tasks {
         Tasks {
             journal,
             live: Mutex::new(HashMap::new()),
+            idle: tokio::sync::Notify::new(),
             poll_interval: millis(poll_interval),
             ids: Ids::new(),
         }
@@ -280,10 +283,49 @@ impl Tasks {
     }
 
     fn forget(&self, id: &str) {
-        self.live
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        live.remove(id);
+        if live.is_empty() {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// Lets the tasks running here end into the journal before the server stops (its client
+    /// closed the connection, or it shuts down): each gets `grace` to finish with its result;
+    /// those still running then are cancelled, as `tasks/cancel` does, and get `grace` again to
+    /// record it. A task that has not reached its tool by then runs it first: never is one left
+    /// with its intent recorded and its tool not run, which a restart would have to answer
+    /// "outcome unknown". Whether every task ended in time.
+    pub(super) async fn drain(&self, grace: Duration) -> bool {
+        if self.idle_within(grace).await {
+            return true;
+        }
+        for cancel in self.live.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            let _ = cancel.send(true);
+        }
+        self.idle_within(grace).await
+    }
+
+    /// Whether no task runs here, now or within `limit`.
+    async fn idle_within(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let idle = self.idle.notified();
+            let mut idle = std::pin::pin!(idle);
+            // Registered before the look, so that an end between the two is not missed.
+            idle.as_mut().enable();
+            if self
+                .live
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_empty()
+            {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, idle).await.is_err() {
+                return false;
+            }
+        }
     }
 
     fn is_live(&self, id: &str) -> bool {
@@ -852,6 +894,37 @@ mod tests {
         .await;
         assert_eq!(settled(&tasks, "waiting", &runner).await, waiting);
         assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_task_still_running_when_the_server_stops_is_cancelled_into_the_journal() {
+        let journal = Arc::new(Memory::default());
+        journal
+            .append(
+                "mcp-task/forever",
+                vec![entry("created", &created("wait"))],
+                true,
+            )
+            .await
+            .unwrap();
+        let tasks = Arc::new(Tasks::new(journal, Duration::from_millis(10)));
+        // A call that ends only when it is cancelled.
+        let runner: Runner = Arc::new(|_, _, _, cancelled| {
+            Box::pin(async move {
+                cancelled.await;
+                Ran::Cancelled
+            })
+        });
+        let answers = InputResponses::new();
+        tasks.start("forever".into(), created("wait"), 0, answers, runner, None);
+        assert!(tasks.drain(Duration::from_millis(100)).await);
+        let stored = tasks.load("forever").await.unwrap();
+        let finished = stored.finished.expect("recorded before the drain ended");
+        assert_eq!(finished.status, TaskStatus::Cancelled);
+        assert_eq!(
+            finished.status_message.as_deref(),
+            Some(prose::task_cancelled("wait").as_str())
+        );
     }
 
     #[test]

@@ -94,7 +94,22 @@ pub(crate) fn input_asked() -> String {
 
 /// A tool that asked a question ([`crate::mcp::ask`]) outside a served call at 2026-07-28.
 pub(crate) fn input_unavailable() -> String {
-    "this tool needs to ask the user a question, which it can only do when an MCP client of revision 2026-07-28 or later calls it".to_owned()
+    "this tool needs to ask the user a question, which it can only do when an MCP client calls it through skyl's MCP server".to_owned()
+}
+
+/// A served call whose question, asked of the client during the call (MCP before 2026-07-28),
+/// the client answered with an error.
+pub(crate) fn question_failed(tool: &str, cause: &str) -> String {
+    format!(
+        "ERROR: {tool} did not finish: it asked the MCP client a question during the call, and the client answered with an error ({cause}). Call {tool} again once the client can answer it, or continue without it."
+    )
+}
+
+/// A served call whose tool kept asking questions during the call, round after round.
+pub(crate) fn asked_too_often(tool: &str, most: usize) -> String {
+    format!(
+        "ERROR: {tool} did not finish: it asked the MCP client questions in {most} rounds and was still asking, so the server stopped it. Do not retry; tell the user the result is unavailable."
+    )
 }
 
 /// A served call whose request for approval failed on the way.
@@ -273,6 +288,43 @@ pub(crate) fn task_cancelled(tool: &str) -> String {
 pub(crate) fn task_unknown(id: &str) -> String {
     format!(
         "there is no task \"{id}\" on this server: check the taskId the tools/call answered with; a task from another server, or one whose journal was removed, cannot be found"
+    )
+}
+
+/// A served call of `tool` that asked its client what only a client declaring the
+/// `capabilities` named (`elicitation`, `sampling`, `roots`) can answer, from a client that did
+/// not declare them: the message of the error -32021.
+pub(crate) fn capability_missing(tool: &str, capabilities: &[&str]) -> String {
+    let what = |name: &str| match name {
+        "elicitation" => "a person's answer (`elicitation`)",
+        "sampling" => "a completion from the client's model (`sampling`)",
+        _ => "the client's roots (`roots`)",
+    };
+    let asked: Vec<&str> = capabilities.iter().map(|name| what(name)).collect();
+    let declared: Vec<String> = capabilities
+        .iter()
+        .map(|name| format!("\"{name}\": {{}}"))
+        .collect();
+    format!(
+        "the {tool} call needs {}, and this MCP client did not declare that capability, so it cannot be asked; declare {{{}}} in the client's capabilities (at 2026-07-28, in each request's `_meta` clientCapabilities) with a handler that answers, then call {tool} again",
+        asked.join(" and "),
+        declared.join(", ")
+    )
+}
+
+/// The JSON-RPC error -32601 answering a `tools/call` of `tool` that asks to be a task of MCP
+/// 2025-11-25 (its `task` parameter), which skyl does not serve: the tool did not run.
+pub(crate) fn task_parameter_refused(tool: &str) -> String {
+    format!(
+        "Method not found: this server does not run a tools/call as a task of MCP 2025-11-25 (the `task` parameter; its tools list no `execution.taskSupport`, which means forbidden), so {tool} did not run; call it again without `task` to have its result in the response, or declare the `io.modelcontextprotocol/tasks` extension in the client's capabilities, for which a server that serves tasks answers the call with one"
+    )
+}
+
+/// The error -32021 answering a call of `tool`, which runs only as a task, from a client that
+/// did not declare the tasks extension: the tool did not run.
+pub(crate) fn task_required(tool: &str) -> String {
+    format!(
+        "the {tool} call runs only as a task, and this MCP client did not declare the `io.modelcontextprotocol/tasks` extension, so {tool} did not run; declare {{\"extensions\": {{\"io.modelcontextprotocol/tasks\": {{}}}}}} in the client's capabilities, then call {tool} again and poll the task it is answered with (`tasks/get`)"
     )
 }
 
