@@ -850,6 +850,9 @@ pub mod __private {
         arguments_schema, arguments_schema_of, assert_tool_set_instance, cached_definition,
         output_schema, parse_explained_as, run_blocking, tool_output, tool_timeout,
     };
+    /// What `#[prompt]` and `#[resource]` expand to.
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::reading as mcp;
     pub use schemars;
     pub use serde;
     pub use serde_json;
