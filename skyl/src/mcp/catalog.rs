@@ -17,9 +17,9 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, Prompt as McpPrompt,
     PromptArgument as McpArgument, PromptMessage as McpMessage, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Reference, Resource as McpResource, ResourceTemplate,
-    ResourceUpdatedNotificationParam, Role,
+    ResourceUpdatedNotificationParam, Role, SubscriptionFilter,
 };
-use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use serde_json::{Map, Value, json};
 
 use super::prompt::{PromptArguments, PromptMessage, ServedPrompt};
@@ -34,7 +34,17 @@ use crate::prose::served as prose;
 pub(super) struct Catalog {
     prompts: Vec<Arc<dyn ServedPrompt>>,
     resources: Vec<Served>,
-    subscriptions: Arc<Mutex<Vec<Subscription>>>,
+    subscriptions: Arc<Mutex<Subscriptions>>,
+}
+
+/// Who hears a resource's updates.
+#[derive(Default)]
+struct Subscriptions {
+    /// 2025-11-25's `resources/subscribe`, one a URI and connection.
+    legacy: Vec<Subscription>,
+    /// 2026-07-28's `subscriptions/listen` streams, by a number of their own.
+    streams: Vec<(u64, SubscriptionSink)>,
+    next: u64,
 }
 
 /// A resource and its URI, read as a template.
@@ -346,12 +356,13 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Err(not_found(&context, prose::unknown_subscription(&uri), &uri));
         }
         let mut subscriptions = lock(&self.catalog.subscriptions);
-        subscriptions.retain(|s| !s.peer.is_transport_closed());
-        if !subscriptions
+        let legacy = &mut subscriptions.legacy;
+        legacy.retain(|s| !s.peer.is_transport_closed());
+        if !legacy
             .iter()
             .any(|s| s.uri == uri && same_peer(&s.peer, &context.peer))
         {
-            subscriptions.push(Subscription {
+            legacy.push(Subscription {
                 peer: context.peer,
                 uri,
             });
@@ -362,7 +373,44 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// `resources/unsubscribe`.
     pub(super) fn unsubscribe_from(&self, uri: &str, context: &RequestContext<RoleServer>) {
         lock(&self.catalog.subscriptions)
+            .legacy
             .retain(|s| !(s.uri == uri && same_peer(&s.peer, &context.peer)));
+    }
+
+    /// What a `subscriptions/listen` (2026-07-28) is granted: the updates of the resources it
+    /// names that this server has; `None` (the method is not served) without resources.
+    pub(super) fn listen_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        if self.catalog.resources.is_empty() {
+            return None;
+        }
+        let uris = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| self.catalog.find(uri).is_some())
+                .cloned()
+                .collect::<Vec<_>>()
+        });
+        let mut filter = SubscriptionFilter::default();
+        filter.resource_subscriptions = uris;
+        Some(filter)
+    }
+
+    /// A `subscriptions/listen` stream, open until the client cancels it: it hears the updates
+    /// of the resources its filter names.
+    pub(super) async fn listening(&self, context: SubscriptionContext) {
+        let number = {
+            let mut subscriptions = lock(&self.catalog.subscriptions);
+            let number = subscriptions.next;
+            subscriptions.next += 1;
+            subscriptions.streams.push((number, context.sink().clone()));
+            number
+        };
+        context.cancelled().await;
+        lock(&self.catalog.subscriptions)
+            .streams
+            .retain(|(n, _)| *n != number);
     }
 }
 
@@ -392,27 +440,46 @@ impl Catalog {
 /// ([`Server::resource_updates`]).
 #[derive(Clone)]
 pub struct ResourceUpdates {
-    subscriptions: Arc<Mutex<Vec<Subscription>>>,
+    subscriptions: Arc<Mutex<Subscriptions>>,
 }
 
 impl ResourceUpdates {
     /// Sends `notifications/resources/updated` for `uri` to every client subscribed to it
-    /// (`resources/subscribe`); a client that went away is forgotten.
+    /// (`resources/subscribe` at 2025-11-25, a `subscriptions/listen` stream naming it at
+    /// 2026-07-28); a client that went away is forgotten.
     pub async fn updated(&self, uri: &str) {
-        let peers: Vec<Peer<RoleServer>> = {
+        let (peers, streams) = {
             let mut subscriptions = lock(&self.subscriptions);
-            subscriptions.retain(|s| !s.peer.is_transport_closed());
             subscriptions
+                .legacy
+                .retain(|s| !s.peer.is_transport_closed());
+            let peers: Vec<Peer<RoleServer>> = subscriptions
+                .legacy
                 .iter()
                 .filter(|s| s.uri == uri)
                 .map(|s| s.peer.clone())
-                .collect()
+                .collect();
+            let streams: Vec<SubscriptionSink> = subscriptions
+                .streams
+                .iter()
+                .filter(|(_, sink)| {
+                    sink.accepted()
+                        .resource_subscriptions
+                        .as_ref()
+                        .is_some_and(|uris| uris.iter().any(|u| u == uri))
+                })
+                .map(|(_, sink)| sink.clone())
+                .collect();
+            (peers, streams)
         };
+        // A client that went away meanwhile is forgotten on the next update.
         for peer in peers {
-            // A client that went away meanwhile is forgotten on the next update.
             let _ = peer
                 .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
                 .await;
+        }
+        for stream in streams {
+            let _ = stream.notify_resource_updated(uri).await;
         }
     }
 }

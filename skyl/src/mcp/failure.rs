@@ -78,3 +78,11 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// A tool's failure (what [`ask`](super::ask) returns, so that a prompt may ask with `?`), by its
+/// message.
+impl From<crate::ToolFailure> for Failure {
+    fn from(failure: crate::ToolFailure) -> Self {
+        Failure::new(failure.message())
+    }
+}

@@ -897,6 +897,18 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         Ok(())
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.listen_filter(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.listening(context).await;
+        Ok(())
+    }
+
     // rmcp gives a request of MCP's whose params it cannot read here, as a custom one.
     async fn on_custom_request(
         &self,
