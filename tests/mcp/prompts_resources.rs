@@ -315,3 +315,166 @@ async fn prompts_and_resources_over_http_at_2026_07_28() {
     exercise(&client, true).await;
     client.cancel().await.unwrap();
 }
+
+// The same through `#[prompt]` and `#[resource]`.
+
+/// How a review is worded.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Tone {
+    Kind,
+    Blunt,
+}
+
+/// Asks for a review of a piece of code.
+#[skyl::prompt(title = "Code review")]
+fn code_review(
+    /// The code to review.
+    code: String,
+    /// How to say it; kind unless given.
+    tone: Option<Tone>,
+) -> Vec<PromptMessage> {
+    let tone = match tone {
+        Some(Tone::Blunt) => "bluntly",
+        Some(Tone::Kind) | None => "kindly",
+    };
+    vec![
+        PromptMessage::user(format!("Review this code, {tone}:")),
+        PromptMessage::user(Resource::text("code://snippet", code).with_media_type("text/x-rust")),
+    ]
+}
+
+/// Shows the logo.
+#[skyl::prompt(name = "show_logo")]
+async fn logo_prompt() -> Result<PromptMessage, String> {
+    Ok(PromptMessage::user(Image::png(PNG)))
+}
+
+/// The notes of one day of the month.
+#[skyl::resource(uri_template = "notes://days/{day}", mime_type = "text/plain")]
+async fn day(day: u8) -> Result<String, String> {
+    if day > 31 {
+        return Err(format!("there is no day {day}"));
+    }
+    Ok(format!("The notes of day {day}."))
+}
+
+/// The notes of a tone.
+#[skyl::resource(uri_template = "notes://tones/{tone}")]
+fn tone_notes(tone: Tone) -> String {
+    match tone {
+        Tone::Kind => "Be kind.".to_owned(),
+        Tone::Blunt => "Be blunt.".to_owned(),
+    }
+}
+
+/// The logo.
+#[skyl::resource(uri = "assets://logo", mime_type = "image/png")]
+fn logo() -> Vec<u8> {
+    PNG.to_vec()
+}
+
+#[tokio::test]
+async fn prompts_and_resources_made_by_the_attributes() {
+    let server = Server::new(Toolbox::new())
+        .with_prompt(CodeReview)
+        .with_prompt(LogoPrompt)
+        .with_resource(Day)
+        .with_resource(ToneNotes)
+        .with_resource(Logo);
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let client: Client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    assert_eq!(
+        ask(
+            &client,
+            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
+        )
+        .await,
+        json!({"prompts": [
+            {"name": "code_review", "title": "Code review", "description": "Asks for a review of a piece of code.",
+             "arguments": [
+                {"name": "code", "description": "The code to review.", "required": true},
+                {"name": "tone", "description": "How to say it; kind unless given.", "required": false}
+             ]},
+            {"name": "show_logo", "description": "Shows the logo."}
+        ]})
+    );
+    assert_eq!(
+        ask(
+            &client,
+            get(
+                "code_review",
+                json!({"code": "fn main() {}", "tone": "blunt"})
+            )
+        )
+        .await,
+        json!({"description": "Asks for a review of a piece of code.", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Review this code, bluntly:"}},
+            {"role": "user", "content": {"type": "resource", "resource":
+                {"uri": "code://snippet", "mimeType": "text/x-rust", "text": "fn main() {}"}}}
+        ]})
+    );
+    assert_eq!(
+        ask(
+            &client,
+            get("code_review", json!({"code": "x", "tone": "rude"}))
+        )
+        .await,
+        json!({"error": {"code": -32602, "message": "the argument \"tone\" of the prompt \"code_review\" does not read: unknown variant `rude`, expected `kind` or `blunt`; get it again with a value that does (completion/complete suggests values)"}})
+    );
+    assert_eq!(
+        ask(&client, get("show_logo", json!({}))).await,
+        json!({"description": "Shows the logo.", "messages": [
+            {"role": "user", "content": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}}
+        ]})
+    );
+    // An enum's variants complete its argument, and its template variable, with no code.
+    for reference in [
+        json!({"type": "ref/prompt", "name": "code_review"}),
+        json!({"type": "ref/resource", "uri": "notes://tones/{tone}"}),
+    ] {
+        let completion = serde_json::from_value(json!({
+            "ref": reference, "argument": {"name": "tone", "value": "B"}
+        }))
+        .unwrap();
+        assert_eq!(
+            ask(
+                &client,
+                ClientRequest::CompleteRequest(CompleteRequest::new(completion))
+            )
+            .await,
+            json!({"completion": {"values": ["blunt"], "total": 1, "hasMore": false}})
+        );
+    }
+    assert_eq!(
+        ask(
+            &client,
+            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default())
+        )
+        .await,
+        json!({"resourceTemplates": [
+            {"uriTemplate": "notes://days/{day}", "name": "day", "description": "The notes of one day of the month.", "mimeType": "text/plain"},
+            {"uriTemplate": "notes://tones/{tone}", "name": "tone_notes", "description": "The notes of a tone."}
+        ]})
+    );
+    assert_eq!(
+        ask(&client, read("notes://days/7")).await,
+        json!({"contents": [{"uri": "notes://days/7", "mimeType": "text/plain", "text": "The notes of day 7."}]})
+    );
+    assert_eq!(
+        ask(&client, read("notes://days/40")).await,
+        json!({"error": {"code": -32603, "message": "reading the resource \"notes://days/40\" failed: there is no day 40; this is the server's error, not the request's: try again later, or tell the server's maintainers", "data": {"uri": "notes://days/40"}}})
+    );
+    assert_eq!(
+        ask(&client, read("notes://tones/kind")).await,
+        json!({"contents": [{"uri": "notes://tones/kind", "mimeType": "text/plain", "text": "Be kind."}]})
+    );
+    assert_eq!(
+        ask(&client, read("assets://logo")).await,
+        json!({"contents": [{"uri": "assets://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]})
+    );
+    client.cancel().await.unwrap();
+}
