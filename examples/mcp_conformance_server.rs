@@ -31,6 +31,10 @@ use skyl::mcp::rmcp::model::{
     ElicitRequestParams, InputRequest, ServerRequest,
 };
 use skyl::mcp::rmcp::{Peer, RoleServer};
+use skyl::mcp::{
+    DynamicPrompt, DynamicResource, Failure, PromptArgument, PromptDefinition, PromptMessage,
+    ResourceDefinition,
+};
 use skyl::{
     Audio, CallContext, DynamicTool, Image, LogLevel, Progress, Resource, ToolDefinition,
     ToolFailure, Toolbox,
@@ -38,6 +42,9 @@ use skyl::{
 
 /// A 1x1 red pixel, the suite's suggestion for an image.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// The same pixel's bytes, for the binary resource.
+const RED_PIXEL_PNG_BYTES: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\xda\x63\xfc\xcf\xc0\xf0\x1f\x00\x05\x05\x02\x00\x5f\xc8\xf1\xd2\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
 
 /// Returns an image: one red pixel, as a PNG.
 #[skyl::tool]
@@ -641,6 +648,120 @@ const TASK_TOOLS: [&str; 5] = [
     "multi_input",
 ];
 
+/// The prompts the suite's prompt scenarios get.
+fn prompts() -> Vec<DynamicPrompt> {
+    vec![
+        DynamicPrompt::from_fn(
+            PromptDefinition::new("test_simple_prompt", "A simple prompt without arguments."),
+            |_| "This is a simple prompt for testing.",
+        ),
+        DynamicPrompt::from_fn(
+            PromptDefinition::new("test_prompt_with_arguments", "A prompt with two arguments.")
+                .with_argument(PromptArgument::required("arg1", "First test argument"))
+                .with_argument(PromptArgument::required("arg2", "Second test argument")),
+            |arguments| -> Result<String, Failure> {
+                let (arg1, arg2): (String, String) =
+                    (arguments.get("arg1")?, arguments.get("arg2")?);
+                Ok(format!(
+                    "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+                ))
+            },
+        )
+        .with_completion("arg1", |typed| {
+            ["paris", "park", "party"]
+                .iter()
+                .filter(|value| value.starts_with(typed))
+                .map(|value| (*value).to_owned())
+                .collect()
+        }),
+        DynamicPrompt::from_fn(
+            PromptDefinition::new(
+                "test_prompt_with_embedded_resource",
+                "A prompt embedding a resource.",
+            )
+            .with_argument(PromptArgument::required(
+                "resourceUri",
+                "URI of the resource to embed",
+            )),
+            |arguments| -> Result<Vec<PromptMessage>, Failure> {
+                let uri: String = arguments.get("resourceUri")?;
+                Ok(vec![
+                    PromptMessage::user(
+                        Resource::text(uri, "Embedded resource content for testing.")
+                            .with_media_type("text/plain"),
+                    ),
+                    PromptMessage::user("Please process the embedded resource above."),
+                ])
+            },
+        ),
+        DynamicPrompt::from_fn(
+            PromptDefinition::new("test_prompt_with_image", "A prompt with an image."),
+            |_| {
+                vec![
+                    PromptMessage::user(test_image_content()),
+                    PromptMessage::user("Please analyze the image above."),
+                ]
+            },
+        ),
+        // Asks for the context in an input-required result (2026-07-28), then uses it.
+        DynamicPrompt::from_fn(
+            PromptDefinition::new(
+                "test_input_required_result_prompt",
+                "A prompt that asks for its context.",
+            ),
+            |_| -> Result<String, Failure> {
+                if let Some(answer) = skyl::mcp::answer("user_context")
+                    && let Some(context) = answer["content"]["context"].as_str()
+                {
+                    return Ok(format!("Use this context: {context}"));
+                }
+                let asked = form(
+                    "What context should the prompt use?",
+                    json!({"context": {"type": "string"}}),
+                    &["context"],
+                );
+                Err(skyl::mcp::ask("user_context", question(asked)?).into())
+            },
+        ),
+    ]
+}
+
+/// The resources the suite's resource scenarios read.
+fn resources() -> Vec<DynamicResource> {
+    vec![
+        DynamicResource::from_fn(
+            ResourceDefinition::new("test://static-text", "static-text")
+                .with_description("A static text resource.")
+                .with_mime_type("text/plain"),
+            |_| "This is the content of the static text resource.",
+        ),
+        DynamicResource::from_fn(
+            ResourceDefinition::new("test://static-binary", "static-binary")
+                .with_description("A static binary resource.")
+                .with_mime_type("image/png"),
+            |_| RED_PIXEL_PNG_BYTES.to_vec(),
+        ),
+        DynamicResource::from_fn(
+            ResourceDefinition::new("test://watched-resource", "watched-resource")
+                .with_description("A resource clients subscribe to.")
+                .with_mime_type("text/plain"),
+            |_| "Watched resource content.",
+        ),
+        DynamicResource::from_fn(
+            ResourceDefinition::new("test://template/{id}/data", "template-data")
+                .with_description("A resource template with a parameter.")
+                .with_mime_type("application/json"),
+            |read| -> Result<String, Failure> {
+                let id: String = read.variable("id")?;
+                Ok(
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
+                        .to_string(),
+                )
+            },
+        ),
+    ]
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(TestSimpleText)
@@ -695,7 +816,14 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     // The address actually bound: port 0 asks the system for a free one.
     eprintln!("serving MCP at http://{}/mcp", listener.local_addr()?);
-    skyl::mcp::Server::new(toolbox())
+    let mut server = skyl::mcp::Server::new(toolbox());
+    for prompt in prompts() {
+        server = server.with_prompt(prompt);
+    }
+    for resource in resources() {
+        server = server.with_resource(resource);
+    }
+    server
         .with_name("skyl-conformance", env!("CARGO_PKG_VERSION"))
         .with_approval(|call, _| {
             [

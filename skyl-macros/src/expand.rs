@@ -601,15 +601,26 @@ pub(crate) fn unit_struct(
     struct_ident: &Ident,
     name: &str,
 ) -> TokenStream {
+    let doc = format!(
+        "The tool `{name}`: [`{fn_ident}`](super::{fn_ident}) as a [`Tool`](::skyl::Tool), made \
+         by `#[skyl::tool]`."
+    );
+    unit_struct_documented(attrs, vis, fn_ident, struct_ident, &doc)
+}
+
+/// [`unit_struct`] with the struct's doc given: `#[prompt]` and `#[resource]` make one too.
+pub(crate) fn unit_struct_documented(
+    attrs: &[Attribute],
+    vis: &Visibility,
+    fn_ident: &Ident,
+    struct_ident: &Ident,
+    doc: &str,
+) -> TokenStream {
     let module = module_ident(fn_ident);
     let cfgs: Vec<_> = ast::cfgs(attrs).collect();
     let deprecated = attrs
         .iter()
         .filter(|attr| attr.path().is_ident("deprecated"));
-    let doc = format!(
-        "The tool `{name}`: [`{fn_ident}`](super::{fn_ident}) as a [`Tool`](::skyl::Tool), made \
-         by `#[skyl::tool]`."
-    );
     // The re-export is spanned at the function's name, where a clash with another type is shown.
     let import = quote_spanned!(fn_ident.span()=> #module::#struct_ident);
     let struct_name = struct_ident.to_string();

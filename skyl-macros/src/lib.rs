@@ -15,6 +15,7 @@ mod expand;
 mod fallback;
 mod known;
 mod opaque;
+mod served;
 mod tools;
 mod valid;
 
@@ -28,4 +29,14 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools::tools(args.into(), input.into()).into()
+}
+
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    served::prompt(args.into(), input.into()).into()
+}
+
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    served::resource(args.into(), input.into()).into()
 }

@@ -835,6 +835,70 @@ pub use skyl_macros::tool;
 #[doc(inline)]
 pub use skyl_macros::tools;
 
+/// Makes a function a prompt an MCP server offers beside its tools (feature `mcp`): the
+/// function's typed parameters are the prompt's arguments, its doc comment the prompt's
+/// description and each parameter's doc comment the argument's; an `Option<T>` parameter may be
+/// left out. It returns text, a [`PromptMessage`](crate::mcp::PromptMessage), messages, or a
+/// `Result` of one of them ([`IntoPromptMessages`](crate::mcp::IntoPromptMessages)); it may be
+/// `async`. The attribute makes a struct named after the function in UpperCamelCase, which
+/// [`Server::with_prompt`](crate::mcp::Server::with_prompt) takes.
+///
+/// MCP sends arguments as text: each is read as its type (an enum's variant by name, a number
+/// from its digits), and `completion/complete` offers an enum's variants with no code of yours.
+/// Options: `name = "..."`, `title = "..."`, `description = "..."`.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Tone { Kind, Blunt }
+///
+/// /// Asks for a review of a piece of code.
+/// #[skyl::prompt]
+/// fn code_review(
+///     /// The code to review.
+///     code: String,
+///     /// How to say it; kind unless given.
+///     tone: Option<Tone>,
+/// ) -> String {
+///     let tone = match tone { Some(Tone::Blunt) => "bluntly", _ => "kindly" };
+///     format!("Review this code, {tone}:\n{code}")
+/// }
+///
+/// let server = skyl::mcp::Server::new(skyl::Toolbox::new()).with_prompt(CodeReview);
+/// # let _ = server;
+/// ```
+#[cfg(feature = "mcp")]
+#[doc(inline)]
+pub use skyl_macros::prompt;
+
+/// Makes a function a resource an MCP server offers beside its tools (feature `mcp`), at one
+/// URI (`#[resource(uri = "notes://today")]`, no parameters) or at each URI a template fits
+/// (`#[resource(uri_template = "notes://days/{day}")]`: `{name}` is one segment, `{+name}` any
+/// text; each variable is a parameter of the function, read from the URI as its type, and a URI
+/// whose variable does not read is answered with an error naming it). It returns text, bytes
+/// (`Vec<u8>`, a blob), a [`Resource`](crate::Resource) or several, or a `Result` of one of them
+/// ([`IntoResourceContents`](crate::mcp::IntoResourceContents)), of the media type
+/// `mime_type = "..."` says; it may be `async`. The doc comment is the description; `name`,
+/// `title` and `description` options as `#[prompt]` has. The struct it makes is what
+/// [`Server::with_resource`](crate::mcp::Server::with_resource) takes.
+///
+/// ```
+/// /// The notes of one day of the month.
+/// #[skyl::resource(uri_template = "notes://days/{day}", mime_type = "text/plain")]
+/// fn day(day: u8) -> Result<String, String> {
+///     if day > 31 {
+///         return Err(format!("there is no day {day}"));
+///     }
+///     Ok(format!("The notes of day {day}."))
+/// }
+///
+/// let server = skyl::mcp::Server::new(skyl::Toolbox::new()).with_resource(Day);
+/// # let _ = server;
+/// ```
+#[cfg(feature = "mcp")]
+#[doc(inline)]
+pub use skyl_macros::resource;
+
 // The README's example is a test too, so that the front page cannot drift from the code.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
@@ -850,6 +914,9 @@ pub mod __private {
         arguments_schema, arguments_schema_of, assert_tool_set_instance, cached_definition,
         output_schema, parse_explained_as, run_blocking, tool_output, tool_timeout,
     };
+    /// What `#[prompt]` and `#[resource]` expand to.
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::reading as mcp;
     pub use schemars;
     pub use serde;
     pub use serde_json;

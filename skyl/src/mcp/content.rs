@@ -45,8 +45,8 @@ pub(crate) fn to_mcp(answered: RichResult, structured: bool) -> CallToolResult {
     answer
 }
 
-/// The MCP block for a part of a result's content.
-fn block(part: Content) -> ContentBlock {
+/// The MCP block for a part of a result's content (or of a served prompt's message).
+pub(super) fn block(part: Content) -> ContentBlock {
     match part {
         Content::Text(text) => ContentBlock::text(text),
         Content::Image(Image {
@@ -54,16 +54,7 @@ fn block(part: Content) -> ContentBlock {
             source: Source::Base64(data),
         }) => ContentBlock::image(data, media_type),
         Content::Audio(Audio { media_type, data }) => ContentBlock::audio(data, media_type),
-        Content::Resource(resource) => {
-            let contents = match resource.body {
-                ResourceBody::Text(text) => ResourceContents::text(text, resource.uri),
-                ResourceBody::Blob(blob) => ResourceContents::blob(blob, resource.uri),
-            };
-            ContentBlock::resource(match resource.media_type {
-                Some(media_type) => contents.with_mime_type(media_type),
-                None => contents,
-            })
-        }
+        Content::Resource(resource) => ContentBlock::resource(contents(resource)),
         Content::ResourceLink(link) => {
             let mut resource = McpResource::new(link.uri, link.name);
             resource.description = link.description;
@@ -98,6 +89,18 @@ fn block(part: Content) -> ContentBlock {
             ContentBlock::resource_link(resource)
         }
         Content::Json(value) => ContentBlock::text(value.to_string()),
+    }
+}
+
+/// A resource's contents on MCP's wire (embedded in a block, or read by `resources/read`).
+pub(super) fn contents(resource: Resource) -> ResourceContents {
+    let contents = match resource.body {
+        ResourceBody::Text(text) => ResourceContents::text(text, resource.uri),
+        ResourceBody::Blob(blob) => ResourceContents::blob(blob, resource.uri),
+    };
+    match resource.media_type {
+        Some(media_type) => contents.with_mime_type(media_type),
+        None => contents,
     }
 }
 

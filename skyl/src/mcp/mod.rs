@@ -198,8 +198,10 @@
 #[cfg(feature = "mcp-http")]
 mod authorization;
 mod caller;
+mod catalog;
 mod content;
 mod error;
+mod failure;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod lifecycle;
@@ -211,17 +213,32 @@ mod notify;
 #[cfg(feature = "mcp-oauth")]
 mod oauth;
 mod params;
+mod prompt;
+#[doc(hidden)]
+pub mod reading;
+mod resource;
 mod serve;
 mod stdio;
 mod tasks;
+mod uri_template;
 
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};
 pub use caller::{answer, ask, caller, client_capabilities};
+pub use catalog::ResourceUpdates;
 pub use error::{Cause, ConnectError, ServeError};
+pub use failure::Failure;
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
 #[cfg(feature = "mcp-oauth")]
 pub use oauth::{Authorize, AuthorizeFuture, OAuth};
+pub use prompt::{
+    DynamicPrompt, IntoPromptMessages, PromptArgument, PromptArguments, PromptDefinition,
+    PromptFuture, PromptMessage, ServedPrompt,
+};
+pub use resource::{
+    DynamicResource, IntoResourceContents, ResourceDefinition, ResourceFuture, ResourceRead,
+    ServedResource,
+};
 pub use serve::Server;
 
 /// The MCP SDK skyl is built on, for its types (transports, `ServerHandler`, the protocol model).

@@ -56,7 +56,7 @@ type NeedsApproval = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Syn
 /// ```
 pub struct Server<S = ()> {
     tools: Arc<Tools<S>>,
-    config: ServerConfig,
+    pub(super) config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
     /// Seals the request state of an approval asked in an input-required result.
@@ -76,6 +76,9 @@ pub struct Server<S = ()> {
     /// How long the tasks running when the server stops get to end
     /// ([`Server::with_task_shutdown_grace`]).
     shutdown_grace: Duration,
+    /// The prompts and resources served beside the tools ([`Server::with_prompt`],
+    /// [`Server::with_resource`]).
+    pub(super) catalog: Arc<super::catalog::Catalog>,
 }
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
@@ -133,6 +136,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
             poll_interval: POLL_INTERVAL,
             shutdown_grace: SHUTDOWN_GRACE,
+            catalog: Arc::default(),
         }
     }
 
@@ -703,7 +707,7 @@ impl<S> Server<S> {
     }
 
     /// The request state of `call` holding `answers`, signed for it.
-    fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
+    pub(super) fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
         let payload = serde_json::to_vec(answers).unwrap_or_default();
         let bound = bound_to(call);
         self.states
@@ -712,7 +716,7 @@ impl<S> Server<S> {
 
     /// The answers a request state of `call` holds, when this server signed it for `call`;
     /// the JSON-RPC error -32602 when it did not.
-    fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
+    pub(super) fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
         let refused = || ErrorData::invalid_params(prose::approval_state_refused(&call.name), None);
         let payload = self
             .states
@@ -794,7 +798,7 @@ enum Round {
 
 /// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
 /// result instead of a request of the server's during the call.
-fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
+pub(super) fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
     context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
@@ -906,6 +910,7 @@ impl<S> Clone for Server<S> {
             requires_task: Arc::clone(&self.requires_task),
             poll_interval: self.poll_interval,
             shutdown_grace: self.shutdown_grace,
+            catalog: Arc::clone(&self.catalog),
         }
     }
 }
@@ -998,6 +1003,86 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
                 Some(context.peer.clone()),
             )
             .await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        Ok(self.prompts_listed())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        self.prompt(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(self.resources_listed())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(self.templates_listed())
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        self.read(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        self.completion(request)
+    }
+
+    // `resources/subscribe` is 2025-11-25's (2026-07-28 has `subscriptions/listen`).
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribe_to(request.uri, context)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.unsubscribe_from(&request.uri, &context);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.listen_filter(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.listening(context).await;
+        Ok(())
     }
 
     // rmcp gives a request of MCP's whose params it cannot read here, as a custom one.

@@ -16,6 +16,7 @@
 //! - [`run`]: what an agent run tells the model about its final answer and the tools it can
 //!   find, and why a budget stopped a run (what its caller reads in the stop reason).
 //! - `mcp` (feature `mcp`): a mounted tool whose server does not answer it well.
+//! - `served` (feature `mcp`): a served prompt or resource that cannot be given.
 //!
 //! Three kinds of text live elsewhere on purpose. The wording of a value that does not fit a
 //! declared schema is in `schema/validate/wording.rs`: it is made of what the validator found
@@ -32,6 +33,8 @@ pub(crate) mod content;
 #[cfg(feature = "mcp")]
 pub(crate) mod mcp;
 pub(crate) mod run;
+#[cfg(feature = "mcp")]
+pub(crate) mod served;
 
 #[cfg(feature = "timeout")]
 pub(crate) use call::timed_out;
