@@ -835,9 +835,11 @@ pub use skyl_macros::tool;
 #[doc(inline)]
 pub use skyl_macros::tools;
 
-// The README's example is a test too, so that the front page cannot drift from the code.
+// The crate README's example (its registry page) is a test too, so that the page cannot drift
+// from the code. It is the package's own file: the packaged crate's doctests read nothing outside
+// it. The repository's README shows the same example, which tests/front_pages.rs holds equal.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.
