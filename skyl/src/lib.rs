@@ -754,7 +754,9 @@
 //! documentation (built with the feature) has the details: content blocks, timeouts, a changing
 //! tool list, HTTP.
 //!
-//! ## Features
+//! ## Feature flags
+//!
+//! None is on by default. On docs.rs every feature is on, and each item a feature gates says which.
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
@@ -774,6 +776,8 @@
 //! Without features, skyl depends on serde, serde_json, schemars 1 and its own macros, and on
 //! no async runtime.
 #![warn(missing_docs)]
+// docs.rs builds with `--cfg docsrs` on nightly: each feature-gated item is marked with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
 #[cfg(feature = "durable")]
