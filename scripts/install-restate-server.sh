@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Restate server the skyl-restate tests and example run: npm's
+# Installs the Restate server for running the skyl-restate example by hand (README, "Beyond one
+# machine"); the tests install the same version into the target directory themselves
+# (skyl-restate/tests/support/local.rs: keep the two versions equal). npm's
 # @restatedev/restate-server ships the Linux binary inside the package. It goes into
 # skyl-restate/restate-server/ (gitignored); a second run with the binary in place does nothing.
 #

@@ -20,6 +20,7 @@ mod durable;
 mod dynamic_tool;
 mod error_guidance;
 mod failover;
+mod front_pages;
 mod fuzz_regressions;
 mod handoff;
 mod http;

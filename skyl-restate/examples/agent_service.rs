@@ -21,8 +21,9 @@
 //!
 //! `--variant rebuilt` serves a rebuilt service (one more tool): a run started by the first build
 //! finishes on it. `--variant changed` serves one whose `cancel_meeting` takes one more argument:
-//! an approval given while the first build paused the call does not count there. The example is also a binary of this package (`skyl-restate-demo`), which the
-//! tests start, kill and start again.
+//! an approval given while the first build paused the call does not count there. The tests
+//! include this file and serve it from their own binary, started as a process of its own, killed
+//! and started again (`tests/support/mod.rs`).
 
 use std::fs::OpenOptions;
 use std::io::Write as _;
@@ -226,11 +227,10 @@ struct Args {
     variant: Variant,
 }
 
-fn args() -> Result<Args, String> {
+fn args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut listen = None;
     let mut outbox = None;
     let mut variant = Variant::First;
-    let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
         match flag.as_str() {
@@ -270,13 +270,19 @@ fn args() -> Result<Args, String> {
     }
 }
 
-/// Serves the workflow until killed; the `skyl-restate-demo` binary calls it too.
+/// Serves the workflow until killed.
 pub(crate) fn main() -> ExitCode {
-    let args = match args() {
+    ExitCode::from(serve(std::env::args().skip(1)))
+}
+
+/// Serves the workflow the command-line arguments `args` describe until killed; the exit status
+/// when it cannot (2: the arguments are wrong; 1: it cannot start or listen).
+pub(crate) fn serve(args: impl Iterator<Item = String>) -> u8 {
+    let args = match self::args(args) {
         Ok(args) => args,
         Err(error) => {
             eprintln!("{error}");
-            return ExitCode::from(2);
+            return 2;
         }
     };
     let toolbox = Toolbox::with_state(Outbox(args.outbox))
@@ -297,7 +303,7 @@ pub(crate) fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("the Tokio runtime cannot start: {error}");
-            return ExitCode::FAILURE;
+            return 1;
         }
     };
     runtime.block_on(async {
@@ -307,7 +313,7 @@ pub(crate) fn main() -> ExitCode {
             Ok(listener) => listener,
             Err(error) => {
                 eprintln!("{}", cannot_listen(args.listen, &error));
-                return ExitCode::FAILURE;
+                return 1;
             }
         };
         println!(
@@ -317,7 +323,7 @@ pub(crate) fn main() -> ExitCode {
         HttpServer::new(Endpoint::builder().bind(AgentRun { agent }).build())
             .serve(listener)
             .await;
-        ExitCode::SUCCESS
+        0
     })
 }
 

@@ -2,7 +2,6 @@
 //! measured run, on loopback, for `BENCHMARKS.md`.
 //!
 //! ```text
-//! scripts/install-restate-server.sh
 //! cargo run --release -p skyl-restate --example step_cost [-- --runs 30]
 //! ```
 //!
@@ -23,7 +22,12 @@ use skyl::agent::{Agent, Run};
 use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
-use skyl_restate::local::LocalRestate;
+
+/// The tests' local Restate server (installed with npm into the target directory on first use).
+#[path = "../tests/support/local.rs"]
+#[allow(dead_code)] // the tests use the rest
+mod local;
+use local::LocalRestate;
 
 /// Records something (nothing, here): a tool that can have effects, so its calls get an intent.
 #[skyl::tool(destructive = false, idempotent = false)]

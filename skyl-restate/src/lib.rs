@@ -160,18 +160,16 @@
 //! }
 //! ```
 //!
-//! `local::LocalRestate` (feature `local-server`, the tests' server) retries every 50 to 500 ms:
-//! the tests kill the service on purpose.
+//! The tests' server retries every 50 to 500 ms: the tests kill the service on purpose.
 //!
 //! # Running it locally
 //!
-//! `scripts/install-restate-server.sh` installs the server (npm's `@restatedev/restate-server`);
-//! the README's section "Beyond one machine" has the commands to run the example. With the
-//! feature `local-server`, `local::LocalRestate` starts a server on 127.0.0.1 for tests.
+//! npm's `@restatedev/restate-server` is the server (the package ships the binary); the
+//! repository's README, section "Beyond one machine", has the commands to run the example. The
+//! tests start a server of their own on 127.0.0.1, installed with npm into the target directory
+//! on first use (or the binary `SKYL_RESTATE_SERVER` names).
 
 mod journal;
-#[cfg(feature = "local-server")]
-pub mod local;
 mod workflow;
 
 pub use journal::{JOURNAL_RUN, RestateJournal};

@@ -125,3 +125,10 @@ fn an_approval_taken_by_a_build_that_defines_the_tool_otherwise_does_not_count()
         Vec::<String>::new()
     );
 }
+
+/// Not a test of its own: the demo service, when a test starts this binary as its process
+/// (`support::demo_command`); in a test run it does nothing.
+#[test]
+fn demo_service() {
+    serve_demo_if_asked();
+}

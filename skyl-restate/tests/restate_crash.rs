@@ -65,7 +65,7 @@ enum Reached {
 /// Approves c5 of run `id` once it waits; first kills the service while the run waits, when
 /// `kill_first` says so.
 fn approve_when_asked(
-    restate: &skyl_restate::local::LocalRestate,
+    restate: &LocalRestate,
     id: &str,
     approved: &mut bool,
     kill_first: &mut bool,
@@ -184,4 +184,11 @@ fn runs_killed_in_seeded_calls_finish_with_one_result_per_call_and_no_effect_twi
     }
     // The kills landed inside tool calls, not only between them.
     assert!(in_calls >= 1, "no kill landed inside a tool call");
+}
+
+/// Not a test of its own: the demo service, when a test starts this binary as its process
+/// (`support::demo_command`); in a test run it does nothing.
+#[test]
+fn demo_service() {
+    serve_demo_if_asked();
 }

@@ -70,7 +70,7 @@ fn a_run_waits_for_a_decision_posted_at_the_ingress_and_finishes() {
 }
 
 /// Waits until run `id` waits on c5 under promise `promise`.
-fn wait_for_pause(restate: &skyl_restate::local::LocalRestate, id: &str, promise: &str) {
+fn wait_for_pause(restate: &LocalRestate, id: &str, promise: &str) {
     let expected = json!({"waiting": [{
         "call": "c5",
         "tool": "cancel_meeting",
@@ -272,21 +272,24 @@ fn the_service_says_when_its_address_is_taken_and_exits() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = taken.local_addr().unwrap();
     let dir = TempDir::new("taken");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skyl-restate-demo"))
-        .arg("--listen")
-        .arg(address.to_string())
-        .arg("--outbox")
-        .arg(dir.0.join("outbox.txt"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let listen = address.to_string();
+    let outbox = dir.0.join("outbox.txt");
+    let mut child = demo_command(&[
+        "--listen".as_ref(),
+        listen.as_ref(),
+        "--outbox".as_ref(),
+        outbox.as_ref(),
+    ])
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let exit = wait_for("the service's exit", || child.try_wait().unwrap());
     let output = child.wait_with_output().unwrap();
     assert_eq!(exit.code(), Some(1));
     // Nothing says "serving": it never listened.
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), HARNESS_OPENING);
     let cause = std::net::TcpListener::bind(address).unwrap_err();
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
@@ -294,4 +297,11 @@ fn the_service_says_when_its_address_is_taken_and_exits() {
             "agent_service cannot listen on {address}: {cause}; stop what listens there, or pass another address with --listen\n"
         )
     );
+}
+
+/// Not a test of its own: the demo service, when a test starts this binary as its process
+/// (`support::demo_command`); in a test run it does nothing.
+#[test]
+fn demo_service() {
+    serve_demo_if_asked();
 }

@@ -754,7 +754,9 @@
 //! documentation (built with the feature) has the details: content blocks, timeouts, a changing
 //! tool list, HTTP.
 //!
-//! ## Features
+//! ## Feature flags
+//!
+//! None is on by default. On docs.rs every feature is on, and each item a feature gates says which.
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
@@ -774,6 +776,8 @@
 //! Without features, skyl depends on serde, serde_json, schemars 1 and its own macros, and on
 //! no async runtime.
 #![warn(missing_docs)]
+// docs.rs builds with `--cfg docsrs` on nightly: each feature-gated item is marked with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
 #[cfg(feature = "durable")]
@@ -899,9 +903,11 @@ pub use skyl_macros::prompt;
 #[doc(inline)]
 pub use skyl_macros::resource;
 
-// The README's example is a test too, so that the front page cannot drift from the code.
+// The crate README's example (its registry page) is a test too, so that the page cannot drift
+// from the code. It is the package's own file: the packaged crate's doctests read nothing outside
+// it. The repository's README shows the same example, which tests/front_pages.rs holds equal.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
 /// Paths the `#[tool]` macro expands to. Not public API: no semver guarantees.

@@ -12,7 +12,59 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use skyl::agent::{Run, Stop};
 use skyl::{Message, Role};
-use skyl_restate::local::{LocalRestate, Response};
+
+mod local;
+pub(crate) use local::{LocalRestate, Response};
+
+/// The `agent_service` example, which the test binaries serve as the demo service.
+#[path = "../../examples/agent_service.rs"]
+mod agent_service;
+
+/// The test each test binary that starts the demo service defines as
+/// `#[test] fn demo_service() { support::serve_demo_if_asked() }`.
+const DEMO_TEST: &str = "demo_service";
+
+/// The variable that makes [`serve_demo_if_asked`] serve: the service's arguments, a line each.
+const DEMO_ARGS: &str = "SKYL_RESTATE_DEMO_ARGS";
+
+/// The demo service as a process: this test binary again, running only its `demo_service` test,
+/// which serves the `agent_service` example with `args` (the package ships no binary for it).
+pub fn demo_command(args: &[&std::ffi::OsStr]) -> Command {
+    let lines: Vec<String> = args
+        .iter()
+        .map(|arg| {
+            arg.to_str()
+                .expect("the demo's arguments are UTF-8")
+                .to_owned()
+        })
+        .collect();
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([DEMO_TEST, "--exact", "--nocapture", "--quiet"])
+        .env(DEMO_ARGS, lines.join("\n"));
+    command
+}
+
+/// What the service wrote to its standard output, `log`, without the test harness's line before.
+pub fn printed(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    match text.strip_prefix(HARNESS_OPENING) {
+        Some(service) => service.to_owned(),
+        None => text,
+    }
+}
+
+/// What the test harness prints before it runs the one test of [`demo_command`].
+pub const HARNESS_OPENING: &str = "\nrunning 1 test\n";
+
+/// In the process [`demo_command`] starts, serves the demo until killed and exits with its
+/// status; in a test run, does nothing.
+pub fn serve_demo_if_asked() {
+    if let Ok(lines) = std::env::var(DEMO_ARGS) {
+        let status = agent_service::serve(lines.lines().map(str::to_owned));
+        std::process::exit(status.into());
+    }
+}
 
 /// The longest any wait of a test may take before it fails.
 pub const WAIT_LIMIT: Duration = Duration::from_secs(120);
@@ -93,18 +145,20 @@ impl Service {
         self.variant = variant;
         self.starts += 1;
         let log = self.dir.join(format!("service-{}.log", self.starts));
-        let child = Command::new(env!("CARGO_BIN_EXE_skyl-restate-demo"))
-            .arg("--listen")
-            .arg(self.address.to_string())
-            .arg("--outbox")
-            .arg(&self.outbox)
-            .arg("--variant")
-            .arg(variant)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(std::fs::File::create(log.with_extension("err")).unwrap())
-            .spawn()
-            .unwrap();
+        let address = self.address.to_string();
+        let child = demo_command(&[
+            "--listen".as_ref(),
+            address.as_ref(),
+            "--outbox".as_ref(),
+            self.outbox.as_ref(),
+            "--variant".as_ref(),
+            variant.as_ref(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::fs::File::create(log.with_extension("err")).unwrap())
+        .spawn()
+        .unwrap();
         self.child = Some(child);
         let began = Instant::now();
         while TcpStream::connect_timeout(&self.address, Duration::from_secs(1)).is_err() {
@@ -128,18 +182,14 @@ impl Service {
     /// What every start of the service printed, in order.
     pub fn logs(&self) -> String {
         (1..=self.starts)
-            .map(|start| {
-                std::fs::read_to_string(self.dir.join(format!("service-{start}.log")))
-                    .unwrap_or_default()
-            })
+            .map(|start| printed(&self.dir.join(format!("service-{start}.log"))))
             .collect::<Vec<_>>()
             .join("--- killed, started again ---\n")
     }
 
     /// What the running start of the service printed so far.
     pub fn current_log(&self) -> String {
-        std::fs::read_to_string(self.dir.join(format!("service-{}.log", self.starts)))
-            .unwrap_or_default()
+        printed(&self.dir.join(format!("service-{}.log", self.starts)))
     }
 
     /// The outbox's lines: one per effect done.

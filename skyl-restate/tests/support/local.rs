@@ -1,9 +1,11 @@
-//! A Restate server on this machine, for tests, examples and measurements (feature
-//! `local-server`): started on 127.0.0.1 with a temporary base directory and free ports, stopped
-//! and removed when dropped.
+//! A Restate server on this machine, for the tests and the `step_cost` example: started on
+//! 127.0.0.1 with a temporary base directory and free ports, stopped and removed when dropped.
+//! Not part of the library: the tests include this file, and the example includes it by path.
 //!
-//! The binary is the one `scripts/install-restate-server.sh` installs (npm's
-//! `@restatedev/restate-server`), or the one `SKYL_RESTATE_SERVER` names.
+//! The binary is the one `SKYL_RESTATE_SERVER` names or, without it, npm's
+//! `@restatedev/restate-server` (the package ships the Linux binary), which the first start
+//! installs into the build's target directory (`target/tmp/`), so that the tests of the packaged
+//! crate need no script of the repository and write nothing outside the build.
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -19,37 +21,94 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 /// How long one HTTP exchange with the server may take.
 const HTTP_LIMIT: Duration = Duration::from_secs(60);
 
-/// The script that installs the server, from the repository's root.
-pub const INSTALL_SCRIPT: &str = "scripts/install-restate-server.sh";
+/// The version of npm's `@restatedev/restate-server` installed (scripts/install-restate-server.sh,
+/// for running the example by hand, installs the same one).
+const SERVER_VERSION: &str = "1.7.12";
 
-/// Runs [`INSTALL_SCRIPT`] once per process: the tests of one binary start servers in parallel.
-fn install() -> Result<(), LocalError> {
+/// Where the server is installed: `tmp/restate-server-{version}` in the target directory of the
+/// running binary (tests are in `target/<profile>/deps/`, examples in `target/<profile>/examples/`).
+fn install_dir() -> Result<PathBuf, LocalError> {
+    let exe = std::env::current_exe()
+        .map_err(|error| LocalError(format!("this program cannot find itself: {error}")))?;
+    let target = exe.ancestors().nth(3).ok_or_else(|| {
+        LocalError(format!(
+            "{} is not inside a target directory: set SKYL_RESTATE_SERVER to a restate-server binary",
+            exe.display()
+        ))
+    })?;
+    Ok(target.join(format!("tmp/restate-server-{SERVER_VERSION}")))
+}
+
+/// Installs the server with npm once per process (the tests of one binary start servers in
+/// parallel) and returns the binary.
+fn install() -> Result<PathBuf, LocalError> {
     static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = INSTALLING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if LocalRestate::binary().exists() {
-        return Ok(());
+    let dir = install_dir()?;
+    if let Some(binary) = find_binary(&dir.join("node_modules/@restatedev")) {
+        return Ok(binary);
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let status = Command::new("bash")
-        .arg(INSTALL_SCRIPT)
-        .current_dir(&root)
+    let package = format!("@restatedev/restate-server@{SERVER_VERSION}");
+    let status = Command::new("npm")
+        .args(["install", "--silent", "--no-audit", "--no-fund", "--no-save", "--prefix"])
+        .arg(&dir)
+        .arg(&package)
+        .env("SCARF_ANALYTICS", "false")
         .stdin(Stdio::null())
         .status()
-        .map_err(|error| LocalError(format!("{INSTALL_SCRIPT} could not be started: {error}")))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(LocalError(format!(
-            "{INSTALL_SCRIPT} failed ({status}): run it from the repository's root to see why (it installs npm's @restatedev/restate-server)"
-        )))
+        .map_err(|error| {
+            LocalError(format!(
+                "npm could not be started to install {package}: {error}; install Node's npm, or set SKYL_RESTATE_SERVER to a restate-server binary"
+            ))
+        })?;
+    if !status.success() {
+        return Err(LocalError(format!(
+            "npm install {package} into {} failed ({status}): see npm's output above, or set SKYL_RESTATE_SERVER to a restate-server binary",
+            dir.display()
+        )));
     }
+    find_binary(&dir.join("node_modules/@restatedev")).ok_or_else(|| {
+        LocalError(format!(
+            "{package} installed into {}, but no restate-server binary is inside it: set SKYL_RESTATE_SERVER to one",
+            dir.display()
+        ))
+    })
+}
+
+/// The first file named `restate-server` under `dir` (npm puts the platform's package beside
+/// the launcher's).
+fn find_binary(dir: &Path) -> Option<PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.flatten().collect();
+    entries.sort_by_key(|entry| entry.file_name());
+    entries.iter().find_map(|entry| {
+        let path = entry.path();
+        let kind = entry.file_type().ok()?;
+        if kind.is_dir() {
+            find_binary(&path)
+        } else if entry.file_name() == "restate-server" && is_executable(&path) {
+            Some(path)
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|meta| meta.permissions().mode() & 0o100 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
 }
 
 /// A running `restate-server`; dropped, it is killed and its directory removed.
 #[derive(Debug)]
-pub struct LocalRestate {
+pub(crate) struct LocalRestate {
     child: Child,
     dir: PathBuf,
     ingress: SocketAddr,
@@ -58,7 +117,7 @@ pub struct LocalRestate {
 
 /// The server could not be started or did not answer.
 #[derive(Debug)]
-pub struct LocalError(String);
+pub(crate) struct LocalError(String);
 
 impl fmt::Display for LocalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,40 +129,30 @@ impl std::error::Error for LocalError {}
 
 /// An HTTP response: its status and its body as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
+pub(crate) struct Response {
     /// The status code.
-    pub status: u16,
+    pub(crate) status: u16,
     /// The body.
-    pub body: String,
+    pub(crate) body: String,
 }
 
 impl LocalRestate {
-    /// The server binary: `SKYL_RESTATE_SERVER`, or where the install script puts it.
-    pub fn binary() -> PathBuf {
-        match std::env::var_os("SKYL_RESTATE_SERVER") {
+    /// Starts a server and waits (bounded) until it answers: the binary `SKYL_RESTATE_SERVER`
+    /// names, else npm's package, installed into the target directory on first use, so that
+    /// `cargo test` on a fresh clone or an unpacked package needs no step by hand.
+    pub(crate) fn start() -> Result<LocalRestate, LocalError> {
+        let binary = match std::env::var_os("SKYL_RESTATE_SERVER") {
             Some(path) => PathBuf::from(path),
-            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("restate-server/bin/restate-server"),
-        }
-    }
-
-    /// Starts a server and waits (bounded) until it answers.
-    ///
-    /// Without `SKYL_RESTATE_SERVER`, a missing binary is installed first by the repository's own
-    /// script, so that `cargo test --workspace` on a fresh clone needs no step by hand; when that
-    /// fails, the error says which script to run.
-    pub fn start() -> Result<LocalRestate, LocalError> {
-        let binary = Self::binary();
-        if std::env::var_os("SKYL_RESTATE_SERVER").is_none() && !binary.exists() {
-            install()?;
-        }
+            None => install()?,
+        };
         Self::start_with(&binary)
     }
 
     /// [`start`](Self::start), with the server binary at `binary`.
-    pub fn start_with(binary: &Path) -> Result<LocalRestate, LocalError> {
+    pub(crate) fn start_with(binary: &Path) -> Result<LocalRestate, LocalError> {
         if !binary.exists() {
             return Err(LocalError(format!(
-                "the Restate server is not installed at {}: run {INSTALL_SCRIPT} from the repository's root (or set SKYL_RESTATE_SERVER to a restate-server binary)",
+                "the Restate server is not installed at {}: set SKYL_RESTATE_SERVER to a restate-server binary, or unset it to have npm install one",
                 binary.display()
             )));
         }
@@ -196,23 +245,23 @@ bind-address = "127.0.0.1:{ingress}"
     }
 
     /// The ingress, where runs are started and decisions posted.
-    pub fn ingress(&self) -> SocketAddr {
+    pub(crate) fn ingress(&self) -> SocketAddr {
         self.ingress
     }
 
     /// The admin API, where services are registered.
-    pub fn admin(&self) -> SocketAddr {
+    pub(crate) fn admin(&self) -> SocketAddr {
         self.admin
     }
 
     /// The server's log so far.
-    pub fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
     /// Registers the service endpoint at `uri` (over its existing registration at that address,
     /// for a rebuilt service).
-    pub fn register(&self, uri: &str) -> Result<(), LocalError> {
+    pub(crate) fn register(&self, uri: &str) -> Result<(), LocalError> {
         let body = serde_json::json!({"uri": uri, "force": true}).to_string();
         let response = self.admin_request("POST", "/deployments", Some(&body))?;
         if !(200..300).contains(&response.status) {
@@ -225,7 +274,7 @@ bind-address = "127.0.0.1:{ingress}"
     }
 
     /// One request to the ingress.
-    pub fn ingress_request(
+    pub(crate) fn ingress_request(
         &self,
         method: &str,
         path: &str,
@@ -235,7 +284,7 @@ bind-address = "127.0.0.1:{ingress}"
     }
 
     /// One request to the admin API.
-    pub fn admin_request(
+    pub(crate) fn admin_request(
         &self,
         method: &str,
         path: &str,
@@ -270,7 +319,7 @@ fn free_ports() -> Result<[u16; 3], LocalError> {
 }
 
 /// One HTTP/1.1 exchange with `address`, the connection closed after it; a JSON body when given.
-pub fn http(
+pub(crate) fn http(
     address: SocketAddr,
     method: &str,
     path: &str,
@@ -337,11 +386,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_missing_server_says_which_script_installs_it() {
+    fn a_missing_server_says_how_to_get_one() {
         let error = LocalRestate::start_with(Path::new("/nowhere/restate-server")).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "the Restate server is not installed at /nowhere/restate-server: run scripts/install-restate-server.sh from the repository's root (or set SKYL_RESTATE_SERVER to a restate-server binary)"
+            "the Restate server is not installed at /nowhere/restate-server: set SKYL_RESTATE_SERVER to a restate-server binary, or unset it to have npm install one"
         );
     }
 
