@@ -284,6 +284,10 @@ async fn http_client(server: Server, modern: bool) -> Client {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(server.serve_http(listener));
+    // rmcp's client builds a reqwest client, which finds no TLS provider of its own when the
+    // workspace's build turns on skyl's `http` feature (reqwest's `rustls-no-provider`); a test
+    // process installs rustls's default one (installed already is fine).
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let transport = skyl::mcp::rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
         "http://{address}/mcp"
     ));
