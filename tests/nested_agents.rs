@@ -1298,3 +1298,82 @@ fn a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_
     // Never over its budget.
     assert!(run.tree_cost().unwrap() <= Cost::from_units(0.012));
 }
+
+/// A model that lets its caller's other work run once before each answer, as a model over a
+/// network does: a request in flight while the calls beside it go on.
+struct Yielding(ScriptedModel);
+
+impl skyl::model::Model for Yielding {
+    fn complete<'a>(
+        &'a self,
+        request: &'a skyl::provider::Request<'_>,
+    ) -> skyl::model::BoxFuture<'a, Result<skyl::provider::Response, skyl::model::ModelError>> {
+        Box::pin(async move {
+            let mut yielded = false;
+            std::future::poll_fn(|context| {
+                if yielded {
+                    return std::task::Poll::Ready(());
+                }
+                yielded = true;
+                context.waker().wake_by_ref();
+                std::task::Poll::Pending
+            })
+            .await;
+            self.0.complete(request).await
+        })
+    }
+}
+
+#[test]
+fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_left_for_one() {
+    use skyl::agent::{Budget, BudgetLimit};
+    use skyl::provider::Response;
+
+    let research_model = ScriptedModel::new().reply(generated(
+        Response::text(r#"{"summary": "Ada wrote the first program."}"#),
+        20,
+    ));
+    let researcher =
+        Agent::new(Yielding(research_model.clone()), Toolbox::new(), "small").with_max_tokens(100);
+    let top = ScriptedModel::new()
+        .reply(generated(
+            Response::calls([
+                call("c1", "research", json!({"subject": "Ada"})),
+                call("c2", "research", json!({"subject": "Alan"})),
+            ]),
+            10,
+        ))
+        .reply(generated(Response::text("Ada wrote the first program."), 5));
+    let agent = Agent::new(
+        top.clone(),
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    )
+    .with_max_tokens(100)
+    .with_budget(Budget::new().output_tokens(150));
+    let run = agent.run(vec![Message::user("Who?")]).blocking().unwrap();
+    // The first research request holds 100 of the 140 left while it is in flight: the second,
+    // asked meanwhile, could pass the limit with it, and is not sent.
+    let stop = Stop::Budget {
+        limit: BudgetLimit::OutputTokens,
+        max: 150,
+        used: 110,
+        next: 100,
+    };
+    let results: Vec<String> = run.transcript()[2]
+        .tool_results()
+        .map(|result| result.content.clone())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            r#"{"summary":"Ada wrote the first program."}"#.to_owned(),
+            format!(
+                "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
+            )
+        ]
+    );
+    assert_eq!(research_model.requests().len(), 1);
+    assert_eq!(run.stop(), &Stop::Answered);
+    assert_eq!(run.tree_usage().output_tokens, 35);
+}

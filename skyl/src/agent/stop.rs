@@ -56,7 +56,8 @@ pub enum Stop {
         /// The limit's value: tokens, or for [`BudgetLimit::Cost`] [`Cost::nanos`].
         max: u64,
         /// What the run used of it before the request (an answer whose usage the provider did
-        /// not report counts as the most its request could use).
+        /// not report counts as the most its request could use): with sub-agents, what the
+        /// budget's whole tree used, and holds for its requests in flight.
         used: u64,
         /// The most the request could have used of it.
         next: u64,

@@ -146,7 +146,9 @@ pub trait Api: Streaming + fmt::Debug {
     /// The input tokens the provider adds to `request` that its body does not hold, as its
     /// documentation gives them: Anthropic's tool-use system prompt. A budget counts them in a
     /// request's input bound ([`Model::added_input_tokens`](crate::model::Model::added_input_tokens)).
-    /// None by default (OpenAI and Gemini document none).
+    /// None by default: OpenAI and Gemini document no fixed number (OpenAI says its count
+    /// includes formatting tokens for roles and message boundaries, fewer than the bytes the
+    /// body's JSON spends on them; both offer an endpoint that counts a request exactly).
     fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
         let _ = request;
         0
