@@ -892,3 +892,47 @@ async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
         named("my-proxy")
     );
 }
+
+/// Native tool search is generally available on the two wires that have it: Anthropic's
+/// `tool_search_tool_bm25_20251119` is a tool of the Messages API itself (the SDK types it
+/// outside its beta namespace), and OpenAI's `tool_search` a tool of the Responses API. So its
+/// request goes to the same path with the same headers as any other: no `anthropic-beta`
+/// header, no `?beta=true`.
+#[tokio::test]
+async fn a_request_with_native_tool_search_goes_where_any_request_goes_with_the_same_headers() {
+    for case in cases()
+        .into_iter()
+        .filter(|case| matches!(case.provider, "anthropic" | "openai_responses"))
+    {
+        let body = unstreamed(case.provider, case.fixture);
+        let server = Server::start(vec![Reply::json(200, body.to_string())]).await;
+        let model = model((case.api)(), &server);
+        let request = Request {
+            deferred_tools: vec!["get_weather".to_owned()].into(),
+            caching: skyl::provider::Caching::off(),
+            ..request(case.model)
+        };
+        model.complete(&request).await.unwrap();
+
+        let search = match case.provider {
+            "anthropic" => {
+                json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+            }
+            _ => json!({"type": "tool_search"}),
+        };
+        let sent = adapter(&(case.api)()).encode(&request).unwrap();
+        assert_eq!(sent["tools"][1], search, "{}", case.provider);
+        assert_eq!(sent["tools"][0]["defer_loading"], true, "{}", case.provider);
+        assert_eq!(
+            server.requests(),
+            vec![Recorded {
+                method: "POST".into(),
+                path: case.path.into(),
+                headers: expected_headers(&case, "application/json"),
+                body: sent,
+            }],
+            "{}",
+            case.provider
+        );
+    }
+}
