@@ -452,21 +452,89 @@ async fn a_stream_that_ends_cleanly_after_its_finish_reason_is_a_whole_answer() 
     );
 }
 
-/// The server of issue #17 ended its 200 without a single event when it failed.
+/// llama-cpp-python 0.3.x's server, asked for a stream with tools, accepts it (200) and ends
+/// the stream without a single event (issue #17): the same request is asked again unstreamed,
+/// once, which it answers; the caller is told so before the answer's events.
 #[tokio::test]
-async fn a_stream_without_a_single_event_says_the_server_sent_an_empty_answer() {
-    let server = Server::start(vec![Reply::stream(b"", End::Close)]).await;
-    let model = model(OpenAiChat::default(), &server);
+async fn a_stream_without_a_single_event_is_asked_again_whole_once_and_says_so() {
+    let whole = unstreamed("openai_chat", "parallel_calls");
+    let server = Server::start(vec![
+        Reply::stream(b"", End::Close),
+        Reply::json(200, whole.to_string()),
+    ])
+    .await;
+    let api = || OpenAiChat::default().with_compatible(true);
+    let model = model(api(), &server);
+    let request = request("smollm2");
 
+    let mut told = Vec::new();
+    let response = model
+        .stream(&request, &mut |event| told.push(event))
+        .await
+        .unwrap();
+
+    let answer = api().decode(&whole).unwrap();
+    assert_eq!(response, answer);
+    let mut expected = vec![StreamEvent::AskedWhole {
+        reason: "the server accepted the request (200) and ended the stream without a single event; the request was sent again unstreamed".into(),
+    }];
+    expected.extend(StreamEvent::replay(&answer));
+    assert_eq!(told, expected);
+    let mut streamed = api().encode(&request).unwrap();
+    api().stream_body(&mut streamed);
+    let headers = |accept: &str| {
+        headers(&[
+            ("accept", accept),
+            ("authorization", &format!("Bearer {KEY}")),
+            ("content-type", "application/json"),
+            ("user-agent", concat!("skyl/", env!("CARGO_PKG_VERSION"))),
+        ])
+    };
+    assert_eq!(
+        server.requests(),
+        vec![
+            Recorded {
+                method: "POST".into(),
+                path: "/chat/completions".into(),
+                headers: headers("text/event-stream"),
+                body: streamed,
+            },
+            Recorded {
+                method: "POST".into(),
+                path: "/chat/completions".into(),
+                headers: headers("application/json"),
+                body: api().encode(&request).unwrap(),
+            },
+        ]
+    );
+}
+
+/// Asked again whole, a server that fails says why: that failure is the error.
+#[tokio::test]
+async fn a_stream_without_a_single_event_asked_again_whole_fails_with_the_whole_answers_error() {
+    let server = Server::start(vec![
+        Reply::stream(b"", End::Close),
+        Reply::json(
+            400,
+            r#"{"error": {"message": "tools are not supported", "type": "invalid_request_error"}}"#,
+        ),
+    ])
+    .await;
+    let model = model(OpenAiChat::default().with_compatible(true), &server);
+
+    let mut told = Vec::new();
     let error = model
-        .stream(&request("gpt-4o"), &mut |_| {})
+        .stream(&request("smollm2"), &mut |event| told.push(event))
         .await
         .unwrap_err();
 
-    assert_eq!(error.kind(), ModelErrorKind::Provider);
+    assert_eq!(error.status(), Some(400));
+    assert_eq!(server.requests().len(), 2);
     assert_eq!(
-        error.to_string(),
-        "OpenAI Chat answered with an error: the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why"
+        told,
+        [StreamEvent::AskedWhole {
+            reason: "the server accepted the request (200) and ended the stream without a single event; the request was sent again unstreamed".into(),
+        }]
     );
 }
 
@@ -891,4 +959,48 @@ async fn a_compatible_servers_host_names_the_server_its_fields_go_back_to() {
         ),
         named("my-proxy")
     );
+}
+
+/// Native tool search is generally available on the two wires that have it: Anthropic's
+/// `tool_search_tool_bm25_20251119` is a tool of the Messages API itself (the SDK types it
+/// outside its beta namespace), and OpenAI's `tool_search` a tool of the Responses API. So its
+/// request goes to the same path with the same headers as any other: no `anthropic-beta`
+/// header, no `?beta=true`.
+#[tokio::test]
+async fn a_request_with_native_tool_search_goes_where_any_request_goes_with_the_same_headers() {
+    for case in cases()
+        .into_iter()
+        .filter(|case| matches!(case.provider, "anthropic" | "openai_responses"))
+    {
+        let body = unstreamed(case.provider, case.fixture);
+        let server = Server::start(vec![Reply::json(200, body.to_string())]).await;
+        let model = model((case.api)(), &server);
+        let request = Request {
+            deferred_tools: vec!["get_weather".to_owned()].into(),
+            caching: skyl::provider::Caching::off(),
+            ..request(case.model)
+        };
+        model.complete(&request).await.unwrap();
+
+        let search = match case.provider {
+            "anthropic" => {
+                json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+            }
+            _ => json!({"type": "tool_search"}),
+        };
+        let sent = adapter(&(case.api)()).encode(&request).unwrap();
+        assert_eq!(sent["tools"][1], search, "{}", case.provider);
+        assert_eq!(sent["tools"][0]["defer_loading"], true, "{}", case.provider);
+        assert_eq!(
+            server.requests(),
+            vec![Recorded {
+                method: "POST".into(),
+                path: case.path.into(),
+                headers: expected_headers(&case, "application/json"),
+                body: sent,
+            }],
+            "{}",
+            case.provider
+        );
+    }
 }

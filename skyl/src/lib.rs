@@ -762,7 +762,7 @@
 //! |---|---|---|
 //! | `timeout` | no | `Toolbox::with_timeout` and `#[tool(timeout = "5s")]`, which stop an asynchronous call that runs too long, with an executor-agnostic timer thread (the futures-timer crate) |
 //! | `tracing` | no | spans for agent runs, model requests and tool calls (OpenTelemetry GenAI names), from the tracing crate |
-//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for any `provider::Api` (the built-in adapters and your own), streamed or not (reqwest with rustls on ring, Tokio timers) |
+//! | `http` | no | `skyl::http::HttpModel`: a `Model` over HTTP for any `provider::Api` (the built-in adapters and your own), streamed or not (reqwest with rustls on aws-lc-rs, Tokio timers) |
 //! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
 //! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 //! | `mcp-oauth` | no | `mcp-http` and `RemoteBuilder::oauth`: mount servers that require OAuth 2.1 (discovery, registration, PKCE, client credentials, step-up), on rmcp's OAuth client and the oauth2 crate |

@@ -1,6 +1,8 @@
 //! TLS for the HTTP clients skyl builds (the transport's, and MCP's over streamable HTTP): rustls
-//! on ring, checking certificates against the system's roots (rustls-platform-verifier). No
-//! process-wide crypto provider is installed, so an application's own choice stays its own.
+//! on aws-lc-rs (its default provider, post-quantum key exchange included; rustls 0.23.48
+//! deprecated its ring provider, which has none), checking certificates against the system's
+//! roots (rustls-platform-verifier). No process-wide crypto provider is installed, so an
+//! application's own choice stays its own.
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,7 +29,7 @@ impl std::error::Error for TlsError {
 /// The client configuration for a server at an `https` URL, or for plain HTTP (a server on this
 /// machine), which needs no roots.
 pub(crate) fn config(https: bool) -> Result<rustls::ClientConfig, TlsError> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .map_err(|source| TlsError {
@@ -55,4 +57,27 @@ pub(crate) fn config(https: bool) -> Result<rustls::ClientConfig, TlsError> {
 #[cfg(feature = "mcp-http")]
 pub(crate) fn client_builder(https: bool) -> Result<reqwest::ClientBuilder, TlsError> {
     Ok(reqwest::Client::builder().tls_backend_preconfigured(config(https)?))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_key_exchange_offers_post_quantum_first() {
+        let config = super::config(false).unwrap();
+        let groups: Vec<rustls::NamedGroup> = config
+            .crypto_provider()
+            .kx_groups
+            .iter()
+            .map(|group| group.name())
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                rustls::NamedGroup::X25519MLKEM768,
+                rustls::NamedGroup::secp384r1,
+                rustls::NamedGroup::X25519,
+                rustls::NamedGroup::secp256r1,
+            ]
+        );
+    }
 }

@@ -82,8 +82,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let effects = args.next().ok_or(usage)?;
     let gate = args.next().ok_or(usage)?;
     FILES.set((effects, gate)).map_err(|_| "set twice")?;
-    // A restarted server is the same owner, so it takes back the tasks its killed self held.
-    let journal = skyl::durable::SqliteJournal::open(journal)?.with_owner("task-server");
+    // No owner name: a restarted server takes back the tasks its killed self held at once, as
+    // the journal knows that process is gone.
+    let journal = skyl::durable::SqliteJournal::open(journal)?;
     skyl::mcp::Server::new(skyl::Toolbox::new().with(Charge).with(Render).with(Refund))
         .with_task_journal(journal)
         .with_task_poll_interval(Duration::from_millis(20))

@@ -106,7 +106,9 @@ impl ToolSearch {
     /// [`always`](Self::always) marked deferred ([`Request::deferred_tools`]), with the
     /// provider's own search tool (Anthropic's tool search tool, OpenAI Responses'
     /// `tool_search`), and no `find_tools`. The tool list is then the same at every step, so
-    /// finding a tool keeps the whole prompt cache. The adapters of OpenAI Chat and Gemini refuse
+    /// finding a tool keeps the whole prompt cache. Both searches are generally available: the
+    /// request goes to the same endpoint with the same headers as any other (no `anthropic-beta`
+    /// header). The adapters of OpenAI Chat and Gemini refuse
     /// such a request ([`EncodeError::ToolSearch`](crate::provider::EncodeError::ToolSearch)):
     /// leave this off there.
     ///

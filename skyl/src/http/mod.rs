@@ -51,13 +51,14 @@
 //! The API key goes only into the auth header, marked sensitive; no `Debug` or `Display` of a
 //! model, a builder or an error shows it, and an error message that echoes it has it replaced.
 //!
-//! ## Why reqwest, rustls and ring
+//! ## Why reqwest, rustls and aws-lc-rs
 //!
 //! reqwest is the best-kept HTTP client in Rust and reads a body incrementally, as streaming
 //! needs. It is built without default features: HTTP/1.1 only (every provider streams over it),
-//! TLS by rustls (no OpenSSL to find or link) with ring as its cryptography (aws-lc-rs, reqwest's
-//! default, needs a larger C build), and the system's CA certificates through
-//! rustls-platform-verifier. No process-wide TLS state is set, so an application's own rustls
+//! TLS by rustls (no OpenSSL to find or link) with aws-lc-rs as its cryptography (rustls's
+//! default provider, with post-quantum key exchange; rustls 0.23.48 deprecated its ring
+//! provider, which has none; aws-lc-rs compiles AWS-LC from C, with the C compiler ring needed
+//! too), and the system's CA certificates through rustls-platform-verifier. No process-wide TLS state is set, so an application's own rustls
 //! setup is untouched. Tokio comes with reqwest; skyl adds only its timers, for the idle timeout
 //! and the waits between retries.
 

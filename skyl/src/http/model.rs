@@ -311,6 +311,19 @@ impl HttpModel {
                 break;
             }
         }
+        if decoder.events_read() == 0 && said(&head).trim_ascii().is_empty() {
+            // Accepted (200), then nothing: a server that cannot stream what was asked (an
+            // OpenAI-compatible one, with tools) may answer it whole. Asked again once so; its
+            // failure is the answer's.
+            events(StreamEvent::AskedWhole {
+                reason: EMPTY_STREAM.to_owned(),
+            });
+            let answer = self.complete_inner(request).await?;
+            for event in StreamEvent::replay(&answer) {
+                events(event);
+            }
+            return Ok(answer);
+        }
         let decoder = match self.checked_end(decoder, &head) {
             Ok(decoder) => decoder,
             Err(error) => return Err(self.annotate(error, &id, retries)),
@@ -321,28 +334,20 @@ impl HttpModel {
     }
 
     /// The decoder of a stream that ended, handed back when the answer it read is whole; else
-    /// why the stream failed: it gave no event (a body of another kind, or nothing at all), or
-    /// stopped before the answer was whole. `head` is the start of the body, to quote.
+    /// why the stream failed: it gave no event (a body of another kind: an empty one is asked
+    /// again whole before this), or stopped before the answer was whole. `head` is the start of
+    /// the body, to quote.
     fn checked_end(
         &self,
         decoder: StreamDecoder,
         head: &[u8],
     ) -> Result<StreamDecoder, ModelError> {
         if decoder.events_read() == 0 {
-            let said = said(head);
-            if !said.trim_ascii().is_empty() {
-                return Err(not_a_stream(
-                    &*self.shared.api,
-                    &said,
-                    self.shared.key.as_deref(),
-                ));
-            }
-            // Nothing to read at all: not a stream cut short, nor a body of another API.
-            return Err(ModelError::new(
-                ModelErrorKind::Provider,
-                "the server sent an empty answer: it accepted the request (200) and ended the stream without a single event, which is a failure of the server's own; its log says why",
-            )
-            .with_provider(self.shared.api.provider()));
+            return Err(not_a_stream(
+                &*self.shared.api,
+                &said(head),
+                self.shared.key.as_deref(),
+            ));
         }
         if decoder.can_end() {
             return Ok(decoder);
@@ -440,6 +445,9 @@ impl HttpModel {
 /// The most bytes of a body that is not a stream kept to quote in its error: a server's reason
 /// (or an HTML error page) says what it needs to in its first lines.
 const MAX_QUOTED_BYTES: usize = 4096;
+
+/// What [`StreamEvent::AskedWhole`] says of a stream that ended empty.
+const EMPTY_STREAM: &str = "the server accepted the request (200) and ended the stream without a single event; the request was sent again unstreamed";
 
 /// The lines of `head` that are not comments of a stream (`: ping`), which say nothing.
 fn said(head: &[u8]) -> Vec<u8> {

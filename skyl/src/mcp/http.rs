@@ -333,7 +333,7 @@ impl RemoteBuilder {
     /// `http://127.0.0.1:8000/mcp`.
     ///
     /// With the `http` feature on, `https://` URLs work with the transport's TLS (rustls on
-    /// ring, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
+    /// aws-lc-rs, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
     /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
     /// `Cargo.toml`.
     pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {

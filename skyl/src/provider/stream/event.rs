@@ -61,6 +61,15 @@ pub enum StreamEvent {
         /// Why `from` failed, as its error says it.
         reason: String,
     },
+    /// The stream ended with nothing in it, though the server accepted the request (an
+    /// OpenAI-compatible server that cannot stream what was asked, such as llama-cpp-python's
+    /// with tools): the same request was sent once more unstreamed, and the events of that
+    /// whole answer follow, as [`StreamEvent::replay`] gives them. Only
+    /// `skyl::http::HttpModel` sends it (feature `http`).
+    AskedWhole {
+        /// What the stream did, in a sentence.
+        reason: String,
+    },
 }
 
 impl StreamEvent {
