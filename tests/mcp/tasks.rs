@@ -77,6 +77,19 @@ impl ClientHandler for TaskClient {
         )
     }
 
+    /// The person answers every question (asked during a call) with the name Alice.
+    async fn create_elicitation(
+        &self,
+        _request: skyl::mcp::rmcp::model::ElicitRequestParams,
+        _context: skyl::mcp::rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<skyl::mcp::rmcp::model::ElicitResult, skyl::mcp::rmcp::ErrorData> {
+        let accept = skyl::mcp::rmcp::model::ElicitationAction::Accept;
+        Ok(
+            skyl::mcp::rmcp::model::ElicitResult::new(accept)
+                .with_content(json!({"name": "Alice"})),
+        )
+    }
+
     async fn on_task_status(
         &self,
         params: TaskStatusNotificationParams,
@@ -124,7 +137,13 @@ async fn connect(server: Server, tasks: bool) -> (Client, Arc<Mutex<Vec<Value>>>
 /// Calls `tool` and returns the task it was answered with, as JSON.
 async fn create(client: &Client, tool: &str, arguments: Value) -> Value {
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
-    match bounded(tool, client.peer().call_tool_once(params))
+    create_with(client, params).await
+}
+
+/// Sends the call `params` and returns the task it was answered with, as JSON.
+async fn create_with(client: &Client, params: CallToolRequestParams) -> Value {
+    let tool = params.name.clone();
+    match bounded(&tool, client.peer().call_tool_once(params))
         .await
         .unwrap()
     {
@@ -338,6 +357,97 @@ async fn a_call_that_runs_only_as_a_task_is_refused_to_a_client_without_tasks_be
     assert_eq!(
         done["result"]["content"],
         json!([{"type": "text", "text": "9"}])
+    );
+}
+
+/// Greets the person by the name they gave before its task was created.
+#[skyl::tool]
+fn greet_later() -> String {
+    let name = skyl::mcp::answer("name").unwrap_or_default();
+    format!(
+        "Hello, {}!",
+        name["content"]["name"].as_str().unwrap_or("nobody")
+    )
+}
+
+/// A server whose `greet_later` asks the person's name before its task is created.
+fn greeting_server(name: &str) -> Server {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    Server::new(Toolbox::new().with(GreetLater))
+        .with_task_journal(journal)
+        .with_questions_before_task(move |_, answers| {
+            let mut questions = skyl::mcp::rmcp::model::InputRequests::new();
+            if !answers.contains_key("name") {
+                let asked = serde_json::from_value(name_question()).unwrap();
+                questions.insert("name".into(), asked);
+            }
+            questions
+        })
+}
+
+fn name_question() -> Value {
+    json!({"method": "elicitation/create", "params": {
+        "mode": "form",
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    }})
+}
+
+#[tokio::test]
+async fn a_call_asks_before_its_task_is_created_and_the_task_has_the_answers() {
+    // At 2026-07-28: an input-required round, then the task.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(greeting_server("before-modern").serve(server_end));
+    let handler = TaskClient {
+        tasks: true,
+        heard: Arc::default(),
+    };
+    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let client = bounded(
+        "the discovery",
+        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
+            handler, client_end, lifecycle,
+        ),
+    )
+    .await
+    .unwrap();
+    let params = CallToolRequestParams::new("greet_later");
+    let first = bounded("round 1", client.peer().call_tool_once(params.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked before the task: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    assert_eq!(
+        serde_json::to_value(&first).unwrap(),
+        json!({"resultType": "input_required", "inputRequests": {"name": name_question()}, "requestState": state})
+    );
+    let answers = [(
+        "name".to_owned(),
+        json!({"action": "accept", "content": {"name": "Alice"}}),
+    )]
+    .into_iter()
+    .collect();
+    let second = params
+        .with_input_responses(answers)
+        .with_request_state(state);
+    let created = create_with(&client, second).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Alice!"}])
+    );
+
+    // At 2025-11-25: asked during the call (`elicitation/create`), then the task.
+    let (client, _heard) = connect(greeting_server("before-legacy"), true).await;
+    let created = create(&client, "greet_later", json!({})).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Alice!"}])
     );
 }
 

@@ -71,6 +71,8 @@ pub struct Server<S = ()> {
     makes_task: MakesTask,
     /// Which calls run only as tasks ([`Server::with_tasks_required_for`]).
     requires_task: MakesTask,
+    /// What a call asks before its task is created ([`Server::with_questions_before_task`]).
+    asks_before_task: AsksBeforeTask,
     /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
     poll_interval: Duration,
     /// How long the tasks running when the server stops get to end
@@ -80,6 +82,9 @@ pub struct Server<S = ()> {
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
 type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
+
+/// What a call asks before its task is created ([`Server::with_questions_before_task`]).
+type AsksBeforeTask = Arc<dyn Fn(&ToolCall, &InputResponses) -> InputRequests + Send + Sync>;
 
 /// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
@@ -131,6 +136,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tasks: None,
             makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
             requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
+            asks_before_task: Arc::new(|_: &ToolCall, _: &InputResponses| InputRequests::new()),
             poll_interval: POLL_INTERVAL,
             shutdown_grace: SHUTDOWN_GRACE,
         }
@@ -247,6 +253,52 @@ impl<S: Send + Sync + 'static> Server<S> {
         requires_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.requires_task = Arc::new(requires_task);
+        self
+    }
+
+    /// Chooses what a call asks its client before its task is created (SEP-2663's input rounds
+    /// before a task): `asks(call, answers)` gives the questions still to ask, given the
+    /// answers so far, and none once it has what it needs. While it gives some, the
+    /// `tools/call` is answered with an input-required result holding them and a signed request
+    /// state (as a tool's [`ask`](super::ask) at 2026-07-28 is); the client calls again with
+    /// the answers; once it gives none, the task is created, and its tool finds every answer
+    /// with [`answer`](super::answer), in each of its runs and after a restart. Nothing runs
+    /// before. A client of an earlier revision that takes tasks is asked during the
+    /// `tools/call` instead (`elicitation/create`), before its task is created.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::mcp::Server;
+    /// use skyl::mcp::rmcp::model::InputRequests;
+    ///
+    /// /// Exports the account's data, in the format the person chose.
+    /// #[skyl::tool]
+    /// async fn export() -> String {
+    ///     let format = skyl::mcp::answer("format");
+    ///     format!("exported as {}", format.map_or("json".into(), |f| f["content"]["format"].to_string()))
+    /// }
+    ///
+    /// let server = Server::new(skyl::Toolbox::new().with(Export)).with_questions_before_task(
+    ///     |call, answers| {
+    ///         let mut asked = InputRequests::new();
+    ///         if call.name == "export" && !answers.contains_key("format") {
+    ///             let question = json!({"method": "elicitation/create", "params": {
+    ///                 "mode": "form",
+    ///                 "message": "Which format?",
+    ///                 "requestedSchema": {"type": "object", "properties": {"format": {"type": "string"}}}
+    ///             }});
+    ///             asked.insert("format".into(), serde_json::from_value(question).unwrap());
+    ///         }
+    ///         asked
+    ///     },
+    /// );
+    /// # let _ = server;
+    /// ```
+    pub fn with_questions_before_task(
+        mut self,
+        asks: impl Fn(&ToolCall, &InputResponses) -> InputRequests + Send + Sync + 'static,
+    ) -> Self {
+        self.asks_before_task = Arc::new(asks);
         self
     }
 
@@ -508,6 +560,34 @@ impl<S: Send + Sync + 'static> Server<S> {
             && let Some(definition) = definition
             && (required || (self.makes_task)(&call, definition))
         {
+            // What the call asks before its task is created goes in an input-required result
+            // (before 2026-07-28: to the client during the call); the answers, gathered over
+            // the rounds, go with the task to its tool.
+            let mut rounds = 0;
+            loop {
+                let asked = (self.asks_before_task)(&call, &answers);
+                if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                    return Err(missing_capability(&call.name, missing));
+                }
+                if asked.is_empty() {
+                    break;
+                }
+                if modern {
+                    let state = self.sealed(&call, &answers);
+                    return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
+                }
+                if rounds == MOST_ROUNDS_DURING_CALL {
+                    let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
+                    return Ok(failed(&call, &cause));
+                }
+                rounds += 1;
+                match asked_during_call(&context, asked).await {
+                    Ok(given) => answers.extend(given),
+                    Err(cause) => {
+                        return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
+                    }
+                }
+            }
             let reruns =
                 definition.annotations.is_read_only() || definition.annotations.is_idempotent();
             let created = super::tasks::Created::new(
@@ -516,7 +596,8 @@ impl<S: Send + Sync + 'static> Server<S> {
                 reruns,
                 structured,
                 context.client_capabilities(),
-            );
+            )
+            .with_answers(answers);
             let task = tasks
                 .create(created, self.runner(), context.peer.clone())
                 .await?;
@@ -905,6 +986,7 @@ impl<S> Clone for Server<S> {
             tasks: self.tasks.clone(),
             makes_task: Arc::clone(&self.makes_task),
             requires_task: Arc::clone(&self.requires_task),
+            asks_before_task: Arc::clone(&self.asks_before_task),
             poll_interval: self.poll_interval,
             shutdown_grace: self.shutdown_grace,
         }

@@ -121,7 +121,8 @@ impl Tasks {
                 )
             })?;
         let task = self.base(&id, &created, &created.created_at, TaskStatus::Working);
-        self.start(id, created, 0, InputResponses::new(), runner, Some(peer));
+        let answers = created.answers.clone();
+        self.start(id, created, 0, answers, runner, Some(peer));
         Ok(task)
     }
 
@@ -672,6 +673,7 @@ mod tests {
             structured: false,
             created_at: "2026-07-28T00:00:00.000Z".to_owned(),
             capabilities: None,
+            answers: InputResponses::new(),
         }
     }
 
