@@ -21,6 +21,8 @@ use super::error::ServeError;
 use super::notify::{self, LevelFilter};
 use super::tasks::{Ran, Runner, Tasks};
 use super::{content, listing};
+
+pub(super) mod legacy_tasks;
 use crate::message::{ToolCall, ToolResult};
 use crate::prose::mcp as prose;
 use crate::tool::ToolDefinition;
@@ -439,6 +441,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self.tools.toolbox
     }
 
+    /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn serves_tasks(&self) -> bool {
+        self.tasks.is_some()
+    }
+
     /// Serves one client on this process's stdin and stdout, until the client closes stdin
     /// (and the tasks it left running have ended: see
     /// [`with_task_shutdown_grace`](Self::with_task_shutdown_grace)).
@@ -560,46 +568,12 @@ impl<S: Send + Sync + 'static> Server<S> {
             && let Some(definition) = definition
             && (required || (self.makes_task)(&call, definition))
         {
-            // What the call asks before its task is created goes in an input-required result
-            // (before 2026-07-28: to the client during the call); the answers, gathered over
-            // the rounds, go with the task to its tool.
-            let mut rounds = 0;
-            loop {
-                let asked = (self.asks_before_task)(&call, &answers);
-                if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
-                    return Err(missing_capability(&call.name, missing));
-                }
-                if asked.is_empty() {
-                    break;
-                }
-                if modern {
-                    let state = self.sealed(&call, &answers);
-                    return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
-                }
-                if rounds == MOST_ROUNDS_DURING_CALL {
-                    let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
-                    return Ok(failed(&call, &cause));
-                }
-                rounds += 1;
-                match asked_during_call(&context, asked).await {
-                    Ok(given) => answers.extend(given),
-                    Err(cause) => {
-                        return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
-                    }
-                }
-            }
-            let reruns =
-                definition.annotations.is_read_only() || definition.annotations.is_idempotent();
-            let created = super::tasks::Created::new(
-                call.name.clone(),
-                call.arguments.clone(),
-                reruns,
-                structured,
-                context.client_capabilities(),
-            )
-            .with_answers(answers);
-            let task = tasks
-                .create(created, self.runner(), context.peer.clone())
+            let answers = match self.before_task(&call, &context, answers, modern).await? {
+                Ok(answers) => answers,
+                Err(answered) => return Ok(answered),
+            };
+            let task = self
+                .create_task(tasks, &call, definition, structured, answers, &context, "")
                 .await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
                 task,
@@ -647,6 +621,73 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
         let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
         Ok(failed(&call, &cause))
+    }
+
+    /// What `call` asks before its task is created ([`Server::with_questions_before_task`]),
+    /// with `answers` so far: `Ok` with every answer once it asks nothing more, or the answer
+    /// to give the call instead (an input-required result at 2026-07-28; before it, the
+    /// questions are asked during the call, and a failure of theirs is the call's result).
+    async fn before_task(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        mut answers: InputResponses,
+        modern: bool,
+    ) -> Result<Result<InputResponses, CallToolResponse>, ErrorData> {
+        for _ in 0..=MOST_ROUNDS_DURING_CALL {
+            let asked = (self.asks_before_task)(call, &answers);
+            if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                return Err(missing_capability(&call.name, missing));
+            }
+            if asked.is_empty() {
+                return Ok(Ok(answers));
+            }
+            if modern {
+                let state = self.sealed(call, &answers);
+                return Ok(Err(
+                    InputRequiredResult::new(Some(asked), Some(state)).into()
+                ));
+            }
+            match asked_during_call(context, asked).await {
+                Ok(given) => answers.extend(given),
+                Err(cause) => {
+                    return Ok(Err(failed(
+                        call,
+                        &prose::question_failed(&call.name, &cause),
+                    )));
+                }
+            }
+        }
+        let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
+        Ok(Err(failed(call, &cause)))
+    }
+
+    /// Records a task for `call` of the tool `definition`, with the answers given before it,
+    /// and starts it; its id begins with `id_prefix`.
+    #[allow(clippy::too_many_arguments)]
+    async fn create_task(
+        &self,
+        tasks: &Arc<Tasks>,
+        call: &ToolCall,
+        definition: &ToolDefinition,
+        structured: bool,
+        answers: InputResponses,
+        context: &RequestContext<RoleServer>,
+        id_prefix: &str,
+    ) -> Result<rmcp::model::Task, ErrorData> {
+        let reruns =
+            definition.annotations.is_read_only() || definition.annotations.is_idempotent();
+        let created = super::tasks::Created::new(
+            call.name.clone(),
+            call.arguments.clone(),
+            reruns,
+            structured,
+            context.client_capabilities(),
+        )
+        .with_answers(answers);
+        tasks
+            .create(created, self.runner(), context.peer.clone(), id_prefix)
+            .await
     }
 
     /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
@@ -1087,8 +1128,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if let Some(answered) = self.legacy_task_request(&request, &context).await {
+            return answered;
+        }
         Err(super::params::misfit(&request, self.tools.toolbox.names()))
     }
 }
