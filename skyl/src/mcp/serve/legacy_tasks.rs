@@ -204,7 +204,8 @@ impl<S: Send + Sync + 'static> Server<S> {
         Ok(CustomResult(shape(&task.task)))
     }
 
-    /// `tasks/cancel`: cancels the task, and answers with it; a task that ended is -32602.
+    /// `tasks/cancel`: cancels the task, and answers with it once cancelled; a task that ended
+    /// is -32602.
     async fn legacy_cancel(&self, id: &str) -> Result<CustomResult, ErrorData> {
         let tasks = self.served_tasks()?;
         let task = tasks.get(id, self.runner()).await?;
@@ -213,8 +214,17 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Err(ErrorData::invalid_params(ended, None));
         }
         tasks.cancel(id).await?;
-        let task = tasks.get(id, self.runner()).await?;
-        Ok(CustomResult(shape(&task.task)))
+        // 2025-11-25 answers with the task cancelled: a run here ends once its tool has run out
+        // its cancel grace, and is waited for (at most the time a task gets at shutdown).
+        let deadline = tokio::time::Instant::now() + self.shutdown_grace;
+        loop {
+            let task = tasks.get(id, self.runner()).await?;
+            if task.status().is_terminal() || tokio::time::Instant::now() >= deadline {
+                return Ok(CustomResult(shape(&task.task)));
+            }
+            let interval = Duration::from_millis(task.task.poll_interval_ms.unwrap_or(500));
+            tokio::time::sleep(interval.min(Duration::from_millis(50))).await;
+        }
     }
 
     /// `tasks/result`: once the task ends, its call's result (or the error it failed with),
