@@ -572,6 +572,7 @@ fn test_header_region() -> DynamicTool {
 
 // The tasks extension's fixtures (SEP-2663). The server takes a call of the last three as a
 // task, for a client that declares the extension; `greet` is answered at once.
+// `test_tool_with_task` asks the person's name before its task is created.
 
 /// Greets someone by name.
 #[skyl::tool]
@@ -637,6 +638,36 @@ fn multi_input() -> Result<String, ToolFailure> {
     );
     let answers = answers_to(vec![("name", name), ("confirm", confirm)])?;
     Ok(format!("answered: {}", Value::from(answers)))
+}
+
+/// Greets the person by the name they gave in the input-required round before its task was
+/// created (`Server::with_questions_before_task`); it runs only as a task.
+#[skyl::tool]
+fn test_tool_with_task() -> String {
+    let name = skyl::mcp::answer("user_name").unwrap_or_default();
+    format!(
+        "Hello, {}!",
+        name["content"]["name"].as_str().unwrap_or("nobody")
+    )
+}
+
+/// What a call asks before its task is created: `test_tool_with_task` the person's name.
+fn before_task(
+    call: &skyl::ToolCall,
+    answers: &skyl::mcp::rmcp::model::InputResponses,
+) -> skyl::mcp::rmcp::model::InputRequests {
+    let mut asked = skyl::mcp::rmcp::model::InputRequests::new();
+    if call.name == "test_tool_with_task" && !answers.contains_key("user_name") {
+        let name = form(
+            "What is your name?",
+            json!({"name": {"type": "string"}}),
+            &["name"],
+        );
+        if let Ok(name) = question(name) {
+            asked.insert("user_name".to_owned(), name);
+        }
+    }
+    asked
 }
 
 /// The tools whose calls the server takes as tasks.
@@ -795,6 +826,7 @@ fn toolbox() -> Toolbox {
         .with(ProtocolErrorJob)
         .with(ConfirmDelete)
         .with(MultiInput)
+        .with(TestToolWithTask)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -837,7 +869,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .with_task_journal(skyl::durable::SqliteJournal::open(":memory:")?)
         .with_tasks_for(|call, _| TASK_TOOLS.contains(&call.name.as_str()))
         // The suite's required-task fixture: a client without the tasks extension gets -32021.
-        .with_tasks_required_for(|call, _| call.name == "failing_job")
+        .with_tasks_required_for(|call, _| {
+            ["failing_job", "test_tool_with_task"].contains(&call.name.as_str())
+        })
+        .with_questions_before_task(before_task)
         .serve_http(listener)
         .await?;
     Ok(())

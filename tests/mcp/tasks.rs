@@ -77,6 +77,19 @@ impl ClientHandler for TaskClient {
         )
     }
 
+    /// The person answers every question (asked during a call) with the name Alice.
+    async fn create_elicitation(
+        &self,
+        _request: skyl::mcp::rmcp::model::ElicitRequestParams,
+        _context: skyl::mcp::rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<skyl::mcp::rmcp::model::ElicitResult, skyl::mcp::rmcp::ErrorData> {
+        let accept = skyl::mcp::rmcp::model::ElicitationAction::Accept;
+        Ok(
+            skyl::mcp::rmcp::model::ElicitResult::new(accept)
+                .with_content(json!({"name": "Alice"})),
+        )
+    }
+
     async fn on_task_status(
         &self,
         params: TaskStatusNotificationParams,
@@ -124,7 +137,13 @@ async fn connect(server: Server, tasks: bool) -> (Client, Arc<Mutex<Vec<Value>>>
 /// Calls `tool` and returns the task it was answered with, as JSON.
 async fn create(client: &Client, tool: &str, arguments: Value) -> Value {
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
-    match bounded(tool, client.peer().call_tool_once(params))
+    create_with(client, params).await
+}
+
+/// Sends the call `params` and returns the task it was answered with, as JSON.
+async fn create_with(client: &Client, params: CallToolRequestParams) -> Value {
+    let tool = params.name.clone();
+    match bounded(&tool, client.peer().call_tool_once(params))
         .await
         .unwrap()
     {
@@ -341,6 +360,97 @@ async fn a_call_that_runs_only_as_a_task_is_refused_to_a_client_without_tasks_be
     );
 }
 
+/// Greets the person by the name they gave before its task was created.
+#[skyl::tool]
+fn greet_later() -> String {
+    let name = skyl::mcp::answer("name").unwrap_or_default();
+    format!(
+        "Hello, {}!",
+        name["content"]["name"].as_str().unwrap_or("nobody")
+    )
+}
+
+/// A server whose `greet_later` asks the person's name before its task is created.
+fn greeting_server(name: &str) -> Server {
+    let journal = SqliteJournal::open(journal_path(name)).unwrap();
+    Server::new(Toolbox::new().with(GreetLater))
+        .with_task_journal(journal)
+        .with_questions_before_task(move |_, answers| {
+            let mut questions = skyl::mcp::rmcp::model::InputRequests::new();
+            if !answers.contains_key("name") {
+                let asked = serde_json::from_value(name_question()).unwrap();
+                questions.insert("name".into(), asked);
+            }
+            questions
+        })
+}
+
+fn name_question() -> Value {
+    json!({"method": "elicitation/create", "params": {
+        "mode": "form",
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    }})
+}
+
+#[tokio::test]
+async fn a_call_asks_before_its_task_is_created_and_the_task_has_the_answers() {
+    // At 2026-07-28: an input-required round, then the task.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(greeting_server("before-modern").serve(server_end));
+    let handler = TaskClient {
+        tasks: true,
+        heard: Arc::default(),
+    };
+    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let client = bounded(
+        "the discovery",
+        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
+            handler, client_end, lifecycle,
+        ),
+    )
+    .await
+    .unwrap();
+    let params = CallToolRequestParams::new("greet_later");
+    let first = bounded("round 1", client.peer().call_tool_once(params.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked before the task: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    assert_eq!(
+        serde_json::to_value(&first).unwrap(),
+        json!({"resultType": "input_required", "inputRequests": {"name": name_question()}, "requestState": state})
+    );
+    let answers = [(
+        "name".to_owned(),
+        json!({"action": "accept", "content": {"name": "Alice"}}),
+    )]
+    .into_iter()
+    .collect();
+    let second = params
+        .with_input_responses(answers)
+        .with_request_state(state);
+    let created = create_with(&client, second).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Alice!"}])
+    );
+
+    // At 2025-11-25: asked during the call (`elicitation/create`), then the task.
+    let (client, _heard) = connect(greeting_server("before-legacy"), true).await;
+    let created = create(&client, "greet_later", json!({})).await;
+    let done = settled(&client, &text_of(&created, "taskId")).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Alice!"}])
+    );
+}
+
 #[tokio::test]
 async fn a_cancelled_task_cancels_its_call_and_says_so() {
     let (client, _heard) = client(true, "cancel").await;
@@ -408,19 +518,25 @@ async fn a_client_without_the_tasks_extension_gets_the_result() {
     );
 }
 
-/// The `task_server` binary on a journal, effects file and gate in `dir`, with a client that
-/// speaks tasks.
-async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"));
-    command
+/// The `task_server` binary started on a journal, effects file and gate in `dir`, its stdin and
+/// stdout piped.
+fn spawn_task_server(dir: &std::path::Path) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"))
         .arg(dir.join("tasks.db"))
         .arg(dir.join("effects"))
         .arg(dir.join("gate"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let mut child = command.spawn().unwrap();
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+/// The `task_server` binary on a journal, effects file and gate in `dir`, with a client that
+/// speaks tasks.
+async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
+    let mut child = spawn_task_server(dir);
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
     let handler = TaskClient {
@@ -607,6 +723,129 @@ async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_
     ]
     .into_iter()
     .map(|line| (line.to_owned(), 1))
+    .collect();
+    assert_eq!(effects(&dir), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A conversation in raw JSON-RPC with the `task_server` binary on `dir`, at MCP 2025-11-25.
+struct Raw2025 {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Raw2025 {
+    async fn start(dir: &std::path::Path) -> Raw2025 {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = spawn_task_server(dir);
+        let stdin = child.stdin.take().unwrap();
+        let stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut raw = Raw2025 {
+            child,
+            stdin,
+            stdout,
+        };
+        let initialized = raw
+            .request(
+                0,
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw-2025", "version": "0"}
+                }),
+            )
+            .await;
+        assert_eq!(initialized["result"]["protocolVersion"], "2025-11-25");
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{message}\n");
+        bounded("writing", self.stdin.write_all(line.as_bytes()))
+            .await
+            .unwrap();
+    }
+
+    /// Sends request `id` and returns its response, passing over the notifications before it.
+    async fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let line = bounded("the answer", self.stdout.next_line())
+                .await
+                .unwrap()
+                .expect("the server closed stdout");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
+    let dir = journal_path("form-2025").parent().unwrap().to_owned();
+    let mut raw = Raw2025::start(&dir).await;
+    let call = json!({"name": "charge", "arguments": {"order": 11, "wait": false}, "task": {"ttl": 60000}});
+    let created = raw.request(1, "tools/call", call).await;
+    let task = &created["result"]["task"];
+    let id = text_of(task, "taskId");
+    assert!(id.starts_with("mcp2025-"), "{id}");
+    let at = text_of(task, "createdAt");
+    assert_eq!(
+        created,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {
+            "taskId": id,
+            "status": "working",
+            "createdAt": at,
+            "lastUpdatedAt": at,
+            "ttl": null,
+            "pollInterval": 20
+        }}})
+    );
+    // tasks/result waits for the end, and gives the call's result.
+    let result = raw.request(2, "tasks/result", json!({"taskId": id})).await;
+    assert_eq!(
+        result,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "charged order 11"}],
+            "isError": false,
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
+        }})
+    );
+    let got = raw.request(3, "tasks/get", json!({"taskId": id})).await;
+    let updated = text_of(&got["result"], "lastUpdatedAt");
+    assert_eq!(
+        got,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "taskId": id,
+            "status": "completed",
+            "createdAt": at,
+            "lastUpdatedAt": updated,
+            "ttl": null,
+            "pollInterval": 20
+        }})
+    );
+    // A task that ended cannot be cancelled.
+    let cancelled = raw.request(4, "tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(cancelled["error"]["code"], -32602, "{cancelled}");
+    // Killed and started again on the journal, the task still answers, and ran once.
+    bounded("the kill", raw.child.kill()).await.unwrap();
+    let mut again = Raw2025::start(&dir).await;
+    let got = again.request(5, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    bounded("the kill", again.child.kill()).await.unwrap();
+    let expected: std::collections::BTreeMap<String, usize> = [
+        ("charge 11 start".to_owned(), 1),
+        ("charge 11 done".to_owned(), 1),
+    ]
+    .into_iter()
     .collect();
     assert_eq!(effects(&dir), expected);
     let _ = std::fs::remove_dir_all(&dir);

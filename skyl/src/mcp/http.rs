@@ -105,6 +105,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         let config = StreamableHttpServerConfig::default();
         let _stop_sessions = config.cancellation_token.clone().drop_guard();
         let max_body = config.max_request_body_bytes;
+        let serves_tasks = self.serves_tasks();
         let authorization = self.http.authorization.clone().map(Arc::new);
         let service = Arc::new(self.http_service_with(config));
         loop {
@@ -117,7 +118,14 @@ impl<S: Send + Sync + 'static> Server<S> {
                     let authorization = authorization.clone();
                     async move {
                         Ok::<_, Infallible>(
-                            answer(&service, authorization.as_deref(), max_body, request).await,
+                            answer(
+                                &service,
+                                authorization.as_deref(),
+                                max_body,
+                                serves_tasks,
+                                request,
+                            )
+                            .await,
                         )
                     }
                 });
@@ -184,6 +192,7 @@ async fn answer<S: Send + Sync + 'static>(
     service: &StreamableHttpService<Server<S>, LocalSessionManager>,
     authorization: Option<&Authorization>,
     max_body: usize,
+    serves_tasks: bool,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
     let mut grant = None;
@@ -230,10 +239,18 @@ async fn answer<S: Send + Sync + 'static>(
     {
         return refusal;
     }
-    // A call asking for a task of 2025-11-25, which rmcp would run as a plain call.
-    if let Some(refusal) = stdio::task_parameter_refusal(&body) {
-        return json_response(StatusCode::OK, &refusal);
-    }
+    // A request of 2025-11-25's tasks, which rmcp does not read (it would run a call asking
+    // for a task as a plain call): served under a method of skyl's own, or, by a server
+    // without tasks, refused before anything runs.
+    let body = match super::serve::legacy_tasks::renamed_body(&body) {
+        Some(renamed) if serves_tasks => Bytes::from(renamed),
+        _ => {
+            if !serves_tasks && let Some(refusal) = super::serve::legacy_tasks::refusal(&body) {
+                return json_response(StatusCode::OK, &refusal);
+            }
+            body
+        }
+    };
     let response = service
         .handle(Request::from_parts(parts, Full::new(body.clone())))
         .await;

@@ -59,7 +59,10 @@
 //! (SQLite with the feature `durable`), so a server killed and started again on it still answers
 //! for every task, and never runs a call that may have had effects twice. A task's tool that
 //! [`ask`]s makes the task `input_required`; the client answers with `tasks/update`, and the call
-//! runs again with the answers.
+//! runs again with the answers. A client of 2025-11-25 that asks for a task its own way (a
+//! `task` parameter on `tools/call`) gets one from the same journal, in that revision's shapes
+//! (`tasks/get`, `tasks/result`, `tasks/cancel`); a server without a journal refuses such a call
+//! (-32601) before it runs.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) asks with [`ask`], at every revision: at

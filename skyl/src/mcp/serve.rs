@@ -21,6 +21,8 @@ use super::error::ServeError;
 use super::notify::{self, LevelFilter};
 use super::tasks::{Ran, Runner, Tasks};
 use super::{content, listing};
+
+pub(super) mod legacy_tasks;
 use crate::message::{ToolCall, ToolResult};
 use crate::prose::mcp as prose;
 use crate::tool::ToolDefinition;
@@ -71,6 +73,8 @@ pub struct Server<S = ()> {
     makes_task: MakesTask,
     /// Which calls run only as tasks ([`Server::with_tasks_required_for`]).
     requires_task: MakesTask,
+    /// What a call asks before its task is created ([`Server::with_questions_before_task`]).
+    asks_before_task: AsksBeforeTask,
     /// How often clients are asked to poll a task ([`Server::with_task_poll_interval`]).
     poll_interval: Duration,
     /// How long the tasks running when the server stops get to end
@@ -83,6 +87,9 @@ pub struct Server<S = ()> {
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
 type MakesTask = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync>;
+
+/// What a call asks before its task is created ([`Server::with_questions_before_task`]).
+type AsksBeforeTask = Arc<dyn Fn(&ToolCall, &InputResponses) -> InputRequests + Send + Sync>;
 
 /// How often a client is asked to poll a task unless [`Server::with_task_poll_interval`] says.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
@@ -134,6 +141,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tasks: None,
             makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
             requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
+            asks_before_task: Arc::new(|_: &ToolCall, _: &InputResponses| InputRequests::new()),
             poll_interval: POLL_INTERVAL,
             shutdown_grace: SHUTDOWN_GRACE,
             catalog: Arc::default(),
@@ -250,6 +258,52 @@ impl<S: Send + Sync + 'static> Server<S> {
         requires_task: impl Fn(&ToolCall, &ToolDefinition) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.requires_task = Arc::new(requires_task);
+        self
+    }
+
+    /// Chooses what a call asks its client before its task is created (SEP-2663's input rounds
+    /// before a task): `asks(call, answers)` gives the questions still to ask, given the
+    /// answers so far, and none once it has what it needs. While it gives some, the
+    /// `tools/call` is answered with an input-required result holding them and a signed request
+    /// state (as a tool's [`ask`](super::ask) at 2026-07-28 is); the client calls again with
+    /// the answers; once it gives none, the task is created, and its tool finds every answer
+    /// with [`answer`](super::answer), in each of its runs and after a restart. Nothing runs
+    /// before. A client of an earlier revision that takes tasks is asked during the
+    /// `tools/call` instead (`elicitation/create`), before its task is created.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skyl::mcp::Server;
+    /// use skyl::mcp::rmcp::model::InputRequests;
+    ///
+    /// /// Exports the account's data, in the format the person chose.
+    /// #[skyl::tool]
+    /// async fn export() -> String {
+    ///     let format = skyl::mcp::answer("format");
+    ///     format!("exported as {}", format.map_or("json".into(), |f| f["content"]["format"].to_string()))
+    /// }
+    ///
+    /// let server = Server::new(skyl::Toolbox::new().with(Export)).with_questions_before_task(
+    ///     |call, answers| {
+    ///         let mut asked = InputRequests::new();
+    ///         if call.name == "export" && !answers.contains_key("format") {
+    ///             let question = json!({"method": "elicitation/create", "params": {
+    ///                 "mode": "form",
+    ///                 "message": "Which format?",
+    ///                 "requestedSchema": {"type": "object", "properties": {"format": {"type": "string"}}}
+    ///             }});
+    ///             asked.insert("format".into(), serde_json::from_value(question).unwrap());
+    ///         }
+    ///         asked
+    ///     },
+    /// );
+    /// # let _ = server;
+    /// ```
+    pub fn with_questions_before_task(
+        mut self,
+        asks: impl Fn(&ToolCall, &InputResponses) -> InputRequests + Send + Sync + 'static,
+    ) -> Self {
+        self.asks_before_task = Arc::new(asks);
         self
     }
 
@@ -390,6 +444,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self.tools.toolbox
     }
 
+    /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn serves_tasks(&self) -> bool {
+        self.tasks.is_some()
+    }
+
     /// Serves one client on this process's stdin and stdout, until the client closes stdin
     /// (and the tasks it left running have ended: see
     /// [`with_task_shutdown_grace`](Self::with_task_shutdown_grace)).
@@ -511,17 +571,12 @@ impl<S: Send + Sync + 'static> Server<S> {
             && let Some(definition) = definition
             && (required || (self.makes_task)(&call, definition))
         {
-            let reruns =
-                definition.annotations.is_read_only() || definition.annotations.is_idempotent();
-            let created = super::tasks::Created::new(
-                call.name.clone(),
-                call.arguments.clone(),
-                reruns,
-                structured,
-                context.client_capabilities(),
-            );
-            let task = tasks
-                .create(created, self.runner(), context.peer.clone())
+            let answers = match self.before_task(&call, &context, answers, modern).await? {
+                Ok(answers) => answers,
+                Err(answered) => return Ok(answered),
+            };
+            let task = self
+                .create_task(tasks, &call, definition, structured, answers, &context, "")
                 .await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
                 task,
@@ -569,6 +624,73 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
         let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
         Ok(failed(&call, &cause))
+    }
+
+    /// What `call` asks before its task is created ([`Server::with_questions_before_task`]),
+    /// with `answers` so far: `Ok` with every answer once it asks nothing more, or the answer
+    /// to give the call instead (an input-required result at 2026-07-28; before it, the
+    /// questions are asked during the call, and a failure of theirs is the call's result).
+    async fn before_task(
+        &self,
+        call: &ToolCall,
+        context: &RequestContext<RoleServer>,
+        mut answers: InputResponses,
+        modern: bool,
+    ) -> Result<Result<InputResponses, CallToolResponse>, ErrorData> {
+        for _ in 0..=MOST_ROUNDS_DURING_CALL {
+            let asked = (self.asks_before_task)(call, &answers);
+            if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
+                return Err(missing_capability(&call.name, missing));
+            }
+            if asked.is_empty() {
+                return Ok(Ok(answers));
+            }
+            if modern {
+                let state = self.sealed(call, &answers);
+                return Ok(Err(
+                    InputRequiredResult::new(Some(asked), Some(state)).into()
+                ));
+            }
+            match asked_during_call(context, asked).await {
+                Ok(given) => answers.extend(given),
+                Err(cause) => {
+                    return Ok(Err(failed(
+                        call,
+                        &prose::question_failed(&call.name, &cause),
+                    )));
+                }
+            }
+        }
+        let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
+        Ok(Err(failed(call, &cause)))
+    }
+
+    /// Records a task for `call` of the tool `definition`, with the answers given before it,
+    /// and starts it; its id begins with `id_prefix`.
+    #[allow(clippy::too_many_arguments)]
+    async fn create_task(
+        &self,
+        tasks: &Arc<Tasks>,
+        call: &ToolCall,
+        definition: &ToolDefinition,
+        structured: bool,
+        answers: InputResponses,
+        context: &RequestContext<RoleServer>,
+        id_prefix: &str,
+    ) -> Result<rmcp::model::Task, ErrorData> {
+        let reruns =
+            definition.annotations.is_read_only() || definition.annotations.is_idempotent();
+        let created = super::tasks::Created::new(
+            call.name.clone(),
+            call.arguments.clone(),
+            reruns,
+            structured,
+            context.client_capabilities(),
+        )
+        .with_answers(answers);
+        tasks
+            .create(created, self.runner(), context.peer.clone(), id_prefix)
+            .await
     }
 
     /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
@@ -908,6 +1030,7 @@ impl<S> Clone for Server<S> {
             tasks: self.tasks.clone(),
             makes_task: Arc::clone(&self.makes_task),
             requires_task: Arc::clone(&self.requires_task),
+            asks_before_task: Arc::clone(&self.asks_before_task),
             poll_interval: self.poll_interval,
             shutdown_grace: self.shutdown_grace,
             catalog: Arc::clone(&self.catalog),
@@ -1089,8 +1212,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if let Some(answered) = self.legacy_task_request(&request, &context).await {
+            return answered;
+        }
         Err(super::params::misfit(&request, self.tools.toolbox.names()))
     }
 }

@@ -21,8 +21,6 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use crate::prose::mcp as prose;
-
 /// The most bytes one message may have on stdio, its newline not counted: 16 MiB, the limit
 /// rmcp's own stdio transport and its HTTP client keep, so that a message one of them takes is
 /// taken here too. A tool's arguments and a client's answers (an elicitation's form, a sampled
@@ -35,8 +33,6 @@ const PARSE_ERROR: i32 = -32700;
 const INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC 2.0's code for a request whose params do not fit its method.
 const INVALID_PARAMS: i32 = -32602;
-/// JSON-RPC 2.0's code for a method the server does not have.
-const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The deepest nesting serde_json parses (its recursion limit), for the parse error's wording.
 const MAX_DEPTH: usize = 128;
@@ -250,56 +246,14 @@ fn judge_object(object: Map<String, Value>) -> Judged {
             &message,
         ));
     }
-    if !notification && let Some(refusal) = task_parameter(&object) {
-        return Judged::Answer(refusal);
+    let mut object = object;
+    if !notification {
+        super::serve::legacy_tasks::rename(&mut object);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
         Ok(message) => Judged::Message(Box::new(message)),
         Err(_) if notification => Judged::Nothing,
         Err(error) => invalid(id.unwrap_or(Value::Null), &error.to_string()),
-    }
-}
-
-/// The answer to a `tools/call` that asks to be run as a task of MCP 2025-11-25 (a `task` in its
-/// params), which rmcp does not read and skyl does not serve: JSON-RPC's -32601, as that
-/// revision asks of a server whose tool does not support tasks, before anything runs. The call
-/// would otherwise run, and its result come back where the client waits for a task. A request
-/// of 2026-07-28 or later (its `_meta` names its revision) is let through: the tasks extension
-/// says a server ignores that parameter.
-pub(super) fn task_parameter(object: &Map<String, Value>) -> Option<Value> {
-    if object.get("method").and_then(Value::as_str) != Some("tools/call") {
-        return None;
-    }
-    let params = object.get("params")?;
-    if params.get("task").is_none_or(Value::is_null) {
-        return None;
-    }
-    let revision = params
-        .get("_meta")
-        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
-        .and_then(Value::as_str);
-    if revision.is_some_and(|revision| revision >= "2026-07-28") {
-        return None;
-    }
-    let tool = params
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("the tool");
-    let id = readable_id(object.get("id")).unwrap_or(Value::Null);
-    Some(error_response(
-        id,
-        METHOD_NOT_FOUND,
-        &prose::task_parameter_refused(tool),
-    ))
-}
-
-/// The answer [`task_parameter`] gives `body`, a whole message received over HTTP, if it is a
-/// `tools/call` asking for a task of MCP 2025-11-25.
-#[cfg(feature = "mcp-http")]
-pub(super) fn task_parameter_refusal(body: &[u8]) -> Option<Value> {
-    match serde_json::from_slice(body) {
-        Ok(Value::Object(object)) => task_parameter(&object),
-        _ => None,
     }
 }
 
@@ -622,33 +576,6 @@ impl IdFinder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_call_asking_for_a_task_of_2025_11_25_is_refused_before_it_runs() {
-        let object = |params: Value| match json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params})
-        {
-            Value::Object(object) => object,
-            _ => unreachable!(),
-        };
-        let asked = object(json!({"name": "charge", "arguments": {}, "task": {"ttl": 60000}}));
-        assert_eq!(
-            task_parameter(&asked),
-            Some(error_response(
-                json!(4),
-                METHOD_NOT_FOUND,
-                &prose::task_parameter_refused("charge")
-            ))
-        );
-        // Without `task`, or with one a request of 2026-07-28 carries (the tasks extension says
-        // to ignore it), the call goes on to rmcp.
-        assert_eq!(task_parameter(&object(json!({"name": "charge"}))), None);
-        let modern = object(json!({
-            "name": "charge",
-            "task": {"ttl": 60000},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-        }));
-        assert_eq!(task_parameter(&modern), None);
-    }
 
     fn find(text: &str, piece: usize) -> Option<Value> {
         let mut finder = IdFinder::default();

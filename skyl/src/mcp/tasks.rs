@@ -100,15 +100,16 @@ impl Tasks {
         Tasks::new(Arc::clone(&self.journal), poll_interval)
     }
 
-    /// Records a new task for the call `created` and starts it; the task as `tools/call`
-    /// answers.
+    /// Records a new task for the call `created` and starts it, under an id that begins with
+    /// `id_prefix`; the task as `tools/call` answers.
     pub(super) async fn create(
         self: &Arc<Self>,
         created: Created,
         runner: Runner,
         peer: Peer<RoleServer>,
+        id_prefix: &str,
     ) -> Result<Task, ErrorData> {
-        let id = self.ids.next();
+        let id = format!("{id_prefix}{}", self.ids.next());
         let entry = entry("created", &created);
         self.journal
             .append(&run_of(&id), vec![entry], true)
@@ -121,7 +122,8 @@ impl Tasks {
                 )
             })?;
         let task = self.base(&id, &created, &created.created_at, TaskStatus::Working);
-        self.start(id, created, 0, InputResponses::new(), runner, Some(peer));
+        let answers = created.answers.clone();
+        self.start(id, created, 0, answers, runner, Some(peer));
         Ok(task)
     }
 
@@ -672,6 +674,7 @@ mod tests {
             structured: false,
             created_at: "2026-07-28T00:00:00.000Z".to_owned(),
             capabilities: None,
+            answers: InputResponses::new(),
         }
     }
 

@@ -328,6 +328,21 @@ pub(crate) fn task_required(tool: &str) -> String {
     )
 }
 
+/// The error answering a `tasks/cancel` of MCP 2025-11-25 for a task that ended.
+pub(crate) fn task_ended(id: &str, status: &str) -> String {
+    format!(
+        "the task \"{id}\" has ended ({status}), and a task that ended cannot be cancelled; read its result with tasks/result"
+    )
+}
+
+/// The error answering a `tasks/result` of MCP 2025-11-25 for a task that has no result: it was
+/// cancelled (`said` is its status message), or waits for answers.
+pub(crate) fn task_without_result(id: &str, said: &str) -> String {
+    format!(
+        "the task \"{id}\" has no result: {said}; a task waiting for answers takes them with the tasks extension's tasks/update, which a client of MCP 2025-11-25 does not send, so cancel it with tasks/cancel and call the tool again"
+    )
+}
+
 /// A served call that was not made a task because its journal could not record it.
 pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
     format!(

@@ -40,6 +40,10 @@ pub(crate) struct Created {
     /// What the client that created the task said it can do: what the tool may ask it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) capabilities: Option<ClientCapabilities>,
+    /// The answers the client gave before the task was created (in input-required rounds of
+    /// its `tools/call`), which every run of the call has.
+    #[serde(default, skip_serializing_if = "InputResponses::is_empty")]
+    pub(crate) answers: InputResponses,
 }
 
 impl Created {
@@ -61,7 +65,14 @@ impl Created {
             structured,
             created_at: now(),
             capabilities,
+            answers: InputResponses::new(),
         }
+    }
+
+    /// The same record, with the answers given before the task was created.
+    pub(crate) fn with_answers(mut self, answers: InputResponses) -> Self {
+        self.answers = answers;
+        self
     }
 }
 
@@ -151,11 +162,13 @@ impl Stored {
             .collect()
     }
 
-    /// Every answer the client gave, a later round's over an earlier one's under the same key.
+    /// Every answer the client gave, those before the task first, a later round's over an
+    /// earlier one's under the same key.
     pub(super) fn answers(&self) -> InputResponses {
-        self.rounds
-            .iter()
-            .flat_map(|round| round.answered.clone())
+        let before = self.created.answers.clone();
+        before
+            .into_iter()
+            .chain(self.rounds.iter().flat_map(|round| round.answered.clone()))
             .collect()
     }
 
