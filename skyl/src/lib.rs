@@ -876,7 +876,7 @@ pub use skyl_macros::prompt;
 /// (`#[resource(uri_template = "notes://days/{day}")]`: `{name}` is one segment, `{+name}` any
 /// text; each variable is a parameter of the function, read from the URI as its type, and a URI
 /// whose variable does not read is answered with an error naming it). It returns text, bytes
-/// (`Vec<u8>`, a blob), a [`Resource`](crate::Resource) or several, or a `Result` of one of them
+/// (`Vec<u8>`, a blob), a [`Resource`] or several, or a `Result` of one of them
 /// ([`IntoResourceContents`](crate::mcp::IntoResourceContents)), of the media type
 /// `mime_type = "..."` says; it may be `async`. The doc comment is the description; `name`,
 /// `title` and `description` options as `#[prompt]` has. The struct it makes is what

@@ -125,9 +125,9 @@ fn optional_text(text: Option<&str>) -> TokenStream {
     }
 }
 
-/// The parameters read from `source` (`__arguments.get` or `__read.variable`), each at its
-/// type's span, then the function called with them and its output named `__output`.
-fn read_and_call(served: &Served<'_>, read: &Ident) -> TokenStream {
+/// The parameters read from `values` (the request's arguments or the URI's variables), each at
+/// its type's span, then the function called with them and its output named `__output`.
+fn read_and_call(served: &Served<'_>, values: &TokenStream) -> TokenStream {
     let mut reads = Vec::new();
     let mut idents = Vec::new();
     for param in &served.params {
@@ -138,15 +138,28 @@ fn read_and_call(served: &Served<'_>, read: &Ident) -> TokenStream {
         // Named apart from the function, which a parameter may share its name with.
         let local = quote::format_ident!("__skyl_{}", crate::ast::unraw(ident));
         reads.push(quote_spanned! {ty.span()=>
-            let #local: #ty = #read::<#ty>(&__given, #name)?;
+            const _: () = {
+                let _: ::core::marker::PhantomData<<#ty as ::skyl::__private::mcp::Value>::This>;
+            };
+            let #local: #ty = (&&::skyl::__private::mcp::Probe::<#ty>::NEW).read(#values, #name)?;
         });
         idents.push(local);
     }
     let fn_ident = &served.function.sig.ident;
     let awaited = served.function.sig.asyncness.map(|_| quote!(.await));
     quote! {
+        #[allow(unused_imports)]
+        use ::skyl::__private::mcp::{Readable as _, Unreadable as _};
         #(#reads)*
         let __output = #fn_ident(#(#idents),*) #awaited;
+    }
+}
+
+/// Where the function's output is written, where an output of the wrong type is reported.
+fn output_span(served: &Served<'_>) -> proc_macro2::Span {
+    match &served.function.sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => served.function.sig.ident.span(),
     }
 }
 
@@ -157,13 +170,15 @@ fn complete(served: &Served<'_>) -> TokenStream {
         let name = param.name();
         Some(quote_spanned! {ty.span()=>
             #name => ::skyl::__private::mcp::completed(
-                ::skyl::__private::mcp::variants::<#ty>(),
+                (&&::skyl::__private::mcp::Probe::<#ty>::NEW).variants(),
                 __typed,
             ),
         })
     });
     quote! {
         fn complete(&self, __argument: &str, __typed: &str) -> ::std::vec::Vec<::std::string::String> {
+            #[allow(unused_imports)]
+            use ::skyl::__private::mcp::{Readable as _, Unreadable as _};
             match __argument {
                 #(#arms)*
                 _ => {
@@ -191,8 +206,10 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
             }
         }
     });
-    let read = syn::Ident::new("__read_argument", proc_macro2::Span::call_site());
-    let call = read_and_call(served, &read);
+    let call = read_and_call(served, &quote!(__given.as_map()));
+    let convert = quote_spanned! {output_span(served)=>
+        ::skyl::mcp::IntoPromptMessages::into_prompt_messages(__output)
+    };
     let complete = complete(served);
     quote! {
         fn definition(&self) -> &::skyl::mcp::PromptDefinition {
@@ -207,15 +224,9 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn get(&self, __given: ::skyl::mcp::PromptArguments) -> ::skyl::mcp::PromptFuture<'_> {
-            fn #read<__T: ::skyl::__private::serde::de::DeserializeOwned>(
-                given: &::skyl::mcp::PromptArguments,
-                name: &str,
-            ) -> ::core::result::Result<__T, ::skyl::mcp::Failure> {
-                given.get::<__T>(name)
-            }
             ::std::boxed::Box::pin(async move {
                 #call
-                ::skyl::mcp::IntoPromptMessages::into_prompt_messages(__output)
+                #convert
             })
         }
 
@@ -234,8 +245,10 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         Some(mime) => quote!(::core::option::Option::Some(#mime)),
         None => quote!(::core::option::Option::None),
     };
-    let read = syn::Ident::new("__read_variable", proc_macro2::Span::call_site());
-    let call = read_and_call(served, &read);
+    let call = read_and_call(served, &quote!(__given.variables()));
+    let convert = quote_spanned! {output_span(served)=>
+        ::skyl::mcp::IntoResourceContents::into_resource_contents(__output, __given.uri(), #mime)
+    };
     let complete = complete(served);
     quote! {
         fn definition(&self) -> &::skyl::mcp::ResourceDefinition {
@@ -251,19 +264,9 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn read(&self, __given: ::skyl::mcp::ResourceRead) -> ::skyl::mcp::ResourceFuture<'_> {
-            fn #read<__T: ::skyl::__private::serde::de::DeserializeOwned>(
-                given: &::skyl::mcp::ResourceRead,
-                name: &str,
-            ) -> ::core::result::Result<__T, ::skyl::mcp::Failure> {
-                given.variable::<__T>(name)
-            }
             ::std::boxed::Box::pin(async move {
                 #call
-                ::skyl::mcp::IntoResourceContents::into_resource_contents(
-                    __output,
-                    __given.uri(),
-                    #mime,
-                )
+                #convert
             })
         }
 
