@@ -899,6 +899,40 @@ pub use skyl_macros::prompt;
 #[doc(inline)]
 pub use skyl_macros::resource;
 
+/// Makes the `#[prompt]` and `#[resource(...)]` methods of an `impl` block prompts and
+/// resources that hold the instance (feature `mcp`): the block's type implements
+/// [`ServedSet`](crate::mcp::ServedSet), which
+/// [`Server::with_served`](crate::mcp::Server::with_served) takes. Each method takes `&self`
+/// first; the rest is as for a function under [`prompt`] or [`resource`].
+///
+/// ```
+/// struct Notes {
+///     owner: String,
+/// }
+///
+/// #[skyl::served]
+/// impl Notes {
+///     /// Asks for a summary of the owner's notes.
+///     #[prompt]
+///     fn summarize(&self) -> String {
+///         format!("Summarize the notes of {}.", self.owner)
+///     }
+///
+///     /// Today's notes.
+///     #[resource(uri = "notes://today", mime_type = "text/plain")]
+///     fn today(&self) -> String {
+///         format!("{}: buy milk.", self.owner)
+///     }
+/// }
+///
+/// let notes = Notes { owner: "Ada".into() };
+/// let server = skyl::mcp::Server::new(skyl::Toolbox::new()).with_served(notes);
+/// # let _ = server;
+/// ```
+#[cfg(feature = "mcp")]
+#[doc(inline)]
+pub use skyl_macros::served;
+
 // The README's example is a test too, so that the front page cannot drift from the code.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

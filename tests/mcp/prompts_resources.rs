@@ -478,3 +478,60 @@ async fn prompts_and_resources_made_by_the_attributes() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A notebook whose methods are a prompt and a resource template.
+struct Notebook {
+    owner: String,
+}
+
+#[skyl::served]
+impl Notebook {
+    /// Asks for a summary of the notebook.
+    #[prompt]
+    fn summarize(
+        &self,
+        /// How many lines.
+        lines: u8,
+    ) -> String {
+        format!("Summarize the notes of {} in {lines} lines.", self.owner)
+    }
+
+    /// A page of the notebook.
+    #[resource(uri_template = "notebook://pages/{page}", mime_type = "text/plain")]
+    async fn page(&self, page: u32) -> String {
+        format!("Page {page} of {}'s notebook.", self.owner)
+    }
+}
+
+#[tokio::test]
+async fn the_methods_of_a_served_block_hold_their_instance() {
+    let notebook = Notebook {
+        owner: "Ada".to_owned(),
+    };
+    let server = Server::new(Toolbox::new()).with_served(notebook);
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let client: Client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    assert_eq!(
+        ask(
+            &client,
+            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
+        )
+        .await,
+        json!({"prompts": [{"name": "summarize", "description": "Asks for a summary of the notebook.",
+            "arguments": [{"name": "lines", "description": "How many lines.", "required": true}]}]})
+    );
+    assert_eq!(
+        ask(&client, get("summarize", json!({"lines": "3"}))).await,
+        json!({"description": "Asks for a summary of the notebook.", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Summarize the notes of Ada in 3 lines."}}
+        ]})
+    );
+    assert_eq!(
+        ask(&client, read("notebook://pages/12")).await,
+        json!({"contents": [{"uri": "notebook://pages/12", "mimeType": "text/plain", "text": "Page 12 of Ada's notebook."}]})
+    );
+    client.cancel().await.unwrap();
+}

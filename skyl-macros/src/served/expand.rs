@@ -39,7 +39,7 @@ pub(crate) fn served(kind: Kind, args: TokenStream, input: TokenStream) -> Token
     let mut emitted = function.clone();
     strip(&mut emitted);
     let result = ast::options(kind, args)
-        .and_then(|options| Served::from_fn(kind, &function, options))
+        .and_then(|options| Served::from_fn(kind, &function, options, None))
         .and_then(|served| {
             served.validate()?;
             Ok(expand(&served, &emitted))
@@ -52,7 +52,7 @@ pub(crate) fn served(kind: Kind, args: TokenStream, input: TokenStream) -> Token
 
 /// Removes what only the attribute reads (the parameters' doc comments), and allows the lints
 /// the attribute decides: parameters are owned because the request's values are.
-fn strip(function: &mut ItemFn) {
+pub(crate) fn strip(function: &mut ItemFn) {
     function
         .attrs
         .push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
@@ -76,10 +76,7 @@ fn expand(served: &Served<'_>, emitted: &ItemFn) -> TokenStream {
         struct_ident,
         &struct_doc(served.kind, &served.name, fn_ident),
     ));
-    let body = match served.kind {
-        Kind::Prompt => prompt_impl(served),
-        Kind::Resource => resource_impl(served),
-    };
+    let body = trait_body(served);
     let cfgs = crate::ast::cfgs(&function.attrs);
     let hidden = hidden();
     let ty = quote!(#module::#struct_ident);
@@ -97,6 +94,14 @@ fn expand(served: &Served<'_>, emitted: &ItemFn) -> TokenStream {
     tokens
 }
 
+/// The body of the `ServedPrompt` or `ServedResource` impl.
+pub(crate) fn trait_body(served: &Served<'_>) -> TokenStream {
+    match served.kind {
+        Kind::Prompt => prompt_impl(served),
+        Kind::Resource => resource_impl(served),
+    }
+}
+
 fn struct_doc(kind: Kind, name: &str, fn_ident: &Ident) -> String {
     match kind {
         Kind::Prompt => format!(
@@ -110,7 +115,7 @@ fn struct_doc(kind: Kind, name: &str, fn_ident: &Ident) -> String {
     }
 }
 
-fn trait_path(kind: Kind) -> TokenStream {
+pub(crate) fn trait_path(kind: Kind) -> TokenStream {
     match kind {
         Kind::Prompt => quote!(::skyl::mcp::ServedPrompt),
         Kind::Resource => quote!(::skyl::mcp::ServedResource),
@@ -147,12 +152,21 @@ fn read_and_call(served: &Served<'_>, values: &TokenStream) -> TokenStream {
     }
     let fn_ident = &served.function.sig.ident;
     let awaited = served.function.sig.asyncness.map(|_| quote!(.await));
+    let called = match served.self_ty {
+        Some(self_ty) => quote!(<#self_ty>::#fn_ident(__this, #(#idents),*)),
+        None => quote!(#fn_ident(#(#idents),*)),
+    };
     quote! {
         #[allow(unused_imports)]
         use ::skyl::__private::mcp::{Readable as _, Unreadable as _};
         #(#reads)*
-        let __output = #fn_ident(#(#idents),*) #awaited;
+        let __output = #called #awaited;
     }
+}
+
+/// For a method, the instance the call is made on (the struct holds it in an `Arc`).
+fn this(served: &Served<'_>) -> Option<TokenStream> {
+    served.self_ty.map(|_| quote!(let __this = &*self.0;))
 }
 
 /// Where the function's output is written, where an output of the wrong type is reported.
@@ -207,6 +221,7 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         }
     });
     let call = read_and_call(served, &quote!(__given.as_map()));
+    let this = this(served);
     let convert = quote_spanned! {output_span(served)=>
         ::skyl::mcp::IntoPromptMessages::into_prompt_messages(__output)
     };
@@ -224,6 +239,7 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn get(&self, __given: ::skyl::mcp::PromptArguments) -> ::skyl::mcp::PromptFuture<'_> {
+            #this
             ::std::boxed::Box::pin(async move {
                 #call
                 #convert
@@ -246,6 +262,7 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let call = read_and_call(served, &quote!(__given.variables()));
+    let this = this(served);
     let convert = quote_spanned! {output_span(served)=>
         ::skyl::mcp::IntoResourceContents::into_resource_contents(__output, __given.uri(), #mime)
     };
@@ -264,6 +281,7 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn read(&self, __given: ::skyl::mcp::ResourceRead) -> ::skyl::mcp::ResourceFuture<'_> {
+            #this
             ::std::boxed::Box::pin(async move {
                 #call
                 #convert
@@ -331,7 +349,7 @@ fn not_a_function(kind: Kind, input: TokenStream) -> TokenStream {
         None => fallback::first_token(input.clone()),
     };
     let message = format!(
-        "`{}` goes on a function with a body, whose parameters are the {} and whose doc comment \
+        "{} goes on a function with a body, whose parameters are the {} and whose doc comment \
          is its description",
         kind.attribute(),
         match kind {

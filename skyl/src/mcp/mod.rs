@@ -298,7 +298,7 @@ mod uri_template;
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};
 pub use caller::{answer, ask, caller, client_capabilities};
-pub use catalog::ResourceUpdates;
+pub use catalog::{ResourceUpdates, ServedSet};
 pub use error::{Cause, ConnectError, ServeError};
 pub use failure::Failure;
 pub use mount::{Remote, RemoteBuilder, RemoteTool};
