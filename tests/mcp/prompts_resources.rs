@@ -76,9 +76,14 @@ fn server() -> Server {
         ResourceDefinition::new("notes://broken", "broken"),
         |_| -> String { panic!("the notes file is corrupt") },
     );
+    let crash = DynamicPrompt::from_fn(
+        PromptDefinition::new("crash", "Never gives its messages."),
+        |_| -> String { panic!("the template file is missing") },
+    );
     Server::new(Toolbox::new())
         .with_prompt(chart)
         .with_prompt(quote)
+        .with_prompt(crash)
         .with_resource(logo)
         .with_resource(today)
         .with_resource(day)
@@ -131,7 +136,8 @@ async fn exercise(client: &Client, modern: bool) {
                 {"name": "describe_chart", "description": "Asks for a chart's description.",
                  "arguments": [{"name": "weeks", "description": "How many weeks it spans.", "required": true}]},
                 {"name": "quote", "description": "Quotes a note.",
-                 "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]}
+                 "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]},
+                {"name": "crash", "description": "Never gives its messages."}
             ]}),
             true
         )
@@ -167,7 +173,7 @@ async fn exercise(client: &Client, modern: bool) {
     );
     assert_eq!(
         ask(client, get("quotes", json!({}))).await,
-        json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}})
+        json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"crash\", \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}})
     );
     assert_eq!(
         ask(
