@@ -40,3 +40,8 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     served::resource(args.into(), input.into()).into()
 }
+
+#[proc_macro_attribute]
+pub fn served(args: TokenStream, input: TokenStream) -> TokenStream {
+    served::served(args.into(), input.into()).into()
+}

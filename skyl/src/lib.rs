@@ -880,7 +880,7 @@ pub use skyl_macros::prompt;
 /// (`#[resource(uri_template = "notes://days/{day}")]`: `{name}` is one segment, `{+name}` any
 /// text; each variable is a parameter of the function, read from the URI as its type, and a URI
 /// whose variable does not read is answered with an error naming it). It returns text, bytes
-/// (`Vec<u8>`, a blob), a [`Resource`](crate::Resource) or several, or a `Result` of one of them
+/// (`Vec<u8>`, a blob), a [`Resource`] or several, or a `Result` of one of them
 /// ([`IntoResourceContents`](crate::mcp::IntoResourceContents)), of the media type
 /// `mime_type = "..."` says; it may be `async`. The doc comment is the description; `name`,
 /// `title` and `description` options as `#[prompt]` has. The struct it makes is what
@@ -902,6 +902,40 @@ pub use skyl_macros::prompt;
 #[cfg(feature = "mcp")]
 #[doc(inline)]
 pub use skyl_macros::resource;
+
+/// Makes the `#[prompt]` and `#[resource(...)]` methods of an `impl` block prompts and
+/// resources that hold the instance (feature `mcp`): the block's type implements
+/// [`ServedSet`](crate::mcp::ServedSet), which
+/// [`Server::with_served`](crate::mcp::Server::with_served) takes. Each method takes `&self`
+/// first; the rest is as for a function under [`prompt`] or [`resource`].
+///
+/// ```
+/// struct Notes {
+///     owner: String,
+/// }
+///
+/// #[skyl::served]
+/// impl Notes {
+///     /// Asks for a summary of the owner's notes.
+///     #[prompt]
+///     fn summarize(&self) -> String {
+///         format!("Summarize the notes of {}.", self.owner)
+///     }
+///
+///     /// Today's notes.
+///     #[resource(uri = "notes://today", mime_type = "text/plain")]
+///     fn today(&self) -> String {
+///         format!("{}: buy milk.", self.owner)
+///     }
+/// }
+///
+/// let notes = Notes { owner: "Ada".into() };
+/// let server = skyl::mcp::Server::new(skyl::Toolbox::new()).with_served(notes);
+/// # let _ = server;
+/// ```
+#[cfg(feature = "mcp")]
+#[doc(inline)]
+pub use skyl_macros::served;
 
 // The crate README's example (its registry page) is a test too, so that the page cannot drift
 // from the code. It is the package's own file: the packaged crate's doctests read nothing outside

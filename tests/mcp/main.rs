@@ -14,6 +14,7 @@ mod mount;
 mod mount_refusals;
 mod mounted_media;
 mod oauth;
+mod prompts_asking;
 mod prompts_resources;
 mod schema_kept;
 mod serve;

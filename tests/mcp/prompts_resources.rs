@@ -76,9 +76,14 @@ fn server() -> Server {
         ResourceDefinition::new("notes://broken", "broken"),
         |_| -> String { panic!("the notes file is corrupt") },
     );
+    let crash = DynamicPrompt::from_fn(
+        PromptDefinition::new("crash", "Never gives its messages."),
+        |_| -> String { panic!("the template file is missing") },
+    );
     Server::new(Toolbox::new())
         .with_prompt(chart)
         .with_prompt(quote)
+        .with_prompt(crash)
         .with_resource(logo)
         .with_resource(today)
         .with_resource(day)
@@ -131,7 +136,8 @@ async fn exercise(client: &Client, modern: bool) {
                 {"name": "describe_chart", "description": "Asks for a chart's description.",
                  "arguments": [{"name": "weeks", "description": "How many weeks it spans.", "required": true}]},
                 {"name": "quote", "description": "Quotes a note.",
-                 "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]}
+                 "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]},
+                {"name": "crash", "description": "Never gives its messages."}
             ]}),
             true
         )
@@ -167,7 +173,7 @@ async fn exercise(client: &Client, modern: bool) {
     );
     assert_eq!(
         ask(client, get("quotes", json!({}))).await,
-        json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}})
+        json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"crash\", \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}})
     );
     assert_eq!(
         ask(
@@ -479,6 +485,63 @@ async fn prompts_and_resources_made_by_the_attributes() {
     assert_eq!(
         ask(&client, read("assets://logo")).await,
         json!({"contents": [{"uri": "assets://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]})
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A notebook whose methods are a prompt and a resource template.
+struct Notebook {
+    owner: String,
+}
+
+#[skyl::served]
+impl Notebook {
+    /// Asks for a summary of the notebook.
+    #[prompt]
+    fn summarize(
+        &self,
+        /// How many lines.
+        lines: u8,
+    ) -> String {
+        format!("Summarize the notes of {} in {lines} lines.", self.owner)
+    }
+
+    /// A page of the notebook.
+    #[resource(uri_template = "notebook://pages/{page}", mime_type = "text/plain")]
+    async fn page(&self, page: u32) -> String {
+        format!("Page {page} of {}'s notebook.", self.owner)
+    }
+}
+
+#[tokio::test]
+async fn the_methods_of_a_served_block_hold_their_instance() {
+    let notebook = Notebook {
+        owner: "Ada".to_owned(),
+    };
+    let server = Server::new(Toolbox::new()).with_served(notebook);
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let client: Client = bounded("the handshake", ().serve(client_end))
+        .await
+        .unwrap();
+    assert_eq!(
+        ask(
+            &client,
+            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
+        )
+        .await,
+        json!({"prompts": [{"name": "summarize", "description": "Asks for a summary of the notebook.",
+            "arguments": [{"name": "lines", "description": "How many lines.", "required": true}]}]})
+    );
+    assert_eq!(
+        ask(&client, get("summarize", json!({"lines": "3"}))).await,
+        json!({"description": "Asks for a summary of the notebook.", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Summarize the notes of Ada in 3 lines."}}
+        ]})
+    );
+    assert_eq!(
+        ask(&client, read("notebook://pages/12")).await,
+        json!({"contents": [{"uri": "notebook://pages/12", "mimeType": "text/plain", "text": "Page 12 of Ada's notebook."}]})
     );
     client.cancel().await.unwrap();
 }

@@ -20,6 +20,9 @@ pub(crate) struct Served<'a> {
     pub(crate) name: String,
     pub(crate) description: Option<String>,
     pub(crate) params: Vec<Param<'a>>,
+    /// For a method of a `#[served]` impl block, the block's type (its receiver is not a
+    /// parameter).
+    pub(crate) self_ty: Option<&'a Type>,
 }
 
 /// One parameter: a prompt's argument, or a template's variable.
@@ -133,7 +136,12 @@ pub(crate) fn options(kind: Kind, args: TokenStream) -> syn::Result<Options> {
 
 impl<'a> Served<'a> {
     /// The function's model.
-    pub(crate) fn from_fn(kind: Kind, function: &'a ItemFn, options: Options) -> syn::Result<Self> {
+    pub(crate) fn from_fn(
+        kind: Kind,
+        function: &'a ItemFn,
+        options: Options,
+        self_ty: Option<&'a Type>,
+    ) -> syn::Result<Self> {
         let fn_ident = &function.sig.ident;
         let description = match &options.description {
             Some(text) => Some(text.value()),
@@ -144,7 +152,11 @@ impl<'a> Served<'a> {
             .as_ref()
             .map_or_else(|| unraw(fn_ident), LitStr::value);
         let mut params = Vec::new();
-        for arg in &function.sig.inputs {
+        // A method's receiver is checked by `valid.rs`, and is no parameter of the request's.
+        let skip = usize::from(
+            self_ty.is_some() && matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_))),
+        );
+        for arg in function.sig.inputs.iter().skip(skip) {
             params.push(match arg {
                 FnArg::Receiver(_) => Param {
                     arg,
@@ -173,6 +185,7 @@ impl<'a> Served<'a> {
             name,
             description,
             params,
+            self_ty,
         })
     }
 }

@@ -39,7 +39,7 @@ pub(crate) fn served(kind: Kind, args: TokenStream, input: TokenStream) -> Token
     let mut emitted = function.clone();
     strip(&mut emitted);
     let result = ast::options(kind, args)
-        .and_then(|options| Served::from_fn(kind, &function, options))
+        .and_then(|options| Served::from_fn(kind, &function, options, None))
         .and_then(|served| {
             served.validate()?;
             Ok(expand(&served, &emitted))
@@ -52,7 +52,7 @@ pub(crate) fn served(kind: Kind, args: TokenStream, input: TokenStream) -> Token
 
 /// Removes what only the attribute reads (the parameters' doc comments), and allows the lints
 /// the attribute decides: parameters are owned because the request's values are.
-fn strip(function: &mut ItemFn) {
+pub(crate) fn strip(function: &mut ItemFn) {
     function
         .attrs
         .push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
@@ -76,10 +76,7 @@ fn expand(served: &Served<'_>, emitted: &ItemFn) -> TokenStream {
         struct_ident,
         &struct_doc(served.kind, &served.name, fn_ident),
     ));
-    let body = match served.kind {
-        Kind::Prompt => prompt_impl(served),
-        Kind::Resource => resource_impl(served),
-    };
+    let body = trait_body(served);
     let cfgs = crate::ast::cfgs(&function.attrs);
     let hidden = hidden();
     let ty = quote!(#module::#struct_ident);
@@ -97,6 +94,14 @@ fn expand(served: &Served<'_>, emitted: &ItemFn) -> TokenStream {
     tokens
 }
 
+/// The body of the `ServedPrompt` or `ServedResource` impl.
+pub(crate) fn trait_body(served: &Served<'_>) -> TokenStream {
+    match served.kind {
+        Kind::Prompt => prompt_impl(served),
+        Kind::Resource => resource_impl(served),
+    }
+}
+
 fn struct_doc(kind: Kind, name: &str, fn_ident: &Ident) -> String {
     match kind {
         Kind::Prompt => format!(
@@ -110,7 +115,7 @@ fn struct_doc(kind: Kind, name: &str, fn_ident: &Ident) -> String {
     }
 }
 
-fn trait_path(kind: Kind) -> TokenStream {
+pub(crate) fn trait_path(kind: Kind) -> TokenStream {
     match kind {
         Kind::Prompt => quote!(::skyl::mcp::ServedPrompt),
         Kind::Resource => quote!(::skyl::mcp::ServedResource),
@@ -125,9 +130,9 @@ fn optional_text(text: Option<&str>) -> TokenStream {
     }
 }
 
-/// The parameters read from `source` (`__arguments.get` or `__read.variable`), each at its
-/// type's span, then the function called with them and its output named `__output`.
-fn read_and_call(served: &Served<'_>, read: &Ident) -> TokenStream {
+/// The parameters read from `values` (the request's arguments or the URI's variables), each at
+/// its type's span, then the function called with them and its output named `__output`.
+fn read_and_call(served: &Served<'_>, values: &TokenStream) -> TokenStream {
     let mut reads = Vec::new();
     let mut idents = Vec::new();
     for param in &served.params {
@@ -138,15 +143,37 @@ fn read_and_call(served: &Served<'_>, read: &Ident) -> TokenStream {
         // Named apart from the function, which a parameter may share its name with.
         let local = quote::format_ident!("__skyl_{}", crate::ast::unraw(ident));
         reads.push(quote_spanned! {ty.span()=>
-            let #local: #ty = #read::<#ty>(&__given, #name)?;
+            const _: () = {
+                let _: ::core::marker::PhantomData<<#ty as ::skyl::__private::mcp::Value>::This>;
+            };
+            let #local: #ty = (&&::skyl::__private::mcp::Probe::<#ty>::NEW).read(#values, #name)?;
         });
         idents.push(local);
     }
     let fn_ident = &served.function.sig.ident;
     let awaited = served.function.sig.asyncness.map(|_| quote!(.await));
+    let called = match served.self_ty {
+        Some(self_ty) => quote!(<#self_ty>::#fn_ident(__this, #(#idents),*)),
+        None => quote!(#fn_ident(#(#idents),*)),
+    };
     quote! {
+        #[allow(unused_imports)]
+        use ::skyl::__private::mcp::{Readable as _, Unreadable as _};
         #(#reads)*
-        let __output = #fn_ident(#(#idents),*) #awaited;
+        let __output = #called #awaited;
+    }
+}
+
+/// For a method, the instance the call is made on (the struct holds it in an `Arc`).
+fn this(served: &Served<'_>) -> Option<TokenStream> {
+    served.self_ty.map(|_| quote!(let __this = &*self.0;))
+}
+
+/// Where the function's output is written, where an output of the wrong type is reported.
+fn output_span(served: &Served<'_>) -> proc_macro2::Span {
+    match &served.function.sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => served.function.sig.ident.span(),
     }
 }
 
@@ -157,13 +184,15 @@ fn complete(served: &Served<'_>) -> TokenStream {
         let name = param.name();
         Some(quote_spanned! {ty.span()=>
             #name => ::skyl::__private::mcp::completed(
-                ::skyl::__private::mcp::variants::<#ty>(),
+                (&&::skyl::__private::mcp::Probe::<#ty>::NEW).variants(),
                 __typed,
             ),
         })
     });
     quote! {
         fn complete(&self, __argument: &str, __typed: &str) -> ::std::vec::Vec<::std::string::String> {
+            #[allow(unused_imports)]
+            use ::skyl::__private::mcp::{Readable as _, Unreadable as _};
             match __argument {
                 #(#arms)*
                 _ => {
@@ -191,8 +220,11 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
             }
         }
     });
-    let read = syn::Ident::new("__read_argument", proc_macro2::Span::call_site());
-    let call = read_and_call(served, &read);
+    let call = read_and_call(served, &quote!(__given.as_map()));
+    let this = this(served);
+    let convert = quote_spanned! {output_span(served)=>
+        ::skyl::mcp::IntoPromptMessages::into_prompt_messages(__output)
+    };
     let complete = complete(served);
     quote! {
         fn definition(&self) -> &::skyl::mcp::PromptDefinition {
@@ -207,15 +239,10 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn get(&self, __given: ::skyl::mcp::PromptArguments) -> ::skyl::mcp::PromptFuture<'_> {
-            fn #read<__T: ::skyl::__private::serde::de::DeserializeOwned>(
-                given: &::skyl::mcp::PromptArguments,
-                name: &str,
-            ) -> ::core::result::Result<__T, ::skyl::mcp::Failure> {
-                given.get::<__T>(name)
-            }
+            #this
             ::std::boxed::Box::pin(async move {
                 #call
-                ::skyl::mcp::IntoPromptMessages::into_prompt_messages(__output)
+                #convert
             })
         }
 
@@ -234,8 +261,11 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         Some(mime) => quote!(::core::option::Option::Some(#mime)),
         None => quote!(::core::option::Option::None),
     };
-    let read = syn::Ident::new("__read_variable", proc_macro2::Span::call_site());
-    let call = read_and_call(served, &read);
+    let call = read_and_call(served, &quote!(__given.variables()));
+    let this = this(served);
+    let convert = quote_spanned! {output_span(served)=>
+        ::skyl::mcp::IntoResourceContents::into_resource_contents(__output, __given.uri(), #mime)
+    };
     let complete = complete(served);
     quote! {
         fn definition(&self) -> &::skyl::mcp::ResourceDefinition {
@@ -251,19 +281,10 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         }
 
         fn read(&self, __given: ::skyl::mcp::ResourceRead) -> ::skyl::mcp::ResourceFuture<'_> {
-            fn #read<__T: ::skyl::__private::serde::de::DeserializeOwned>(
-                given: &::skyl::mcp::ResourceRead,
-                name: &str,
-            ) -> ::core::result::Result<__T, ::skyl::mcp::Failure> {
-                given.variable::<__T>(name)
-            }
+            #this
             ::std::boxed::Box::pin(async move {
                 #call
-                ::skyl::mcp::IntoResourceContents::into_resource_contents(
-                    __output,
-                    __given.uri(),
-                    #mime,
-                )
+                #convert
             })
         }
 
@@ -328,7 +349,7 @@ fn not_a_function(kind: Kind, input: TokenStream) -> TokenStream {
         None => fallback::first_token(input.clone()),
     };
     let message = format!(
-        "`{}` goes on a function with a body, whose parameters are the {} and whose doc comment \
+        "{} goes on a function with a body, whose parameters are the {} and whose doc comment \
          is its description",
         kind.attribute(),
         match kind {

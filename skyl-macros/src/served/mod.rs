@@ -1,9 +1,11 @@
 //! `#[prompt]` and `#[resource]`: a function as a prompt or a resource an MCP server offers
 //! beside its tools. Laid out as `#[tool]` is: `ast` (the parsed function and its options),
 //! `valid` (the rules, with spans), `expand` (the struct and its `ServedPrompt` or
-//! `ServedResource` impl, or the error, the function and a placeholder).
+//! `ServedResource` impl, or the error, the function and a placeholder); `block` does the same
+//! for the methods of a `#[served]` impl block.
 
 mod ast;
+mod block;
 mod expand;
 mod valid;
 
@@ -20,8 +22,8 @@ impl Kind {
     /// The attribute's name, as messages write it.
     pub(crate) fn attribute(self) -> &'static str {
         match self {
-            Kind::Prompt => "#[prompt]",
-            Kind::Resource => "#[resource]",
+            Kind::Prompt => "`#[prompt]`",
+            Kind::Resource => "`#[resource]`",
         }
     }
 }
@@ -32,4 +34,8 @@ pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 
 pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::served(Kind::Resource, args, input)
+}
+
+pub(crate) fn served(args: TokenStream, input: TokenStream) -> TokenStream {
+    block::served(args, input)
 }

@@ -20,14 +20,34 @@ impl Served<'_> {
                 ),
             ));
         }
+        if self.self_ty.is_some() {
+            let takes_ref_self = matches!(
+                sig.inputs.first(),
+                Some(FnArg::Receiver(syn::Receiver {
+                    kind: syn::ReceiverKind::Reference(_, _, None),
+                    ..
+                }))
+            );
+            if !takes_ref_self {
+                return Err(syn::Error::new_spanned(
+                    sig.inputs
+                        .first()
+                        .map_or(&sig.ident as &dyn quote::ToTokens, |first| first),
+                    format!(
+                        "a {attribute} method takes `&self` first: the server holds the instance \
+                         in an `Arc` and calls it from several requests at once"
+                    ),
+                ));
+            }
+        }
         for param in &self.params {
             let FnArg::Typed(typed) = param.arg else {
                 return Err(syn::Error::new_spanned(
                     param.arg,
                     format!(
-                        "{attribute} goes on a free function, not a method; write a function \
-                         outside the `impl` block (it may call the method), or serve a type of \
-                         your own that implements the trait"
+                        "{attribute} on a method needs `#[skyl::served]` on its `impl` block, \
+                         which makes the block's type a set of prompts and resources for \
+                         `Server::with_served`"
                     ),
                 ));
             };

@@ -29,6 +29,15 @@ use super::{Failure, Server, content};
 use crate::message::ToolCall;
 use crate::prose::served as prose;
 
+/// A type whose methods are prompts and resources: what `#[skyl::served]` implements for the
+/// type of an impl block, for [`Server::with_served`].
+pub trait ServedSet: Send + Sync + 'static {
+    /// Its prompts, each holding the instance.
+    fn prompts(self: Arc<Self>) -> Vec<Box<dyn ServedPrompt>>;
+    /// Its resources, each holding the instance.
+    fn resources(self: Arc<Self>) -> Vec<Box<dyn ServedResource>>;
+}
+
 /// The prompts and resources of a server, shared by its connections.
 #[derive(Clone, Default)]
 pub(super) struct Catalog {
@@ -67,7 +76,28 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// # Panics
     ///
     /// If the server already has a prompt of that name: a client could not tell them apart.
-    pub fn with_prompt(mut self, prompt: impl ServedPrompt) -> Self {
+    pub fn with_prompt(self, prompt: impl ServedPrompt) -> Self {
+        self.with_prompt_shared(Arc::new(prompt))
+    }
+
+    /// Offers the prompts and resources of `set`: the `#[prompt]` and `#[resource]` methods of a
+    /// `#[skyl::served]` impl block, each holding the instance.
+    ///
+    /// # Panics
+    ///
+    /// As [`with_prompt`](Self::with_prompt) and [`with_resource`](Self::with_resource) do.
+    pub fn with_served<T: ServedSet>(mut self, set: impl Into<Arc<T>>) -> Self {
+        let set = set.into();
+        for prompt in Arc::clone(&set).prompts() {
+            self = self.with_prompt_shared(Arc::from(prompt));
+        }
+        for resource in set.resources() {
+            self = self.with_resource_shared(Arc::from(resource));
+        }
+        self
+    }
+
+    fn with_prompt_shared(mut self, prompt: Arc<dyn ServedPrompt>) -> Self {
         let name = &prompt.definition().name;
         assert!(
             !self
@@ -77,9 +107,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .any(|p| &p.definition().name == name),
             "the server already has a prompt named \"{name}\"; give one of them another name"
         );
-        Arc::make_mut(&mut self.catalog)
-            .prompts
-            .push(Arc::new(prompt));
+        Arc::make_mut(&mut self.catalog).prompts.push(prompt);
         let capabilities = &mut self.config.capabilities;
         capabilities.prompts.get_or_insert_with(Default::default);
         capabilities
@@ -97,7 +125,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     ///
     /// If its URI is not a template skyl reads (`{name}` for a segment, `{+name}` for any text),
     /// or the server already has a resource at that URI.
-    pub fn with_resource(mut self, resource: impl ServedResource) -> Self {
+    pub fn with_resource(self, resource: impl ServedResource) -> Self {
+        self.with_resource_shared(Arc::new(resource))
+    }
+
+    fn with_resource_shared(mut self, resource: Arc<dyn ServedResource>) -> Self {
         let uri = &resource.definition().uri;
         let template = match UriTemplate::parse(uri) {
             Ok(template) => template,
@@ -113,10 +145,9 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .any(|r| &r.resource.definition().uri == uri),
             "the server already has a resource at \"{uri}\"; give one of them another URI"
         );
-        Arc::make_mut(&mut self.catalog).resources.push(Served {
-            resource: Arc::new(resource),
-            template,
-        });
+        Arc::make_mut(&mut self.catalog)
+            .resources
+            .push(Served { resource, template });
         let capabilities = &mut self.config.capabilities;
         let resources = capabilities.resources.get_or_insert_with(Default::default);
         resources.subscribe = Some(true);

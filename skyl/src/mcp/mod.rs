@@ -110,6 +110,81 @@
 //! (rmcp's limit); one that is not a message is answered 400 with the JSON-RPC error stdio would
 //! give it (413 when it is too long).
 //!
+//! # Prompts and resources beside the tools
+//!
+//! A server offers prompts (messages a person picks, with arguments) and resources (contents at
+//! a URI, or at each URI a template fits) beside its tools. Write them as functions, as tools
+//! are written, and give them to the server:
+//!
+//! ```no_run
+//! use skyl::mcp::{PromptMessage, Server};
+//!
+//! #[derive(serde::Deserialize)]
+//! #[serde(rename_all = "lowercase")]
+//! enum Tone { Kind, Blunt }
+//!
+//! /// Asks for a review of a piece of code.
+//! #[skyl::prompt]
+//! fn code_review(
+//!     /// The code to review.
+//!     code: String,
+//!     /// How to say it; kind unless given.
+//!     tone: Option<Tone>,
+//! ) -> Vec<PromptMessage> {
+//!     let tone = if matches!(tone, Some(Tone::Blunt)) { "bluntly" } else { "kindly" };
+//!     vec![PromptMessage::user(format!("Review this code, {tone}:\n{code}"))]
+//! }
+//!
+//! /// The notes of one day of the month.
+//! #[skyl::resource(uri_template = "notes://days/{day}", mime_type = "text/markdown")]
+//! async fn day(day: u8) -> Result<String, std::io::Error> {
+//!     std::fs::read_to_string(format!("notes/{day}.md"))
+//! }
+//!
+//! /// The logo.
+//! #[skyl::resource(uri = "assets://logo", mime_type = "image/png")]
+//! fn logo() -> Vec<u8> {
+//!     b"\x89PNG\r\n\x1a\n".to_vec()
+//! }
+//!
+//! # async fn run() -> Result<(), skyl::mcp::ServeError> {
+//! Server::new(skyl::Toolbox::new())
+//!     .with_prompt(CodeReview)
+//!     .with_resource(Day)
+//!     .with_resource(Logo)
+//!     .serve_stdio()
+//!     .await
+//! # }
+//! ```
+//!
+//! A prompt's parameters are its arguments (an `Option` may be left out; each doc comment is
+//! the argument's description), read from the text MCP sends as their types: `"3"` for a
+//! number, an enum's variant by its name. A template's variables (`{name}`: one segment of the
+//! URI, percent-decoded; `{+name}`: any text, slashes included) are the resource function's
+//! parameters, read the same way. `completion/complete` offers an enum parameter's variants
+//! that begin with what the client typed. Prompts return text, [`PromptMessage`]s (a user's or
+//! an assistant's: text, an [`Image`](crate::Image), audio, an embedded
+//! [`Resource`](crate::Resource)); resources return text, bytes or [`Resource`](crate::Resource)s,
+//! of the `mime_type` given. [`DynamicPrompt`] and [`DynamicResource`] are the same made at run
+//! time from a definition and a closure, with a completer of your own
+//! ([`DynamicPrompt::with_completion`]); [`ServedPrompt`] and [`ServedResource`] are the traits
+//! for a type of your own.
+//!
+//! | in a `prompts/get` or `resources/read` | the client receives |
+//! |---|---|
+//! | the function's value | `messages` (with the prompt's description), or `contents` with the URI and media type |
+//! | a prompt name the server does not have | JSON-RPC error -32602 naming the prompts there are and the nearest |
+//! | a required argument missing, an argument that does not read as its type | -32602 naming the argument, why, and what to send |
+//! | a URI that is no resource and fits no template | -32002 (-32602 at 2026-07-28, SEP-2164), `data: {"uri": ...}`, the resources there are |
+//! | a URI whose template variable does not read as its type | -32602 naming the variable, `data: {"uri": ...}` |
+//! | the function's `Err`, a panic | -32603 with the cause (the panic's message) and the next step |
+//! | a prompt that [`ask`]s, at 2026-07-28 | an input-required result with a signed request state, as a tool's |
+//!
+//! At 2026-07-28, lists and reads carry caching hints (`ttlMs: 0`, `cacheScope: "private"`).
+//! A client subscribes to a resource (`resources/subscribe` at 2025-11-25, a
+//! `subscriptions/listen` stream at 2026-07-28), and [`Server::resource_updates`] tells it when
+//! the resource changed.
+//!
 //! # Mounting a server's tools
 //!
 //! [`Remote`] is a connection to an MCP server: a child process spoken to over stdio
@@ -228,7 +303,7 @@ mod uri_template;
 #[cfg(feature = "mcp-http")]
 pub use authorization::{Authorization, Grant};
 pub use caller::{answer, ask, caller, client_capabilities};
-pub use catalog::ResourceUpdates;
+pub use catalog::{ResourceUpdates, ServedSet};
 pub use error::{Cause, ConnectError, ServeError};
 pub use failure::Failure;
 pub use mount::{Remote, RemoteBuilder, RemoteTool};

@@ -130,6 +130,11 @@ impl PromptMessage {
 
 /// What a prompt function may return: text (one user message), a message, messages, or a
 /// `Result` of one of them whose error is the prompt's failure.
+#[diagnostic::on_unimplemented(
+    message = "a prompt cannot return `{Self}`",
+    label = "not a prompt's messages",
+    note = "return text (`String`), a `skyl::mcp::PromptMessage`, a `Vec<PromptMessage>`, or a `Result` of one of them whose error implements `Display`"
+)]
 pub trait IntoPromptMessages {
     /// The messages, or why there are none.
     fn into_prompt_messages(self) -> Result<Vec<PromptMessage>, Failure>;

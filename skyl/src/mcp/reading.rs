@@ -5,7 +5,7 @@
 //! [`DynamicPrompt`](super::DynamicPrompt).
 
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value as Json};
 
 use super::Failure;
 
@@ -16,12 +16,12 @@ use super::Failure;
 /// `"true"` a boolean). A missing argument (or `null`) is `T`'s value of nothing (`None` for an
 /// `Option`), and a [`Failure::missing`] when `T` has none.
 pub fn argument<T: DeserializeOwned>(
-    arguments: &Map<String, Value>,
+    arguments: &Map<String, Json>,
     name: &str,
 ) -> Result<T, Failure> {
     match arguments.get(name) {
-        None | Some(Value::Null) => T::deserialize(Value::Null).map_err(|_| Failure::missing(name)),
-        Some(Value::String(text)) => text_as(text).map_err(|cause| Failure::argument(name, cause)),
+        None | Some(Json::Null) => T::deserialize(Json::Null).map_err(|_| Failure::missing(name)),
+        Some(Json::String(text)) => text_as(text).map_err(|cause| Failure::argument(name, cause)),
         Some(other) => match T::deserialize(other) {
             Ok(value) => Ok(value),
             Err(error) => Err(Failure::argument(name, error)),
@@ -32,11 +32,11 @@ pub fn argument<T: DeserializeOwned>(
 /// `text` read as `T`: as a JSON string first, then as the JSON it is; the first reading's
 /// error when neither reads, which says what was expected.
 pub fn text_as<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let as_string = match T::deserialize(Value::String(text.to_owned())) {
+    let as_string = match T::deserialize(Json::String(text.to_owned())) {
         Ok(value) => return Ok(value),
         Err(error) => error,
     };
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_str::<Json>(text) {
         Ok(json) if !json.is_string() => T::deserialize(json).map_err(|_| as_string.to_string()),
         _ => Err(as_string.to_string()),
     }
@@ -45,7 +45,7 @@ pub fn text_as<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 /// The names of `T`'s variants when `T` is an enum serde reads by name (through `Option`,
 /// `Box` and newtypes too), as the wire spells them; empty otherwise.
 pub fn variants<T: DeserializeOwned>() -> &'static [&'static str] {
-    match T::deserialize(Probe) {
+    match T::deserialize(Asking) {
         Err(Found(Some(variants))) => variants,
         _ => &[],
     }
@@ -61,8 +61,77 @@ pub fn completed(values: &[&str], typed: &str) -> Vec<String> {
         .collect()
 }
 
+/// A type a prompt's argument or a URI's variable can be read into.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument or a URI template variable: it does not implement `serde::Deserialize`",
+    label = "a request's text cannot be read into `{Self}`",
+    note = "derive `serde::Deserialize` on `{Self}`, or use a type that implements it (`String`, a number, an enum of unit variants)"
+)]
+pub trait ValueDeserialize: DeserializeOwned {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> ValueDeserialize for T {}
+
+/// What a `#[prompt]` or `#[resource]` parameter's type must be. The generated code writes
+/// `<T as Value>::This` once per parameter, at its type, so that a type that cannot be read is
+/// reported there, once, in [`ValueDeserialize`]'s words; it reads the values through [`Probe`],
+/// which says nothing more about such a type.
+pub trait Value {
+    /// Always `Self`.
+    type This;
+}
+
+impl<T: ValueDeserialize> Value for T {
+    type This = T;
+}
+
+/// Reads a parameter of type `T`: through [`Readable`] when `T` can be read, and through
+/// [`Unreadable`] (which is never run: the crate does not compile) when it cannot.
+pub struct Probe<T>(std::marker::PhantomData<T>);
+
+impl<T> Probe<T> {
+    /// The probe of `T`.
+    pub const NEW: Self = Probe(std::marker::PhantomData);
+}
+
+/// The reading of a type that can be read.
+pub trait Readable<T> {
+    /// The value `name` of `values`, as [`argument`] reads it.
+    fn read(&self, values: &Map<String, Json>, name: &str) -> Result<T, Failure>;
+    /// The type's variants, as [`variants`] finds them.
+    fn variants(&self) -> &'static [&'static str];
+}
+
+impl<T: DeserializeOwned> Readable<T> for &Probe<T> {
+    fn read(&self, values: &Map<String, Json>, name: &str) -> Result<T, Failure> {
+        argument(values, name)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        variants::<T>()
+    }
+}
+
+/// The stand-in of [`Readable`] for a type that cannot be read.
+pub trait Unreadable<T> {
+    /// Never run.
+    fn read(&self, values: &Map<String, Json>, name: &str) -> Result<T, Failure>;
+    /// Never run.
+    fn variants(&self) -> &'static [&'static str];
+}
+
+impl<T> Unreadable<T> for Probe<T> {
+    fn read(&self, _: &Map<String, Json>, name: &str) -> Result<T, Failure> {
+        Err(Failure::argument(name, "its type cannot be read"))
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+
 /// A deserializer that asks a type what it is: an enum tells its variants.
-struct Probe;
+struct Asking;
 
 /// The probe's end: the variants, when the type was an enum.
 #[derive(Debug)]
@@ -82,7 +151,7 @@ impl de::Error for Found {
     }
 }
 
-impl<'de> Deserializer<'de> for Probe {
+impl<'de> Deserializer<'de> for Asking {
     type Error = Found;
 
     fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Found> {
@@ -130,7 +199,7 @@ mod tests {
         Python,
     }
 
-    fn object(value: Value) -> Map<String, Value> {
+    fn object(value: Json) -> Map<String, Json> {
         value.as_object().cloned().unwrap_or_default()
     }
 

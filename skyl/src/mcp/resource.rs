@@ -66,6 +66,11 @@ impl ResourceDefinition {
 /// several, or a `Result` of one of them whose error is the read's failure. Text and bytes are
 /// the contents of the URI read, of the definition's media type (bytes without one are
 /// `application/octet-stream`).
+#[diagnostic::on_unimplemented(
+    message = "a resource cannot return `{Self}`",
+    label = "not a resource's contents",
+    note = "return text (`String`), bytes (`Vec<u8>`), a `skyl::Resource`, a `Vec<Resource>`, or a `Result` of one of them whose error implements `Display`"
+)]
 pub trait IntoResourceContents {
     /// The contents of `uri`, or why there are none.
     fn into_resource_contents(
@@ -163,6 +168,11 @@ impl ResourceRead {
     /// The URI read.
     pub fn uri(&self) -> &str {
         &self.uri
+    }
+
+    /// The template's variables, as text.
+    pub fn variables(&self) -> &Map<String, Value> {
+        &self.variables
     }
 
     /// The template's variable `name`, read as `T` (as a prompt's argument is: text as JSON

@@ -1,0 +1,4 @@
+#[skyl::prompt]
+struct Greet;
+
+fn main() {}
