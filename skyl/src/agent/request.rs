@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use crate::model::Cost;
 use crate::message::Message;
+use crate::model::Cost;
 use crate::provider::{Request, Response, ToolChoice, Usage};
 use crate::tool::ToolDefinition;
 
