@@ -100,13 +100,9 @@ async fn by_hand(toolbox: &Toolbox, bodies: &[Value]) -> Vec<Message> {
     let mut usage = Usage::default();
     let mut steps = 0;
     for body in bodies {
-        let request = Request {
-            model: MODEL.into(),
-            system: Some(SYSTEM.into()),
-            messages: messages.as_slice().into(),
-            tools: toolbox.definitions().into(),
-            ..Default::default()
-        };
+        let request = Request::new(MODEL, messages.as_slice())
+            .with_system(SYSTEM)
+            .with_tools(toolbox.definitions());
         black_box(adapter.encode(&request).unwrap());
         let response = adapter.decode(body).unwrap();
         steps += 1;

@@ -23,10 +23,10 @@ const STEPS: u32 = 30;
 const SYSTEM: &str = "You are a careful research assistant working in a repository. Read files before you change them, cite the lines you rely on, and prefer small, reviewable edits. When a tool fails, read its message: it names the cause and the next step. Do not guess paths: list a directory first. Keep answers short; put long output in files. Never run a command that deletes data without asking. When you are done, say what you changed and what you did not, and why. Use the search tool for anything you have not seen in this conversation. Answer in the language of the question. If the question is ambiguous, ask one question back instead of guessing.";
 
 fn tool(name: &str, description: &str) -> DynamicTool {
-    let definition = ToolDefinition {
-        name: name.into(),
-        description: description.into(),
-        parameters: json!({
+    let definition = ToolDefinition::new(
+        name,
+        description,
+        json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "A path relative to the repository root."},
@@ -36,8 +36,7 @@ fn tool(name: &str, description: &str) -> DynamicTool {
             "required": ["path"],
             "additionalProperties": false
         }),
-        ..Default::default()
-    };
+    );
     DynamicTool::from_fn(definition, |_: serde_json::Value| {
         // A result of a realistic length (about 600 bytes).
         Ok::<_, String>("src/lib.rs:12: pub fn encode(request: &Request) -> Result<Value, EncodeError> {\nsrc/lib.rs:13:     check(request)?;\n".repeat(5))

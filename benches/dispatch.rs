@@ -102,12 +102,11 @@ impl Tool for Filler {
 fn skyl_among(bencher: divan::Bencher<'_, '_>, tools: usize) {
     let mut toolbox = Toolbox::new().with(GetWeather);
     for n in 1..tools {
-        toolbox = toolbox.with(Filler(ToolDefinition {
-            name: format!("filler_tool_{n}"),
-            description: "Does nothing.".into(),
-            parameters: json!({"type": "object"}),
-            ..Default::default()
-        }));
+        toolbox = toolbox.with(Filler(ToolDefinition::new(
+            format!("filler_tool_{n}"),
+            "Does nothing.",
+            json!({"type": "object"}),
+        )));
     }
     let call = weather_call();
     bencher.bench_local(|| drop(toolbox.dispatch_blocking(black_box(&call))));

@@ -92,21 +92,20 @@ fn transcript() -> Vec<Message> {
 /// In name order, the order every adapter sends them in.
 fn tools() -> Vec<ToolDefinition> {
     vec![
-        ToolDefinition {
-            name: "get_time".into(),
-            description: "The local time in a city.".into(),
-            parameters: json!({
+        ToolDefinition::new(
+            "get_time",
+            "The local time in a city.",
+            json!({
                 "type": "object",
                 "properties": {"city": {"type": "string", "description": "The city, in English."}},
                 "required": ["city"],
                 "additionalProperties": false
             }),
-            ..Default::default()
-        },
-        ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: json!({
+        ),
+        ToolDefinition::new(
+            "get_weather",
+            "Current weather in a city.",
+            json!({
                 "type": "object",
                 "properties": {
                     "city": {"type": "string", "description": "The city, in English."},
@@ -115,21 +114,16 @@ fn tools() -> Vec<ToolDefinition> {
                 "required": ["city"],
                 "additionalProperties": false
             }),
-            ..Default::default()
-        },
+        ),
     ]
 }
 
 fn request() -> Request<'static> {
-    Request {
-        model: "some-model".into(),
-        system: Some(SYSTEM.into()),
-        messages: transcript().into(),
-        tools: tools().into(),
+    Request::new("some-model", transcript())
+        .with_system(SYSTEM)
+        .with_tools(tools())
         // What encoding costs, not caching (benches/cache.rs): the floor writes no breakpoints.
-        caching: Caching::off(),
-        ..Default::default()
-    }
+        .with_caching(Caching::off())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,12 +31,7 @@ async fn main() -> Result<(), String> {
         .prompt
         .clone()
         .unwrap_or_else(|| "Say hello in five words.".to_owned());
-    let request = Request {
-        model: model_name.into(),
-        messages: vec![Message::user(prompt)].into(),
-        max_tokens: Some(1024),
-        ..Default::default()
-    };
+    let request = Request::new(model_name, vec![Message::user(prompt)]).with_max_tokens(1024);
     let response = if args.stream {
         model
             .stream(&request, &mut |event| print_event(&event))

@@ -62,11 +62,7 @@ fn main() {
 
     // The request that carried the result back to the model, as each provider would get it.
     let transcript = &run.transcript()[..3];
-    let request = Request {
-        model: "any-model".into(),
-        messages: transcript.into(),
-        ..Default::default()
-    };
+    let request = Request::new("any-model", transcript);
     let adapters: [(&str, &dyn Adapter, &str); 4] = [
         ("Anthropic", &Anthropic, "messages"),
         ("OpenAI Responses", &OpenAiResponses::default(), "input"),

@@ -516,10 +516,10 @@ fn test_missing_capability() -> Result<String, ToolFailure> {
 /// A tool whose input schema uses JSON Schema 2020-12's keywords, composition, conditions and
 /// an anchor among them, which must reach the client as written (SEP-1613, SEP-2106).
 fn json_schema_2020_12_tool() -> DynamicTool {
-    let definition = ToolDefinition {
-        name: "json_schema_2020_12_tool".into(),
-        description: "Tool with JSON Schema 2020-12 features".into(),
-        parameters: json!({
+    let definition = ToolDefinition::new(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "$defs": {
@@ -542,8 +542,7 @@ fn json_schema_2020_12_tool() -> DynamicTool {
             "else": {"required": ["email"]},
             "additionalProperties": false
         }),
-        ..Default::default()
-    };
+    );
     DynamicTool::from_fn(definition, |arguments: Value| {
         format!("received {arguments}")
     })
@@ -552,10 +551,10 @@ fn json_schema_2020_12_tool() -> DynamicTool {
 /// A tool whose `region` argument the client also sends as the `Mcp-Param-Region` header
 /// (SEP-2243), which the server checks against the body before the call runs.
 fn test_header_region() -> DynamicTool {
-    let definition = ToolDefinition {
-        name: "test_header_region".into(),
-        description: "Says which region it was called for.".into(),
-        parameters: json!({
+    let definition = ToolDefinition::new(
+        "test_header_region",
+        "Says which region it was called for.",
+        json!({
             "type": "object",
             "properties": {
                 "region": {"type": "string", "x-mcp-header": "Region"},
@@ -563,8 +562,7 @@ fn test_header_region() -> DynamicTool {
             },
             "required": ["region"]
         }),
-        ..Default::default()
-    };
+    );
     DynamicTool::from_fn(definition, |arguments: Value| {
         format!("called for {}", arguments["region"])
     })

@@ -11,10 +11,7 @@ use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Re
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_result_message};
 
 fn main() {
-    let request = Request {
-        model: "your-model".into(),
-        system: Some("You are a terse weather assistant.".into()),
-        messages: vec![
+    let request = Request::new("your-model", vec![
             Message::user("Weather in Kampala, Gulu and Jinja?"),
             Message {
                 role: Role::Assistant,
@@ -46,24 +43,16 @@ fn main() {
                         "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the data is unavailable.",
                     )),
                     // A failure with no content: the flag is all there is, and most wires lose it.
-                    Part::ToolResult(ToolResult::error("call_3", "")),
+Part::ToolResult(ToolResult::error("call_3", "")),
                 ],
             },
             Message::user("And tomorrow?"),
-        ].into(),
-        tools: vec![ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: json!({
+        ]).with_system("You are a terse weather assistant.").with_tools(vec![ToolDefinition::new("get_weather", "Current weather in a city.", json!({
                 "type": "object",
                 "properties": {"city": {"type": "string", "description": "The city, in English."}},
                 "required": ["city"],
                 "additionalProperties": false
-            }),
-            ..Default::default()
-        }].into(),
-        ..Default::default()
-    };
+            }))]);
 
     let adapters: [(Box<dyn Adapter>, &str); 4] = [
         (

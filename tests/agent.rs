@@ -75,18 +75,19 @@ struct Annotated(ToolDefinition);
 
 impl Annotated {
     fn new(name: &str, annotations: ToolAnnotations) -> Self {
-        Annotated(ToolDefinition {
-            name: name.into(),
-            description: format!("The {name} tool."),
-            parameters: json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-                "additionalProperties": false
-            }),
-            annotations,
-            ..Default::default()
-        })
+        Annotated(
+            ToolDefinition::new(
+                name,
+                format!("The {name} tool."),
+                json!({
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                    "additionalProperties": false
+                }),
+            )
+            .with_annotations(annotations),
+        )
     }
 }
 
@@ -113,12 +114,7 @@ fn toolbox() -> Toolbox {
 
 /// Asserts that `messages` encodes on all four adapters, with `tools` offered.
 fn assert_encodes(messages: &[Message], tools: &[ToolDefinition], when: &str) {
-    let request = Request {
-        model: "any-model".into(),
-        messages: messages.into(),
-        tools: tools.into(),
-        ..Default::default()
-    };
+    let request = Request::new("any-model", messages).with_tools(tools);
     for adapter in adapters() {
         if let Err(error) = adapter.encode(&request) {
             panic!(
@@ -608,20 +604,16 @@ struct SendEmail {
 impl SendEmail {
     fn new(sent: Arc<Mutex<Vec<String>>>) -> Self {
         SendEmail {
-            definition: ToolDefinition {
-                name: "send_email".into(),
-                description: "Sends an email.".into(),
-                parameters: json!({
+            definition: ToolDefinition::new(
+                "send_email",
+                "Sends an email.",
+                json!({
                     "type": "object",
                     "properties": {"to": {"type": "string"}},
                     "required": ["to"]
                 }),
-                annotations: ToolAnnotations {
-                    idempotent: Some(false),
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
+            )
+            .with_annotations(ToolAnnotations::new().with_idempotent(false)),
             sent,
         }
     }
@@ -1066,17 +1058,11 @@ fn destructive_tools_wait_for_approval_when_the_agent_asks_for_it() {
         Toolbox::new()
             .with(Annotated::new(
                 "read_file",
-                ToolAnnotations {
-                    read_only: Some(true),
-                    ..Default::default()
-                },
+                ToolAnnotations::new().with_read_only(true),
             ))
             .with(Annotated::new(
                 "delete_file",
-                ToolAnnotations {
-                    destructive: Some(true),
-                    ..Default::default()
-                },
+                ToolAnnotations::new().with_destructive(true),
             ))
     };
     let turn = [

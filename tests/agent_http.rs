@@ -123,15 +123,11 @@ fn model(api: Box<dyn Api>, server: &Server) -> HttpModel {
 /// body when `streamed`.
 fn expected_body(case: &Case, toolbox: &Toolbox, messages: &[Message], streamed: bool) -> Value {
     let api = (case.api)();
-    let request = Request {
-        model: "test-model".into(),
-        system: Some("You are terse.".into()),
-        messages: messages.into(),
-        tools: toolbox.definitions().into(),
-        tool_choice: ToolChoice::Auto,
-        max_tokens: Some(512),
-        ..Default::default()
-    };
+    let request = Request::new("test-model", messages)
+        .with_system("You are terse.")
+        .with_tools(toolbox.definitions())
+        .with_tool_choice(ToolChoice::Auto)
+        .with_max_tokens(512);
     let body = api.encode(&request).unwrap();
     if streamed {
         http_server::streamed(case.provider, body)

@@ -28,19 +28,8 @@ fn env(variables: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
 }
 
 fn request(model: &str) -> Request<'static> {
-    Request {
-        model: model.to_owned().into(),
-        messages: vec![Message::user("Weather in Paris?")].into(),
-        tools: vec![ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-            ..Default::default()
-        }]
-        .into(),
-        max_tokens: Some(256),
-        ..Default::default()
-    }
+    Request::new(model.to_owned(), vec![Message::user("Weather in Paris?")]).with_tools(vec![ToolDefinition::new("get_weather", "Current weather in a city.", json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}))]
+        ).with_max_tokens(256)
 }
 
 fn headers(auth: (&str, &str), accept: &str) -> BTreeMap<String, String> {

@@ -46,12 +46,7 @@ fn definition(name: &str, step: u32) -> ToolDefinition {
     } else {
         format!("The tool {name}.")
     };
-    ToolDefinition {
-        name: name.into(),
-        description,
-        parameters,
-        ..Default::default()
-    }
+    ToolDefinition::new(name, description, parameters)
 }
 
 /// The tools of step `step`: `t6` added at step 10, `t2` removed at step 14, and from step 5 the

@@ -93,20 +93,16 @@ fn a_context_parameter_is_not_in_the_schema_and_gets_the_call() {
 
 #[test]
 fn a_dynamic_tool_closure_gets_the_context() {
-    let definition = ToolDefinition {
-        name: "echo_id".into(),
-        description: "Echoes its call id.".into(),
-        parameters: no_arguments(),
-        ..Default::default()
-    };
+    let definition = ToolDefinition::new("echo_id", "Echoes its call id.", no_arguments());
     let sync =
         DynamicTool::from_fn_with_context(definition.clone(), |_: Value, call: CallContext| {
             call.call_id().to_owned()
         });
     let later = DynamicTool::from_async_fn_with_context(
-        ToolDefinition {
-            name: "echo_id_later".into(),
-            ..definition
+        {
+            let mut definition = definition;
+            definition.name = "echo_id_later".into();
+            definition
         },
         |_: Value, call: CallContext| async move { format!("later {}", call.call_id()) },
     );
@@ -250,12 +246,7 @@ fn an_async_tool_awaiting_cancellation_ends_when_the_timeout_fires() {
     let watchers = Arc::new(Mutex::new(Vec::new()));
     let spawned = Arc::clone(&watchers);
     let tool = DynamicTool::from_async_fn_with_context(
-        ToolDefinition {
-            name: "await_cancel".into(),
-            description: "Awaits its cancellation.".into(),
-            parameters: no_arguments(),
-            ..Default::default()
-        },
+        ToolDefinition::new("await_cancel", "Awaits its cancellation.", no_arguments()),
         move |_: Value, call: CallContext| {
             let watched = call.clone();
             spawned.lock().unwrap().push(std::thread::spawn(move || {
@@ -291,12 +282,7 @@ fn dropping_an_unfinished_dispatch_cancels_the_call() {
     let seen: Arc<Mutex<Option<CallContext>>> = Arc::default();
     let keep = Arc::clone(&seen);
     let tool = DynamicTool::from_async_fn_with_context(
-        ToolDefinition {
-            name: "forever".into(),
-            description: "Never finishes.".into(),
-            parameters: no_arguments(),
-            ..Default::default()
-        },
+        ToolDefinition::new("forever", "Never finishes.", no_arguments()),
         move |_: Value, call: CallContext| {
             *keep.lock().unwrap() = Some(call.clone());
             async move {

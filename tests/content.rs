@@ -237,12 +237,11 @@ fn a_twenty_megabyte_image_is_left_out_with_a_note() {
 
 #[test]
 fn a_dynamic_tool_closure_returns_content_too() {
-    let definition = ToolDefinition {
-        name: "snapshot".into(),
-        description: "Takes a snapshot.".into(),
-        parameters: json!({"type": "object", "properties": {}}),
-        ..Default::default()
-    };
+    let definition = ToolDefinition::new(
+        "snapshot",
+        "Takes a snapshot.",
+        json!({"type": "object", "properties": {}}),
+    );
     let sync = DynamicTool::from_fn(definition.clone(), |_: serde_json::Value| {
         ("Taken.", Audio::wav(b"RIFF\x24\0\0\0WAVEfmt "))
     });

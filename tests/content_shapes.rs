@@ -148,12 +148,11 @@ fn numbers() -> [u32; 3] {
 
 /// A closure's list of images, as a `DynamicTool` returns it.
 fn closure() -> DynamicTool {
-    let definition = ToolDefinition {
-        name: "closure".into(),
-        description: "Returns two images.".into(),
-        parameters: json!({"type": "object", "properties": {}}),
-        ..Default::default()
-    };
+    let definition = ToolDefinition::new(
+        "closure",
+        "Returns two images.",
+        json!({"type": "object", "properties": {}}),
+    );
     DynamicTool::from_fn(definition, |_: Value| vec![png(), jpeg()])
 }
 
@@ -255,18 +254,16 @@ fn every_shape_of_content_is_content_and_other_lists_stay_json() {
 #[test]
 fn a_list_of_images_reaches_the_model_as_images() {
     let toolbox = toolbox();
-    let request = Request {
-        model: "m".into(),
-        messages: vec![
+    let request = Request::new(
+        "m",
+        vec![
             Message::user("Charts?"),
             call("two_charts"),
             toolbox.answer_blocking(&call("two_charts")),
-        ]
-        .into(),
-        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    };
+        ],
+    )
+    // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+    .with_caching(Caching::off());
     assert_eq!(
         Anthropic.encode(&request).unwrap(),
         json!({

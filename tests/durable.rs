@@ -216,10 +216,7 @@ fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_u
     // What a tool that handed its work on (a mounted MCP tool whose server made a task of the
     // call) records under the call's effect key.
     let journal = dir.journal();
-    let handle = Entry {
-        key: "task".to_owned(),
-        body: r#"{"taskId": "t-1"}"#.to_owned(),
-    };
+    let handle = Entry::new("task".to_owned(), r#"{"taskId": "t-1"}"#.to_owned());
     let handles = skyl::agent::journal::handle_run("r1/1/c1");
     ready(journal.append(&handles, vec![handle], true)).unwrap();
 
@@ -339,16 +336,8 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
         .journaled(&journal, "r1")
         .blocking()
         .unwrap();
-    let bad = |key: &str, body: &str| {
-        ready(journal.append(
-            "r1",
-            vec![Entry {
-                key: key.into(),
-                body: body.into(),
-            }],
-            true,
-        ))
-    };
+    let bad =
+        |key: &str, body: &str| ready(journal.append("r1", vec![Entry::new(key, body)], true));
     bad("result/9/0", r#"{"record": "resu"#).unwrap();
     let error = agent
         .run(vec![Message::user("Go")])
@@ -369,10 +358,10 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
     let journal = dir.journal();
     ready(journal.append(
         "r2",
-        vec![Entry {
-            key: "began".into(),
-            body: r#"{"record": "began", "format": 7, "run": {"hologram": true}}"#.into(),
-        }],
+        vec![Entry::new(
+            "began",
+            r#"{"record": "began", "format": 7, "run": {"hologram": true}}"#,
+        )],
         true,
     ))
     .unwrap();
@@ -391,15 +380,7 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
     );
 
     // A key written twice is refused, the second writer told who won.
-    let conflict = ready(journal.append(
-        "r2",
-        vec![Entry {
-            key: "began".into(),
-            body: "{}".into(),
-        }],
-        false,
-    ))
-    .unwrap_err();
+    let conflict = ready(journal.append("r2", vec![Entry::new("began", "{}")], false)).unwrap_err();
     assert_eq!(
         conflict.to_string(),
         "run \"r2\": another worker recorded \"began\" first and is running this run; this worker stopped without acting on it. Load the run again once that worker is done"
@@ -839,15 +820,7 @@ fn a_run_whose_owner_stopped_renewing_is_taken_over_once_its_lease_expires() {
     // Held by the second again, the run refuses the first's writes: a worker that lost its
     // lease writes nothing, rather than answering for a run another one is running.
     assert_eq!(ready(second.load("r1")).unwrap().len(), 6);
-    let late = ready(dead.append(
-        "r1",
-        vec![Entry {
-            key: "answer/9".into(),
-            body: "{}".into(),
-        }],
-        true,
-    ))
-    .unwrap_err();
+    let late = ready(dead.append("r1", vec![Entry::new("answer/9", "{}")], true)).unwrap_err();
     assert!(
         matches!(&late, JournalError::Owned { owner, .. } if owner == "worker-b"),
         "{late}"

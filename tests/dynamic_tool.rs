@@ -12,12 +12,7 @@ use skyl::{
 };
 
 fn definition(name: &str, parameters: Value) -> ToolDefinition {
-    ToolDefinition {
-        name: name.into(),
-        description: format!("The {name} tool."),
-        parameters,
-        ..Default::default()
-    }
+    ToolDefinition::new(name, format!("The {name} tool."), parameters)
 }
 
 fn book_schema() -> Value {
@@ -288,20 +283,11 @@ fn an_async_closure_that_never_finishes_times_out() {
 #[test]
 fn the_definition_is_canonical_and_keeps_its_annotations() {
     let tool = DynamicTool::from_fn(
-        ToolDefinition {
-            name: "delete_file".into(),
-            description: "Deletes a file.".into(),
-            parameters: json!({
+        ToolDefinition::new("delete_file", "Deletes a file.", json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "title": "DeleteFile",
                 "properties": {"path": {"type": "string"}, "retries": {"type": "integer", "format": "uint8"}}
-            }),
-            annotations: ToolAnnotations {
-                destructive: Some(true),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
+            })).with_annotations(ToolAnnotations::new().with_destructive(true)),
         |_: Value| "deleted",
     );
     let definition = Tool::<()>::definition(&tool).clone();

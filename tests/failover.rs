@@ -595,13 +595,9 @@ fn a_transcript_of_several_providers_encodes_for_each_with_valid_ids_and_only_it
     use skyl::provider::{Adapter, Gemini, OpenAiResponses, Request};
     let transcript = transcript_of_three_providers();
     // Without Anthropic's cache marks: what this test checks is ids and each provider's data.
-    let request = Request {
-        model: "m".into(),
-        messages: transcript.as_slice().into(),
-        max_tokens: Some(512),
-        caching: skyl::provider::Caching::off(),
-        ..Default::default()
-    };
+    let request = Request::new("m", transcript.as_slice())
+        .with_max_tokens(512)
+        .with_caching(skyl::provider::Caching::off());
     let encode = |adapter: &dyn Adapter| adapter.encode(&request).unwrap();
     let user = "Email Ada, Bo and Cy the report.";
     // Ids: Claude's and OpenAI's are Anthropic-valid as they are; Gemini gave none, so skyl

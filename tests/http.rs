@@ -33,25 +33,19 @@ fn unstreamed(provider: &str, name: &str) -> Value {
 }
 
 fn request(model: &str) -> Request<'static> {
-    Request {
-        model: model.to_owned().into(),
-        system: Some("You are terse.".into()),
-        messages: vec![Message::user("Weather in Paris?")].into(),
-        tools: vec![ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: json!({
+    Request::new(model.to_owned(), vec![Message::user("Weather in Paris?")])
+        .with_system("You are terse.")
+        .with_tools(vec![ToolDefinition::new(
+            "get_weather",
+            "Current weather in a city.",
+            json!({
                 "type": "object",
                 "properties": {"city": {"type": "string"}},
                 "required": ["city"],
                 "additionalProperties": false
             }),
-            ..Default::default()
-        }]
-        .into(),
-        max_tokens: Some(256),
-        ..Default::default()
-    }
+        )])
+        .with_max_tokens(256)
 }
 
 /// A model of `api` at `server`, quick to give up: retries wait a millisecond.

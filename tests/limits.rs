@@ -187,12 +187,7 @@ fn json_is_cut_where_a_value_ends_and_stays_json() {
 #[test]
 fn a_long_string_inside_json_is_cut_inside() {
     let toolbox = output_limited(24).with(DynamicTool::from_fn(
-        ToolDefinition {
-            name: "read_log".into(),
-            description: "Reads the log.".into(),
-            parameters: json!({"type": "object"}),
-            ..Default::default()
-        },
+        ToolDefinition::new("read_log", "Reads the log.", json!({"type": "object"})),
         |_: Value| json!({"log": "line one\nline two\nline three"}),
     ));
     let result = toolbox.dispatch_blocking(&call("c1", "read_log", json!({})));
@@ -334,16 +329,12 @@ fn arguments_nested_deeper_than_the_limit_are_refused_unread() {
 #[test]
 fn answer_refuses_oversized_calls_before_it_compares_them_as_repeats() {
     let send = DynamicTool::from_fn(
-        ToolDefinition {
-            name: "send".into(),
-            description: "Sends a message.".into(),
-            parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
-            annotations: ToolAnnotations {
-                idempotent: Some(false),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
+        ToolDefinition::new(
+            "send",
+            "Sends a message.",
+            json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        )
+        .with_annotations(ToolAnnotations::new().with_idempotent(false)),
         |_: Value| "sent",
     );
     let toolbox = Toolbox::new()

@@ -253,12 +253,7 @@ fn schedule() -> DynamicTool {
         }
     });
     DynamicTool::from_fn(
-        ToolDefinition {
-            name: "schedule".into(),
-            description: "Schedules a meeting.".into(),
-            parameters,
-            ..Default::default()
-        },
+        ToolDefinition::new("schedule", "Schedules a meeting.", parameters),
         |arguments: Value| arguments,
     )
 }

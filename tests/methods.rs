@@ -233,12 +233,7 @@ fn a_second_instance_without_a_prefix_is_refused() {
 fn a_set_that_cannot_join_adds_none_of_its_tools() {
     // `find` is taken, so the second notebook's `write_note`, added before it, is taken out again.
     let mut toolbox = Toolbox::new().with(skyl::DynamicTool::from_fn(
-        skyl::ToolDefinition {
-            name: "find".into(),
-            description: "Finds something else.".into(),
-            parameters: json!({"type": "object"}),
-            ..Default::default()
-        },
+        skyl::ToolDefinition::new("find", "Finds something else.", json!({"type": "object"})),
         |_: Value| "found",
     ));
     let error = toolbox.add_set("", Notebook::default()).unwrap_err();

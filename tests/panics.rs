@@ -24,12 +24,11 @@ where
     F: for<'a> Fn(&'a Value) -> ToolFuture<'a> + Send + Sync + 'static,
 {
     FnTool {
-        definition: ToolDefinition {
-            name: name.into(),
-            description: format!("The {name} tool."),
-            parameters: json!({"type": "object"}),
-            ..Default::default()
-        },
+        definition: ToolDefinition::new(
+            name,
+            format!("The {name} tool."),
+            json!({"type": "object"}),
+        ),
         run,
     }
 }

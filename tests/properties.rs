@@ -277,12 +277,11 @@ fn mutated_transcript() -> impl Strategy<Value = Vec<Message>> {
 }
 
 fn weather_tool() -> ToolDefinition {
-    ToolDefinition {
-        name: "get_weather".into(),
-        description: "Current weather in a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        ..Default::default()
-    }
+    ToolDefinition::new(
+        "get_weather",
+        "Current weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 proptest! {
@@ -294,12 +293,7 @@ proptest! {
         let checked = transcript::validate_complete(&messages);
         prop_assert_eq!(checked.is_ok(), valid, "validate_complete said {:?}", checked);
         let tools = [weather_tool()];
-        let request = Request {
-            model: "m".into(),
-            messages: messages.as_slice().into(),
-            tools: tools.as_slice().into(),
-            ..Default::default()
-        };
+        let request = Request::new("m", messages.as_slice()).with_tools(tools.as_slice());
         // Nothing invalid is encoded, and everything valid is, unless it holds nothing but a
         // system prompt: the providers that take the system prompt apart from the messages
         // refuse a request without messages, and skyl refuses it before they do.

@@ -7,12 +7,11 @@ use skyl::{
 
 fn named(name: &str, answer: &'static str) -> DynamicTool {
     DynamicTool::from_fn(
-        ToolDefinition {
-            name: name.into(),
-            description: format!("The {name} tool."),
-            parameters: json!({"type": "object", "properties": {}}),
-            ..Default::default()
-        },
+        ToolDefinition::new(
+            name,
+            format!("The {name} tool."),
+            json!({"type": "object", "properties": {}}),
+        ),
         move |_: Value| answer,
     )
 }
@@ -51,34 +50,32 @@ fn each_registration_mistake_is_its_own_error() {
             },
         ),
         (
-            with_definition(ToolDefinition {
-                name: "quiet".into(),
-                parameters: json!({"type": "object"}),
-                ..Default::default()
-            }),
+            with_definition(ToolDefinition::new(
+                "quiet",
+                String::new(),
+                json!({"type": "object"}),
+            )),
             RegistrationError::EmptyDescription {
                 name: "quiet".into(),
             },
         ),
         (
-            with_definition(ToolDefinition {
-                name: "listy".into(),
-                description: "Takes a list.".into(),
-                parameters: json!({"type": "array", "items": {"type": "string"}}),
-                ..Default::default()
-            }),
+            with_definition(ToolDefinition::new(
+                "listy",
+                "Takes a list.",
+                json!({"type": "array", "items": {"type": "string"}}),
+            )),
             RegistrationError::NotAnObjectSchema {
                 name: "listy".into(),
                 found: "a schema of \"type\": \"array\"".into(),
             },
         ),
         (
-            with_definition(ToolDefinition {
-                name: "linked".into(),
-                description: "Follows a link.".into(),
-                parameters: json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}),
-                ..Default::default()
-            }),
+            with_definition(ToolDefinition::new(
+                "linked",
+                "Follows a link.",
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}),
+            )),
             RegistrationError::UnresolvedReference {
                 name: "linked".into(),
                 reference: "#/$defs/A".into(),
@@ -110,11 +107,11 @@ fn each_registration_mistake_is_its_own_error() {
     expected = "Toolbox::with: the tool \"quiet\" has no description, and a model cannot use a tool well without one; say what it does and when to use it"
 )]
 fn with_panics_with_the_registration_error() {
-    let _ = Toolbox::new().with(with_definition(ToolDefinition {
-        name: "quiet".into(),
-        parameters: json!({"type": "object"}),
-        ..Default::default()
-    }));
+    let _ = Toolbox::new().with(with_definition(ToolDefinition::new(
+        "quiet",
+        String::new(),
+        json!({"type": "object"}),
+    )));
 }
 
 #[test]
@@ -166,16 +163,14 @@ fn a_tool_is_replaced_in_place_and_removed_without_rebuilding_the_toolbox() {
 
 #[test]
 fn a_request_can_offer_a_subset_of_the_tools() {
-    let read_only = ToolAnnotations {
-        read_only: Some(true),
-        ..Default::default()
-    };
+    let read_only = ToolAnnotations::new().with_read_only(true);
     let mut read = named("read", "");
     let mut list = named("list", "");
     for tool in [&mut read, &mut list] {
-        let definition = ToolDefinition {
-            annotations: read_only.clone(),
-            ..skyl::Tool::<()>::definition(tool).clone()
+        let definition = {
+            let mut definition = skyl::Tool::<()>::definition(tool).clone();
+            definition.annotations = read_only.clone();
+            definition
         };
         *tool = with_definition(definition);
     }
@@ -241,12 +236,8 @@ fn a_name_some_provider_cannot_encode_is_refused_when_the_tool_is_added() {
         .with(named("_2fa", "ok"))
         .with(named("x-y", "ok"))
         .with(Documented);
-    let request = skyl::provider::Request {
-        model: "m".into(),
-        messages: vec![skyl::Message::user("hi")].into(),
-        tools: toolbox.definitions().into(),
-        ..Default::default()
-    };
+    let request = skyl::provider::Request::new("m", vec![skyl::Message::user("hi")])
+        .with_tools(toolbox.definitions());
     for adapter in crate::support::adapters() {
         assert!(adapter.encode(&request).is_ok(), "{:?}", adapter.provider());
     }

@@ -11,17 +11,11 @@ use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefi
 fn counting(name: &str, annotations: ToolAnnotations, runs: &Arc<AtomicUsize>) -> DynamicTool {
     let runs = Arc::clone(runs);
     DynamicTool::from_fn(
-        ToolDefinition {
-            name: name.into(),
-            description: format!("The {name} tool."),
-            parameters: json!({
+        ToolDefinition::new(name, format!("The {name} tool."), json!({
                 "type": "object",
                 "properties": {"to": {"type": "string"}, "cc": {"type": "string"}, "n": {"type": "number"}},
                 "required": ["to"]
-            }),
-            annotations,
-            ..Default::default()
-        },
+            })).with_annotations(annotations),
         move |arguments: Value| {
             let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
             format!("run {run} for {}", arguments["to"])
@@ -34,12 +28,11 @@ fn hints(
     idempotent: Option<bool>,
     read_only: Option<bool>,
 ) -> ToolAnnotations {
-    ToolAnnotations {
-        destructive,
-        idempotent,
-        read_only,
-        ..Default::default()
-    }
+    let mut annotations = ToolAnnotations::new();
+    annotations.destructive = destructive;
+    annotations.idempotent = idempotent;
+    annotations.read_only = read_only;
+    annotations
 }
 
 fn turn(calls: &[(&str, &str, Value)]) -> Message {
@@ -158,13 +151,12 @@ fn which_annotations_refuse_repeats() {
 #[test]
 fn the_refusal_quotes_an_asynchronous_first_result_and_a_failure() {
     let slow = DynamicTool::from_async_fn(
-        ToolDefinition {
-            name: "pay".into(),
-            description: "Pays an invoice.".into(),
-            parameters: json!({"type": "object", "properties": {"invoice": {"type": "integer"}}}),
-            annotations: hints(None, Some(false), None),
-            ..Default::default()
-        },
+        ToolDefinition::new(
+            "pay",
+            "Pays an invoice.",
+            json!({"type": "object", "properties": {"invoice": {"type": "integer"}}}),
+        )
+        .with_annotations(hints(None, Some(false), None)),
         |arguments: Value| async move {
             if arguments["invoice"] == 0 {
                 Err("there is no invoice 0".to_owned())

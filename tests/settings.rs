@@ -263,21 +263,17 @@ fn list_files() -> Vec<String> {
 fn annotations_are_carried_on_the_definition() {
     assert_eq!(
         Tool::<()>::definition(&DeleteFile).annotations,
-        ToolAnnotations {
-            title: Some("Delete a file".into()),
-            read_only: None,
-            destructive: Some(true),
-            idempotent: Some(true),
-            open_world: Some(false),
-        }
+        ToolAnnotations::new()
+            .with_title("Delete a file")
+            .with_destructive(true)
+            .with_idempotent(true)
+            .with_open_world(false)
     );
     assert_eq!(
         Tool::<()>::definition(&ListFiles).annotations,
-        ToolAnnotations {
-            read_only: Some(true),
-            destructive: Some(false),
-            ..Default::default()
-        }
+        ToolAnnotations::new()
+            .with_read_only(true)
+            .with_destructive(false)
     );
     assert_eq!(
         Tool::<()>::definition(&WhichThread).annotations,

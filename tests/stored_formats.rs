@@ -55,10 +55,10 @@ impl Memory {
             .unwrap()
             .iter()
             .map(|entry| {
-                let entry = Entry {
-                    key: entry["key"].as_str().unwrap().to_owned(),
-                    body: entry["body"].to_string(),
-                };
+                let entry = Entry::new(
+                    entry["key"].as_str().unwrap().to_owned(),
+                    entry["body"].to_string(),
+                );
                 (run.to_owned(), entry)
             })
             .collect();

@@ -16,30 +16,28 @@ use crate::support::adapters;
 fn toolbox(count: usize) -> Toolbox {
     let mut toolbox = Toolbox::new();
     for n in 0..count {
-        let definition = ToolDefinition {
-            name: format!("tool_{n}"),
-            description: format!("Manages the records of topic {n}."),
-            parameters: json!({
+        let definition = ToolDefinition::new(
+            format!("tool_{n}"),
+            format!("Manages the records of topic {n}."),
+            json!({
                 "type": "object",
                 "properties": {"id": {"type": "string", "description": "The record."}},
                 "required": ["id"],
             }),
-            ..Default::default()
-        };
+        );
         toolbox = toolbox.with(DynamicTool::from_fn(definition, |arguments: Value| {
             format!("record {}", arguments["id"])
         }));
     }
-    let weather = ToolDefinition {
-        name: "get_weather".into(),
-        description: "Gets the weather forecast for a city.".into(),
-        parameters: json!({
+    let weather = ToolDefinition::new(
+        "get_weather",
+        "Gets the weather forecast for a city.",
+        json!({
             "type": "object",
             "properties": {"city": {"type": "string", "description": "The city."}},
             "required": ["city"],
         }),
-        ..Default::default()
-    };
+    );
     toolbox.with(DynamicTool::from_fn(weather, |arguments: Value| {
         format!("22C in {}", arguments["city"].as_str().unwrap_or_default())
     }))
@@ -178,19 +176,20 @@ use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Re
 
 /// The two tools of the recorded tool-search conversations (pydantic-ai's cassettes).
 fn exchange_tools() -> Vec<ToolDefinition> {
-    let tool = |name: &str, description: &str, properties: &[&str]| ToolDefinition {
-        name: name.into(),
-        description: description.into(),
-        parameters: json!({
-            "type": "object",
-            "properties": properties
-                .iter()
-                .map(|p| (p.to_string(), json!({"type": "string"})))
-                .collect::<serde_json::Map<_, _>>(),
-            "required": properties,
-            "additionalProperties": false,
-        }),
-        ..Default::default()
+    let tool = |name: &str, description: &str, properties: &[&str]| {
+        ToolDefinition::new(
+            name,
+            description,
+            json!({
+                "type": "object",
+                "properties": properties
+                    .iter()
+                    .map(|p| (p.to_string(), json!({"type": "string"})))
+                    .collect::<serde_json::Map<_, _>>(),
+                "required": properties,
+                "additionalProperties": false,
+            }),
+        )
     };
     vec![
         tool(
@@ -207,16 +206,15 @@ fn exchange_tools() -> Vec<ToolDefinition> {
 }
 
 fn deferring(model: &str, messages: Vec<Message>) -> Request<'static> {
-    Request {
-        model: model.to_owned().into(),
-        messages: messages.into(),
-        tools: exchange_tools().into(),
-        deferred_tools: vec!["get_exchange_rate".to_owned(), "stock_lookup".to_owned()].into(),
-        max_tokens: Some(4096),
+    Request::new(model.to_owned(), messages)
+        .with_tools(exchange_tools())
+        .with_deferred_tools(vec![
+            "get_exchange_rate".to_owned(),
+            "stock_lookup".to_owned(),
+        ])
+        .with_max_tokens(4096)
         // As recorded: the recorded requests asked for no cache.
-        caching: skyl::provider::Caching::off(),
-        ..Default::default()
-    }
+        .with_caching(skyl::provider::Caching::off())
 }
 
 fn question() -> Message {

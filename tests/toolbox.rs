@@ -28,12 +28,11 @@ where
     F: for<'a> Fn(&'a Value, &'a S) -> ToolFuture<'a> + Send + Sync + 'static,
 {
     FnTool {
-        definition: ToolDefinition {
-            name: name.into(),
-            description: format!("The {name} tool."),
-            parameters: json!({"type": "object", "properties": {}, "required": []}),
-            ..Default::default()
-        },
+        definition: ToolDefinition::new(
+            name,
+            format!("The {name} tool."),
+            json!({"type": "object", "properties": {}, "required": []}),
+        ),
         run,
     }
 }

@@ -74,10 +74,10 @@ async fn ping(times: u8) -> String {
 
 fn schedule() -> DynamicTool {
     DynamicTool::from_fn(
-        ToolDefinition {
-            name: "schedule".into(),
-            description: "Schedules a meeting.".into(),
-            parameters: json!({
+        ToolDefinition::new(
+            "schedule",
+            "Schedules a meeting.",
+            json!({
                 "type": "object",
                 "properties": {
                     "title": {"type": "string", "minLength": 1, "maxLength": 40},
@@ -88,8 +88,7 @@ fn schedule() -> DynamicTool {
                 "required": ["title", "people"],
                 "additionalProperties": false
             }),
-            ..Default::default()
-        },
+        ),
         |arguments: Value| format!("scheduled {}", arguments["title"]),
     )
 }
@@ -162,16 +161,15 @@ impl<S> Tool<S> for Miscounted {
 
 /// A tool whose schema asks for an integer `count`.
 fn counting(name: &str) -> ToolDefinition {
-    ToolDefinition {
-        name: name.into(),
-        description: "Counts.".into(),
-        parameters: json!({
+    ToolDefinition::new(
+        name,
+        "Counts.",
+        json!({
             "type": "object",
             "properties": {"count": {"type": "integer"}},
             "required": ["count"]
         }),
-        ..Default::default()
-    }
+    )
 }
 
 fn miscounted() -> Miscounted {
@@ -282,12 +280,11 @@ impl<S> Tool<S> for Silent {
 
 #[test]
 fn a_result_without_content_is_caught() {
-    let silent = Silent(ToolDefinition {
-        name: "silent".into(),
-        description: "Does something quietly.".into(),
-        parameters: json!({"type": "object", "properties": {}}),
-        ..Default::default()
-    });
+    let silent = Silent(ToolDefinition::new(
+        "silent",
+        "Does something quietly.",
+        json!({"type": "object", "properties": {}}),
+    ));
     // Without limits, so that the huge and deeply nested arguments reach the tool too.
     let toolbox = Toolbox::new()
         .with(silent)
@@ -431,16 +428,15 @@ fn a_tool_that_needs_tokio_fails_the_blocking_check_and_is_told_to_run_async() {
 /// generate strings for, and which refuses every string that does not match.
 fn ticket() -> DynamicTool {
     DynamicTool::from_fn(
-        ToolDefinition {
-            name: "ticket".into(),
-            description: "Looks a ticket up.".into(),
-            parameters: json!({
+        ToolDefinition::new(
+            "ticket",
+            "Looks a ticket up.",
+            json!({
                 "type": "object",
                 "properties": {"id": {"type": "string", "pattern": "^T-[0-9]{4}$"}},
                 "required": ["id"]
             }),
-            ..Default::default()
-        },
+        ),
         |arguments: Value| -> Result<String, ToolFailure> {
             let id = arguments["id"].as_str().unwrap_or_default();
             let digits = id.strip_prefix("T-").unwrap_or_default();

@@ -36,12 +36,11 @@ impl Tool for Filler {
 macro_rules! fillers {
     ($($filler:ident)*) => {
         fn with_fillers(toolbox: Toolbox) -> Toolbox {
-            toolbox $(.with(Filler(ToolDefinition {
-                name: stringify!($filler).into(),
-                description: FILLER_DESCRIPTION.into(),
-                parameters: json!({"type": "object", "properties": {}}),
-                ..Default::default()
-            })))*
+            toolbox $(.with(Filler(ToolDefinition::new(
+                stringify!($filler),
+                FILLER_DESCRIPTION,
+                json!({"type": "object", "properties": {}}),
+            ))))*
         }
     };
 }

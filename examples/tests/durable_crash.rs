@@ -174,11 +174,7 @@ fn check_finished(worker: &Worker<'_>) -> usize {
     // An email in the outbox without its own result was cut off mid-effect: the model read that
     // its outcome is unknown (the loop above checked every result).
 
-    let request = Request {
-        model: "any-model".into(),
-        messages: transcript.as_slice().into(),
-        ..Default::default()
-    };
+    let request = Request::new("any-model", transcript.as_slice());
     let adapters: [Box<dyn Adapter>; 4] = [
         Box::new(Anthropic),
         Box::new(OpenAiChat::default()),

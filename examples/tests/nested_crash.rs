@@ -202,11 +202,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
                 assert!(!result.is_error, "{level}: {result:?}");
             }
         }
-        let request = Request {
-            model: "any-model".into(),
-            messages: transcript.as_slice().into(),
-            ..Default::default()
-        };
+        let request = Request::new("any-model", transcript.as_slice());
         let adapters: [Box<dyn Adapter>; 4] = [
             Box::new(Anthropic),
             Box::new(OpenAiChat::default()),

@@ -188,23 +188,17 @@ pub fn transcript(bytes: &mut Bytes<'_>) -> Vec<Message> {
 
 /// The one tool the transcripts call.
 pub fn weather_tool() -> ToolDefinition {
-    ToolDefinition {
-        name: "get_weather".into(),
-        description: "Current weather in a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        ..Default::default()
-    }
+    ToolDefinition::new(
+        "get_weather",
+        "Current weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 /// Encodes `messages` on `adapter` and checks that a body is built only for a valid transcript.
 pub fn encode(adapter: &dyn Adapter, messages: &[Message]) {
     let tools = [weather_tool()];
-    let request = Request {
-        model: "m".into(),
-        messages: messages.into(),
-        tools: tools.as_slice().into(),
-        ..Default::default()
-    };
+    let request = Request::new("m", messages).with_tools(tools.as_slice());
     if adapter.encode(&request).is_ok() {
         assert!(
             skyl::transcript::validate_complete(messages).is_ok(),

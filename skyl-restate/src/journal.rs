@@ -148,10 +148,9 @@ impl Journal for RestateJournal<'_, '_> {
                     Group::Open => {}
                     Group::Entries { entries } => {
                         for stored in entries {
-                            cursor.seen.push(Entry {
-                                key: stored.key,
-                                body: stored.body.to_string(),
-                            });
+                            cursor
+                                .seen
+                                .push(Entry::new(stored.key, stored.body.to_string()));
                         }
                     }
                     Group::Close => {

@@ -51,6 +51,9 @@ const NO_REASON: &str = "the person who reviewed it gave no reason";
 /// {"call": "c6", "approve": true, "expires": 1767225600, "arguments": {"meeting": "standup"}}
 /// {"call": "c6", "approve": false, "reason": "not this week"}
 /// ```
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// The call's id, as [`Status`] lists it.
@@ -94,6 +97,9 @@ enum Verdict {
 }
 
 /// A call that waits for a person's decision.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WaitingCall {
     /// The call's id: the decision names it.
@@ -107,6 +113,9 @@ pub struct WaitingCall {
 }
 
 /// What a run waits for, as the status handler answers it.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Status {
     /// The calls waiting for a decision, in call order; empty while the run goes on or once it is

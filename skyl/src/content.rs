@@ -444,6 +444,9 @@ pub enum ResourceBody {
 /// };
 /// assert_eq!(answer.result_content("call_1").map(|c| c.content.len()), Some(1));
 /// ```
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResultContent {
     /// The [`ToolCall::id`](crate::ToolCall::id) of the call whose result this content belongs to.

@@ -94,16 +94,11 @@ impl DynamicTool {
     /// struct Add { a: i64, b: i64 }
     ///
     /// let add = DynamicTool::from_fn(
-    ///     ToolDefinition {
-    ///         name: "add".into(),
-    ///         description: "Adds two integers.".into(),
-    ///         parameters: json!({
+    ///     ToolDefinition::new("add", "Adds two integers.", json!({
     ///             "type": "object",
     ///             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
     ///             "required": ["a", "b"],
-    ///         }),
-    ///         ..Default::default()
-    ///     },
+    ///         })),
     ///     |Add { a, b }| a.checked_add(b).ok_or("the sum does not fit in 64 bits"),
     /// );
     /// let toolbox = Toolbox::new().with(add);
@@ -142,12 +137,7 @@ impl DynamicTool {
     ///
     /// let greeting = Arc::new(String::from("Hello"));
     /// let greet = DynamicTool::from_async_fn(
-    ///     ToolDefinition {
-    ///         name: "greet".into(),
-    ///         description: "Greets someone.".into(),
-    ///         parameters: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
-    ///         ..Default::default()
-    ///     },
+    ///     ToolDefinition::new("greet", "Greets someone.", json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})),
     ///     move |arguments: Value| {
     ///         let greeting = Arc::clone(&greeting);
     ///         async move { format!("{greeting}, {}!", arguments["name"].as_str().unwrap_or("you")) }
@@ -188,12 +178,7 @@ impl DynamicTool {
     /// use skyl::{CallContext, DynamicTool, ToolCall, ToolDefinition, Toolbox};
     ///
     /// let charge = DynamicTool::from_fn_with_context(
-    ///     ToolDefinition {
-    ///         name: "charge".into(),
-    ///         description: "Charges a card.".into(),
-    ///         parameters: json!({"type": "object", "properties": {}}),
-    ///         ..Default::default()
-    ///     },
+    ///     ToolDefinition::new("charge", "Charges a card.", json!({"type": "object", "properties": {}})),
     ///     |_: Value, call: CallContext| format!("charged, idempotency key {:?}", call.effect_key()),
     /// );
     /// let toolbox = Toolbox::new().with(charge);

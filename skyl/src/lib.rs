@@ -242,12 +242,7 @@
 //! let mut toolbox = Toolbox::new();
 //! for (name, unit) in [("to_celsius", "C"), ("to_kelvin", "K")] {
 //!     let tool = DynamicTool::from_fn(
-//!         ToolDefinition {
-//!             name: name.into(),
-//!             description: format!("Converts a temperature in Fahrenheit to {unit}."),
-//!             parameters: json!({"type": "object", "properties": {"f": {"type": "number"}}, "required": ["f"]}),
-//!             ..Default::default()
-//!         },
+//!         ToolDefinition::new(name, format!("Converts a temperature in Fahrenheit to {unit}."), json!({"type": "object", "properties": {"f": {"type": "number"}}, "required": ["f"]})),
 //!         move |arguments: Value| {
 //!             let c = (arguments["f"].as_f64().unwrap_or_default() - 32.0) * 5.0 / 9.0;
 //!             if unit == "C" { format!("{c:.1}C") } else { format!("{:.1}K", c + 273.15) }
@@ -632,11 +627,7 @@
 //!     let model = HttpModel::builder(OpenAiChat::default())
 //!         .base_url("http://localhost:11434/v1")
 //!         .build()?;
-//!     let request = Request {
-//!         model: "llama3.2".into(),
-//!         messages: vec![Message::user("Why is the sky blue?")].into(),
-//!         ..Default::default()
-//!     };
+//!     let request = Request::new("llama3.2", vec![Message::user("Why is the sky blue?")]);
 //!     let answer = model
 //!         .stream(&request, &mut |event| {
 //!             if let StreamEvent::TextDelta(text) = event {

@@ -59,6 +59,9 @@ impl fmt::Display for Role {
 /// };
 /// assert_eq!(turn.tool_calls().count(), 1);
 /// ```
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Who speaks.
@@ -377,6 +380,9 @@ impl ProviderData {
 /// let call = skyl::ToolCall::new("call_1", "get_weather", serde_json::json!({"city": "Kampala"}));
 /// assert_eq!(call.arguments["city"], "Kampala");
 /// ```
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The id the provider gave the call; its [`ToolResult::call_id`] must repeat it.
@@ -420,6 +426,9 @@ impl ToolCall {
 /// let orphan = ToolResult { call_id: String::new(), content: "22C".into(), is_error: false };
 /// assert!(orphan.validate().is_err());
 /// ```
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The [`ToolCall::id`] this result answers. Required.

@@ -19,12 +19,7 @@ use crate::tool::names::PORTABLE as PORTABLE_NAMES;
 /// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
 ///
 /// let unnamed = DynamicTool::from_fn(
-///     ToolDefinition {
-///         name: "get weather".into(),
-///         description: "Gets the weather.".into(),
-///         parameters: json!({"type": "object"}),
-///         ..Default::default()
-///     },
+///     ToolDefinition::new("get weather", "Gets the weather.", json!({"type": "object"})),
 ///     |_: serde_json::Value| "sunny",
 /// );
 /// let error = Toolbox::new().try_with(unnamed).unwrap_err();
@@ -137,6 +132,9 @@ impl Error for RegistrationError {}
 
 /// A name asked for that a toolbox does not have. Returned by
 /// [`Toolbox::definitions_of`](crate::Toolbox::definitions_of).
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTool {
     /// The name asked for.

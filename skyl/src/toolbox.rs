@@ -354,11 +354,7 @@ impl<S: 'static> Toolbox<S> {
     /// }
     ///
     /// let toolbox = skyl::Toolbox::new().with(Hello);
-    /// let request = skyl::provider::Request {
-    ///     model: "some-model".into(),
-    ///     tools: toolbox.definitions().into(),
-    ///     ..Default::default()
-    /// };
+    /// let request = skyl::provider::Request::new("some-model", Vec::new()).with_tools(toolbox.definitions());
     /// assert_eq!(request.tools[0].name, "hello");
     /// ```
     pub fn definitions(&self) -> &[ToolDefinition] {
@@ -383,11 +379,7 @@ impl<S: 'static> Toolbox<S> {
     /// fn delete(path: String) -> String { path }
     ///
     /// let toolbox = skyl::Toolbox::new().with(Read).with(Delete);
-    /// let request = skyl::provider::Request {
-    ///     model: "some-model".into(),
-    ///     tools: toolbox.definitions_of(["read"]).unwrap().into(),
-    ///     ..Default::default()
-    /// };
+    /// let request = skyl::provider::Request::new("some-model", Vec::new()).with_tools(toolbox.definitions_of(["read"]).unwrap());
     /// assert_eq!(request.tools.len(), 1);
     /// assert!(toolbox.definitions_of(["raed"]).is_err());
     /// ```

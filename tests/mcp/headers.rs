@@ -10,16 +10,15 @@ use crate::common::{bounded, http_exchange};
 
 /// Says which region it was called for; its `region` argument travels as `Mcp-Param-Region`.
 fn region_tool() -> DynamicTool {
-    let definition = ToolDefinition {
-        name: "region_tool".into(),
-        description: "Says which region it was called for.".into(),
-        parameters: json!({
+    let definition = ToolDefinition::new(
+        "region_tool",
+        "Says which region it was called for.",
+        json!({
             "type": "object",
             "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
             "required": ["region"]
         }),
-        ..Default::default()
-    };
+    );
     DynamicTool::from_fn(definition, |arguments: Value| {
         format!("called for {}", arguments["region"])
     })

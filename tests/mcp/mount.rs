@@ -264,12 +264,11 @@ async fn a_server_whose_tools_cannot_all_be_mounted_is_mounted_in_part_or_refuse
     // A local tool already has the name of one of the server's tools.
     let taken = names[1].clone();
     let local = || {
-        let definition = skyl::ToolDefinition {
-            name: taken.clone(),
-            description: "A local tool of the same name.".into(),
-            parameters: json!({"type": "object"}),
-            ..Default::default()
-        };
+        let definition = skyl::ToolDefinition::new(
+            taken.clone(),
+            "A local tool of the same name.",
+            json!({"type": "object"}),
+        );
         Toolbox::new().with(skyl::DynamicTool::from_fn(definition, |_: Value| "local"))
     };
 

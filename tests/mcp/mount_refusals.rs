@@ -49,12 +49,11 @@ async fn mount() -> Remote {
 
 /// A local tool whose name is the one `read.file` is mounted as.
 fn with_local_read_file() -> Toolbox {
-    let definition = skyl::ToolDefinition {
-        name: "odd_read_file".into(),
-        description: "Reads a local file.".into(),
-        parameters: json!({"type": "object"}),
-        ..Default::default()
-    };
+    let definition = skyl::ToolDefinition::new(
+        "odd_read_file",
+        "Reads a local file.",
+        json!({"type": "object"}),
+    );
     Toolbox::new().with(skyl::DynamicTool::from_fn(definition, |_: Value| "local"))
 }
 

@@ -30,13 +30,9 @@ async fn transcript(toolbox: &Toolbox, name: &str) -> Vec<Message> {
 }
 
 fn encode(adapter: &dyn Adapter, messages: &[Message]) -> Value {
-    let request = Request {
-        model: "m".into(),
-        messages: messages.into(),
+    let request = Request::new("m", messages)
         // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    };
+        .with_caching(Caching::off());
     adapter.encode(&request).unwrap()
 }
 

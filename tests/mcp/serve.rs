@@ -237,22 +237,11 @@ impl<S> Tool<S> for Forecast {
 }
 
 fn forecast() -> Forecast {
-    Forecast(ToolDefinition {
-        name: "forecast".into(),
-        description: "Today's forecast for a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        annotations: ToolAnnotations {
-            title: Some("Forecast".into()),
-            read_only: Some(true),
-            open_world: Some(false),
-            ..Default::default()
-        },
-        output_schema: Some(json!({
+    Forecast(ToolDefinition::new("forecast", "Today's forecast for a city.", json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})).with_annotations(ToolAnnotations::new().with_title("Forecast").with_read_only(true).with_open_world(false)).with_output_schema(json!({
             "type": "object",
             "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
             "required": ["city", "celsius"]
-        })),
-    })
+        })))
 }
 
 /// Signals when a call starts, and when its future is dropped.

@@ -9,32 +9,29 @@ use skyl::provider::{
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, tool_result_message};
 
 fn tool(name: &str) -> ToolDefinition {
-    ToolDefinition {
-        name: name.into(),
-        description: format!("The tool {name}."),
-        parameters: json!({"type": "object", "properties": {}, "required": []}),
-        ..Default::default()
-    }
+    ToolDefinition::new(
+        name,
+        format!("The tool {name}."),
+        json!({"type": "object", "properties": {}, "required": []}),
+    )
 }
 
 /// A system prompt, two tools, and a question answered by one call.
 fn request(caching: Caching) -> Request<'static> {
-    Request {
-        model: "m".into(),
-        system: Some("Be brief.".into()),
-        messages: vec![
+    Request::new(
+        "m",
+        vec![
             Message::user("Weather?"),
             Message {
                 role: Role::Assistant,
                 parts: vec![Part::ToolCall(ToolCall::new("c1", "zeta", json!({})))],
             },
             tool_result_message("c1", "22C"),
-        ]
-        .into(),
-        tools: vec![tool("alpha"), tool("zeta")].into(),
-        caching,
-        ..Default::default()
-    }
+        ],
+    )
+    .with_system("Be brief.")
+    .with_tools(vec![tool("alpha"), tool("zeta")])
+    .with_caching(caching)
 }
 
 fn declaration(name: &str, cache_control: Option<Value>) -> Value {
@@ -142,9 +139,9 @@ fn anthropic_puts_no_breakpoint_on_a_thinking_block() {
     // The documentation: thinking blocks cannot carry cache_control. A breakpoint pinned on a
     // message whose last block is thinking goes on the block before it.
     let thinking = json!({"type": "thinking", "thinking": "Hmm.", "signature": "sig"});
-    let request = Request {
-        model: "m".into(),
-        messages: vec![
+    let request = Request::new(
+        "m",
+        vec![
             Message::user("Hi"),
             Message {
                 role: Role::Assistant,
@@ -157,11 +154,9 @@ fn anthropic_puts_no_breakpoint_on_a_thinking_block() {
                 ],
             },
             Message::user("Bye"),
-        ]
-        .into(),
-        caching: Caching::default().newest_turns(0).at_message(1),
-        ..Default::default()
-    };
+        ],
+    )
+    .with_caching(Caching::default().newest_turns(0).at_message(1));
     assert_eq!(
         Anthropic.encode(&request).unwrap(),
         json!({
@@ -186,12 +181,7 @@ fn openai_sends_the_cache_key_and_retention_when_asked_and_nothing_by_default() 
         .retention(Retention::Day);
     let chat = |caching| {
         OpenAiChat::default()
-            .encode(&Request {
-                model: "gpt-5".into(),
-                messages: vec![Message::user("Hi")].into(),
-                caching,
-                ..Default::default()
-            })
+            .encode(&Request::new("gpt-5", vec![Message::user("Hi")]).with_caching(caching))
             .unwrap()
     };
     assert_eq!(
@@ -209,13 +199,11 @@ fn openai_sends_the_cache_key_and_retention_when_asked_and_nothing_by_default() 
     );
     assert_eq!(
         OpenAiResponses::default()
-            .encode(&Request {
-                model: "gpt-5".into(),
-                system: Some("Be brief.".into()),
-                messages: vec![Message::user("Hi")].into(),
-                caching: Caching::default().retention(Retention::InMemory),
-                ..Default::default()
-            })
+            .encode(
+                &Request::new("gpt-5", vec![Message::user("Hi")])
+                    .with_system("Be brief.")
+                    .with_caching(Caching::default().retention(Retention::InMemory))
+            )
             .unwrap(),
         json!({
             "model": "gpt-5",

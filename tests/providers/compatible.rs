@@ -49,11 +49,7 @@ fn continued(answer: &Message) -> Vec<Message> {
 /// The body `adapter` sends for `messages`.
 fn encoded(adapter: &OpenAiChat, messages: Vec<Message>) -> Value {
     adapter
-        .encode(&Request {
-            model: "m".into(),
-            messages: messages.into(),
-            ..Default::default()
-        })
+        .encode(&Request::new("m", messages))
         .unwrap_or_else(|error| panic!("{error}"))
 }
 
@@ -537,12 +533,7 @@ fn a_turn_of_calls_only_has_empty_content_and_the_limit_has_each_servers_name() 
     };
     let body = |adapter: OpenAiChat| {
         adapter
-            .encode(&Request {
-                model: "m".into(),
-                messages: continued(&answer).into(),
-                max_tokens: Some(5),
-                ..Default::default()
-            })
+            .encode(&Request::new("m", continued(&answer)).with_max_tokens(5))
             .unwrap()
     };
     let expected = |limit: &str| {

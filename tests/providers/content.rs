@@ -217,13 +217,9 @@ fn json_that_the_prose_already_is_is_sent_once() {
             ],
         },
     ];
-    let request = Request {
-        model: "m".into(),
-        messages: messages.into(),
+    let request = Request::new("m", messages)
         // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    };
+        .with_caching(Caching::off());
     let results: Vec<Value> = [
         &Anthropic as &dyn Adapter,
         &OpenAiResponses::default(),

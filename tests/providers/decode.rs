@@ -42,12 +42,7 @@ fn round_trip(adapter: &dyn Adapter, name: &str) -> skyl::provider::Response {
         messages.push(Message::user("Thanks."));
     }
     let next = adapter
-        .encode(&Request {
-            model: "some-model".into(),
-            messages: messages.into(),
-            tools: tools().into(),
-            ..Default::default()
-        })
+        .encode(&Request::new("some-model", messages).with_tools(tools()))
         .unwrap();
     assert_golden(
         &format!("decode/{}_{name}", adapter.provider().as_str()),
@@ -128,16 +123,14 @@ fn openai_responses_reasoning_items_and_fc_ids_go_back() {
 fn openai_responses_message_between_reasoning_and_call_keeps_its_id() {
     let response = round_trip(&OpenAiResponses::default(), "reasoning_message_call");
     let next = OpenAiResponses::default()
-        .encode(&Request {
-            model: "gpt-5".into(),
-            messages: vec![
+        .encode(&Request::new(
+            "gpt-5",
+            vec![
                 Message::user("Weather in Kampala?"),
                 response.message.clone(),
                 skyl::tool_result_message("call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "22C"),
-            ]
-            .into(),
-            ..Default::default()
-        })
+            ],
+        ))
         .unwrap();
     // The reasoning item, then the message it was followed by (with its id), then the call.
     assert_eq!(
@@ -179,11 +172,7 @@ fn openai_responses_message_without_reasoning_is_sent_as_plain_text() {
             .collect(),
     });
     let next = OpenAiResponses::default()
-        .encode(&Request {
-            model: "gpt-4o".into(),
-            messages: messages.into(),
-            ..Default::default()
-        })
+        .encode(&Request::new("gpt-4o", messages))
         .unwrap();
     assert_eq!(
         next["input"][1],
@@ -234,16 +223,14 @@ fn gemini_vertex_sends_no_ids() {
         .unwrap();
     let call = response.message.tool_calls().next().unwrap().clone();
     let next = vertex
-        .encode(&Request {
-            model: "m".into(),
-            messages: vec![
+        .encode(&Request::new(
+            "m",
+            vec![
                 Message::user("Weather in Kampala?"),
                 response.message,
                 skyl::tool_result_message(&call.id, "22C"),
-            ]
-            .into(),
-            ..Default::default()
-        })
+            ],
+        ))
         .unwrap();
     assert!(!next.to_string().contains("call_openai_xyz"), "{next}");
 }
@@ -265,13 +252,7 @@ fn provider_data_of_other_providers_is_skipped() {
     let mut messages = vec![Message::user("Weather in Kampala?"), gemini.message];
     let call_id = messages[1].tool_calls().next().unwrap().id.clone();
     messages.push(skyl::tool_result_message(call_id, "22C"));
-    let body = Anthropic
-        .encode(&Request {
-            model: "m".into(),
-            messages: messages.into(),
-            ..Default::default()
-        })
-        .unwrap();
+    let body = Anthropic.encode(&Request::new("m", messages)).unwrap();
     assert_eq!(
         body["messages"],
         json!([
@@ -304,12 +285,7 @@ fn gemini_opens_with_a_user_turn_when_the_first_user_message_was_empty() {
             .collect(),
     });
     let body = Gemini::default()
-        .encode(&Request {
-            model: "m".into(),
-            system: Some("Tell three jokes.".into()),
-            messages: messages.into(),
-            ..Default::default()
-        })
+        .encode(&Request::new("m", messages).with_system("Tell three jokes."))
         .unwrap();
     assert_eq!(
         body["contents"][0],
@@ -370,12 +346,7 @@ fn the_whole_loop_with_a_toolbox() {
         );
         let messages = vec![Message::user("Weather?"), response.message, answer];
         let next = adapter
-            .encode(&Request {
-                model: "m".into(),
-                messages: messages.into(),
-                tools: tools().into(),
-                ..Default::default()
-            })
+            .encode(&Request::new("m", messages).with_tools(tools()))
             .unwrap_or_else(|error| panic!("{error}"));
         // Every call here has a failing sibling (Gulu, or a tool the toolbox lacks), so each
         // snapshot shows that provider's success and failure side by side.

@@ -11,27 +11,22 @@ use skyl::provider::{
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition};
 
 fn tool(name: &str) -> ToolDefinition {
-    ToolDefinition {
-        name: name.into(),
-        description: "A tool.".into(),
-        parameters: json!({"type": "object", "properties": {}, "required": []}),
-        ..Default::default()
-    }
+    ToolDefinition::new(
+        name,
+        "A tool.",
+        json!({"type": "object", "properties": {}, "required": []}),
+    )
 }
 
 fn hello() -> Request<'static> {
-    Request {
-        model: "m".into(),
-        messages: vec![Message::user("Hello")].into(),
-        tools: vec![tool("get_weather")].into(),
-        ..Default::default()
-    }
+    Request::new("m", vec![Message::user("Hello")]).with_tools(vec![tool("get_weather")])
 }
 
 #[test]
 fn a_transcript_error_names_the_message_and_the_call() {
-    let request = Request {
-        messages: vec![
+    let request = {
+        let mut request = hello();
+        request.messages = vec![
             Message::user("Weather?"),
             Message {
                 role: Role::Assistant,
@@ -42,8 +37,8 @@ fn a_transcript_error_names_the_message_and_the_call() {
                 ))],
             },
         ]
-        .into(),
-        ..hello()
+        .into();
+        request
     };
     let error = Anthropic.encode(&request).unwrap_err();
     assert_eq!(error.index(), Some(1));
@@ -63,9 +58,10 @@ fn a_transcript_error_names_the_message_and_the_call() {
 
 #[test]
 fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
-    let request = Request {
-        tools: vec![tool("get weather!")].into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tools = vec![tool("get weather!")].into();
+        request
     };
     assert_eq!(
         OpenAiChat::default()
@@ -74,18 +70,20 @@ fn a_tool_name_error_gives_the_rule_and_a_name_that_follows_it() {
             .to_string(),
         "cannot encode the OpenAI Chat request: the tool name \"get weather!\" breaks the rule for tool names (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`); give the tool's ToolDefinition a name every provider accepts, for example \"get_weather_\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
     );
-    let request = Request {
-        tools: vec![tool("9lives")].into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tools = vec![tool("9lives")].into();
+        request
     };
     assert_eq!(
         Gemini::default().encode(&request).unwrap_err().to_string(),
         "cannot encode the Gemini request: the tool name \"9lives\" breaks the rule for tool names (a letter or `_` first, then a-z, A-Z, 0-9, `_`, `.`, `:` or `-`, at most 64 characters); give the tool's ToolDefinition a name every provider accepts, for example \"_9lives\" (a Toolbox refuses such a name when the tool is added, and a #[tool] function's when it compiles, so this definition came from neither)"
     );
     // Dots are fine on Gemini and not elsewhere.
-    let request = Request {
-        tools: vec![tool("weather.get")].into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tools = vec![tool("weather.get")].into();
+        request
     };
     assert!(Gemini::default().encode(&request).is_ok());
     // The name suggested is one every provider takes, not only the one that refused it.
@@ -104,15 +102,15 @@ struct Labels {
 
 #[test]
 fn a_schema_that_cannot_be_strict_names_the_tool_and_the_field() {
-    let request = Request {
-        tools: vec![ToolDefinition {
-            name: "tag".into(),
-            description: "Tags an item.".into(),
-            parameters: skyl::schema::canonical_schema_for::<Labels>(),
-            ..Default::default()
-        }]
-        .into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tools = vec![ToolDefinition::new(
+            "tag",
+            "Tags an item.",
+            skyl::schema::canonical_schema_for::<Labels>(),
+        )]
+        .into();
+        request
     };
     let error = OpenAiResponses::default()
         .with_strict(true)
@@ -127,11 +125,12 @@ fn a_schema_that_cannot_be_strict_names_the_tool_and_the_field() {
 
 #[test]
 fn a_recursive_schema_is_refused_by_gemini_legacy_parameters() {
-    let request = Request {
-        tools: vec![ToolDefinition {
-            name: "tree".into(),
-            description: "Takes a tree.".into(),
-            parameters: json!({
+    let request = {
+        let mut request = hello();
+        request.tools = vec![ToolDefinition::new(
+            "tree",
+            "Takes a tree.",
+            json!({
                 "type": "object",
                 "properties": {"root": {"$ref": "#/$defs/Node"}},
                 "required": ["root"],
@@ -139,10 +138,9 @@ fn a_recursive_schema_is_refused_by_gemini_legacy_parameters() {
                     "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
                 }}}
             }),
-            ..Default::default()
-        }]
-        .into(),
-        ..hello()
+        )]
+        .into();
+        request
     };
     assert_eq!(
         Gemini::default()
@@ -181,19 +179,21 @@ fn a_parameters_schema_whose_root_is_not_an_object_is_refused() {
 
 #[test]
 fn a_tool_choice_must_name_a_tool_of_the_request() {
-    let request = Request {
-        tool_choice: ToolChoice::Tool("get_wether".into()),
-        tools: vec![tool("get_weather"), tool("convert")].into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tool_choice = ToolChoice::Tool("get_wether".into());
+        request.tools = vec![tool("get_weather"), tool("convert")].into();
+        request
     };
     assert_eq!(
         Anthropic.encode(&request).unwrap_err().to_string(),
         "cannot encode the Anthropic request: tool_choice names the tool \"get_wether\", which is not among the request's tools (get_weather, convert); add it to Request::tools or choose one of those"
     );
-    let request = Request {
-        tool_choice: ToolChoice::Required,
-        tools: Vec::new().into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.tool_choice = ToolChoice::Required;
+        request.tools = Vec::new().into();
+        request
     };
     assert_eq!(
         Gemini::default().encode(&request).unwrap_err().to_string(),
@@ -203,9 +203,10 @@ fn a_tool_choice_must_name_a_tool_of_the_request() {
 
 #[test]
 fn a_request_with_nothing_to_send_is_refused() {
-    let request = Request {
-        messages: vec![Message::system("Be terse."), Message::user("")].into(),
-        ..hello()
+    let request = {
+        let mut request = hello();
+        request.messages = vec![Message::system("Be terse."), Message::user("")].into();
+        request
     };
     for adapter in [
         &Anthropic as &dyn Adapter,
@@ -213,9 +214,10 @@ fn a_request_with_nothing_to_send_is_refused() {
         &OpenAiResponses::default(),
         &Gemini::default(),
     ] {
-        let error = adapter.encode(&Request {
-            messages: vec![Message::user("")].into(),
-            ..request.clone()
+        let error = adapter.encode(&{
+            let mut request = request.clone();
+            request.messages = vec![Message::user("")].into();
+            request
         });
         assert_eq!(
             error.unwrap_err(),

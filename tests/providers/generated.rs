@@ -97,17 +97,11 @@ fn valid_transcript(rng: &mut Rng) -> Vec<Message> {
 }
 
 fn request(messages: Vec<Message>) -> Request<'static> {
-    Request {
-        model: "some-model".into(),
-        messages: messages.into(),
-        tools: vec![ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-            ..Default::default()
-        }].into(),
-        ..Default::default()
-    }
+    Request::new("some-model", messages).with_tools(vec![ToolDefinition::new(
+        "get_weather",
+        "Current weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )])
 }
 
 /// The ids of the calls on the wire, turn by turn, and the ids of the results right after each.

@@ -7,9 +7,9 @@ use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResp
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
 fn request(result: ToolResult) -> Request<'static> {
-    Request {
-        model: "m".into(),
-        messages: vec![
+    Request::new(
+        "m",
+        vec![
             Message::user("Weather?"),
             Message {
                 role: Role::Assistant,
@@ -23,12 +23,10 @@ fn request(result: ToolResult) -> Request<'static> {
                 role: Role::Tool,
                 parts: vec![Part::ToolResult(result)],
             },
-        ]
-        .into(),
-        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    }
+        ],
+    )
+    // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+    .with_caching(Caching::off())
 }
 
 /// The wire form of the result: the last message (or item) of the body.

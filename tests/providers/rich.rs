@@ -42,18 +42,16 @@ pub(crate) struct ConvertArgs {
 
 pub(crate) fn tools() -> Vec<ToolDefinition> {
     vec![
-        ToolDefinition {
-            name: "get_weather".into(),
-            description: "Current weather in a city.".into(),
-            parameters: skyl::schema::canonical_schema_for::<WeatherArgs>(),
-            ..Default::default()
-        },
-        ToolDefinition {
-            name: "convert".into(),
-            description: "Converts Celsius to Fahrenheit.".into(),
-            parameters: skyl::schema::canonical_schema_for::<ConvertArgs>(),
-            ..Default::default()
-        },
+        ToolDefinition::new(
+            "get_weather",
+            "Current weather in a city.",
+            skyl::schema::canonical_schema_for::<WeatherArgs>(),
+        ),
+        ToolDefinition::new(
+            "convert",
+            "Converts Celsius to Fahrenheit.",
+            skyl::schema::canonical_schema_for::<ConvertArgs>(),
+        ),
     ]
 }
 
@@ -68,10 +66,7 @@ fn call(id: &str, name: &str, arguments: serde_json::Value) -> Part {
 pub(crate) fn rich_request() -> Request<'static> {
     let mut extra = Map::new();
     extra.insert("temperature".into(), json!(0.2));
-    Request {
-        model: "some-model".into(),
-        system: Some("You are a terse weather assistant.".into()),
-        messages: vec![
+    Request::new("some-model", vec![
             Message::system("Answer in one sentence."),
             Message::user("Weather in Kampala, Gulu and Jinja?"),
             Message {
@@ -107,11 +102,7 @@ pub(crate) fn rich_request() -> Request<'static> {
             tool_result_message("convert.1:a", "71.6"),
             Message::assistant("Kampala: 22C (71.6F) and sunny; Gulu and Jinja are unavailable."),
             Message::user("Thanks. Umbrella tomorrow?"),
-        ].into(),
-        tools: tools().into(),
-        extra,
-        ..Default::default()
-    }
+        ]).with_system("You are a terse weather assistant.").with_tools(tools()).with_extra(extra)
 }
 
 #[test]
@@ -206,12 +197,7 @@ fn adapters_work_as_trait_objects() {
 
 #[test]
 fn extra_fields_are_merged_into_the_top_level() {
-    let mut request = Request {
-        model: "m".into(),
-        messages: vec![Message::user("Hi")].into(),
-        max_tokens: Some(100),
-        ..Default::default()
-    };
+    let mut request = Request::new("m", vec![Message::user("Hi")]).with_max_tokens(100);
     request
         .extra
         .insert("generationConfig".into(), json!({"temperature": 0}));
@@ -287,13 +273,9 @@ fn every_tool_choice_on_every_adapter() {
     ];
     for (choice, expected) in table {
         for ((adapter, key), expected) in adapters.iter().zip(expected) {
-            let request = Request {
-                model: "m".into(),
-                messages: vec![Message::user("Weather?")].into(),
-                tools: tools().into(),
-                tool_choice: choice.clone(),
-                ..Default::default()
-            };
+            let request = Request::new("m", vec![Message::user("Weather?")])
+                .with_tools(tools())
+                .with_tool_choice(choice.clone());
             let body = adapter.encode(&request).unwrap();
             assert_eq!(
                 body[*key],

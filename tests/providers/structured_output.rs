@@ -44,12 +44,10 @@ fn verdict_strict() -> Value {
 
 fn body(adapter: &dyn Adapter, output: &OutputSchema) -> Value {
     adapter
-        .encode(&Request {
-            model: "m".into(),
-            messages: vec![Message::user("Is water wet?")].into(),
-            output: Some(Cow::Borrowed(output)),
-            ..Default::default()
-        })
+        .encode(
+            &Request::new("m", vec![Message::user("Is water wet?")])
+                .with_output(Cow::Borrowed(output)),
+        )
         .unwrap()
 }
 
@@ -102,13 +100,9 @@ fn openai_responses_puts_a_strict_json_schema_in_text_format() {
 #[test]
 fn gemini_puts_the_schema_in_generation_config() {
     let output = OutputSchema::of::<Verdict>();
-    let request = Request {
-        model: "m".into(),
-        messages: vec![Message::user("Is water wet?")].into(),
-        output: Some(Cow::Borrowed(&output)),
-        max_tokens: Some(100),
-        ..Default::default()
-    };
+    let request = Request::new("m", vec![Message::user("Is water wet?")])
+        .with_output(Cow::Borrowed(&output))
+        .with_max_tokens(100);
     // With a token limit, the schema joins it in the one `generationConfig`.
     assert_eq!(
         Gemini::default().encode(&request).unwrap(),
@@ -181,12 +175,8 @@ struct Scores {
 #[test]
 fn an_answer_schema_a_dialect_cannot_take_is_refused_before_sending() {
     let output = OutputSchema::of::<Scores>();
-    let request = Request {
-        model: "m".into(),
-        messages: vec![Message::user("Scores?")].into(),
-        output: Some(Cow::Borrowed(&output)),
-        ..Default::default()
-    };
+    let request =
+        Request::new("m", vec![Message::user("Scores?")]).with_output(Cow::Borrowed(&output));
     let error = OpenAiChat::default().encode(&request).unwrap_err();
     assert_eq!(
         error.to_string(),

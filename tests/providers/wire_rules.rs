@@ -17,13 +17,9 @@ fn calls(ids: &[&str]) -> Message {
 }
 
 fn request(messages: Vec<Message>) -> Request<'static> {
-    Request {
-        model: "m".into(),
-        messages: messages.into(),
+    Request::new("m", messages)
         // The breakpoints are tests/providers/caching.rs's subject; this test's is the transcript.
-        caching: Caching::off(),
-        ..Default::default()
-    }
+        .with_caching(Caching::off())
 }
 
 fn anthropic_turn(role: &str, blocks: Vec<Value>) -> Value {

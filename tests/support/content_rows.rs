@@ -123,9 +123,9 @@ pub(crate) fn request(content: Vec<Content>) -> Request<'static> {
 
 /// The transcript of a call of `report` answered with `prose` and `content`.
 pub(crate) fn answered_with(prose: &str, content: Vec<Content>) -> Request<'static> {
-    Request {
-        model: "m".into(),
-        messages: vec![
+    Request::new(
+        "m",
+        vec![
             Message::user("Report?"),
             Message {
                 role: Role::Assistant,
@@ -138,12 +138,10 @@ pub(crate) fn answered_with(prose: &str, content: Vec<Content>) -> Request<'stat
                     Part::ResultContent(ResultContent::new("c1", content)),
                 ],
             },
-        ]
-        .into(),
-        // The breakpoints are tests/providers/caching.rs's subject, not this test's.
-        caching: Caching::off(),
-        ..Default::default()
-    }
+        ],
+    )
+    // The breakpoints are tests/providers/caching.rs's subject, not this test's.
+    .with_caching(Caching::off())
 }
 
 /// One kind of content and what each wire of [`WIRES`] makes of it.

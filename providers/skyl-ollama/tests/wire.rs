@@ -22,21 +22,19 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 fn weather() -> ToolDefinition {
-    ToolDefinition {
-        name: "get_weather".into(),
-        description: "Current weather in a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        ..Default::default()
-    }
+    ToolDefinition::new(
+        "get_weather",
+        "Current weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 #[test]
 fn a_transcript_is_encoded_in_ollamas_shapes() {
     let thinking = ProviderData::new(PROVIDER, json!({"thinking": "Two cities."}));
-    let request = Request {
-        model: "qwen3".into(),
-        system: Some("You are terse.".into()),
-        messages: vec![
+    let request = Request::new(
+        "qwen3",
+        vec![
             Message::system("Answer in Celsius."),
             Message::user("Weather in Paris and Kampala?"),
             Message {
@@ -60,12 +58,11 @@ fn a_transcript_is_encoded_in_ollamas_shapes() {
                     Part::ToolResult(ToolResult::error("c2", "the weather service timed out")),
                 ],
             },
-        ]
-        .into(),
-        tools: vec![weather()].into(),
-        max_tokens: Some(100),
-        ..Default::default()
-    };
+        ],
+    )
+    .with_system("You are terse.")
+    .with_tools(vec![weather()])
+    .with_max_tokens(100);
     assert_eq!(
         Ollama.encode(&request).unwrap(),
         json!({
@@ -111,9 +108,9 @@ fn a_results_images_go_in_images_and_every_other_part_is_a_line_saying_what_it_w
             "[The tool also returned {what}, which was not sent: Ollama {why}. If it matters, tell the user it could not be shown.]"
         )
     };
-    let request = Request {
-        model: "qwen3".into(),
-        messages: vec![
+    let request = Request::new(
+        "qwen3",
+        vec![
             Message::user("The chart and the report?"),
             Message {
                 role: Role::Assistant,
@@ -144,10 +141,8 @@ fn a_results_images_go_in_images_and_every_other_part_is_a_line_saying_what_it_w
                     )),
                 ],
             },
-        ]
-        .into(),
-        ..Default::default()
-    };
+        ],
+    );
     let report = [
         "The report.".to_owned(),
         not_sent(
@@ -187,13 +182,9 @@ fn a_results_images_go_in_images_and_every_other_part_is_a_line_saying_what_it_w
 
 #[test]
 fn no_tool_choice_sends_no_tools_and_a_bad_transcript_is_refused_before_a_body() {
-    let mut request = Request {
-        model: "qwen3".into(),
-        messages: vec![Message::user("Hi")].into(),
-        tools: vec![weather()].into(),
-        tool_choice: ToolChoice::None,
-        ..Default::default()
-    };
+    let mut request = Request::new("qwen3", vec![Message::user("Hi")])
+        .with_tools(vec![weather()])
+        .with_tool_choice(ToolChoice::None);
     assert_eq!(
         Ollama.encode(&request).unwrap(),
         json!({"model": "qwen3", "messages": [{"role": "user", "content": "Hi"}], "stream": false})

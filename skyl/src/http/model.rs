@@ -41,11 +41,7 @@ use crate::provider::{
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// // Reads ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL when set.
 /// let model = HttpModel::from_env(Anthropic)?;
-/// let request = Request {
-///     model: "claude-sonnet-4-5".into(),
-///     messages: vec![Message::user("Say hello.")].into(),
-///     ..Default::default()
-/// };
+/// let request = Request::new("claude-sonnet-4-5", vec![Message::user("Say hello.")]);
 /// let response = model
 ///     .stream(&request, &mut |event| {
 ///         if let StreamEvent::TextDelta(text) = event {

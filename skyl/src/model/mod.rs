@@ -64,7 +64,7 @@ pub type EventSink<'a> = dyn FnMut(StreamEvent) + Send + 'a;
 ///
 /// // Any executor drives it; a model that only completes still streams.
 /// async fn ask(model: &dyn Model) -> Result<Response, ModelError> {
-///     let request = Request { messages: vec![Message::user("abc")].into(), ..Default::default() };
+///     let request = Request::new(String::new(), vec![Message::user("abc")]);
 ///     let mut seen = Vec::new();
 ///     let response = model.stream(&request, &mut |event| seen.push(event)).await?;
 ///     assert_eq!(seen.len(), 3, "the text, the usage and the end");

@@ -59,12 +59,7 @@ pub const MAX_BREAKPOINTS: usize = 4;
 ///     Message::user("Who signs it?"),
 /// ];
 /// // One breakpoint, after the contract; none on the newest turns.
-/// let request = Request {
-///     model: "claude-sonnet-4-5".into(),
-///     messages: transcript.as_slice().into(),
-///     caching: Caching::default().newest_turns(0).at_message(0),
-///     ..Default::default()
-/// };
+/// let request = Request::new("claude-sonnet-4-5", transcript.as_slice()).with_caching(Caching::default().newest_turns(0).at_message(0));
 /// let body = Anthropic.encode(&request).unwrap();
 /// assert_eq!(
 ///     body["messages"][0]["content"][0],
@@ -73,7 +68,7 @@ pub const MAX_BREAKPOINTS: usize = 4;
 /// assert_eq!(body["messages"][2]["content"][0], json!({"type": "text", "text": "Who signs it?"}));
 ///
 /// // Nothing asked of any provider:
-/// let body = Anthropic.encode(&Request { caching: Caching::off(), ..request }).unwrap();
+/// let body = Anthropic.encode(&request.with_caching(Caching::off())).unwrap();
 /// assert!(body["messages"][0]["content"][0].get("cache_control").is_none());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -340,6 +335,9 @@ fn canonical(value: &Value, keep_order: bool) -> Value {
 
 /// One piece of a request body in the order its provider's cache reads it: a tool's
 /// declaration, the system prompt, a message.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// Which piece: `tools[name]`, `system`, `messages[3]` (the key its provider gives it).
@@ -365,12 +363,7 @@ pub struct Segment {
 /// use skyl::Message;
 ///
 /// let mut transcript = vec![Message::user("Hello")];
-/// let request = |messages: &[Message]| Request {
-///     model: "claude-sonnet-4-5".into(),
-///     system: Some("Be brief.".into()),
-///     messages: messages.to_vec().into(),
-///     ..Default::default()
-/// };
+/// let request = |messages: &[Message]| Request::new("claude-sonnet-4-5", messages.to_vec()).with_system("Be brief.");
 /// let first = CachePrefix::of(Provider::Anthropic, &Anthropic.encode(&request(&transcript)).unwrap());
 /// transcript.push(Message::assistant("Hi."));
 /// transcript.push(Message::user("Bye"));
@@ -695,11 +688,7 @@ impl fmt::Display for CacheBreak {
 ///
 /// let mut watch = CacheWatch::new();
 /// let mut transcript = vec![Message::user("Hello"), Message::assistant("Hi."), Message::user("Bye")];
-/// let request = |transcript: &[Message]| Request {
-///     model: "m".into(),
-///     messages: transcript.to_vec().into(),
-///     ..Default::default()
-/// };
+/// let request = |transcript: &[Message]| Request::new("m", transcript.to_vec());
 /// assert!(watch.observe(&request(&transcript)).is_empty());
 /// transcript.push(Message::assistant("Bye."));
 /// assert!(watch.observe(&request(&transcript)).is_empty());

@@ -30,25 +30,14 @@
 //! use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, Request};
 //! use skyl::{Message, Part, Role, ToolCall, ToolDefinition, tool_result_message};
 //!
-//! let request = Request {
-//!     model: "some-model".into(),
-//!     system: Some("You are terse.".into()),
-//!     messages: vec![
+//! let request = Request::new("some-model", vec![
 //!         Message::user("Weather in Kampala?"),
 //!         Message {
 //!             role: Role::Assistant,
 //!             parts: vec![Part::ToolCall(ToolCall::new("call_1", "get_weather", json!({"city": "Kampala"})))],
 //!         },
 //!         tool_result_message("call_1", "22C and sunny"),
-//!     ].into(),
-//!     tools: vec![ToolDefinition {
-//!         name: "get_weather".into(),
-//!         description: "Current weather in a city.".into(),
-//!         parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-//!         ..Default::default()
-//!     }].into(),
-//!     ..Default::default()
-//! };
+//!     ]).with_system("You are terse.").with_tools(vec![ToolDefinition::new("get_weather", "Current weather in a city.", json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}))]);
 //!
 //! // Pick the provider at run time.
 //! let adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Anthropic), Box::new(OpenAiChat::default()), Box::new(Gemini::default())];

@@ -29,23 +29,21 @@ use crate::tool::ToolDefinition;
 ///
 /// let toolbox = Toolbox::new().with(Hello);
 /// let transcript = vec![Message::user("Hello")];
-/// let request = Request {
-///     model: "claude-sonnet-4-5".into(),
-///     messages: transcript.as_slice().into(),
-///     tools: toolbox.definitions().into(),
-///     ..Default::default()
-/// };
+/// let request = Request::new("claude-sonnet-4-5", transcript.as_slice())
+///     .with_tools(toolbox.definitions())
+///     .with_max_tokens(1024);
 /// assert_eq!(request.tools[0].name, "hello");
 ///
 /// // An owned request, for when nothing outlives it:
-/// let owned: Request<'static> = Request {
-///     model: "gpt-5".into(),
-///     messages: vec![Message::user("Hi")].into(),
-///     ..Default::default()
-/// };
+/// let owned: Request<'static> = Request::new("gpt-5", vec![Message::user("Hi")]);
 /// assert!(owned.tools.is_empty());
 /// ```
+///
+/// Non-exhaustive: requests gain fields as providers gain features (deferred tools and caching
+/// came so), so a request is built with [`new`](Self::new) and the `with_*` methods (or
+/// [`Default`]), and its fields are set or read by name.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Request<'a> {
     /// The model to ask.
     pub model: Cow<'a, str>,
@@ -85,6 +83,67 @@ pub struct Request<'a> {
     /// Where the provider is asked to cache the request's start: by default Anthropic's
     /// breakpoints on the tools, the system prompt and the newest turns (see [`Caching`]).
     pub caching: Caching,
+}
+
+impl<'a> Request<'a> {
+    /// A request for `model` to answer the transcript `messages`, with no tools, no system prompt
+    /// and every other setting at its default.
+    pub fn new(model: impl Into<Cow<'a, str>>, messages: impl Into<Cow<'a, [Message]>>) -> Self {
+        Request {
+            model: model.into(),
+            messages: messages.into(),
+            ..Request::default()
+        }
+    }
+
+    /// With the system prompt `system` ([`system`](Self::system)).
+    pub fn with_system(mut self, system: impl Into<Cow<'a, str>>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// With the tools `tools`, sent in this order ([`tools`](Self::tools)).
+    pub fn with_tools(mut self, tools: impl Into<Cow<'a, [ToolDefinition]>>) -> Self {
+        self.tools = tools.into();
+        self
+    }
+
+    /// With the tool choice `choice` ([`tool_choice`](Self::tool_choice)).
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// With the shape the answer must take ([`output`](Self::output)).
+    pub fn with_output(mut self, output: impl Into<Cow<'a, OutputSchema>>) -> Self {
+        self.output = Some(output.into());
+        self
+    }
+
+    /// With at most `max_tokens` tokens to generate ([`max_tokens`](Self::max_tokens)).
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// With the provider-specific fields `extra` ([`extra`](Self::extra)), replacing any set
+    /// before.
+    pub fn with_extra(mut self, extra: Map<String, Value>) -> Self {
+        self.extra = extra;
+        self
+    }
+
+    /// With the tools the provider's tool search keeps back ([`deferred_tools`](Self::deferred_tools)).
+    pub fn with_deferred_tools(mut self, names: impl Into<Cow<'a, [String]>>) -> Self {
+        self.deferred_tools = names.into();
+        self
+    }
+
+    /// With the cache placement `caching` ([`caching`](Self::caching)).
+    pub fn with_caching(mut self, caching: Caching) -> Self {
+        self.caching = caching;
+        self
+    }
 }
 
 impl Request<'_> {

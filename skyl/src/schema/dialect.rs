@@ -10,6 +10,9 @@ use super::references::{DATA_KEYWORDS, resolve};
 
 /// Why a schema cannot be expressed in a dialect. Adapters turn it into an
 /// [`EncodeError::Schema`](crate::provider::EncodeError::Schema) naming the tool.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringError {
     /// Where: field names joined with `.`, `[]` for array items, `$defs.Name` for a definition;

@@ -15,13 +15,7 @@ use serde_json::Value;
 /// use serde_json::json;
 /// use skyl::{ToolAnnotations, ToolDefinition};
 ///
-/// let definition = ToolDefinition {
-///     name: "delete_file".into(),
-///     description: "Deletes a file in the workspace.".into(),
-///     parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-///     annotations: ToolAnnotations { destructive: Some(true), ..Default::default() },
-///     ..Default::default()
-/// };
+/// let definition = ToolDefinition::new("delete_file", "Deletes a file in the workspace.", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})).with_annotations(ToolAnnotations::new().with_destructive(true));
 /// assert_eq!(definition.output_schema, None);
 /// ```
 ///
@@ -69,8 +63,13 @@ use serde_json::Value;
 /// }));
 /// assert!(typo.unwrap_err().to_string().starts_with("unknown field `output_schema`"));
 /// ```
+///
+/// Non-exhaustive: definitions gain fields as MCP's do, so one is built with
+/// [`new`](Self::new) and the `with_*` methods (or read from JSON), and its fields are set or
+/// read by name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The name the model calls the tool by.
     pub name: String,
@@ -96,13 +95,17 @@ pub struct ToolDefinition {
 /// ```
 /// use skyl::ToolAnnotations;
 ///
-/// let hints = ToolAnnotations { read_only: Some(true), ..Default::default() };
+/// let hints = ToolAnnotations::new().with_read_only(true);
 /// assert!(hints.is_read_only());
 /// assert!(!hints.is_destructive(), "a read-only tool changes nothing");
 /// assert!(ToolAnnotations::default().is_destructive());
 /// ```
+///
+/// Non-exhaustive: MCP adds hints, and so will this; build one with [`new`](Self::new) and the
+/// `with_*` methods.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable name for the tool, for a host's user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,7 +140,68 @@ pub struct ToolAnnotations {
     pub open_world: Option<bool>,
 }
 
+impl ToolDefinition {
+    /// The definition of a tool named `name` that does what `description` says and takes
+    /// arguments of the JSON schema `parameters`, without annotations or output schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            annotations: ToolAnnotations::default(),
+            output_schema: None,
+        }
+    }
+
+    /// With the hints `annotations` ([`annotations`](Self::annotations)).
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// With the JSON schema of the tool's output ([`output_schema`](Self::output_schema)).
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+}
+
 impl ToolAnnotations {
+    /// No hint said: each has MCP's default.
+    pub fn new() -> Self {
+        ToolAnnotations::default()
+    }
+
+    /// With a human-readable name ([`title`](Self::title)).
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Saying whether the tool changes nothing ([`read_only`](Self::read_only)).
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = Some(read_only);
+        self
+    }
+
+    /// Saying whether the tool may destroy data ([`destructive`](Self::destructive)).
+    pub fn with_destructive(mut self, destructive: bool) -> Self {
+        self.destructive = Some(destructive);
+        self
+    }
+
+    /// Saying whether a repeated call has no further effect ([`idempotent`](Self::idempotent)).
+    pub fn with_idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Saying whether the tool reaches an open world ([`open_world`](Self::open_world)).
+    pub fn with_open_world(mut self, open_world: bool) -> Self {
+        self.open_world = Some(open_world);
+        self
+    }
+
     /// Whether no hint is set.
     pub fn is_empty(&self) -> bool {
         *self == ToolAnnotations::default()

@@ -59,12 +59,7 @@ pub use state::FromRef;
 ///     }
 /// }
 ///
-/// let echo = Echo(ToolDefinition {
-///     name: "echo".into(),
-///     description: "Repeats the text.".into(),
-///     parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-///     ..Default::default()
-/// });
+/// let echo = Echo(ToolDefinition::new("echo", "Repeats the text.", json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})));
 /// # let _ = echo;
 /// ```
 pub trait Tool<S = ()>: Send + Sync + 'static {
@@ -112,12 +107,7 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     ///     }
     /// }
     ///
-    /// let slow = Slow(ToolDefinition {
-    ///     name: "slow".into(),
-    ///     description: "Is slow.".into(),
-    ///     parameters: json!({"type": "object", "properties": {}}),
-    ///     ..Default::default()
-    /// });
+    /// let slow = Slow(ToolDefinition::new("slow", "Is slow.", json!({"type": "object", "properties": {}})));
     /// let toolbox = Toolbox::new().with(slow);
     /// let result = toolbox.dispatch_blocking(&ToolCall::new("c1", "slow", json!({})));
     /// assert_eq!(result.content, "done with c1");

@@ -260,6 +260,9 @@ impl<T: IntoToolOutput, E: Into<ToolFailure>> IntoToolOutput for Result<T, E> {
 ///
 /// A list of [`Content`] collects into one: its leading text parts become the text, the rest
 /// stays in order.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolOutput {
     /// The prose: the [`ToolResult::content`](crate::ToolResult::content) of the result.

@@ -25,7 +25,7 @@ impl<S: 'static> Toolbox<S> {
     /// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
     ///
     /// let undescribed = DynamicTool::from_fn(
-    ///     ToolDefinition { name: "ping".into(), parameters: json!({"type": "object"}), ..Default::default() },
+    ///     ToolDefinition::new("ping", String::new(), json!({"type": "object"})),
     ///     |_: serde_json::Value| "pong",
     /// );
     /// assert_eq!(
@@ -63,12 +63,7 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// let version = |answer: &'static str| {
     ///     DynamicTool::from_fn(
-    ///         ToolDefinition {
-    ///             name: "version".into(),
-    ///             description: "Says the version.".into(),
-    ///             parameters: json!({"type": "object"}),
-    ///             ..Default::default()
-    ///         },
+    ///         ToolDefinition::new("version", "Says the version.", json!({"type": "object"})),
     ///         move |_: serde_json::Value| answer,
     ///     )
     /// };

@@ -42,13 +42,7 @@ impl<S: 'static> Toolbox<S> {
     /// use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
     ///
     /// let send = DynamicTool::from_fn(
-    ///     ToolDefinition {
-    ///         name: "send_email".into(),
-    ///         description: "Sends an email.".into(),
-    ///         parameters: json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}),
-    ///         annotations: ToolAnnotations { idempotent: Some(false), ..Default::default() },
-    ///         ..Default::default()
-    ///     },
+    ///     ToolDefinition::new("send_email", "Sends an email.", json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]})).with_annotations(ToolAnnotations::new().with_idempotent(false)),
     ///     |arguments: serde_json::Value| format!("sent to {}", arguments["to"]),
     /// );
     /// let toolbox = Toolbox::new().with(send);

@@ -6,12 +6,26 @@ use crate::model::BoxFuture;
 use super::error::JournalError;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.
+///
+/// Non-exhaustive, so that a record can gain what a store may keep beside it: a journal builds
+/// one with [`new`](Self::new) and reads its fields by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Entry {
     /// Unique within the run (see the [module docs](super)).
     pub key: String,
     /// The record, as versioned JSON text.
     pub body: String,
+}
+
+impl Entry {
+    /// The record `body` under `key`.
+    pub fn new(key: impl Into<String>, body: impl Into<String>) -> Self {
+        Entry {
+            key: key.into(),
+            body: body.into(),
+        }
+    }
 }
 
 /// Where a durable run keeps its journal: an append-only log of [`Entry`]s per run id.

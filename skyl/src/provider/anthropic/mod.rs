@@ -62,7 +62,7 @@ const OPENING_TEXT: &str = "(continued)";
 /// use skyl::provider::{Adapter, Anthropic, Request};
 ///
 /// let body = Anthropic
-///     .encode(&Request { model: "claude-sonnet-4-5".into(), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
+///     .encode(&Request::new("claude-sonnet-4-5", vec![skyl::Message::user("Hi")]))
 ///     .unwrap();
 /// assert_eq!(body["max_tokens"], 4096);
 /// assert_eq!(body["messages"][0]["content"][0]["text"], "Hi");

@@ -49,6 +49,9 @@ pub struct PartialArray<'a> {
 }
 
 /// The member of an object being written: its key is complete, its value is not.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Copy, Debug)]
 pub struct OpenMember<'a> {
     /// The member's key.

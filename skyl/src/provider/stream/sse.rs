@@ -8,6 +8,9 @@
 use std::borrow::Cow;
 
 /// One server-sent event: its type and its data.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SseEvent {
     /// The `event:` field, or `"message"` (the format's default) when the event has none.
@@ -72,6 +75,9 @@ impl Default for SseParser {
 
 /// An event longer than an [`SseParser`] reads: the server went on sending one event past the
 /// limit. Its `Display` names the limit and the setting that raises it.
+///
+/// Frozen: these fields are the whole of it, so it may be built by struct literal; a field
+/// added would be a breaking change, listed as one in the CHANGELOG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EventTooLarge {
     /// The limit, in bytes.

@@ -87,11 +87,7 @@ const PROVIDER: Provider = Provider::OpenAiChat;
 ///         "role": "assistant", "content": "42.", "reasoning_content": "6 times 7."
 ///     }}]
 /// }))?;
-/// let request = Request {
-///     model: "deepseek-chat".into(),
-///     messages: vec![Message::user("6 × 7?"), answer.message, Message::user("Sure?")].into(),
-///     ..Default::default()
-/// };
+/// let request = Request::new("deepseek-chat", vec![Message::user("6 × 7?"), answer.message, Message::user("Sure?")]);
 /// let to_deepseek = deepseek.encode(&request)?;
 /// assert_eq!(to_deepseek["messages"][1]["reasoning_content"], "6 times 7.");
 /// let to_openai = OpenAiChat::default().encode(&request)?;
@@ -153,12 +149,7 @@ impl OpenAiChat {
     /// ```
     /// use skyl::provider::{Adapter, OpenAiChat, Request};
     ///
-    /// let request = Request {
-    ///     model: "smollm2".into(),
-    ///     messages: vec![skyl::Message::user("Hi.")].into(),
-    ///     max_tokens: Some(5),
-    ///     ..Default::default()
-    /// };
+    /// let request = Request::new("smollm2", vec![skyl::Message::user("Hi.")]).with_max_tokens(5);
     /// let local = OpenAiChat::default().with_compatible(true).encode(&request).unwrap();
     /// assert_eq!(local["max_tokens"], 5);
     /// let openai = OpenAiChat::default().encode(&request).unwrap();

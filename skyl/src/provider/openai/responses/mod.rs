@@ -48,7 +48,7 @@ const PROVIDER: Provider = Provider::OpenAiResponses;
 /// use skyl::provider::{Adapter, OpenAiResponses, Request};
 ///
 /// let body = OpenAiResponses::default()
-///     .encode(&Request { model: "gpt-5".into(), system: Some("Be terse.".into()), messages: vec![skyl::Message::user("Hi")].into(), ..Default::default() })
+///     .encode(&Request::new("gpt-5", vec![skyl::Message::user("Hi")]).with_system("Be terse."))
 ///     .unwrap();
 /// assert_eq!(body["instructions"], "Be terse.");
 /// ```
