@@ -450,10 +450,7 @@ fn a_request_a_hook_trimmed_is_bounded_afresh_from_its_bytes_and_never_passes_th
         .run(vec![Message::user("Go")])
         .blocking()
         .unwrap();
-        let mut request = Request {
-            messages: run.transcript().to_vec().into(),
-            ..Default::default()
-        };
+        let mut request = Request::new("", run.transcript().to_vec());
         trim(&mut request);
         request.messages.to_vec()
     };

@@ -969,11 +969,9 @@ async fn a_request_with_native_tool_search_goes_where_any_request_goes_with_the_
         let body = unstreamed(case.provider, case.fixture);
         let server = Server::start(vec![Reply::json(200, body.to_string())]).await;
         let model = model((case.api)(), &server);
-        let request = Request {
-            deferred_tools: vec!["get_weather".to_owned()].into(),
-            caching: skyl::provider::Caching::off(),
-            ..request(case.model)
-        };
+        let request = request(case.model)
+            .with_deferred_tools(vec!["get_weather".to_owned()])
+            .with_caching(skyl::provider::Caching::off());
         model.complete(&request).await.unwrap();
 
         let search = match case.provider {
