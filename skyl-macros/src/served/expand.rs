@@ -212,13 +212,14 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         let name = param.name();
         let description = optional_text(param.description.as_deref());
         let required = !param.is_optional();
-        quote! {
-            ::skyl::mcp::PromptArgument {
-                name: ::std::string::String::from(#name),
-                description: #description,
-                required: #required,
-            }
-        }
+        // Field by field: the definitions are non-exhaustive, so no struct literal builds them.
+        quote! {{
+            let mut __argument = ::skyl::mcp::PromptArgument::default();
+            __argument.name = ::std::string::String::from(#name);
+            __argument.description = #description;
+            __argument.required = #required;
+            __argument
+        }}
     });
     let call = read_and_call(served, &quote!(__given.as_map()));
     let this = this(served);
@@ -230,11 +231,13 @@ fn prompt_impl(served: &Served<'_>) -> TokenStream {
         fn definition(&self) -> &::skyl::mcp::PromptDefinition {
             static DEFINITION: ::std::sync::OnceLock<::skyl::mcp::PromptDefinition> =
                 ::std::sync::OnceLock::new();
-            DEFINITION.get_or_init(|| ::skyl::mcp::PromptDefinition {
-                name: ::std::string::String::from(#name),
-                title: #title,
-                description: #description,
-                arguments: ::std::vec![#(#arguments),*],
+            DEFINITION.get_or_init(|| {
+                let mut __definition = ::skyl::mcp::PromptDefinition::default();
+                __definition.name = ::std::string::String::from(#name);
+                __definition.title = #title;
+                __definition.description = #description;
+                __definition.arguments = ::std::vec![#(#arguments),*];
+                __definition
             })
         }
 
@@ -271,12 +274,14 @@ fn resource_impl(served: &Served<'_>) -> TokenStream {
         fn definition(&self) -> &::skyl::mcp::ResourceDefinition {
             static DEFINITION: ::std::sync::OnceLock<::skyl::mcp::ResourceDefinition> =
                 ::std::sync::OnceLock::new();
-            DEFINITION.get_or_init(|| ::skyl::mcp::ResourceDefinition {
-                uri: ::std::string::String::from(#uri),
-                name: ::std::string::String::from(#name),
-                title: #title,
-                description: #description,
-                mime_type: #mime_type,
+            DEFINITION.get_or_init(|| {
+                let mut __definition = ::skyl::mcp::ResourceDefinition::default();
+                __definition.uri = ::std::string::String::from(#uri);
+                __definition.name = ::std::string::String::from(#name);
+                __definition.title = #title;
+                __definition.description = #description;
+                __definition.mime_type = #mime_type;
+                __definition
             })
         }
 

@@ -14,7 +14,11 @@ use super::Failure;
 use crate::content::Content;
 
 /// A prompt as `prompts/list` shows it: its name, what it is for, and its arguments.
+///
+/// Non-exhaustive: MCP adds fields to its definitions, so one is built with its constructors and
+/// `with_*` methods (or [`Default`]) and its fields are set by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptDefinition {
     /// The name a client gets it by.
     pub name: String,
@@ -51,7 +55,11 @@ impl PromptDefinition {
 }
 
 /// One argument of a prompt. MCP sends its value as text.
+///
+/// Non-exhaustive: MCP adds fields to its definitions, so one is built with its constructors and
+/// `with_*` methods (or [`Default`]) and its fields are set by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Its name.
     pub name: String,

@@ -19,7 +19,11 @@ use crate::content::{Resource, ResourceBody};
 /// text, slashes included).
 ///
 /// A `uri` with a `{` is a template.
+///
+/// Non-exhaustive: MCP adds fields to its definitions, so one is built with its constructors and
+/// `with_*` methods (or [`Default`]) and its fields are set by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceDefinition {
     /// The URI, or the URI template.
     pub uri: String,
