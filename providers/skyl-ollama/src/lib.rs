@@ -26,12 +26,8 @@
 //! use skyl::Message;
 //! use skyl_ollama::Ollama;
 //!
-//! let body = Ollama.encode(&Request {
-//!     model: "qwen3".into(),
-//!     system: Some("You are terse.".into()),
-//!     messages: vec![Message::user("Hi")].into(),
-//!     ..Default::default()
-//! })?;
+//! let request = Request::new("qwen3", vec![Message::user("Hi")]).with_system("You are terse.");
+//! let body = Ollama.encode(&request)?;
 //! assert_eq!(body, json!({
 //!     "model": "qwen3",
 //!     "messages": [
