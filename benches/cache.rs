@@ -11,9 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::json;
 use skyl::agent::{Agent, hooks};
-use skyl::provider::{
-    Adapter, Anthropic, CachePrefix, Caching, Gemini, OpenAiChat, OpenAiResponses, Request,
-};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::{CachePrefix, Caching}};
 use skyl::testing::ScriptedModel;
 use skyl::{DynamicTool, Message, ToolCall, ToolDefinition, Toolbox};
 

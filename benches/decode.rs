@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Response, StopReason, Usage,
 };
-use skyl::{Message, Part, ProviderData, Role, ToolCall};
+use skyl::{Message, Part, Role, ToolCall, transcript::ProviderData};
 
 mod layer_calls;
 

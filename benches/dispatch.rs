@@ -18,7 +18,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use serde_json::{Value, json};
-use skyl::{Tool, ToolCall, ToolDefinition, ToolFuture, ToolResult, Toolbox};
+use skyl::{Tool, ToolCall, ToolDefinition, ToolResult, Toolbox, tool::ToolFuture};
 
 mod workload;
 use workload::{GetWeather, Stations, WeatherArgs, hand_written, weather_call, weather_report};

@@ -31,7 +31,7 @@ use std::hint::black_box;
 use divan::counter::BytesCount;
 use jiter::{JsonValue, PartialMode};
 use serde_json::Value;
-use skyl::provider::PartialArguments;
+use skyl::provider::partial::PartialArguments;
 
 fn main() {
     // `SKYL_PARTIAL_CALLS="<row> <size> <calls>"`: that row alone, for callgrind
@@ -261,7 +261,7 @@ mod real_text {
 
     use divan::counter::BytesCount;
     use serde_json::Value;
-    use skyl::provider::PartialArguments;
+    use skyl::provider::partial::PartialArguments;
 
     use super::{DELTA, SIZES, parse_whole};
 

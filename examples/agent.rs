@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use serde_json::json;
 use skyl::agent::{Agent, AgentTool, Event, Step, hooks};
 use skyl::model::Model;
-use skyl::provider::{Request, Response, StopReason, StreamEvent, Usage};
+use skyl::provider::{Request, Response, StopReason, Usage, stream::StreamEvent};
 use skyl::testing::ScriptedModel;
 use skyl::{Message, Part, Role, ToolCall, Toolbox};
 

@@ -15,7 +15,7 @@ mod errors;
 mod http_model;
 
 use skyl::Message;
-use skyl::provider::{Request, StreamEvent};
+use skyl::provider::{Request, stream::StreamEvent};
 
 use http_model::{Args, USAGE, http_model, print_event};
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use skyl::agent::Agent;
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Response};
 use skyl::testing::ScriptedModel;
-use skyl::{Image, Message, Part, ToolCall, Toolbox};
+use skyl::{Message, Part, ToolCall, Toolbox, content::Image};
 
 /// Draw a bar chart of the week's midday temperatures in a city, as a PNG image.
 #[skyl::tool]

@@ -36,8 +36,9 @@ use skyl::mcp::{
     ResourceDefinition,
 };
 use skyl::{
-    Audio, CallContext, DynamicTool, Image, LogLevel, Progress, Resource, ToolDefinition,
-    ToolFailure, Toolbox,
+    DynamicTool, ToolDefinition, ToolFailure, Toolbox,
+    content::{Audio, Image, Resource},
+    tool::{CallContext, LogLevel, Progress},
 };
 
 /// A 1x1 red pixel, the suite's suggestion for an image.

@@ -8,7 +8,9 @@ mod errors;
 
 use serde_json::json;
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_result_message};
+use skyl::{
+    Message, Part, Role, ToolCall, ToolDefinition, ToolResult, transcript::tool_result_message,
+};
 
 fn main() {
     let request = Request::new("your-model", vec![

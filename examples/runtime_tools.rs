@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skyl::provider::dialect;
-use skyl::{DynamicTool, GuidedError, Message, Part, Role, ToolCall, ToolDefinition, Toolbox};
+use skyl::{
+    DynamicTool, Message, Part, Role, ToolCall, ToolDefinition, Toolbox, tool::GuidedError,
+};
 
 /// What an operator writes: each tool's definition, and a reply template for the simple ones.
 const CONFIG: &str = r#"[

@@ -6,7 +6,10 @@
 mod errors;
 
 use serde_json::json;
-use skyl::{Message, Part, Role, ToolCall, tool_error_message, tool_result_message, transcript};
+use skyl::{
+    Message, Part, Role, ToolCall, transcript,
+    transcript::{tool_error_message, tool_result_message},
+};
 
 fn main() {
     let mut messages = vec![

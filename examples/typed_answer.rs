@@ -10,7 +10,10 @@ use serde::Deserialize;
 use serde_json::json;
 use skyl::agent::{Agent, Event};
 use skyl::testing::ScriptedModel;
-use skyl::{CallContext, LogLevel, Message, Progress, Report, Role, ToolCall, Toolbox};
+use skyl::{
+    Message, Role, ToolCall, Toolbox,
+    tool::{CallContext, LogLevel, Progress, Report},
+};
 
 /// Scans a document's pages for a word, reporting each page as it goes.
 #[skyl::tool(blocking, read_only)]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use skyl::{FromRef, Json, ToolFailure, Toolbox};
+use skyl::{Json, ToolFailure, Toolbox, tool::FromRef};
 
 // ---------------------------------------------------------------------------------------------
 // The application's state. Each tool borrows only the part it needs.

@@ -13,6 +13,10 @@ lets the stable toolchain's rustdoc write it). A breaking change is:
   `#[non_exhaustive]`), a variant added to an exhaustive enum, a required method added to a trait.
 Each must be named in CHANGELOG.md's `## Unreleased` section, under a `###` heading that says
 "Breaking": its path (`skyl::provider::Request`), or its last two segments (`Request::caching`).
+An item moved to another path is named by a line of that section with both paths,
+`skyl::Image` → `skyl::content::Image` (or `->`): the baseline is read with the new path, so the
+item, its methods and every signature that names it compare as they are, and the move itself is
+the one breaking change.
 `--bless` refuses to record a breaking change that is not named there, so the baseline moves only
 with the CHANGELOG; at a release, bless before the Unreleased section becomes the version's.
 """
@@ -370,6 +374,23 @@ def unreleased_breaking_text():
     return "".join(body for heading, body in zip(parts[1::2], parts[2::2]) if "breaking" in heading.lower())
 
 
+MOVE = re.compile(r"`((?:skyl|skyl_restate)(?:::\w+)+)`\s*(?:→|->)\s*`((?:skyl|skyl_restate)(?:::\w+)+)`")
+
+
+def moves(text):
+    """The moves the Breaking section names: [(old path, new path)]."""
+    return MOVE.findall(text)
+
+
+def moved(lines, renames):
+    """The baseline's lines with each moved path written as its new one."""
+    if not renames:
+        return lines
+    pattern = re.compile(r"(?<![\w:])(" + "|".join(re.escape(old) for old, _ in renames) + r")(?!\w)")
+    new_of = dict(renames)
+    return [pattern.sub(lambda m: new_of[m.group(1)], line) for line in lines]
+
+
 def named(path, text):
     if path.startswith("impl "):
         m = re.match(r"impl !?(\S+?)(<.*)? for (\S+)$", path)
@@ -388,6 +409,7 @@ def main():
         baseline = ROOT / "api" / f"{crate}.txt"
         current = listing(crate)
         old = baseline.read_text().splitlines() if baseline.exists() else []
+        old = moved(old, moves(listed))
         unlisted = [(why, line) for why, line in breaking_changes(old, current)
                     if not named(item_path(line), listed)]
         if bless and unlisted:

@@ -15,11 +15,13 @@ use skyl::agent::{
     Agent, AnsweredBy, Decision, Event, Hooks, Run, RunError, Step, Stop, StopWhen, hooks,
 };
 use skyl::model::{ModelError, ModelErrorKind};
-use skyl::provider::{Adapter, Request, Response, StopReason, StreamEvent, ToolChoice, Usage};
+use skyl::provider::{
+    Adapter, Request, Response, StopReason, ToolChoice, Usage, stream::StreamEvent,
+};
 use skyl::testing::ScriptedModel;
 use skyl::{
-    Message, Part, Role, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolFailure, ToolFuture,
-    ToolResult, Toolbox,
+    Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFailure, ToolResult, Toolbox,
+    tool::{ToolAnnotations, ToolFuture},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1166,7 +1168,7 @@ fn a_stored_run_that_cannot_be_resumed_is_refused_when_loaded() {
     let error = serde_json::from_value::<Run>(unanswered).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "this run cannot be resumed: message 1: tool call \"c1\" (pay) has no result before message 2; every call needs one result in the tool messages right after its assistant turn (send skyl::tool_error_message if the tool could not run)"
+        "this run cannot be resumed: message 1: tool call \"c1\" (pay) has no result before message 2; every call needs one result in the tool messages right after its assistant turn (send skyl::transcript::tool_error_message if the tool could not run)"
     );
 }
 
@@ -1273,7 +1275,7 @@ fn a_request_past_the_script_and_an_incomplete_transcript_are_model_errors() {
     );
     assert_eq!(
         std::error::Error::source(error.model_error()).map(ToString::to_string),
-        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)".to_owned())
+        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::transcript::tool_error_message if the tool could not run)".to_owned())
     );
 }
 

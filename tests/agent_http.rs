@@ -13,9 +13,9 @@ use std::time::Duration;
 use serde_json::Value;
 use skyl::agent::{Agent, Event, Stop};
 use skyl::http::{HttpModel, RetryPolicy};
-use skyl::provider::Api;
+use skyl::provider::author::Api;
 use skyl::provider::{
-    Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, ToolChoice,
+    Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, ToolChoice, stream::StreamEvent,
 };
 use skyl::{Message, Part, Role, Toolbox};
 

@@ -176,7 +176,7 @@ fn azure_needs_an_endpoint_and_a_key() {
 fn a_deployment_name_and_a_version_cannot_reach_another_path_or_parameter() {
     let azure = AzureOpenAi::chat(OpenAiChat::default()).with_api_version("2024-10-21&x=1");
     assert_eq!(
-        skyl::provider::Api::url(&azure, "http://h", "a/b?c", false),
+        skyl::provider::author::Api::url(&azure, "http://h", "a/b?c", false),
         "http://h/openai/deployments/a%2Fb%3Fc/chat/completions?api-version=2024-10-21%26x%3D1"
     );
 }

@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use skyl::agent::{Agent, Event, Stop, hooks};
 use skyl::provider::{
-    Adapter, Anthropic, CacheBreak, CachePrefix, Gemini, OpenAiChat, OpenAiResponses,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses,
+    caching::{CacheBreak, CachePrefix},
 };
 use skyl::testing::ScriptedModel;
-use skyl::{Message, ToolCall, ToolDefinition, Toolbox, tool_result_message};
+use skyl::{Message, ToolCall, ToolDefinition, Toolbox, transcript::tool_result_message};
 
 /// Echoes.
 #[skyl::tool]
@@ -184,8 +185,8 @@ fn where_nothing_cached_changed_each_request_starts_with_what_the_one_before_cac
 
 /// Draws a chart.
 #[skyl::tool(read_only)]
-fn chart() -> (&'static str, skyl::Image) {
-    ("drawn", skyl::Image::png(b"\x89PNG\r\n\x1a\n"))
+fn chart() -> (&'static str, skyl::content::Image) {
+    ("drawn", skyl::content::Image::png(b"\x89PNG\r\n\x1a\n"))
 }
 
 #[test]

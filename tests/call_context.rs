@@ -13,8 +13,8 @@ use skyl::agent::{Agent, Event};
 use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{
-    CallContext, DynamicTool, LogLevel, Message, Progress, Report, ToolCall, ToolDefinition,
-    Toolbox,
+    DynamicTool, Message, ToolCall, ToolDefinition, Toolbox,
+    tool::{CallContext, LogLevel, Progress, Report},
 };
 
 /// Says which call it is.

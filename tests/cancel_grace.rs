@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::json;
 use skyl::agent::Agent;
 use skyl::testing::ScriptedModel;
-use skyl::{CallContext, Message, ToolCall, Toolbox};
+use skyl::{Message, ToolCall, Toolbox, tool::CallContext};
 
 /// The whole result of a call of `tool` stopped at `limit`.
 fn timed_out(tool: &str, limit: &str) -> String {

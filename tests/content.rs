@@ -10,9 +10,10 @@ use skyl::agent::{Agent, Event};
 use skyl::provider::Response;
 use skyl::testing::ScriptedModel;
 use skyl::{
-    Audio, Content, Document, DynamicTool, Image, IntoToolOutput, Limits, Message, Part,
-    ResourceLink, ResultContent, Role, ToolCall, ToolDefinition, ToolFailure, ToolOutput,
+    Content, DynamicTool, Limits, Message, Part, Role, ToolCall, ToolDefinition, ToolFailure,
     ToolResult, Toolbox,
+    content::{Audio, Document, Image, ResourceLink, ResultContent},
+    tool::{IntoToolOutput, ToolOutput},
 };
 
 use crate::support::answered;

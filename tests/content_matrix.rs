@@ -17,8 +17,8 @@ use skyl::agent::Agent;
 use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{
-    Content, Message, Part, ResultContent, Role, ToolCall, ToolFailure, ToolOutput, ToolResult,
-    Toolbox,
+    Content, Message, Part, Role, ToolCall, ToolFailure, ToolResult, Toolbox,
+    content::ResultContent, tool::ToolOutput,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -7,10 +7,12 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Caching, Request};
+use skyl::provider::{Adapter, Anthropic, Request, caching::Caching};
 use skyl::{
-    Content, DynamicTool, Image, Message, Part, ResourceLink, Role, ToolCall, ToolDefinition,
-    ToolFailure, ToolOutput, ToolResult, Toolbox,
+    Content, DynamicTool, Message, Part, Role, ToolCall, ToolDefinition, ToolFailure, ToolResult,
+    Toolbox,
+    content::{Image, ResourceLink},
+    tool::ToolOutput,
 };
 
 use crate::support::answered;

@@ -627,10 +627,10 @@ fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_ag
 
 /// Draws a chart of a word.
 #[skyl::tool(read_only)]
-fn chart(word: String) -> (String, skyl::Image) {
+fn chart(word: String) -> (String, skyl::content::Image) {
     (
         format!("{word}, drawn"),
-        skyl::Image::png(b"\x89PNG\r\n\x1a\n"),
+        skyl::content::Image::png(b"\x89PNG\r\n\x1a\n"),
     )
 }
 
@@ -649,9 +649,9 @@ fn a_replayed_result_keeps_the_image_beside_it() {
         .unwrap();
     assert_eq!(
         run.transcript()[2].result_content("c1"),
-        Some(&skyl::ResultContent::new(
+        Some(&skyl::content::ResultContent::new(
             "c1",
-            vec![skyl::Image::png(b"\x89PNG\r\n\x1a\n").into()]
+            vec![skyl::content::Image::png(b"\x89PNG\r\n\x1a\n").into()]
         ))
     );
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skyl::{
-    DynamicTool, Message, Part, Role, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolFailure,
-    ToolResult, Toolbox,
+    DynamicTool, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFailure, ToolResult,
+    Toolbox, tool::ToolAnnotations,
 };
 
 fn definition(name: &str, parameters: Value) -> ToolDefinition {

@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use serde_json::json;
-use skyl::{Guide, GuidedError, ToolCall, ToolFailure, Toolbox};
+use skyl::{
+    ToolCall, ToolFailure, Toolbox,
+    tool::{Guide, GuidedError},
+};
 
 fn run(toolbox: &Toolbox, name: &str, arguments: serde_json::Value) -> String {
     let result = toolbox.dispatch_blocking(&ToolCall::new("c1", name, arguments));
@@ -95,15 +98,15 @@ fn a_guided_error_written_out_elsewhere_guides_nothing_else() {
     let guided = GuidedError::ask_user("elsewhere");
     assert_eq!(guided.to_string(), "elsewhere");
     let plain = ToolFailure::from("plain");
-    assert_eq!(plain.guidance(), skyl::Guidance::DoNotRetry);
+    assert_eq!(plain.guidance(), skyl::tool::Guidance::DoNotRetry);
     let from_guided = ToolFailure::from(guided);
     assert_eq!(
         (from_guided.message(), from_guided.guidance()),
-        ("elsewhere", skyl::Guidance::AskUser)
+        ("elsewhere", skyl::tool::Guidance::AskUser)
     );
     assert_eq!(
         ToolFailure::from("after").guidance(),
-        skyl::Guidance::DoNotRetry
+        skyl::tool::Guidance::DoNotRetry
     );
 }
 

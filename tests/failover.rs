@@ -17,8 +17,8 @@ use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Hooks, Stop, hooks}
 use skyl::durable::SqliteJournal;
 use skyl::http::{HttpModel, RetryPolicy};
 use skyl::model::{Failover, Member};
-use skyl::provider::Api;
-use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
+use skyl::provider::author::Api;
+use skyl::provider::{Anthropic, OpenAiChat, stream::StreamEvent};
 use skyl::{Message, Toolbox};
 
 use crate::support::http_server::{End, Reply, Server};
@@ -580,7 +580,10 @@ fn transcript_of_three_providers() -> Vec<Message> {
         let call = answer.message.tool_calls().next().unwrap().clone();
         transcript.push(answer.message);
         let to = call.arguments["to"].as_str().unwrap().to_owned();
-        transcript.push(skyl::tool_result_message(call.id, format!("sent to {to}")));
+        transcript.push(skyl::transcript::tool_result_message(
+            call.id,
+            format!("sent to {to}"),
+        ));
     }
     transcript
 }
@@ -597,7 +600,7 @@ fn a_transcript_of_several_providers_encodes_for_each_with_valid_ids_and_only_it
     // Without Anthropic's cache marks: what this test checks is ids and each provider's data.
     let request = Request::new("m", transcript.as_slice())
         .with_max_tokens(512)
-        .with_caching(skyl::provider::Caching::off());
+        .with_caching(skyl::provider::caching::Caching::off());
     let encode = |adapter: &dyn Adapter| adapter.encode(&request).unwrap();
     let user = "Email Ada, Bo and Cy the report.";
     // Ids: Claude's and OpenAI's are Anthropic-valid as they are; Gemini gave none, so skyl

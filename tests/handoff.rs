@@ -4,9 +4,11 @@
 
 use serde_json::{Value, json};
 use skyl::agent::{Agent, Handoff, Stop, TakeOverError};
-use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, Provider, Response};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, Provider, Response, caching::Caching,
+};
 use skyl::testing::ScriptedModel;
-use skyl::{Message, Part, ProviderData, ToolCall, Toolbox};
+use skyl::{Message, Part, ToolCall, Toolbox, transcript::ProviderData};
 
 /// Finds an invoice.
 #[skyl::tool(read_only)]

@@ -9,9 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skyl::http::{ConfigErrorKind, HttpModel, RetryPolicy};
 use skyl::model::{Model, ModelError, ModelErrorKind};
-use skyl::provider::Api;
+use skyl::provider::author::Api;
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, StreamEvent, Streaming, Usage,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Usage,
+    stream::{StreamEvent, Streaming},
 };
 use skyl::{Message, ToolDefinition};
 
@@ -227,7 +228,7 @@ async fn stream_asks_for_a_stream_and_passes_each_event_on() {
 
 /// The events the stream decoder tells for the case's fixture, fed without a network.
 fn decoded_events(case: &Case) -> Vec<StreamEvent> {
-    let mut parser = skyl::provider::SseParser::new();
+    let mut parser = skyl::provider::stream::SseParser::new();
     let mut decoder = adapter(&(case.api)()).stream_decoder();
     let mut told = Vec::new();
     parser
@@ -971,7 +972,7 @@ async fn a_request_with_native_tool_search_goes_where_any_request_goes_with_the_
         let model = model((case.api)(), &server);
         let request = request(case.model)
             .with_deferred_tools(vec!["get_weather".to_owned()])
-            .with_caching(skyl::provider::Caching::off());
+            .with_caching(skyl::provider::caching::Caching::off());
         model.complete(&request).await.unwrap();
 
         let search = match case.provider {

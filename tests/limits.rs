@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use skyl::agent::Agent;
 use skyl::testing::ScriptedModel;
 use skyl::{
-    DynamicTool, Json, Limits, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition,
-    ToolResult, Toolbox,
+    DynamicTool, Json, Limits, Message, Part, Role, ToolCall, ToolDefinition, ToolResult, Toolbox,
+    tool::ToolAnnotations,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,10 @@ use std::task::{Context, Poll, Waker};
 
 use crate::support::block_on;
 use serde_json::{Value, json};
-use skyl::{FailureKind, FromRef, Guidance, Json, Tool, ToolFailure, ToolOutcome, tool};
+use skyl::{
+    Json, Tool, ToolFailure, tool,
+    tool::{FailureKind, FromRef, Guidance, ToolOutcome},
+};
 
 fn call<S, T: Tool<S>>(tool: &T, arguments: Value, state: &S) -> ToolOutcome {
     block_on(tool.call(&arguments, state))

@@ -4,7 +4,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use skyl::{FromRef, Json, Tool, ToolCall, ToolResult, ToolSet, ToolVisitor, Toolbox, tools};
+use skyl::{
+    Json, Tool, ToolCall, ToolResult, Toolbox,
+    tool::{FromRef, ToolSet, ToolVisitor},
+    tools,
+};
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)
@@ -239,7 +243,7 @@ fn a_set_that_cannot_join_adds_none_of_its_tools() {
     let error = toolbox.add_set("", Notebook::default()).unwrap_err();
     assert_eq!(
         error,
-        skyl::RegistrationError::DuplicateName {
+        skyl::tool::RegistrationError::DuplicateName {
             name: "find".into()
         }
     );
@@ -252,7 +256,7 @@ fn a_set_that_cannot_join_adds_none_of_its_tools() {
         .unwrap();
     assert_eq!(
         error,
-        skyl::RegistrationError::DuplicateName {
+        skyl::tool::RegistrationError::DuplicateName {
             name: "write_note".into()
         }
     );

@@ -9,8 +9,8 @@ use std::task::{Context, Poll};
 use crate::support::YieldTimes;
 use serde_json::{Value, json};
 use skyl::{
-    Limits, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFuture, ToolOutcome,
-    ToolResult, Toolbox,
+    Limits, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolResult, Toolbox,
+    tool::{ToolFuture, ToolOutcome},
 };
 
 /// A tool made from a closure, so that each test says exactly what its tool does.

@@ -7,7 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use skyl::provider::{Anthropic, OpenAiChat, PartialCalls, SseParser, StreamEvent, Streaming};
+use skyl::provider::{
+    Anthropic, OpenAiChat,
+    partial::PartialCalls,
+    stream::{SseParser, StreamEvent, Streaming},
+};
 use skyl::{ToolCall, Toolbox};
 
 use crate::skyl_fuzz;

@@ -3,7 +3,7 @@
 //! size. Its own test binary, because it counts every allocation of the process.
 
 use cap::Cap;
-use skyl::provider::PartialArguments;
+use skyl::provider::partial::PartialArguments;
 
 #[global_allocator]
 static ALLOCATOR: Cap<std::alloc::System> = Cap::new(std::alloc::System, usize::MAX);

@@ -651,7 +651,7 @@ fn the_second_statement_of_the_rules_agrees_on_known_cases() {
         role: Role::Assistant,
         parts,
     };
-    let result = |id: &str| skyl::tool_result_message(id, "22C");
+    let result = |id: &str| skyl::transcript::tool_result_message(id, "22C");
     let cases = [
         (vec![Message::user("hi")], true),
         (

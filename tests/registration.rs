@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 use skyl::{
-    DynamicTool, RegistrationError, ToolAnnotations, ToolCall, ToolDefinition, Toolbox, UnknownTool,
+    DynamicTool, ToolCall, ToolDefinition, Toolbox,
+    tool::{RegistrationError, ToolAnnotations, UnknownTool},
 };
 
 fn named(name: &str, answer: &'static str) -> DynamicTool {

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
+use skyl::{
+    DynamicTool, Message, Part, Role, ToolCall, ToolDefinition, Toolbox, tool::ToolAnnotations,
+};
 
 /// A tool that counts its runs and answers with the run's number.
 fn counting(name: &str, annotations: ToolAnnotations, runs: &Arc<AtomicUsize>) -> DynamicTool {

@@ -7,7 +7,9 @@ use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::{Json, Message, Part, Role, Tool, ToolAnnotations, ToolCall, ToolResult, Toolbox, tool};
+use skyl::{
+    Json, Message, Part, Role, Tool, ToolCall, ToolResult, Toolbox, tool, tool::ToolAnnotations,
+};
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)

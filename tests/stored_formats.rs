@@ -32,10 +32,10 @@ fn send_email(to: String) -> String {
 
 /// Draws a chart of a word.
 #[skyl::tool(read_only)]
-fn chart(word: String) -> (String, skyl::Image) {
+fn chart(word: String) -> (String, skyl::content::Image) {
     (
         format!("a chart of {word}"),
-        skyl::Image::png(b"\x89PNG\r\n\x1a\n"),
+        skyl::content::Image::png(b"\x89PNG\r\n\x1a\n"),
     )
 }
 

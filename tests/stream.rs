@@ -15,7 +15,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use skyl::ToolCall;
 use skyl::provider::{
-    DecodeError, Gemini, Provider, Response, SseParser, StopReason, StreamEvent, Streaming, Usage,
+    DecodeError, Gemini, Provider, Response, StopReason, Usage,
+    stream::{SseParser, StreamEvent, Streaming},
 };
 
 fn dir(provider: &str) -> PathBuf {

@@ -214,7 +214,7 @@ fn deferring(model: &str, messages: Vec<Message>) -> Request<'static> {
         ])
         .with_max_tokens(4096)
         // As recorded: the recorded requests asked for no cache.
-        .with_caching(skyl::provider::Caching::off())
+        .with_caching(skyl::provider::caching::Caching::off())
 }
 
 fn question() -> Message {
@@ -272,7 +272,7 @@ fn anthropic_a_found_tool_is_called_and_the_search_goes_back_verbatim_with_the_s
             vec![
                 question(),
                 answer.message,
-                skyl::tool_result_message(call_id.as_str(), "1 USD = 0.92 EUR"),
+                skyl::transcript::tool_result_message(call_id.as_str(), "1 USD = 0.92 EUR"),
             ],
         ))
         .unwrap();

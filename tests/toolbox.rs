@@ -13,8 +13,8 @@ use std::time::Duration;
 use crate::support::YieldTimes;
 use serde_json::{Value, json};
 use skyl::{
-    FromRef, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFailure, ToolFuture,
-    ToolOutcome, ToolResult, Toolbox,
+    Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolFailure, ToolResult, Toolbox,
+    tool::{FromRef, ToolFuture, ToolOutcome},
 };
 
 /// A tool made from a closure, for tests.

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skyl::testing::{Case, Dialect, ToolboxCheck, check_toolbox};
-use skyl::{DynamicTool, Tool, ToolDefinition, ToolFailure, ToolFuture, Toolbox};
+use skyl::{DynamicTool, Tool, ToolDefinition, ToolFailure, Toolbox, tool::ToolFuture};
 
 // ---------------------------------------------------------------------------------------------
 // A good toolbox: typed tools with defaults, options, nested structs, enums, maps, an
@@ -300,26 +300,26 @@ fn a_result_without_content_is_caught() {
 
 /// Draws the chart of a city's weeks.
 #[skyl::tool]
-fn chart(city: String, weeks: u8) -> (String, skyl::Image) {
+fn chart(city: String, weeks: u8) -> (String, skyl::content::Image) {
     (
         format!("{weeks} weeks in {city}."),
-        skyl::Image::png(b"\x89PNG\r\n\x1a\n"),
+        skyl::content::Image::png(b"\x89PNG\r\n\x1a\n"),
     )
 }
 
 /// Takes a screenshot of each of a few pages.
 #[skyl::tool]
-fn screenshots(pages: Vec<u8>) -> Vec<skyl::Image> {
+fn screenshots(pages: Vec<u8>) -> Vec<skyl::content::Image> {
     pages
         .iter()
-        .map(|_| skyl::Image::png(b"\x89PNG\r\n\x1a\n"))
+        .map(|_| skyl::content::Image::png(b"\x89PNG\r\n\x1a\n"))
         .collect()
 }
 
 /// Takes one screenshot, with no words.
 #[skyl::tool]
-fn screenshot() -> skyl::Image {
-    skyl::Image::png(b"\x89PNG\r\n\x1a\n")
+fn screenshot() -> skyl::content::Image {
+    skyl::content::Image::png(b"\x89PNG\r\n\x1a\n")
 }
 
 #[test]

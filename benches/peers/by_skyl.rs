@@ -1,7 +1,7 @@
 //! skyl: the tool written with `#[skyl::tool]`, dispatched by a `Toolbox`.
 
 use serde_json::{Value, json};
-use skyl::{Tool, ToolCall, ToolDefinition, ToolFuture, ToolResult, Toolbox};
+use skyl::{Tool, ToolCall, ToolDefinition, ToolResult, Toolbox, tool::ToolFuture};
 
 use super::forecast::{FILLER_DESCRIPTION, forecast_text};
 use super::{Dispatcher, run};

@@ -16,8 +16,8 @@ use std::io::Write;
 
 use skyl::http::HttpModel;
 use skyl::model::Model;
-use skyl::provider::Api;
-use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, StreamEvent};
+use skyl::provider::author::Api;
+use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, stream::StreamEvent};
 
 /// A provider named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

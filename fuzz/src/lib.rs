@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Partial, PartialArguments,
-    PartialCalls, Request, SseParser, StreamEvent, Streaming,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request,
+    partial::{Partial, PartialArguments, PartialCalls},
+    stream::{SseParser, StreamEvent, Streaming},
 };
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, Toolbox};
 

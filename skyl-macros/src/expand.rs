@@ -200,14 +200,14 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 let local = format_ident!("__skyl_context_{}", taken.len());
                 // A type that cannot be taken from the call is reported at the type.
                 taken.push(quote_spanned! {span=>
-                    let #local = <#ty as ::skyl::FromInvocation>::from_invocation(__invocation);
+                    let #local = <#ty as ::skyl::tool::FromInvocation>::from_invocation(__invocation);
                 });
                 call_args.push(quote!(#local));
             }
             ParamKind::State(ty) => {
                 let ty = written(ty);
-                state_bounds.push(quote!(#ty: ::skyl::FromRef<__S>));
-                call_args.push(quote!(<#ty as ::skyl::FromRef<__S>>::from_ref(__state)));
+                state_bounds.push(quote!(#ty: ::skyl::tool::FromRef<__S>));
+                call_args.push(quote!(<#ty as ::skyl::tool::FromRef<__S>>::from_ref(__state)));
             }
             ParamKind::Str => {
                 add_probe(
@@ -308,7 +308,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     };
     let run = if let Some(asyncness) = &tool.sig.asyncness {
         // A future that is not `Send` is reported at the `async` keyword.
-        quote_spanned!(asyncness.span=> ::skyl::ToolFuture::new_output(async move { #run }))
+        quote_spanned!(asyncness.span=> ::skyl::tool::ToolFuture::new_output(async move { #run }))
     } else if let Some(blocking) = options.blocking {
         // Arguments and output that cannot cross threads are reported at `blocking`.
         let this = matches!(
@@ -324,7 +324,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
             ::skyl::__private::run_blocking(__invocation, move || { #run })
         }
     } else {
-        quote!(::skyl::ToolFuture::ready_output({ #run }))
+        quote!(::skyl::tool::ToolFuture::ready_output({ #run }))
     };
 
     let annotations = annotations(options);
@@ -417,18 +417,18 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
     let (entry, invocation_param, call) = if !taken.is_empty() || blocking {
         (
             quote!(invoke),
-            quote!(__invocation: &::skyl::Invocation<'_>,),
+            quote!(__invocation: &::skyl::tool::Invocation<'_>,),
             quote! {
                 fn call<'__a>(
                     &'__a self,
                     __json: &'__a ::skyl::__private::serde_json::Value,
                     __state: &'__a __S,
-                ) -> ::skyl::ToolFuture<'__a> {
+                ) -> ::skyl::tool::ToolFuture<'__a> {
                     <Self as ::skyl::Tool<__S>>::invoke(
                         self,
                         __json,
                         __state,
-                        &::skyl::Invocation::new(#name, ""),
+                        &::skyl::tool::Invocation::new(#name, ""),
                     )
                 }
             },
@@ -478,7 +478,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 __json: &'__a ::skyl::__private::serde_json::Value,
                 __state: &'__a __S,
                 #invocation_param
-            ) -> ::skyl::ToolFuture<'__a> {
+            ) -> ::skyl::tool::ToolFuture<'__a> {
                 let _ = __state;
                 // The schema is read only when the arguments do not parse as they are.
                 let __schema = move || &<Self as ::skyl::Tool<__S>>::definition(self).parameters;
@@ -487,7 +487,7 @@ pub(crate) fn tool_impl(tool: &Tool<'_>, tool_ty: &TokenStream) -> TokenStream {
                 let __args = match #parse {
                     ::core::result::Result::Ok(args) => args,
                     ::core::result::Result::Err(failure) => {
-                        return ::skyl::ToolFuture::ready(::core::result::Result::Err(failure));
+                        return ::skyl::tool::ToolFuture::ready(::core::result::Result::Err(failure));
                     }
                 };
                 #args

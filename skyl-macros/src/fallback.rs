@@ -60,7 +60,7 @@ pub(crate) fn placeholder_tool(attrs: TokenStream, tool_ty: TokenStream) -> Toke
                 &'__a self,
                 _: &'__a ::skyl::__private::serde_json::Value,
                 _: &'__a __S,
-            ) -> ::skyl::ToolFuture<'__a> {
+            ) -> ::skyl::tool::ToolFuture<'__a> {
                 ::core::unreachable!()
             }
         }
@@ -84,14 +84,14 @@ pub(crate) fn expand_set(
     tokens.extend(quote! {
         #(#cfgs)*
         #[allow(unreachable_code, deprecated)]
-        impl<__S> ::skyl::ToolSet<__S> for #self_ty
+        impl<__S> ::skyl::tool::ToolSet<__S> for #self_ty
         where
             <#self_ty as ::skyl::__private::Defer<__S>>::This:
                 ::core::marker::Send + ::core::marker::Sync + 'static,
         {
             fn visit_tools(
                 self: ::std::sync::Arc<Self>,
-                _: &mut impl ::skyl::ToolVisitor<__S>,
+                _: &mut impl ::skyl::tool::ToolVisitor<__S>,
             ) {
                 ::core::unreachable!()
             }

@@ -192,7 +192,7 @@ fn expand(block: &ItemImpl, emitted: &ItemImpl, tools: &[Tool<'_>]) -> TokenStre
             #(#items)*
 
             #[automatically_derived]
-            impl<__S> ::skyl::ToolSet<__S> for #self_ty
+            impl<__S> ::skyl::tool::ToolSet<__S> for #self_ty
             where
                 <#self_ty as ::skyl::__private::Defer<__S>>::This:
                     ::core::marker::Send + ::core::marker::Sync + 'static,
@@ -200,7 +200,7 @@ fn expand(block: &ItemImpl, emitted: &ItemImpl, tools: &[Tool<'_>]) -> TokenStre
             {
                 fn visit_tools(
                     self: ::std::sync::Arc<Self>,
-                    __visitor: &mut impl ::skyl::ToolVisitor<__S>,
+                    __visitor: &mut impl ::skyl::tool::ToolVisitor<__S>,
                 ) {
                     #(#visits)*
                 }

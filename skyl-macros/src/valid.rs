@@ -147,12 +147,12 @@ impl Tool<'_> {
                 Some(
                     "a synchronous tool finishes inside the call, before anything can cancel it, so \
                      it has no grace; remove `cancel_grace`, or make it an `async fn` that takes \
-                     `#[context] call: skyl::CallContext` and races `call.cancelled()`",
+                     `#[context] call: skyl::tool::CallContext` and races `call.cancelled()`",
                 )
             } else if self.params.iter().all(|param| param.context.is_none()) {
                 Some(
                     "a tool without a `#[context]` parameter cannot see its call cancelled, so a \
-                     grace would only keep it running; take `#[context] call: skyl::CallContext` \
+                     grace would only keep it running; take `#[context] call: skyl::tool::CallContext` \
                      and race `call.cancelled()` against the work, or remove `cancel_grace`",
                 )
             } else {
@@ -412,7 +412,7 @@ impl Param<'_> {
             errors.push(syn::Error::new_spanned(
                 context,
                 "`#[context]` takes no arguments; write `#[context]` and choose what is taken \
-                 from the call by the parameter's type (`skyl::CallContext`)",
+                 from the call by the parameter's type (`skyl::tool::CallContext`)",
             ));
         } else if let Some(state) = self.state {
             errors.push(syn::Error::new_spanned(

@@ -36,7 +36,7 @@ use crate::tool::{CallContext, IntoToolOutput, Invocation, Tool, ToolDefinition,
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use skyl::{DynamicTool, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
+/// use skyl::{DynamicTool, ToolCall, ToolDefinition, Toolbox, tool::ToolAnnotations};
 ///
 /// // A definition can come from anywhere: here, JSON as a configuration file would hold it.
 /// let definition: ToolDefinition = serde_json::from_value(json!({
@@ -175,7 +175,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::{json, Value};
-    /// use skyl::{CallContext, DynamicTool, ToolCall, ToolDefinition, Toolbox};
+    /// use skyl::{DynamicTool, ToolCall, ToolDefinition, Toolbox, tool::CallContext};
     ///
     /// let charge = DynamicTool::from_fn_with_context(
     ///     ToolDefinition::new("charge", "Charges a card.", json!({"type": "object", "properties": {}})),

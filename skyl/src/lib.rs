@@ -4,6 +4,33 @@
 //! every call the model makes gets exactly one [`ToolResult`] whose content tells the model what
 //! happened and what to do next.
 //!
+//! ## What skyl does, and where to read about it
+//!
+//! | capability | feature | read |
+//! |---|---|---|
+//! | a tool from a function or a method: name, description and JSON schema from the signature and its doc comments | | [A tool is a function](#a-tool-is-a-function), [`tool`](macro@tool), [`tools`](macro@tools) |
+//! | exactly one result per call, whatever goes wrong, in prose the model can act on | | [Every call gets exactly one result](#every-call-gets-exactly-one-result) |
+//! | timeouts, blocking tools, cancellation, progress and logs from inside a call | `timeout` for timeouts | [Per-tool settings](#per-tool-settings), [A tool's view of its call](#a-tools-view-of-its-call) |
+//! | images, PDFs, audio, resources and JSON beside the prose, lowered per provider | | [Results beyond text](#results-beyond-text), [`content`] |
+//! | tools made at run time, size and depth limits, repeated-call detection, shared state | | [Tools built at run time](#tools-built-at-run-time), [Limits](#limits), [State](#state) |
+//! | the four providers' wires, transcripts checked before sending, a provider of your own | | [Providers](#providers), [`provider`], [`provider::author`] |
+//! | checking a toolbox against generated arguments, a scripted model for agent tests | `testing` | [Testing your tools](#testing-your-tools) |
+//! | the agent loop: hooks, approvals, questions, budgets and cost, typed answers, tool search | | [Agent loop](#agent-loop), [`agent`] |
+//! | agents as tools of other agents, handoffs and take-overs, the tree's usage and budget | | [Agents that call agents](#agents-that-call-agents) |
+//! | runs that survive a crash: a journal of effects, each run once | `durable` | [Durable runs](#durable-runs), [`agent::journal`] |
+//! | streamed answers, and a call's arguments readable while they stream | | [Streaming](#streaming), [`provider::stream`], [`provider::partial`] |
+//! | HTTP to every provider, retries, streaming | `http` | [Talking to providers over HTTP](#talking-to-providers-over-http) |
+//! | failing over to another model or provider, each answer priced at who gave it | | [Failing over to another provider](#failing-over-to-another-provider) |
+//! | prompt caching, and an event when a change broke the cache | | [`provider::caching`], `Agent::with_caching`, `Event::CacheBroken` |
+//! | an MCP server of a toolbox, with prompts and resources beside the tools (`#[prompt]`, `#[resource]`) | `mcp`, `mcp-http` | [MCP](#mcp) |
+//! | MCP tasks from the journal, for clients of 2026-07-28 and 2025-11-25; `ask` at every revision | `mcp` with `durable` | [MCP](#mcp) (`Server::with_task_journal`) |
+//! | an MCP server's tools mounted in a toolbox, OAuth included | `mcp`, `mcp-http`, `mcp-oauth` | [MCP](#mcp) |
+//! | spans for runs, requests and calls, named as OpenTelemetry's GenAI conventions | `tracing` | [Feature flags](#feature-flags) |
+//!
+//! The crate root holds the common case; each module holds one role: [`tool`](mod@tool) what a tool takes
+//! and returns, [`content`] the kinds of content, [`transcript`] a transcript by hand,
+//! [`provider`] the wires, [`model`] the seam to a model, [`agent`] the loop.
+//!
 //! ## A tool is a function
 //!
 //! ```
@@ -123,11 +150,11 @@
 //! flag. The OpenAI adapters turn it into an `"error: "` prefix, and Gemini drops it.
 //!
 //! A tool's `Err` chooses the model's next step with a [`ToolFailure`], or, in a tool that returns
-//! `anyhow::Result` or `Box<dyn Error>` and relies on `?`, with a [`GuidedError`] or the [`Guide`]
+//! `anyhow::Result` or `Box<dyn Error>` and relies on `?`, with a [`GuidedError`](crate::tool::GuidedError) or the [`Guide`](crate::tool::Guide)
 //! methods on `Result`, which travel through `?` and any error chain that prints its causes:
 //!
 //! ```
-//! use skyl::Guide;
+//! use skyl::tool::Guide;
 //!
 //! /// Reads a note.
 //! #[skyl::tool]
@@ -149,13 +176,13 @@
 //! ## Results beyond text
 //!
 //! A tool can answer with an image, audio, a PDF, a link to a resource, an embedded resource or
-//! structured JSON beside its prose: return an [`Image`] (`Image::png(bytes)`), a tuple such as
-//! `(String, Image)`, a [`ToolOutput`] built part by part, a list of content (`Vec<Image>`,
+//! structured JSON beside its prose: return an [`Image`](crate::content::Image) (`Image::png(bytes)`), a tuple such as
+//! `(String, Image)`, a [`ToolOutput`](crate::tool::ToolOutput) built part by part, a list of content (`Vec<Image>`,
 //! `Vec<Content>`, `[Content; N]`: as many parts as it holds), or an `Option` or `Result` of
 //! these; a [`DynamicTool`] closure may return the same.
 //!
 //! ```
-//! use skyl::{Image, Message, Part, Role, ToolCall, Toolbox};
+//! use skyl::{Message, Part, Role, ToolCall, Toolbox, content::Image};
 //!
 //! # const PNG_BYTES: &[u8] = b"\x89PNG\r\n\x1a\n";
 //! /// Draws the chart of a city's week.
@@ -190,7 +217,7 @@
 //! | `Gemini` | `inlineData` / `fileData` parts of the `functionResponse` (PNG, JPEG, WebP) | the same | an `inlineData` part after the responses | lines of `response.output` | GIFs; audio is beside the response, not in it |
 //! | `OpenAiChat` | `image_url` parts of a `user` message after the tool messages | `file` parts there (a URL: a line) | a line (`with_audio_input(true)`: `input_audio` there, WAV and MP3) | lines of the tool message | the media reach the model as the user's, not the tool's; audio by default |
 //!
-//! An embedded blob [`Resource`] of a PDF, image or audio type (how an MCP server sends a PDF,
+//! An embedded blob [`Resource`](crate::content::Resource) of a PDF, image or audio type (how an MCP server sends a PDF,
 //! since MCP has no document block) goes as the document, image or clip it is.
 //! [`Toolbox::dispatch`], whose [`ToolResult`] is text alone, says each part in a line instead.
 //! [`Content`] has the details; `cargo run --example beyond_text` shows a chart made in code on
@@ -260,7 +287,7 @@
 //! ```
 //!
 //! [`Toolbox::try_with`], [`add`](Toolbox::add) and [`replace`](Toolbox::replace) return a
-//! [`RegistrationError`] for a name that is taken or that no provider accepts, an empty
+//! [`RegistrationError`](crate::tool::RegistrationError) for a name that is taken or that no provider accepts, an empty
 //! description, or a schema that is not an object schema; [`Toolbox::with`] panics with the same
 //! message.
 //!
@@ -312,12 +339,12 @@
 //! ## State
 //!
 //! A parameter marked `#[state]` is not an argument the model sees but a reference into the
-//! toolbox's state, borrowed through [`FromRef`]; tools that need different parts of the state share
+//! toolbox's state, borrowed through [`FromRef`](crate::tool::FromRef); tools that need different parts of the state share
 //! one [`Toolbox::with_state`].
 //!
 //! ## A tool's view of its call
 //!
-//! A parameter marked `#[context]`, of type [`CallContext`], is the call itself: its id, its
+//! A parameter marked `#[context]`, of type [`CallContext`](crate::tool::CallContext), is the call itself: its id, its
 //! effect key in a journaled run, a progress reporter and a logger (which reach an agent's
 //! [`Event::ToolReport`](agent::Event::ToolReport), an MCP client's notifications, and `tracing`),
 //! and its cancellation, set on a timeout, an MCP client's cancel or a dropped run, which a
@@ -560,16 +587,16 @@
 //!
 //! ## Streaming
 //!
-//! Providers stream an answer as server-sent events. [`provider::SseParser`] splits the bytes of a
+//! Providers stream an answer as server-sent events. [`provider::SseParser`](crate::provider::stream::SseParser) splits the bytes of a
 //! response body into events, whatever the chunk boundaries, and the adapter's
-//! [`provider::StreamDecoder`] (from [`provider::Streaming::stream_decoder`]) turns each event
-//! into [`provider::StreamEvent`]s: the text as it is written, each tool call as it starts, grows
+//! [`provider::StreamDecoder`](crate::provider::stream::StreamDecoder) (from [`provider::Streaming::stream_decoder`](crate::provider::stream::Streaming::stream_decoder)) turns each event
+//! into [`provider::StreamEvent`](crate::provider::stream::StreamEvent)s: the text as it is written, each tool call as it starts, grows
 //! and completes, then the usage and the end. It finishes into exactly the
 //! [`provider::Response`] that `decode` gives for the same answer unstreamed. Neither does I/O,
 //! so they serve any HTTP client:
 //!
 //! ```
-//! use skyl::provider::{OpenAiChat, SseParser, StreamEvent, Streaming};
+//! use skyl::provider::{OpenAiChat, stream::{SseParser, StreamEvent, Streaming}};
 //!
 //! let body = concat!(
 //!     "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
@@ -600,8 +627,8 @@
 //! event; a tool call is reported finished only once it is complete.
 //!
 //! To show a long tool call while it streams (the path of a file first, then its content filling
-//! in), hand the events to a [`provider::PartialCalls`] too: it parses each call's arguments
-//! delta by delta ([`provider::PartialArguments`]), each piece read once, and between pieces tells
+//! in), hand the events to a [`provider::PartialCalls`](crate::provider::partial::PartialCalls) too: it parses each call's arguments
+//! delta by delta ([`provider::PartialArguments`](crate::provider::partial::PartialArguments)), each piece read once, and between pieces tells
 //! the members that are complete, typed (`arguments.get::<String>("path")`), and the one being
 //! written (`arguments.str_so_far("content")`). A stream nobody reads this way parses nothing.
 //!
@@ -621,7 +648,7 @@
 //!     use skyl::Message;
 //!     use skyl::model::Model;
 //!     use skyl::http::HttpModel;
-//!     use skyl::provider::{OpenAiChat, Request, StreamEvent};
+//!     use skyl::provider::{OpenAiChat, Request, stream::StreamEvent};
 //!
 //!     // Ollama on this machine, through its OpenAI-compatible API: no key needed.
 //!     let model = HttpModel::builder(OpenAiChat::default())
@@ -686,7 +713,7 @@
 //!     use skyl::agent::{Agent, Event};
 //!     use skyl::http::HttpModel;
 //!     use skyl::model::{Failover, Member};
-//!     use skyl::provider::{Anthropic, OpenAiChat, StreamEvent};
+//!     use skyl::provider::{Anthropic, OpenAiChat, stream::StreamEvent};
 //!     use skyl::{Message, Toolbox};
 //!
 //!     let model = Failover::new([
@@ -713,7 +740,7 @@
 //! ([`Member::model_name`](model::Member::model_name), [`Member::extra`](model::Member::extra)):
 //! keep fields only one provider takes there rather than on the agent. Which member answered a
 //! step is [`Step::answered_by`](agent::Step::answered_by) (journaled with the answer), a
-//! streaming caller is told of each move by [`provider::StreamEvent::Failover`] (and drops what
+//! streaming caller is told of each move by [`provider::StreamEvent::Failover`](crate::provider::stream::StreamEvent::Failover) (and drops what
 //! the failed member had streamed), and with the `tracing` feature each move is logged as a
 //! warning. In a journaled run the journal's rules hold across the move: a call cut off by a
 //! crash is answered as the journal says, whichever member asks next. Two providers ask for data
@@ -741,6 +768,13 @@
 //!   A server that asks the person something during a call (elicitation) pauses the agent run
 //!   making it, as a call waiting for approval does, until the person replies.
 //!
+//! - **Prompts and resources.** `#[skyl::prompt]` and `#[skyl::resource]` make functions an MCP
+//!   server's prompts and resources, served beside the tools with the same promise: one answer
+//!   to every `prompts/get` and `resources/read`.
+//! - **Tasks.** With a journal (`Server::with_task_journal`, feature `durable`), a call a client
+//!   asks to run as a task is one, polled and cancelled, and never run twice across a crash; at
+//!   2026-07-28 and in 2025-11-25's own form.
+//!
 //! `cargo run --example mcp_server` serves the weather example's tools over stdio. The module's
 //! documentation (built with the feature) has the details: content blocks, timeouts, a changing
 //! tool list, HTTP.
@@ -757,6 +791,7 @@
 //! | `mcp` | no | `skyl::mcp`: serve a toolbox as an MCP server, mount an MCP server's tools; stdio and child processes (rmcp, tokio) |
 //! | `mcp-http` | no | `mcp` over streamable HTTP too: `Server::serve_http` on a local port, `RemoteBuilder::connect_http` (rmcp's HTTP transports, hyper, reqwest without TLS) |
 //! | `mcp-oauth` | no | `mcp-http` and `RemoteBuilder::oauth`: mount servers that require OAuth 2.1 (discovery, registration, PKCE, client credentials, step-up), on rmcp's OAuth client and the oauth2 crate |
+//! | `testing` | no | `skyl::testing`: a scripted model for agent tests, a toolbox checked against generated arguments (for `[dev-dependencies]`, as tokio's `test-util`) |
 //! | `durable` | no | `skyl::durable::SqliteJournal`, the embedded journal of durable runs ([`agent::journal`]): rusqlite with its bundled SQLite, compiled from C |
 //!
 //! ```toml
@@ -771,6 +806,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
+pub mod content;
 #[cfg(feature = "durable")]
 pub mod durable;
 #[cfg(feature = "http")]
@@ -780,42 +816,37 @@ pub mod mcp;
 pub mod model;
 pub mod provider;
 pub mod schema;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod tool;
 pub mod transcript;
 
 mod arguments;
 mod base64;
 mod blocking;
-mod content;
 mod dynamic_tool;
 mod executor;
 mod macro_support;
 mod message;
 mod name_index;
 mod prose;
+#[cfg(any(test, feature = "testing"))]
 mod random;
 mod registration;
 mod text;
 #[cfg(feature = "http")]
 mod tls;
-mod tool;
 mod toolbox;
 
-pub use content::{
-    Audio, Content, Document, Image, Resource, ResourceBody, ResourceLink, ResultContent, Source,
-};
+// The common case, at the root; the rest lives in the module of its role (`tool`, `content`,
+// `transcript`, `provider`...), one public path per name.
+pub use content::media::Content;
 pub use dynamic_tool::DynamicTool;
-pub use message::{
-    InvalidToolResult, Message, Part, ProviderData, Role, ToolCall, ToolResult, tool_error_message,
-    tool_result_message,
-};
-pub use registration::{RegistrationError, UnknownTool};
-pub use tool::{
-    CallContext, CallObserver, Cancelled, FailureKind, FromInvocation, FromRef, Guidance, Guide,
-    GuidedError, IntoToolOutput, Invocation, Json, LogLevel, Progress, Report, Tool,
-    ToolAnnotations, ToolDefinition, ToolFailure, ToolFuture, ToolOutcome, ToolOutput, ToolSet,
-    ToolVisitor,
-};
+pub use message::{Message, Part, Role, ToolCall, ToolResult};
+pub use tool::contract::Tool;
+pub use tool::definition::ToolDefinition;
+pub use tool::failure::ToolFailure;
+pub use tool::output::Json;
 pub use toolbox::{Dispatch, Limits, Toolbox};
 
 /// schemars 1, re-exported so that parameter types can derive `JsonSchema` at the version skyl
@@ -871,7 +902,7 @@ pub use skyl_macros::prompt;
 /// (`#[resource(uri_template = "notes://days/{day}")]`: `{name}` is one segment, `{+name}` any
 /// text; each variable is a parameter of the function, read from the URI as its type, and a URI
 /// whose variable does not read is answered with an error naming it). It returns text, bytes
-/// (`Vec<u8>`, a blob), a [`Resource`] or several, or a `Result` of one of them
+/// (`Vec<u8>`, a blob), a [`Resource`](crate::content::Resource) or several, or a `Result` of one of them
 /// ([`IntoResourceContents`](crate::mcp::IntoResourceContents)), of the media type
 /// `mime_type = "..."` says; it may be `async`. The doc comment is the description; `name`,
 /// `title` and `description` options as `#[prompt]` has. The struct it makes is what

@@ -205,7 +205,7 @@ impl Part {
     /// use skyl::Part;
     ///
     /// assert_eq!(Part::Text("hi".into()).text(), Some("hi"));
-    /// assert_eq!(skyl::tool_result_message("c", "22C").parts[0].text(), None);
+    /// assert_eq!(skyl::transcript::tool_result_message("c", "22C").parts[0].text(), None);
     /// ```
     pub fn text(&self) -> Option<&str> {
         match self {
@@ -336,7 +336,7 @@ impl Serialize for Provider {
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::ProviderData;
+/// use skyl::transcript::ProviderData;
 /// use skyl::provider::Provider;
 ///
 /// let data = ProviderData::new(Provider::Gemini, json!({"thoughtSignature": "sig"}));
@@ -491,7 +491,7 @@ impl std::error::Error for InvalidToolResult {}
 /// A [`Role::Tool`] message holding one successful result.
 ///
 /// ```
-/// let reply = skyl::tool_result_message("call_1", "22C and sunny in Kampala");
+/// let reply = skyl::transcript::tool_result_message("call_1", "22C and sunny in Kampala");
 /// assert_eq!(reply.role, skyl::Role::Tool);
 /// ```
 pub fn tool_result_message(call_id: impl Into<String>, content: impl Into<String>) -> Message {
@@ -506,7 +506,7 @@ pub fn tool_result_message(call_id: impl Into<String>, content: impl Into<String
 /// The content is the signal that works on every provider, so say what failed and what to do:
 ///
 /// ```
-/// let reply = skyl::tool_error_message(
+/// let reply = skyl::transcript::tool_error_message(
 ///     "call_1",
 ///     "ERROR: get_weather failed: upstream timeout. Do not retry; tell the user the data is unavailable.",
 /// );

@@ -16,7 +16,7 @@ use crate::tool::names::PORTABLE as PORTABLE_NAMES;
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
+/// use skyl::{DynamicTool, ToolDefinition, Toolbox, tool::RegistrationError};
 ///
 /// let unnamed = DynamicTool::from_fn(
 ///     ToolDefinition::new("get weather", "Gets the weather.", json!({"type": "object"})),
@@ -47,7 +47,7 @@ pub enum RegistrationError {
         /// A name every provider accepts, made from this one.
         suggestion: String,
     },
-    /// The prefix a [`ToolSet`](crate::ToolSet) was added with makes a name that some provider
+    /// The prefix a [`ToolSet`](crate::tool::ToolSet) was added with makes a name that some provider
     /// does not accept (see [`InvalidName`](Self::InvalidName)).
     InvalidPrefix {
         /// The prefix.

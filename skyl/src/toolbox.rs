@@ -90,8 +90,8 @@ pub(crate) use running::RichResult;
 ///
 /// A call is cancelled when it times out, when the MCP client that asked for it cancels it, or
 /// when whoever awaited it (a run, a [`Dispatch`]) drops it unfinished. A tool that takes its
-/// [`CallContext`](crate::CallContext) sees it, and one that races
-/// [`CallContext::cancelled`](crate::CallContext::cancelled) against its work gets a grace
+/// [`CallContext`](crate::tool::CallContext) sees it, and one that races
+/// [`CallContext::cancelled`](crate::tool::CallContext::cancelled) against its work gets a grace
 /// ([`with_cancel_grace`](Toolbox::with_cancel_grace), one second by default) to clean up.
 ///
 /// # Limits
@@ -103,7 +103,7 @@ pub(crate) use running::RichResult;
 /// # State
 ///
 /// [`Toolbox::with_state`] gives the tools a shared state `S`. A tool asks for a part of it with a
-/// `#[state]` parameter, which [`FromRef`](crate::FromRef) borrows out of `S`, so tools with
+/// `#[state]` parameter, which [`FromRef`](crate::tool::FromRef) borrows out of `S`, so tools with
 /// different needs share one toolbox.
 pub struct Toolbox<S = ()> {
     state: S,
@@ -141,7 +141,7 @@ impl<S: 'static> Toolbox<S> {
     /// An empty toolbox whose tools share `state`.
     ///
     /// ```
-    /// use skyl::{FromRef, Toolbox};
+    /// use skyl::{Toolbox, tool::FromRef};
     ///
     /// struct Db { rows: Vec<String> }
     /// struct App { db: Db }
@@ -257,8 +257,8 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// A call is cancelled when it times out, when the MCP client that asked for it sends
     /// `notifications/cancelled`, or when whoever awaited it drops it unfinished. Its
-    /// [`CallContext`](crate::CallContext) says so at once, and a tool that races
-    /// [`CallContext::cancelled`](crate::CallContext::cancelled) against its work runs its
+    /// [`CallContext`](crate::tool::CallContext) says so at once, and a tool that races
+    /// [`CallContext::cancelled`](crate::tool::CallContext::cancelled) against its work runs its
     /// cleanup in the grace. What each case gives:
     ///
     /// - **A timeout or an MCP cancellation** (the `mcp` feature turns on `timeout`): the tool's
@@ -280,7 +280,7 @@ impl<S: 'static> Toolbox<S> {
     /// use std::sync::atomic::{AtomicBool, Ordering};
     /// use std::time::Duration;
     ///
-    /// use skyl::{CallContext, ToolCall, Toolbox};
+    /// use skyl::{ToolCall, Toolbox, tool::CallContext};
     ///
     /// static UNDONE: AtomicBool = AtomicBool::new(false);
     ///
@@ -462,11 +462,11 @@ impl<S: 'static> Toolbox<S> {
     }
 
     /// [`dispatch`](Self::dispatch), with the progress and log lines the tool reports through its
-    /// [`CallContext`](crate::CallContext) sent to `observer` as they come.
+    /// [`CallContext`](crate::tool::CallContext) sent to `observer` as they come.
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
-    /// use skyl::{CallContext, CallObserver, Progress, Report, ToolCall, Toolbox};
+    /// use skyl::{ToolCall, Toolbox, tool::{CallContext, CallObserver, Progress, Report}};
     ///
     /// /// Copies the files.
     /// #[skyl::tool]

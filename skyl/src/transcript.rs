@@ -1,4 +1,7 @@
-//! The ordering rules every provider enforces on tool calls and their results.
+//! A transcript's rules and the pieces to build one by hand: the ordering rules every provider
+//! enforces on tool calls and their results, the tool messages ([`tool_result_message`],
+//! [`tool_error_message`]), the provider data an answer carries back ([`ProviderData`]) and why a
+//! result is malformed ([`InvalidToolResult`]).
 //!
 //! Each provider answers a transcript that breaks these rules with an HTTP 400, often after the
 //! tools already ran. Checking them here, before a request is built, turns that 400 into an error
@@ -16,7 +19,7 @@
 //! is running the tools); [`validate_complete`] is the stricter check a request needs.
 //!
 //! ```
-//! use skyl::{transcript, tool_result_message, Message, Part, Role, ToolCall};
+//! use skyl::{Message, Part, Role, ToolCall, transcript, transcript::tool_result_message};
 //! use serde_json::json;
 //!
 //! let call = ToolCall::new("call_1", "get_weather", json!({"city": "Kampala"}));
@@ -34,6 +37,10 @@
 use std::fmt;
 
 use crate::message::{Message, Part, Role};
+
+pub use crate::message::{
+    InvalidToolResult, ProviderData, tool_error_message, tool_result_message,
+};
 
 /// A rule of the transcript that a message breaks.
 ///
@@ -190,7 +197,7 @@ impl fmt::Display for TranscriptError {
                 role,
             } => write!(
                 f,
-                "message {index}: the result for call \"{call_id}\" is in a {role} message; put tool results in a tool message (skyl::tool_result_message builds one)"
+                "message {index}: the result for call \"{call_id}\" is in a {role} message; put tool results in a tool message (skyl::transcript::tool_result_message builds one)"
             ),
             TranscriptError::MissingResult {
                 index,
@@ -199,7 +206,7 @@ impl fmt::Display for TranscriptError {
                 before: Some(before),
             } => write!(
                 f,
-                "message {index}: tool call \"{call_id}\" ({tool}) has no result before message {before}; every call needs one result in the tool messages right after its assistant turn (send skyl::tool_error_message if the tool could not run)"
+                "message {index}: tool call \"{call_id}\" ({tool}) has no result before message {before}; every call needs one result in the tool messages right after its assistant turn (send skyl::transcript::tool_error_message if the tool could not run)"
             ),
             TranscriptError::MissingResult {
                 index,
@@ -208,7 +215,7 @@ impl fmt::Display for TranscriptError {
                 before: None,
             } => write!(
                 f,
-                "message {index}: tool call \"{call_id}\" ({tool}) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)"
+                "message {index}: tool call \"{call_id}\" ({tool}) has no result and the transcript ends; answer every call before sending the next request (send skyl::transcript::tool_error_message if the tool could not run)"
             ),
             TranscriptError::DuplicateResult {
                 index,
@@ -489,7 +496,7 @@ mod tests {
         assert_eq!(both(&partly), (Ok(()), Err(missing_b.clone())));
         assert_eq!(
             missing_b.to_string(),
-            "message 1: tool call \"b\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)"
+            "message 1: tool call \"b\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::transcript::tool_error_message if the tool could not run)"
         );
     }
 
@@ -517,7 +524,7 @@ mod tests {
             validate(&[calls(&["a"]), Message::user("u")])
                 .unwrap_err()
                 .to_string(),
-            "message 0: tool call \"a\" (get_weather) has no result before message 1; every call needs one result in the tool messages right after its assistant turn (send skyl::tool_error_message if the tool could not run)"
+            "message 0: tool call \"a\" (get_weather) has no result before message 1; every call needs one result in the tool messages right after its assistant turn (send skyl::transcript::tool_error_message if the tool could not run)"
         );
     }
 
@@ -703,7 +710,7 @@ mod tests {
         );
         assert_eq!(
             err.to_string(),
-            "message 1: the result for call \"a\" is in a user message; put tool results in a tool message (skyl::tool_result_message builds one)"
+            "message 1: the result for call \"a\" is in a user message; put tool results in a tool message (skyl::transcript::tool_result_message builds one)"
         );
     }
 

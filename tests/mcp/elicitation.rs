@@ -27,7 +27,10 @@ use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, RemoteBuilder, Server};
 use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
-use skyl::{CallContext, CallObserver, Message, Report, ToolCall, ToolResult, Toolbox};
+use skyl::{
+    Message, ToolCall, ToolResult, Toolbox,
+    tool::{CallContext, CallObserver, Report},
+};
 
 use crate::common::{bounded, error, object, text};
 

@@ -11,8 +11,8 @@ use skyl::agent::{Agent, Stop};
 use skyl::mcp::{ConnectError, Remote, Server};
 use skyl::testing::ScriptedModel;
 use skyl::{
-    Content, Image, Message, Part, Resource, ResourceLink, ResultContent, Role, ToolCall,
-    ToolResult, Toolbox,
+    Content, Message, Part, Role, ToolCall, ToolResult, Toolbox,
+    content::{Image, Resource, ResourceLink, ResultContent},
 };
 use tokio::process::Command;
 
@@ -276,7 +276,7 @@ async fn a_server_whose_tools_cannot_all_be_mounted_is_mounted_in_part_or_refuse
     let refused = toolbox.add_remote(&files);
     assert_eq!(
         refused.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        [skyl::RegistrationError::DuplicateName {
+        [skyl::tool::RegistrationError::DuplicateName {
             name: taken.clone()
         }
         .to_string()]
@@ -288,7 +288,7 @@ async fn a_server_whose_tools_cannot_all_be_mounted_is_mounted_in_part_or_refuse
 
     assert!(matches!(
         local().try_with_remote(&files),
-        Err(skyl::RegistrationError::DuplicateName { name }) if name == taken
+        Err(skyl::tool::RegistrationError::DuplicateName { name }) if name == taken
     ));
     files.close().await;
 }

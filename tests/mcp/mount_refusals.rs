@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use skyl::mcp::Remote;
 use skyl::mcp::rmcp::model::{CallToolResult, ContentBlock, Tool};
-use skyl::{RegistrationError, ToolCall, ToolResult, Toolbox};
+use skyl::{ToolCall, ToolResult, Toolbox, tool::RegistrationError};
 
 use crate::common::{bounded, object};
 use crate::tools_only::mount_tools_only;

@@ -8,8 +8,13 @@ use skyl::mcp::rmcp::model::{
     CallToolResult, ContentBlock, EmbeddedResource, ImageContent, ResourceContents, Tool,
 };
 use skyl::mcp::{Remote, Server};
-use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
-use skyl::{Content, Document, Image, Message, Part, Resource, Role, ToolCall, Toolbox};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
+};
+use skyl::{
+    Content, Message, Part, Role, ToolCall, Toolbox,
+    content::{Document, Image, Resource},
+};
 
 use crate::common::{bounded, object};
 use crate::content_rows::{KINDS, Kind, PROSE, Wire, check_cells, not_sent, rows};

@@ -15,7 +15,10 @@ use skyl::mcp::{
     DynamicPrompt, DynamicResource, Failure, PromptArgument, PromptDefinition, PromptMessage,
     ResourceDefinition, Server,
 };
-use skyl::{Image, Resource, Toolbox};
+use skyl::{
+    Toolbox,
+    content::{Image, Resource},
+};
 
 use crate::common::{Client, bounded, object};
 

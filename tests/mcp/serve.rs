@@ -10,8 +10,9 @@ use skyl::mcp::Server;
 use skyl::mcp::rmcp::ServiceExt;
 use skyl::mcp::rmcp::model::CallToolRequestParams;
 use skyl::{
-    Audio, Content, Image, Message, Part, Resource, ResourceLink, ResultContent, Role, Tool,
-    ToolAnnotations, ToolCall, ToolDefinition, ToolFuture, ToolOutput, ToolResult, Toolbox,
+    Content, Message, Part, Role, Tool, ToolCall, ToolDefinition, ToolResult, Toolbox,
+    content::{Audio, Image, Resource, ResourceLink, ResultContent},
+    tool::{ToolAnnotations, ToolFuture, ToolOutput},
 };
 use tokio::sync::Notify;
 

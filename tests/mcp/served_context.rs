@@ -21,7 +21,10 @@ use skyl::mcp::rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient,
 };
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
-use skyl::{CallContext, LogLevel, Progress, Toolbox};
+use skyl::{
+    Toolbox,
+    tool::{CallContext, LogLevel, Progress},
+};
 use tokio::sync::Notify;
 
 use crate::common::{bounded, call_then_cancel, object};

@@ -17,7 +17,7 @@ use skyl::mcp::rmcp::model::{
 use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
 use skyl::testing::ScriptedModel;
-use skyl::{CallContext, Message, ToolCall, ToolResult, Toolbox};
+use skyl::{Message, ToolCall, ToolResult, Toolbox, tool::CallContext};
 use std::future::IntoFuture;
 use tokio::sync::Notify;
 

@@ -4,9 +4,10 @@
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, Anthropic, CacheTtl, Caching, Gemini, OpenAiChat, OpenAiResponses, Request, Retention,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request,
+    caching::{CacheTtl, Caching, Retention},
 };
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition, tool_result_message};
+use skyl::{Message, Part, Role, ToolCall, ToolDefinition, transcript::tool_result_message};
 
 fn tool(name: &str) -> ToolDefinition {
     ToolDefinition::new(
@@ -147,7 +148,7 @@ fn anthropic_puts_no_breakpoint_on_a_thinking_block() {
                 role: Role::Assistant,
                 parts: vec![
                     Part::Text("Hello.".into()),
-                    Part::Provider(skyl::ProviderData::new(
+                    Part::Provider(skyl::transcript::ProviderData::new(
                         skyl::provider::Provider::Anthropic,
                         thinking.clone(),
                     )),

@@ -4,7 +4,10 @@
 //! returned for itself (`reasoning_content`, `extra_content`, ...) goes back to that server only.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, OpenAiChat, Request, SseParser, Streaming};
+use skyl::provider::{
+    Adapter, OpenAiChat, Request,
+    stream::{SseParser, Streaming},
+};
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
 use super::support::fixture;

@@ -128,7 +128,7 @@ fn openai_responses_message_between_reasoning_and_call_keeps_its_id() {
             vec![
                 Message::user("Weather in Kampala?"),
                 response.message.clone(),
-                skyl::tool_result_message("call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "22C"),
+                skyl::transcript::tool_result_message("call_Qm3Zr8TfA1bXc5yK7pLd2nWe", "22C"),
             ],
         ))
         .unwrap();
@@ -228,7 +228,7 @@ fn gemini_vertex_sends_no_ids() {
             vec![
                 Message::user("Weather in Kampala?"),
                 response.message,
-                skyl::tool_result_message(&call.id, "22C"),
+                skyl::transcript::tool_result_message(&call.id, "22C"),
             ],
         ))
         .unwrap();
@@ -251,7 +251,7 @@ fn provider_data_of_other_providers_is_skipped() {
         .unwrap();
     let mut messages = vec![Message::user("Weather in Kampala?"), gemini.message];
     let call_id = messages[1].tool_calls().next().unwrap().id.clone();
-    messages.push(skyl::tool_result_message(call_id, "22C"));
+    messages.push(skyl::transcript::tool_result_message(call_id, "22C"));
     let body = Anthropic.encode(&Request::new("m", messages)).unwrap();
     assert_eq!(
         body["messages"],
@@ -303,8 +303,8 @@ impl skyl::Tool for Weather {
         &self.0
     }
 
-    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a ()) -> skyl::ToolFuture<'a> {
-        skyl::ToolFuture::ready(match arguments["city"].as_str() {
+    fn call<'a>(&'a self, arguments: &'a Value, _state: &'a ()) -> skyl::tool::ToolFuture<'a> {
+        skyl::tool::ToolFuture::ready(match arguments["city"].as_str() {
             Some("Gulu") => Err(skyl::ToolFailure::invalid_arguments("no station in Gulu")),
             Some(city) => Ok(format!("22C and sunny in {city}")),
             None => Err(skyl::ToolFailure::invalid_arguments("city is missing")),

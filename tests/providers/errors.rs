@@ -51,7 +51,7 @@ fn a_transcript_error_names_the_message_and_the_call() {
     );
     assert_eq!(
         std::error::Error::source(&error).map(ToString::to_string),
-        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::tool_error_message if the tool could not run)".to_owned())
+        Some("message 1: tool call \"c1\" (get_weather) has no result and the transcript ends; answer every call before sending the next request (send skyl::transcript::tool_error_message if the tool could not run)".to_owned())
     );
     assert!(matches!(error, EncodeError::Transcript { .. }));
 }

@@ -3,7 +3,9 @@
 //! unless the error key is opted into.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
+};
 use skyl::{Message, Part, Role, ToolCall, ToolResult};
 
 fn request(result: ToolResult) -> Request<'static> {

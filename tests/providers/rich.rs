@@ -5,8 +5,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Request};
 use skyl::{
-    Message, Part, Role, ToolCall, ToolDefinition, ToolResult, tool_error_message,
-    tool_result_message,
+    Message, Part, Role, ToolCall, ToolDefinition, ToolResult,
+    transcript::{tool_error_message, tool_result_message},
 };
 
 use super::support::assert_golden;

@@ -3,8 +3,8 @@
 //! errors state them), each checked on a whole request body.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Caching, Gemini, Request};
-use skyl::{Message, Part, Role, ToolCall, tool_result_message};
+use skyl::provider::{Adapter, Anthropic, Gemini, Request, caching::Caching};
+use skyl::{Message, Part, Role, ToolCall, transcript::tool_result_message};
 
 fn calls(ids: &[&str]) -> Message {
     Message {

@@ -9,10 +9,12 @@
 //! comparison is of the whole document.
 
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Caching, Gemini, OpenAiChat, OpenAiResponses, Request};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
+};
 use skyl::{
-    Audio, Content, Document, Image, Message, Part, Resource, ResourceLink, ResultContent, Role,
-    ToolCall, ToolResult,
+    Content, Message, Part, Role, ToolCall, ToolResult,
+    content::{Audio, Document, Image, Resource, ResourceLink, ResultContent},
 };
 use skyl_ollama::Ollama;
 

@@ -7,8 +7,8 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Streaming};
-use skyl::{Content, Message, Part, ResultContent, Role, ToolResult};
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, stream::Streaming};
+use skyl::{Content, Message, Part, Role, ToolResult, content::ResultContent};
 
 pub(crate) mod content_rows;
 pub(crate) mod http_server;

@@ -2,7 +2,7 @@
 //! token when one is given, as Ollama's hosted service takes it), and streams of one JSON object
 //! a line.
 
-use skyl::provider::{Api, Framing};
+use skyl::provider::author::{Api, Framing};
 
 use crate::Ollama;
 

@@ -2,8 +2,11 @@
 //! "done_reason", "prompt_eval_count", "eval_count"}`, or `{"error": "..."}`.
 
 use serde_json::{Map, Value};
-use skyl::provider::{Answer, DecodeError, Decoder, Node, Provider, StopReason, Usage};
-use skyl::{Part, ProviderData, ToolCall};
+use skyl::provider::{
+    DecodeError, Provider, StopReason, Usage,
+    author::{Answer, Decoder, Node},
+};
+use skyl::{Part, ToolCall, transcript::ProviderData};
 
 use crate::encode::THINKING;
 use crate::{Ollama, PROVIDER};

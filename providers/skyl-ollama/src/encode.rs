@@ -4,11 +4,12 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 use skyl::provider::{
-    EncodeError, Encoder, MediaRule, NameRule, Provider, Request, ResultLowering, ToolChoice,
-    system_texts,
+    EncodeError, Provider, Request, ToolChoice,
+    author::{Encoder, MediaRule, NameRule, ResultLowering, system_texts},
 };
 use skyl::{
-    Content, Message, Part, ResultContent, Role, Source, ToolCall, ToolDefinition, ToolResult,
+    Content, Message, Part, Role, ToolCall, ToolDefinition, ToolResult,
+    content::{ResultContent, Source},
 };
 
 use crate::{Ollama, PROVIDER};

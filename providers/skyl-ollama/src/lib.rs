@@ -2,16 +2,16 @@
 //! skyl writes one: through skyl's public provider API only.
 //!
 //! It is the worked example of `skyl::provider`'s guide. A provider is one type, five trait
-//! impls written by hand (four on the type, [`StreamSteps`](skyl::provider::StreamSteps) on its
+//! impls written by hand (four on the type, [`StreamSteps`](skyl::provider::stream::StreamSteps) on its
 //! stream's state), each in the file of its step, and one line that makes the type an adapter:
 //!
 //! | file | what it holds | skyl trait |
 //! |---|---|---|
-//! | `lib.rs` | the type, its [`Provider`] identity, and the line that makes it an adapter of its steps | [`Adapter`](skyl::provider::Adapter), by [`adapter!`](skyl::provider::adapter) |
-//! | `encode.rs` | the request body's steps | [`Encoder`](skyl::provider::Encoder) |
-//! | `decode.rs` | the response body's steps | [`Decoder`](skyl::provider::Decoder) |
-//! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`](skyl::provider::Streaming), [`StreamSteps`](skyl::provider::StreamSteps) |
-//! | `api.rs` | the HTTP part: URL, auth, environment, framing | [`Api`](skyl::provider::Api) |
+//! | `lib.rs` | the type, its [`Provider`] identity, and the line that makes it an adapter of its steps | [`Adapter`](skyl::provider::Adapter), by [`adapter!`](skyl::provider::author::adapter) |
+//! | `encode.rs` | the request body's steps | [`Encoder`](skyl::provider::author::Encoder) |
+//! | `decode.rs` | the response body's steps | [`Decoder`](skyl::provider::author::Decoder) |
+//! | `stream.rs` | how one line of a stream grows the answer | [`Streaming`](skyl::provider::stream::Streaming), [`StreamSteps`](skyl::provider::stream::StreamSteps) |
+//! | `api.rs` | the HTTP part: URL, auth, environment, framing | [`Api`](skyl::provider::author::Api) |
 //!
 //! Ollama's API differs from OpenAI's Chat Completions (which Ollama also serves, under `/v1`,
 //! for [`OpenAiChat`](skyl::provider::OpenAiChat)): a call's arguments are a JSON object, not
@@ -56,7 +56,7 @@ mod decode;
 mod encode;
 mod stream;
 
-/// Ollama's provider: its id names its [`ProviderData`](skyl::ProviderData) (the model's
+/// Ollama's provider: its id names its [`ProviderData`](skyl::transcript::ProviderData) (the model's
 /// thinking, sent back with the turn it came in).
 pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollama"));
 
@@ -69,7 +69,7 @@ pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollam
 /// message with the result as `content` and its call's tool as `tool_name`. The PNG and JPEG
 /// images of a result's content (a blob resource of those types included) go in the message's
 /// `images`; every other part is a line of its `content`, written by skyl's
-/// [`ResultLowering`](skyl::provider::ResultLowering) as the built-in adapters write it (a PDF,
+/// [`ResultLowering`](skyl::provider::author::ResultLowering) as the built-in adapters write it (a PDF,
 /// audio, an image at a URL: a line saying it was not sent and why). Ollama has no error flag on
 /// a result: an error's content is sent prefixed with `"error: "`. Ollama has no tool
 /// choice: with [`ToolChoice::None`](skyl::provider::ToolChoice::None) the tools are not sent,
@@ -77,4 +77,4 @@ pub const PROVIDER: Provider = Provider::new(&ProviderInfo::new("ollama", "Ollam
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ollama;
 
-skyl::provider::adapter!(Ollama);
+skyl::provider::author::adapter!(Ollama);

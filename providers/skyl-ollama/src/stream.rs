@@ -8,8 +8,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use skyl::provider::{
-    Adapter, DecodeError, Response, StreamDecoder, StreamFault, StreamOut, StreamSteps, Streaming,
-    parse,
+    Adapter, DecodeError, Response,
+    stream::{StreamDecoder, StreamFault, StreamOut, StreamSteps, Streaming, parse},
 };
 
 use crate::{Ollama, PROVIDER};

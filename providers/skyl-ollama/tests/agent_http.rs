@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skyl::agent::{Agent, Event, Stop};
 use skyl::http::{HttpModel, RetryPolicy};
-use skyl::provider::StreamEvent;
+use skyl::provider::stream::StreamEvent;
 use skyl::{Message, Part, Role, Toolbox};
 use skyl_ollama::Ollama;
 

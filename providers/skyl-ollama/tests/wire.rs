@@ -5,12 +5,13 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use skyl::provider::{
-    Adapter, DecodeError, JsonLinesParser, Request, Response, StopReason, StreamEvent, Streaming,
-    ToolChoice, Usage,
+    Adapter, DecodeError, Request, Response, StopReason, ToolChoice, Usage,
+    stream::{JsonLinesParser, StreamEvent, Streaming},
 };
 use skyl::{
-    Audio, Content, Document, Image, Message, Part, ProviderData, Resource, ResourceLink,
-    ResultContent, Role, ToolCall, ToolDefinition, ToolResult,
+    Content, Message, Part, Role, ToolCall, ToolDefinition, ToolResult,
+    content::{Audio, Document, Image, Resource, ResourceLink, ResultContent},
+    transcript::ProviderData,
 };
 use skyl_ollama::{Ollama, PROVIDER};
 

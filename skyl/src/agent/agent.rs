@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::arguments::canonical::fingerprint;
 use crate::message::Message;
-use crate::provider::Caching;
+use crate::provider::caching::Caching;
 use crate::toolbox::Toolbox;
 
 use super::step::ResponseMeta;
@@ -159,7 +159,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     ///
     /// ```
     /// use skyl::agent::Agent;
-    /// use skyl::provider::{Caching, Retention};
+    /// use skyl::provider::caching::{Caching, Retention};
     /// use skyl::testing::ScriptedModel;
     ///
     /// let agent = Agent::new(ScriptedModel::new(), skyl::Toolbox::new(), "gpt-5")
@@ -186,7 +186,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     }
 
     /// Pauses every call of a tool whose annotations say it may be destructive
-    /// ([`ToolAnnotations::is_destructive`](crate::ToolAnnotations::is_destructive)) for a
+    /// ([`ToolAnnotations::is_destructive`](crate::tool::ToolAnnotations::is_destructive)) for a
     /// person's approval. Off by default.
     ///
     /// Under the Model Context Protocol's defaults, a tool that says nothing about itself counts

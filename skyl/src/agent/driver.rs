@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::executor::block_on;
 use crate::message::Message;
 use crate::prose;
-use crate::provider::CacheWatch;
+use crate::provider::caching::CacheWatch;
 
 use super::approval::{Slot, Turn};
 use super::budget::{Bound, Last};
@@ -34,7 +34,7 @@ use super::{DurableRunError, Journal, JournalError};
 ///
 /// ```
 /// use skyl::agent::{Agent, Event};
-/// use skyl::provider::StreamEvent;
+/// use skyl::provider::stream::StreamEvent;
 /// use skyl::testing::ScriptedModel;
 /// use skyl::{Message, Toolbox};
 ///

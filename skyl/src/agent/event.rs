@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::content::Content;
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::{CacheBreak, StreamEvent};
+use crate::provider::{caching::CacheBreak, stream::StreamEvent};
 use crate::tool::Report;
 
 mod reports;
@@ -29,7 +29,7 @@ pub enum Event {
     },
     /// The request of `step` (reported after its [`StepStarted`](Event::StepStarted)) starts
     /// otherwise than the request before it, before that request's last cache breakpoint
-    /// ([`Caching`](crate::provider::Caching)): the provider reads less from its cache, and
+    /// ([`Caching`](crate::provider::caching::Caching)): the provider reads less from its cache, and
     /// bills the rest as new input. Reported whenever a hook or a change between steps broke
     /// the cached start; the chat span records the same in its `skyl.cache_break` field
     /// (feature `tracing`).
@@ -59,12 +59,12 @@ pub enum Event {
         /// How long the call ran.
         duration: Duration,
         /// The content beside the result (images, documents, …: the
-        /// [`ResultContent`](crate::ResultContent) of this call in the transcript), empty when
+        /// [`ResultContent`](crate::content::ResultContent) of this call in the transcript), empty when
         /// the result is text only. Shared: cloning the event does not copy the bytes.
         content: Arc<[Content]>,
     },
     /// A running call reported progress or wrote a log line through its
-    /// [`CallContext`](crate::CallContext). Reports come between the call's
+    /// [`CallContext`](crate::tool::CallContext). Reports come between the call's
     /// [`ToolStarted`](Event::ToolStarted) and [`ToolFinished`](Event::ToolFinished), in the order
     /// the tool made them.
     ToolReport {

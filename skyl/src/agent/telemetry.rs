@@ -37,7 +37,7 @@ pub(crate) fn tool_changed_line(run: &str, name: &str, gone: bool) -> String {
 
 /// The `skyl.cache_break` field of a chat span: each cause, joined with "; ".
 #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-pub(crate) fn cache_break_line(causes: &[crate::provider::CacheBreak]) -> String {
+pub(crate) fn cache_break_line(causes: &[crate::provider::caching::CacheBreak]) -> String {
     causes
         .iter()
         .map(ToString::to_string)

@@ -8,7 +8,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use super::model::{HttpModel, Shared};
 use super::retry::RetryPolicy;
-use crate::provider::Api;
+use crate::provider::author::Api;
 
 /// Why an [`HttpModel`] could not be built: its [`kind`](Self::kind), what to set, and the
 /// lower-level error when there is one ([`source`](std::error::Error::source)).
@@ -159,7 +159,7 @@ impl HttpModelBuilder {
             timeout: Self::DEFAULT_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_response_bytes: Self::DEFAULT_MAX_RESPONSE_BYTES,
-            max_event_bytes: crate::provider::SseParser::DEFAULT_MAX_EVENT_BYTES,
+            max_event_bytes: crate::provider::stream::SseParser::DEFAULT_MAX_EVENT_BYTES,
         }
     }
 
@@ -226,7 +226,7 @@ impl HttpModelBuilder {
 
     /// The most bytes of one event of a streamed answer read (a stream as a whole may be any
     /// length); a longer event fails the request with an error that names the limit.
-    /// [`SseParser::DEFAULT_MAX_EVENT_BYTES`](crate::provider::SseParser::DEFAULT_MAX_EVENT_BYTES)
+    /// [`SseParser::DEFAULT_MAX_EVENT_BYTES`](crate::provider::stream::SseParser::DEFAULT_MAX_EVENT_BYTES)
     /// unless set.
     pub fn max_event_bytes(mut self, max: usize) -> Self {
         self.max_event_bytes = max;

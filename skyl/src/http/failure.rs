@@ -7,7 +7,7 @@ use reqwest::header::HeaderMap;
 
 use super::retry::should_retry;
 use crate::model::{ModelError, ModelErrorKind};
-use crate::provider::{Api, DecodeError};
+use crate::provider::{DecodeError, author::Api};
 
 /// The longest piece of a non-JSON error body kept in a message (an HTML error page from a proxy
 /// says what it needs to in its first lines).

@@ -31,7 +31,7 @@
 //! | [`OpenAiResponses`](crate::provider::OpenAiResponses) | `POST {base}/responses` | `Authorization: Bearer` |
 //! | [`Gemini`](crate::provider::Gemini) | `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`) | `x-goog-api-key` |
 //! | [`AzureOpenAi`](crate::provider::AzureOpenAi) | `POST {endpoint}/openai/deployments/{model}/chat/completions?api-version=…`, `{endpoint}/openai/responses?api-version=…`, or `{endpoint}/openai/v1/…` | `api-key`, or `Authorization: Bearer` for an Entra ID token |
-//! | your own [`Api`](crate::provider::Api) | its [`url`](crate::provider::Api::url) | its [`auth_headers`](crate::provider::Api::auth_headers) |
+//! | your own [`Api`](crate::provider::author::Api) | its [`url`](crate::provider::author::Api::url) | its [`auth_headers`](crate::provider::author::Api::auth_headers) |
 //!
 //! What a failure becomes ([`ModelError`](crate::model::ModelError)):
 //!

@@ -16,8 +16,9 @@ use super::failure::{
 use super::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{
-    Api, FeedError, Framing, JsonLinesParser, Request, Response, SseParser, StreamDecoder,
-    StreamEvent,
+    Request, Response,
+    author::{Api, Framing},
+    stream::{FeedError, JsonLinesParser, SseParser, StreamDecoder, StreamEvent},
 };
 
 /// A [`Model`] that talks to a provider's API over HTTP: Anthropic, OpenAI Chat Completions (and
@@ -35,7 +36,7 @@ use crate::provider::{
 /// ```no_run
 /// use skyl::model::Model;
 /// use skyl::http::HttpModel;
-/// use skyl::provider::{Anthropic, Request, StreamEvent};
+/// use skyl::provider::{Anthropic, Request, stream::StreamEvent};
 /// use skyl::Message;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {

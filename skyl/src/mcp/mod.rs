@@ -44,13 +44,13 @@
 //! | arguments that do not fit, the tool's `Err`, a panic, a timeout | `isError: true` and skyl's prose, as a result: MCP asks for tool errors, input validation included, to be results so that the model can correct itself |
 //! | a tool name the toolbox does not have | JSON-RPC error -32602 (MCP makes it a protocol error), whose message is skyl's prose: the tools there are, the nearest name |
 //! | `arguments` that are not an object (an array, JSON text) | JSON-RPC error -32602, whose message is skyl's prose: the request does not satisfy MCP's `CallToolRequest`, which MCP makes a protocol error, and the tool does not run |
-//! | `notifications/cancelled` | the tool's [`CallContext`](crate::CallContext) is cancelled, its future is polled through its grace ([`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace)) and then dropped, and no response is sent |
-//! | a tool's [`CallContext::progress`](crate::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
-//! | a tool's [`CallContext::log`](crate::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result; at 2026-07-28, at or above the request's `_meta` `logLevel`, and none when it names none |
+//! | `notifications/cancelled` | the tool's [`CallContext`](crate::tool::CallContext) is cancelled, its future is polled through its grace ([`Toolbox::with_cancel_grace`](crate::Toolbox::with_cancel_grace)) and then dropped, and no response is sent |
+//! | a tool's [`CallContext::progress`](crate::tool::CallContext::progress), when the request's `_meta` has a `progressToken` | `notifications/progress` with that token, before the result |
+//! | a tool's [`CallContext::log`](crate::tool::CallContext::log) | `notifications/message` (the `logger` is the tool's name), at or above the level of the client's `logging/setLevel` (every line until it sets one), before the result; at 2026-07-28, at or above the request's `_meta` `logLevel`, and none when it names none |
 //!
 //! `tools/list` carries each tool's name, description and `inputSchema` (skyl's canonical
 //! schema, with `$schema` naming its dialect, JSON Schema 2020-12), and, where the definition has
-//! them, its title and annotations ([`ToolAnnotations`](crate::ToolAnnotations)) and its
+//! them, its title and annotations ([`ToolAnnotations`](crate::tool::ToolAnnotations)) and its
 //! `outputSchema`. The server declares `logging` and accepts the level a client sets.
 //!
 //! With [`Server::with_task_journal`], a call from a client that declares MCP's tasks extension
@@ -163,8 +163,8 @@
 //! URI, percent-decoded; `{+name}`: any text, slashes included) are the resource function's
 //! parameters, read the same way. `completion/complete` offers an enum parameter's variants
 //! that begin with what the client typed. Prompts return text, [`PromptMessage`]s (a user's or
-//! an assistant's: text, an [`Image`](crate::Image), audio, an embedded
-//! [`Resource`](crate::Resource)); resources return text, bytes or [`Resource`](crate::Resource)s,
+//! an assistant's: text, an [`Image`](crate::content::Image), audio, an embedded
+//! [`Resource`](crate::content::Resource)); resources return text, bytes or [`Resource`](crate::content::Resource)s,
 //! of the `mime_type` given. [`DynamicPrompt`] and [`DynamicResource`] are the same made at run
 //! time from a definition and a closure, with a completer of your own
 //! ([`DynamicPrompt::with_completion`]); [`ServedPrompt`] and [`ServedResource`] are the traits

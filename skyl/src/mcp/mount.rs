@@ -395,7 +395,7 @@ impl RemoteBuilder {
     }
 
     /// Records the id of each task a server answers a call with, in `journal`, as the handle
-    /// of the call's [effect key](crate::CallContext::effect_key) (a call in a journaled agent
+    /// of the call's [effect key](crate::tool::CallContext::effect_key) (a call in a journaled agent
     /// run has one; see [`handle_run`](crate::agent::journal::handle_run)), durably, before the
     /// task is polled. A run resumed after this process died, here or in another process, runs
     /// that call again even when its tool is not idempotent, and the call awaits the task the

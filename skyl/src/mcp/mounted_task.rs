@@ -3,7 +3,7 @@
 //!
 //! The task id is recorded, as soon as the server answers with it, in the journal the
 //! application gives ([`RemoteBuilder::task_journal`](super::RemoteBuilder::task_journal)), under
-//! the call's [effect key](crate::CallContext::effect_key): a journaled agent run resumed after
+//! the call's [effect key](crate::tool::CallContext::effect_key): a journaled agent run resumed after
 //! a crash runs the same call with the same key, and the call polls the task the server already
 //! has instead of calling the tool again.
 

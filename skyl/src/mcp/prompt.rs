@@ -101,7 +101,7 @@ impl PromptMessage {
     ///
     /// ```
     /// use skyl::mcp::PromptMessage;
-    /// use skyl::{Image, Resource};
+    /// use skyl::content::{Image, Resource};
     ///
     /// let messages = vec![
     ///     PromptMessage::user("Describe this chart."),

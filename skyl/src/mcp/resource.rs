@@ -73,7 +73,7 @@ impl ResourceDefinition {
 #[diagnostic::on_unimplemented(
     message = "a resource cannot return `{Self}`",
     label = "not a resource's contents",
-    note = "return text (`String`), bytes (`Vec<u8>`), a `skyl::Resource`, a `Vec<Resource>`, or a `Result` of one of them whose error implements `Display`"
+    note = "return text (`String`), bytes (`Vec<u8>`), a `skyl::content::Resource`, a `Vec<Resource>`, or a `Result` of one of them whose error implements `Display`"
 )]
 pub trait IntoResourceContents {
     /// The contents of `uri`, or why there are none.

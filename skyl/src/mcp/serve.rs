@@ -155,7 +155,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// [`with_task_poll_interval`](Self::with_task_poll_interval) says) until it is `completed`
     /// with the call's whole result (a failed call too: `isError: true`, as MCP says), or
     /// `cancelled`. `tasks/cancel` cancels the call as a client's `notifications/cancelled`
-    /// does (its [`CallContext`](crate::CallContext) is cancelled, its future runs out its
+    /// does (its [`CallContext`](crate::tool::CallContext) is cancelled, its future runs out its
     /// grace); the task ends `cancelled` with a status message for the model saying the call
     /// may have taken effect in part. A client that does not declare the extension gets plain
     /// results, and [`with_tasks_for`](Self::with_tasks_for) chooses which calls become tasks
@@ -321,7 +321,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// [`serve_stdio`](Self::serve_stdio) ends (the client closed stdin or the connection) get
     /// to finish before it returns: 30 s unless set. Each task running then ends into the
     /// journal with its result; one still running after `grace` is cancelled (its
-    /// [`CallContext`](crate::CallContext) is, as `tasks/cancel` does: the task ends
+    /// [`CallContext`](crate::tool::CallContext) is, as `tasks/cancel` does: the task ends
     /// `cancelled`) and gets `grace` again to record it. So a task the client created just
     /// before it went away runs its tool, and a server started again on the journal answers
     /// it with its result, never with "outcome unknown" for a tool that did not run.

@@ -23,7 +23,7 @@ mod failover;
 mod price;
 
 // The wire's names a model speaks in; their one public path is `skyl::provider`.
-use crate::provider::{Request, Response, StreamEvent};
+use crate::provider::{Request, Response, stream::StreamEvent};
 pub use error::{ModelError, ModelErrorKind};
 pub use failover::{Failover, Member};
 pub use price::{Cost, Price, Prices};
@@ -112,7 +112,7 @@ pub trait Model: Send + Sync {
     /// The input tokens the provider adds to `request` that its body does not hold (Anthropic's
     /// tool-use system prompt), which a run's [`Budget`](crate::agent::Budget) counts in the
     /// request's input bound; none (the default) when the model cannot tell. The HTTP transport
-    /// gives its provider's ([`Api::added_input_tokens`](crate::provider::Api::added_input_tokens)).
+    /// gives its provider's ([`Api::added_input_tokens`](crate::provider::author::Api::added_input_tokens)).
     fn added_input_tokens(&self, request: &Request<'_>) -> u64 {
         let _ = request;
         0

@@ -106,6 +106,7 @@ fn not_run_opening(tool: &str) -> String {
     format!("ERROR: {tool} was not run: ")
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Who ended a call whose result is a failure skyl wrote, rather than one the tool returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ended {
@@ -121,6 +122,7 @@ pub(crate) enum Ended {
     NotRun,
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Reads back which of the sentences above a failed result of `tool` begins with, so that
 /// `check_toolbox` can tell a call that ran its tool from one that did not without a copy of
 /// them. `None` is a failure of the tool's own.

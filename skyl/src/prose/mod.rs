@@ -24,7 +24,7 @@
 //! utilities these sentences are built with (cutting a cause, the nearest name, a duration) are
 //! in [`text`](crate::text), which holds no sentence and so can be used from any layer. How a
 //! part of a tool's content reads as a line of text (`crate::content::line`) is beside `Content`,
-//! since a [`ToolOutput`](crate::ToolOutput) renders itself with it and the tool layer does not
+//! since a [`ToolOutput`](crate::tool::ToolOutput) renders itself with it and the tool layer does not
 //! reach up here.
 
 pub(crate) mod arguments;
@@ -38,9 +38,11 @@ pub(crate) mod served;
 
 #[cfg(feature = "timeout")]
 pub(crate) use call::timed_out;
+#[cfg(any(test, feature = "testing"))]
+pub(crate) use call::{Ended, ended_by};
 pub(crate) use call::{
-    Ended, arguments_too_deep, arguments_too_large, denied, ended_by, failed, outcome_unknown,
-    panicked, question_lost, repeated_call, unknown_tool,
+    arguments_too_deep, arguments_too_large, denied, failed, outcome_unknown, panicked,
+    question_lost, repeated_call, unknown_tool,
 };
 pub(crate) use content::{
     LeftOut, blob_not_taken, json_output_cut, media_of_call, media_refused, media_too_large,

@@ -9,7 +9,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{DecodeError, Request, Streaming};
+use super::stream::Streaming;
+use super::{DecodeError, Request};
 
 /// How a provider frames the events of a streamed answer in the response body.
 ///
@@ -18,11 +19,11 @@ use super::{DecodeError, Request, Streaming};
 #[non_exhaustive]
 pub enum Framing {
     /// Server-sent events (`text/event-stream`): each event's name and data go to
-    /// [`StreamDecoder::push`](super::StreamDecoder::push) as they are. Anthropic, both OpenAI
+    /// [`StreamDecoder::push`](crate::provider::stream::StreamDecoder::push) as they are. Anthropic, both OpenAI
     /// APIs and Gemini.
     Sse,
     /// One JSON document a line (`application/x-ndjson`): each non-empty line goes to
-    /// [`StreamDecoder::push`](super::StreamDecoder::push) as the data of an event named
+    /// [`StreamDecoder::push`](crate::provider::stream::StreamDecoder::push) as the data of an event named
     /// `"message"`. Ollama's own API.
     JsonLines,
 }
@@ -52,7 +53,7 @@ impl Framing {
 /// show a secret).
 ///
 /// ```
-/// use skyl::provider::{Anthropic, Api, Framing, Gemini};
+/// use skyl::provider::{Anthropic, Gemini, author::{Api, Framing}};
 ///
 /// let api: Box<dyn Api> = Box::new(Gemini::default());
 /// assert_eq!(

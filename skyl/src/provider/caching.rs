@@ -50,7 +50,7 @@ pub const MAX_BREAKPOINTS: usize = 4;
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::provider::{Adapter, Anthropic, Caching, Request};
+/// use skyl::provider::{Adapter, Anthropic, Request, caching::Caching};
 /// use skyl::Message;
 ///
 /// let transcript = vec![
@@ -297,7 +297,7 @@ pub(crate) fn wire_order(tools: &mut std::borrow::Cow<'_, [ToolDefinition]>, fou
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::provider::canonical_schema;
+/// use skyl::provider::caching::canonical_schema;
 ///
 /// let a = json!({"type": "object", "properties": {"b": {"type": "string", "description": "B"}, "a": {"type": "integer"}}});
 /// let b = json!({"properties": {"b": {"description": "B", "type": "string"}, "a": {"type": "integer"}}, "type": "object"});
@@ -359,7 +359,7 @@ pub struct Segment {
 /// limit, tool choice) are not segments.
 ///
 /// ```
-/// use skyl::provider::{Adapter, Anthropic, CachePrefix, Provider, Request};
+/// use skyl::provider::{Adapter, Anthropic, Provider, Request, caching::CachePrefix};
 /// use skyl::Message;
 ///
 /// let mut transcript = vec![Message::user("Hello")];
@@ -683,7 +683,7 @@ impl fmt::Display for CacheBreak {
 /// keep its own.
 ///
 /// ```
-/// use skyl::provider::{CacheBreak, CacheWatch, Request};
+/// use skyl::provider::{Request, caching::{CacheBreak, CacheWatch}};
 /// use skyl::Message;
 ///
 /// let mut watch = CacheWatch::new();

@@ -18,7 +18,7 @@ use crate::message::{Message, Part, Role};
 /// ([`StopReason::ToolUse`]) whatever ordinary end the provider reported, and ids minted for calls
 /// the provider sent without ([`Answer::mint_id`]).
 ///
-/// [`adapter!`](super::adapter) makes a type with `Decoder` and [`Encoder`](super::Encoder)
+/// [`adapter!`](super::adapter) makes a type with `Decoder` and [`Encoder`](crate::provider::author::Encoder)
 /// steps an [`Adapter`](super::Adapter) whose `decode` is this driver.
 pub trait Decoder {
     /// The provider: it names the errors and owns the provider data of the answer.

@@ -21,7 +21,7 @@ use crate::tool::ToolDefinition;
 ///
 /// The built-in adapters are their steps run by this driver; so is a provider written outside
 /// skyl (the `skyl-ollama` package of skyl's repository is a worked example): a type with
-/// `Encoder` and [`Decoder`](super::Decoder) steps is made an [`Adapter`](super::Adapter) by
+/// `Encoder` and [`Decoder`](crate::provider::author::Decoder) steps is made an [`Adapter`](super::Adapter) by
 /// [`adapter!`](super::adapter), whose `encode` is this driver.
 pub trait Encoder {
     /// The provider: it names the errors, and only its provider data is sent back.
@@ -42,7 +42,7 @@ pub trait Encoder {
     /// One tool's declaration, its schema in the provider's dialect. The driver calls it for the
     /// request's tools sorted by name, so that the order they were added in does not change the
     /// body (a provider's prompt cache reads the tools first); the built-in steps also write each
-    /// schema with [`canonical_schema`](super::canonical_schema), for the same reason.
+    /// schema with [`canonical_schema`](crate::provider::caching::canonical_schema), for the same reason.
     fn tool(&self, tool: &ToolDefinition) -> Result<Value, EncodeError>;
 
     /// The declarations and the tool choice, placed in the body.

@@ -24,7 +24,7 @@ use crate::prose;
 /// URL"`.
 ///
 /// ```
-/// use skyl::provider::MediaRule;
+/// use skyl::provider::author::MediaRule;
 ///
 /// // PNG and JPEG only, given as bytes, of at most 1 MiB of base64.
 /// const IMAGES: MediaRule = MediaRule::only(&["image/png", "image/jpeg"], "takes only PNG and JPEG images")
@@ -136,8 +136,8 @@ impl MediaRule {
 ///
 /// ```
 /// use std::borrow::Cow;
-/// use skyl::provider::{Lowered, MediaRule, Provider, ProviderInfo, ResultLowering};
-/// use skyl::{Content, Document, Image, Resource, ResultContent, ToolResult};
+/// use skyl::provider::{Provider, ProviderInfo, author::{Lowered, MediaRule, ResultLowering}};
+/// use skyl::{Content, ToolResult, content::{Document, Image, Resource, ResultContent}};
 ///
 /// const PROVIDER: Provider = Provider::new(&ProviderInfo::new("example", "Example"));
 /// /// Images as bytes in a tool message; no documents, no audio.

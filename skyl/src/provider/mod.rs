@@ -19,7 +19,7 @@
 //!
 //! A decoded assistant message keeps what its provider needs back on the next request (Gemini
 //! `thoughtSignature`s, Anthropic thinking blocks, OpenAI Responses reasoning items and `fc_` ids)
-//! as [`ProviderData`](crate::ProviderData) tagged with the adapter's [`Provider`], attached to
+//! as [`ProviderData`](crate::transcript::ProviderData) tagged with the adapter's [`Provider`], attached to
 //! the part it belongs to (a call's in [`ToolCall::provider_data`](crate::ToolCall::provider_data),
 //! a text's in [`Part::ProviderText`](crate::Part::ProviderText)) or, when it stands alone in the
 //! answer, as a [`Part::Provider`](crate::Part::Provider). Each adapter reads only its own and
@@ -28,7 +28,7 @@
 //! ```
 //! use serde_json::json;
 //! use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, Request};
-//! use skyl::{Message, Part, Role, ToolCall, ToolDefinition, tool_result_message};
+//! use skyl::{Message, Part, Role, ToolCall, ToolDefinition, transcript::tool_result_message};
 //!
 //! let request = Request::new("some-model", vec![
 //!         Message::user("Weather in Kampala?"),
@@ -69,7 +69,7 @@
 //! | `check.rs` | the transcript ([`transcript::validate_complete`](crate::transcript::validate_complete)), each tool's name against the provider's rule (`names.rs`) and its schema's root, the tool choice |
 //! | `anthropic/encode.rs`, `openai/chat/encode.rs`, `openai/responses/encode.rs` or `gemini/encode.rs` | the adapter's steps, in order: the head of the body (model, system prompt), the transcript in the provider's shape, each tool's declaration, the tools and the tool choice, the tail (token limit) |
 //! | `openai/mod.rs` | for the two OpenAI adapters, what they share: results without an error flag, strict schemas |
-//! | `caching.rs` | what the steps share for prompt caching: the tools in name order, schemas with sorted keys, where Anthropic's breakpoints go ([`Caching`]) |
+//! | `caching.rs` | what the steps share for prompt caching: the tools in name order, schemas with sorted keys, where Anthropic's breakpoints go ([`Caching`](crate::provider::caching::Caching)) |
 //! | `call_ids.rs`, [`dialect`] | what the steps need: Anthropic's call ids, each schema lowered to the provider's dialect (the lowering itself lives with the rest of the schema machinery, in `schema/dialect.rs`) |
 //!
 //! A response's walk through [`Adapter::decode`] is the mirror image: `mod.rs` hands the body to
@@ -93,16 +93,16 @@
 //!
 //! The set of providers is open: a provider is a type in a crate of its own, and nothing in skyl
 //! changes for it. It implements up to six traits, each small because the drivers do what every
-//! provider shares: [`Encoder`], [`Decoder`] and [`Adapter`] always, [`Streaming`] (made from
-//! its [`StreamSteps`]) to stream, and [`Api`] to be reached over HTTP:
+//! provider shares: [`Encoder`](crate::provider::author::Encoder), [`Decoder`](crate::provider::author::Decoder) and [`Adapter`] always, [`Streaming`](crate::provider::stream::Streaming) (made from
+//! its [`StreamSteps`](crate::provider::stream::StreamSteps)) to stream, and [`Api`](crate::provider::author::Api) to be reached over HTTP:
 //!
 //! | trait | what the provider writes | what skyl does around it |
 //! |---|---|---|
-//! | [`Encoder`] | its [`Provider`] identity (a constant from a [`ProviderInfo`]), its [`NameRule`] for tool names, the body's steps: head, transcript, one tool's declaration (its schema lowered with [`dialect`] if the provider needs it), tools and choice, tail | [`encode_with`]: the transcript, names, schema roots and tool choice checked first, [`Request::extra`] merged last |
-//! | [`Decoder`] | its error body, the answer's parts and stop reason (through a [`Node`], into an [`Answer`]), the usage | [`decode_with`]: the JSON path of a value of the wrong shape, ids minted for calls sent without ([`Answer::mint_id`]), a tool use for an answer with calls |
-//! | [`Adapter`] | nothing by hand: the line [`adapter!`]`(YourType)` implements it from the two above | `provider()` from [`Encoder::PROVIDER`], `encode` and `decode` by [`encode_with`] and [`decode_with`] |
-//! | [`Streaming`] | a [`StreamDecoder::new`] of its [`StreamSteps`]: how one event grows the answer ([`StreamOut`]), and the body the answer would have had unstreamed | the count of events, errors that say which event, calls told in order and finished only when whole, the final [`Response`] from the provider's own `decode` |
-//! | [`Api`] (for the HTTP transport) | the URL, the auth headers, the environment variables, and where it differs from the defaults: how a stream is asked for and framed ([`Framing`]: server-sent events or JSON lines), its error body, which error types are transient | `HttpModel`: retries, timeouts, redaction, the stream read as it arrives |
+//! | [`Encoder`](crate::provider::author::Encoder) | its [`Provider`] identity (a constant from a [`ProviderInfo`]), its [`NameRule`](crate::provider::author::NameRule) for tool names, the body's steps: head, transcript, one tool's declaration (its schema lowered with [`dialect`] if the provider needs it), tools and choice, tail | [`encode_with`](crate::provider::author::encode_with): the transcript, names, schema roots and tool choice checked first, [`Request::extra`] merged last |
+//! | [`Decoder`](crate::provider::author::Decoder) | its error body, the answer's parts and stop reason (through a [`Node`](crate::provider::author::Node), into an [`Answer`](crate::provider::author::Answer)), the usage | [`decode_with`](crate::provider::author::decode_with): the JSON path of a value of the wrong shape, ids minted for calls sent without ([`Answer::mint_id`](crate::provider::author::Answer::mint_id)), a tool use for an answer with calls |
+//! | [`Adapter`] | nothing by hand: the line [`adapter!`]`(YourType)` implements it from the two above | `provider()` from [`Encoder::PROVIDER`](crate::provider::author::Encoder::PROVIDER), `encode` and `decode` by [`encode_with`](crate::provider::author::encode_with) and [`decode_with`](crate::provider::author::decode_with) |
+//! | [`Streaming`](crate::provider::stream::Streaming) | a [`StreamDecoder::new`](crate::provider::stream::StreamDecoder::new) of its [`StreamSteps`](crate::provider::stream::StreamSteps): how one event grows the answer ([`StreamOut`](crate::provider::stream::StreamOut)), and the body the answer would have had unstreamed | the count of events, errors that say which event, calls told in order and finished only when whole, the final [`Response`] from the provider's own `decode` |
+//! | [`Api`](crate::provider::author::Api) (for the HTTP transport) | the URL, the auth headers, the environment variables, and where it differs from the defaults: how a stream is asked for and framed ([`Framing`](crate::provider::author::Framing): server-sent events or JSON lines), its error body, which error types are transient | `HttpModel`: retries, timeouts, redaction, the stream read as it arrives |
 //!
 //! The `skyl-ollama` package in skyl's repository is the worked example: Ollama's own chat API
 //! (`/api/chat`: calls without ids, arguments as objects, results naming their tool, a stream of
@@ -122,7 +122,7 @@
 //! [`Part::ResultContent`](crate::Part::ResultContent) in the same tool message
 //! ([`Message::result_content`](crate::Message::result_content) finds it by the call's id).
 //! An encoder that sends only the prose drops them in silence. Lower them with a
-//! [`ResultLowering`], the one the built-in adapters are written on: say once, as a constant,
+//! [`ResultLowering`](crate::provider::author::ResultLowering), the one the built-in adapters are written on: say once, as a constant,
 //! which images, documents and audio the provider takes, and it gives each part as a medium to
 //! put on the wire or a line of text, with the same sentences the built-ins write for a part a
 //! provider cannot take ("… which was not sent: Ollama takes no documents. …"). A blob
@@ -131,8 +131,8 @@
 //!
 //! ```
 //! use serde_json::{Value, json};
-//! use skyl::provider::{MediaRule, Provider, ProviderInfo, ResultLowering};
-//! use skyl::{Content, Document, Image, Message, Part, ResultContent, Role, Source, ToolResult};
+//! use skyl::provider::{Provider, ProviderInfo, author::{MediaRule, ResultLowering}};
+//! use skyl::{Content, Message, Part, Role, ToolResult, content::{Document, Image, ResultContent, Source}};
 //!
 //! const PROVIDER: Provider = Provider::new(&ProviderInfo::new("example", "Example"));
 //! /// A tool message takes PNG images as base64; nothing else.
@@ -182,7 +182,8 @@ use serde_json::Value;
 
 mod anthropic;
 mod api;
-mod caching;
+pub mod author;
+pub mod caching;
 mod call_ids;
 mod check;
 mod decode;
@@ -194,50 +195,35 @@ mod lowering;
 mod names;
 mod openai;
 mod output;
-mod partial;
+pub mod partial;
 mod read;
 mod request;
 mod response;
-mod stream;
+pub mod stream;
 
+// What a user of the adapters names; provider authors' steps are in `author`, and streaming,
+// partial arguments and caching in their own modules.
 pub use crate::message::{Provider, ProviderInfo};
-pub use crate::tool::names::NameRule;
 pub use anthropic::Anthropic;
-pub use api::{Api, Framing};
-pub use caching::{
-    CacheBreak, CachePrefix, CacheTtl, CacheWatch, Caching, MAX_BREAKPOINTS, Retention, Segment,
-    canonical_schema,
-};
-pub(crate) use caching::{digest, wire_order};
-pub use decode::{Answer, Decoder, decode_with};
-pub use encode::{Encoder, encode_with, system_texts};
 pub use error::{DecodeError, EncodeError};
 pub use gemini::Gemini;
-#[cfg(feature = "mcp")]
-pub(crate) use lowering::is_json_of;
-pub use lowering::{Lowered, MediaRule, ResultLowering};
-pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
 pub use output::{ANSWER_FIELD, OutputSchema};
-pub use partial::{
-    BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
-    PartialCalls, PartialObject,
-};
-pub use read::{Items, Node};
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};
-pub use stream::{
-    EventTooLarge, FeedError, JsonLinesParser, SseEvent, SseParser, StreamDecoder, StreamEvent,
-    StreamFault, StreamOut, StreamSteps, Streaming, decoded_call, parse, provider_error,
-};
+
+pub(crate) use caching::{digest, wire_order};
+#[cfg(feature = "mcp")]
+pub(crate) use lowering::is_json_of;
+pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 
 /// One wire format: builds request bodies and reads response bodies.
 ///
 /// Implemented by the built-in adapters, and by a provider of your own (see [Adding a
-/// provider](self#adding-a-provider)): usually as [`encode_with`] and [`decode_with`] over its
-/// [`Encoder`] and [`Decoder`] steps.
+/// provider](self#adding-a-provider)): usually as [`encode_with`](crate::provider::author::encode_with) and [`decode_with`](crate::provider::author::decode_with) over its
+/// [`Encoder`](crate::provider::author::Encoder) and [`Decoder`](crate::provider::author::Decoder) steps.
 ///
 /// Object-safe, so an application can choose its provider from configuration:
 ///
@@ -253,7 +239,7 @@ pub use stream::{
 /// assert_eq!(adapter_for("anthropic").provider(), Provider::Anthropic);
 /// ```
 pub trait Adapter: Send + Sync {
-    /// The provider whose wire format this is. [`ProviderData`](crate::ProviderData) this adapter
+    /// The provider whose wire format this is. [`ProviderData`](crate::transcript::ProviderData) this adapter
     /// produces carries it, and this adapter reads only provider data that does.
     fn provider(&self) -> Provider;
 
@@ -265,12 +251,12 @@ pub trait Adapter: Send + Sync {
     fn decode(&self, body: &Value) -> Result<Response, DecodeError>;
 }
 
-/// Makes a type that has [`Encoder`] and [`Decoder`] steps an [`Adapter`]: its provider is
-/// [`Encoder::PROVIDER`], and it encodes and decodes by [`encode_with`] and [`decode_with`] over
+/// Makes a type that has [`Encoder`](crate::provider::author::Encoder) and [`Decoder`](crate::provider::author::Decoder) steps an [`Adapter`]: its provider is
+/// [`Encoder::PROVIDER`](crate::provider::author::Encoder::PROVIDER), and it encodes and decodes by [`encode_with`](crate::provider::author::encode_with) and [`decode_with`](crate::provider::author::decode_with) over
 /// its steps. A provider of your own writes its steps and this line, and no impl of its own:
 ///
 /// ```text
-/// skyl::provider::adapter!(Ollama);
+/// skyl::provider::author::adapter!(Ollama);
 /// ```
 ///
 /// The built-in adapters are made by it (`adapter!(Anthropic, OpenAiChat, OpenAiResponses,
@@ -282,28 +268,27 @@ macro_rules! __provider_adapter {
     ($($adapter:ty),* $(,)?) => {$(
         impl $crate::provider::Adapter for $adapter {
             fn provider(&self) -> $crate::provider::Provider {
-                <$adapter as $crate::provider::Encoder>::PROVIDER
+                <$adapter as $crate::provider::author::Encoder>::PROVIDER
             }
 
             fn encode(
                 &self,
                 request: &$crate::provider::Request<'_>,
             ) -> ::core::result::Result<$crate::__private::serde_json::Value, $crate::provider::EncodeError> {
-                $crate::provider::encode_with(self, request)
+                $crate::provider::author::encode_with(self, request)
             }
 
             fn decode(
                 &self,
                 body: &$crate::__private::serde_json::Value,
             ) -> ::core::result::Result<$crate::provider::Response, $crate::provider::DecodeError> {
-                $crate::provider::decode_with(self, body)
+                $crate::provider::author::decode_with(self, body)
             }
         }
     )*};
 }
 
-#[doc(inline)]
-pub use crate::__provider_adapter as adapter;
+use crate::__provider_adapter as adapter;
 
 adapter!(Anthropic, OpenAiChat, OpenAiResponses, Gemini);
 
@@ -326,7 +311,7 @@ impl<A: Adapter + ?Sized> Adapter for Box<A> {
 /// The adapters check their own at encode; [`PORTABLE_NAMES`] is all of them at once, the rule a
 /// [`Toolbox`](crate::Toolbox) and a mounted MCP server's names follow, which its tests prove.
 #[cfg(test)]
-pub(crate) const TOOL_NAME_RULES: [(&str, &NameRule); 3] = [
+pub(crate) const TOOL_NAME_RULES: [(&str, &crate::tool::names::NameRule); 3] = [
     ("Anthropic", &names::WORD_64),
     ("OpenAI", &names::WORD_64),
     ("Gemini", &gemini::NAMES),

@@ -14,7 +14,7 @@ use super::{DecodeError, Provider};
 /// value that is present (`function.name` under a call).
 const TRAIL: usize = 3;
 
-/// A place in a response body, as a [`Decoder`](super::Decoder) reads it: the value there, if
+/// A place in a response body, as a [`Decoder`](crate::provider::author::Decoder) reads it: the value there, if
 /// any, and what names the place should the value not be of the documented shape.
 ///
 /// Reading a member that is missing gives a node with no value, not an error, so optional
@@ -24,7 +24,7 @@ const TRAIL: usize = 3;
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::provider::{DecodeError, Node, Provider};
+/// use skyl::provider::{DecodeError, Provider, author::Node};
 ///
 /// let body = json!({"message": {"content": "Hi", "tool_calls": [{"function": {"name": 7}}]}});
 /// let root = Node::root(Provider::OpenAiChat, &body);

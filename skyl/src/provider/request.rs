@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Caching, OutputSchema};
+use super::OutputSchema;
+use super::caching::Caching;
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 

@@ -36,6 +36,7 @@ impl fmt::Display for LoweringError {
 
 impl std::error::Error for LoweringError {}
 
+#[cfg(any(test, feature = "testing"))]
 /// A schema dialect a provider is sent a tool's parameters in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -50,6 +51,7 @@ pub enum Dialect {
     GeminiOpenApi,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl Dialect {
     /// Every dialect a tool's parameters are sent in.
     pub(crate) const ALL: [Dialect; 4] = [
@@ -70,6 +72,7 @@ impl Dialect {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

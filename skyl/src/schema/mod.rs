@@ -42,6 +42,7 @@
 pub(crate) mod absent;
 mod canonical;
 pub(crate) mod dialect;
+#[cfg(any(test, feature = "testing"))]
 pub(crate) mod instances;
 pub(crate) mod parameter;
 pub(crate) mod references;

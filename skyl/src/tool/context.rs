@@ -19,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 /// call's id and effect key, and the [`CallContext`] on request.
 ///
 /// ```
-/// use skyl::Invocation;
+/// use skyl::tool::Invocation;
 ///
 /// let invocation = Invocation::new("search", "call_1");
 /// assert_eq!(invocation.call_id(), "call_1");
@@ -116,7 +116,7 @@ impl fmt::Debug for Invocation<'_> {
 /// the arguments' schema:
 ///
 /// ```
-/// use skyl::{CallContext, Progress, ToolCall, Toolbox};
+/// use skyl::{ToolCall, Toolbox, tool::{CallContext, Progress}};
 ///
 /// /// Counts to a number, slowly.
 /// #[skyl::tool]
@@ -248,7 +248,7 @@ impl CallContext {
     /// that does not wait; the toolbox's method says what each case gives.
     ///
     /// ```
-    /// use skyl::CallContext;
+    /// use skyl::tool::CallContext;
     ///
     /// /// Waits for a job, or for the call to be cancelled.
     /// async fn wait<F: std::future::Future<Output = String>>(job: F, call: CallContext) -> String {
@@ -355,7 +355,7 @@ impl fmt::Debug for Cancelled<'_> {
 #[diagnostic::on_unimplemented(
     message = "a `#[context]` parameter cannot be `{Self}`",
     label = "`{Self}` cannot be taken from the call",
-    note = "write `#[context] name: skyl::CallContext`, or implement `skyl::FromInvocation` for `{Self}`"
+    note = "write `#[context] name: skyl::tool::CallContext`, or implement `skyl::tool::FromInvocation` for `{Self}`"
 )]
 pub trait FromInvocation: Sized {
     /// Takes the value from the call.
@@ -397,7 +397,7 @@ pub enum Report {
 /// How far a call has got: `progress` of `total` (when known), and what it is doing.
 ///
 /// ```
-/// use skyl::Progress;
+/// use skyl::tool::Progress;
 ///
 /// let progress = Progress::new(3.0).with_total(10.0).with_message("page 3 of 10");
 /// assert_eq!((progress.progress, progress.total), (3.0, Some(10.0)));

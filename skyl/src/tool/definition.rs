@@ -13,7 +13,7 @@ use serde_json::Value;
 ///
 /// ```
 /// use serde_json::json;
-/// use skyl::{ToolAnnotations, ToolDefinition};
+/// use skyl::{ToolDefinition, tool::ToolAnnotations};
 ///
 /// let definition = ToolDefinition::new("delete_file", "Deletes a file in the workspace.", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})).with_annotations(ToolAnnotations::new().with_destructive(true));
 /// assert_eq!(definition.output_schema, None);
@@ -93,7 +93,7 @@ pub struct ToolDefinition {
 /// `open_world: true`), which the `is_*` methods apply.
 ///
 /// ```
-/// use skyl::ToolAnnotations;
+/// use skyl::tool::ToolAnnotations;
 ///
 /// let hints = ToolAnnotations::new().with_read_only(true);
 /// assert!(hints.is_read_only());

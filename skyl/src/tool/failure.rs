@@ -26,7 +26,7 @@ pub enum Guidance {
 /// or [`Guide`](super::Guide), which travel through `?`):
 ///
 /// ```
-/// use skyl::{Guidance, ToolFailure};
+/// use skyl::{ToolFailure, tool::Guidance};
 ///
 /// fn find_city(name: &str) -> Result<String, ToolFailure> {
 ///     if name.is_empty() {

@@ -41,7 +41,7 @@ impl<'a> ToolFuture<'a> {
     /// A call that has already finished with a [`ToolOutput`]: text and content such as images.
     ///
     /// ```
-    /// use skyl::{Image, ToolFuture, ToolOutput};
+    /// use skyl::{content::Image, tool::{ToolFuture, ToolOutput}};
     ///
     /// let future = ToolFuture::ready_output(Ok(ToolOutput::from("The chart.").with(Image::png(b"\x89PNG\r\n\x1a\n"))));
     /// # let _ = future;

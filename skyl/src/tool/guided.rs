@@ -28,7 +28,7 @@ use super::Guidance;
 ///
 /// ```
 /// use std::path::Path;
-/// use skyl::{Guide, GuidedError, IntoToolOutput};
+/// use skyl::tool::{Guide, GuidedError, IntoToolOutput};
 ///
 /// fn read_in_workspace(path: &str) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
 ///     if Path::new(path).is_absolute() {
@@ -42,7 +42,7 @@ use super::Guidance;
 /// }
 ///
 /// let failure = read_in_workspace("/etc/passwd").into_tool_output().unwrap_err();
-/// assert_eq!(failure.guidance(), skyl::Guidance::RetryWithOtherArguments);
+/// assert_eq!(failure.guidance(), skyl::tool::Guidance::RetryWithOtherArguments);
 /// assert_eq!(failure.message(), "/etc/passwd is outside the workspace; give a path relative to it");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,7 +114,7 @@ impl Error for GuidedError {}
 /// [`ToolFailure`](super::ToolFailure) alike.
 ///
 /// ```
-/// use skyl::{Guidance, Guide, IntoToolOutput};
+/// use skyl::tool::{Guidance, Guide, IntoToolOutput};
 ///
 /// /// Looks up an order.
 /// fn order(id: &str) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {

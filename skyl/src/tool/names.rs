@@ -10,11 +10,11 @@ pub(crate) fn word_char(c: char) -> bool {
 
 /// A provider's rule for tool names: which characters may come first and after, and how many.
 ///
-/// An [`Encoder`](crate::provider::Encoder) names its provider's rule, and the encode driver checks every
+/// An [`Encoder`](crate::provider::author::Encoder) names its provider's rule, and the encode driver checks every
 /// tool's name against it before any body is built.
 ///
 /// ```
-/// use skyl::provider::NameRule;
+/// use skyl::provider::author::NameRule;
 ///
 /// /// Letters and `_`, at most 32 of them.
 /// const RULE: NameRule = NameRule::new(

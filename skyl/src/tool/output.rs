@@ -41,7 +41,7 @@ use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLi
 /// Implement it to choose the text a model reads for your own type:
 ///
 /// ```
-/// use skyl::{IntoToolOutput, ToolOutcome};
+/// use skyl::tool::{IntoToolOutput, ToolOutcome};
 ///
 /// struct Forecast { celsius: i32, sky: &'static str }
 ///
@@ -62,8 +62,8 @@ use crate::content::{self, Audio, Content, Document, Image, Resource, ResourceLi
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
-    label = "a #[tool] must return a type that implements `skyl::IntoToolOutput`",
-    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of owned `Serialize` values (JSON), `skyl::Json<T>` for a `T: Serialize`, content (`skyl::Image`, `skyl::Content`, `skyl::ToolOutput`, a list of content such as `Vec<skyl::Image>`, a tuple such as `(String, skyl::Image)`), or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
+    label = "a #[tool] must return a type that implements `skyl::tool::IntoToolOutput`",
+    note = "return text (`String`, `&'static str`), `()`, a number, `serde_json::Value`, a `Vec` or map of owned `Serialize` values (JSON), `skyl::Json<T>` for a `T: Serialize`, content (`skyl::content::Image`, `skyl::Content`, `skyl::tool::ToolOutput`, a list of content such as `Vec<skyl::content::Image>`, a tuple such as `(String, skyl::content::Image)`), or an `Option` or `Result<T, E>` (with `E: Display`) of one of these"
 )]
 pub trait IntoToolOutput {
     /// The text given to the model, or the failure.
@@ -241,7 +241,7 @@ impl<T: IntoToolOutput, E: Into<ToolFailure>> IntoToolOutput for Result<T, E> {
 /// wire, then the parts in order (see [`Content`] for each provider's form).
 ///
 /// ```
-/// use skyl::{Content, Image, IntoToolOutput, ToolOutput};
+/// use skyl::{Content, content::Image, tool::{IntoToolOutput, ToolOutput}};
 ///
 /// # const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// /// Renders the page at `url`.
@@ -402,7 +402,7 @@ tuple_output!(A B C D);
 /// Returns any `Serialize` value from a tool as compact JSON text.
 ///
 /// ```
-/// use skyl::{IntoToolOutput, Json};
+/// use skyl::{Json, tool::IntoToolOutput};
 ///
 /// #[derive(serde::Serialize)]
 /// struct Forecast { celsius: i32, sky: &'static str }

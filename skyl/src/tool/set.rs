@@ -44,7 +44,7 @@ use super::{Invocation, Tool, ToolDefinition, ToolFuture};
     message = "`{Self}` is not a set of tools for a toolbox whose state is `{S}`",
     label = "not a tool set for this toolbox",
     note = "mark the `impl` block that holds the `#[tool]` methods of `{Self}` with `#[skyl::tools]`",
-    note = "a `#[state]` parameter of one of its tools must be provided by the toolbox state `{S}` (see `skyl::FromRef`)"
+    note = "a `#[state]` parameter of one of its tools must be provided by the toolbox state `{S}` (see `skyl::tool::FromRef`)"
 )]
 pub trait ToolSet<S = ()>: Send + Sync + Sized + 'static {
     /// Gives each tool of the set to `visitor`, in the order they are written.
@@ -57,7 +57,7 @@ pub trait ToolSet<S = ()>: Send + Sync + Sized + 'static {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use skyl::{Tool, ToolSet, ToolVisitor};
+/// use skyl::{Tool, tool::{ToolSet, ToolVisitor}};
 ///
 /// struct Names(Vec<String>);
 ///

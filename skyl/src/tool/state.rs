@@ -6,7 +6,7 @@
 /// type is `FromRef` of itself; implement it for the pieces of your application state:
 ///
 /// ```
-/// use skyl::FromRef;
+/// use skyl::tool::FromRef;
 ///
 /// struct Db;
 /// struct App { db: Db, api_key: String }
@@ -20,7 +20,7 @@
 #[diagnostic::on_unimplemented(
     message = "a tool's `#[state]` asks for `{Self}`, which the toolbox state `{S}` cannot provide",
     label = "`{Self}` cannot be borrowed from `{S}`",
-    note = "implement `skyl::FromRef<{S}> for {Self}` returning a reference to it, or build the toolbox with `Toolbox::with_state` and a `{Self}`"
+    note = "implement `skyl::tool::FromRef<{S}> for {Self}` returning a reference to it, or build the toolbox with `Toolbox::with_state` and a `{Self}`"
 )]
 pub trait FromRef<S> {
     /// Borrows `Self` out of the state.

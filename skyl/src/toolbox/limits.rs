@@ -179,7 +179,7 @@ impl Limits {
     /// text that says what was left out and how to get less.
     ///
     /// ```
-    /// use skyl::{Image, Limits, ToolCall, Toolbox};
+    /// use skyl::{Limits, ToolCall, Toolbox, content::Image};
     ///
     /// /// Takes a screenshot.
     /// #[skyl::tool]

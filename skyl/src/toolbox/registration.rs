@@ -22,7 +22,7 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// ```
     /// use serde_json::json;
-    /// use skyl::{DynamicTool, RegistrationError, ToolDefinition, Toolbox};
+    /// use skyl::{DynamicTool, ToolDefinition, Toolbox, tool::RegistrationError};
     ///
     /// let undescribed = DynamicTool::from_fn(
     ///     ToolDefinition::new("ping", String::new(), json!({"type": "object"})),

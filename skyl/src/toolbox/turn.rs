@@ -39,7 +39,7 @@ impl<S: 'static> Toolbox<S> {
     ///
     /// ```
     /// use serde_json::json;
-    /// use skyl::{DynamicTool, Message, Part, Role, ToolAnnotations, ToolCall, ToolDefinition, Toolbox};
+    /// use skyl::{DynamicTool, Message, Part, Role, ToolCall, ToolDefinition, Toolbox, tool::ToolAnnotations};
     ///
     /// let send = DynamicTool::from_fn(
     ///     ToolDefinition::new("send_email", "Sends an email.", json!({"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]})).with_annotations(ToolAnnotations::new().with_idempotent(false)),

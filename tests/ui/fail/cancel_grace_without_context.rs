@@ -6,7 +6,7 @@ async fn wait_for_reply(to: String) -> String {
 
 /// Reads a file.
 #[skyl::tool(cancel_grace = "1s")]
-fn read_file(path: String, #[context] _call: skyl::CallContext) -> String {
+fn read_file(path: String, #[context] _call: skyl::tool::CallContext) -> String {
     path
 }
 

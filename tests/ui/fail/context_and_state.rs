@@ -1,4 +1,4 @@
-use skyl::CallContext;
+use skyl::tool::CallContext;
 
 /// Says its call id.
 #[skyl::tool]

@@ -1,4 +1,4 @@
-use skyl::{IntoToolOutput, ToolOutcome, tool};
+use skyl::{tool, tool::{IntoToolOutput, ToolOutcome}};
 
 struct Forecast {
     celsius: i32,

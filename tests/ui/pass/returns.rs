@@ -1,6 +1,6 @@
 //! The return types a tool may have.
 
-use skyl::{IntoToolOutput, Json, ToolFailure, tool};
+use skyl::{Json, ToolFailure, tool, tool::IntoToolOutput};
 
 /// Reads a file.
 #[tool]

@@ -2,7 +2,7 @@
 #![deny(missing_docs, unused)]
 
 use serde_json::json;
-use skyl::{FromRef, ToolCall, Toolbox, tool};
+use skyl::{ToolCall, Toolbox, tool, tool::FromRef};
 
 /// The database.
 pub struct Db(Vec<String>);
@@ -54,8 +54,8 @@ async fn greet(
 #[tool]
 pub(crate) fn now() {}
 
-impl skyl::IntoToolOutput for Wrapped {
-    fn into_tool_output(self) -> skyl::ToolOutcome {
+impl skyl::tool::IntoToolOutput for Wrapped {
+    fn into_tool_output(self) -> skyl::tool::ToolOutcome {
         Ok(self.0)
     }
 }

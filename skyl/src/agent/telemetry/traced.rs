@@ -7,7 +7,7 @@ use tracing::field;
 use crate::agent::Stop;
 use crate::message::{ToolCall, ToolResult};
 use crate::model::{ModelError, ModelErrorKind};
-use crate::provider::{CacheBreak, Response, StopReason, Usage};
+use crate::provider::{Response, StopReason, Usage, caching::CacheBreak};
 
 /// The span of a run or of one model request.
 pub(crate) struct Span {

@@ -5,7 +5,7 @@ use std::future::Future;
 use crate::agent::Stop;
 use crate::message::{ToolCall, ToolResult};
 use crate::model::ModelError;
-use crate::provider::{CacheBreak, Response, Usage};
+use crate::provider::{Response, Usage, caching::CacheBreak};
 
 /// No span.
 pub(crate) struct Span;

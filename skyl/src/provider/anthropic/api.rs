@@ -2,7 +2,7 @@
 //! header, the SDK's environment variables and its error body's transient types.
 
 use super::{Anthropic, tool_prompt};
-use crate::provider::{Api, Request};
+use crate::provider::{Request, author::Api};
 
 /// The `anthropic-version` header every Messages request carries.
 const VERSION: &str = "2023-06-01";

@@ -52,7 +52,7 @@ const OPENING_TEXT: &str = "(continued)";
 ///   `tool_use`").
 /// - `max_tokens` is required by the API: [`Request::max_tokens`] or
 ///   [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
-/// - Prompt caching ([`Request::caching`], see [`Caching`](super::Caching)): by default a
+/// - Prompt caching ([`Request::caching`], see [`Caching`](crate::provider::caching::Caching)): by default a
 ///   `cache_control: {"type": "ephemeral"}` breakpoint on the last tool (the tools are sent sorted
 ///   by name), on the system prompt (then sent as one `text` block, since a breakpoint goes on a
 ///   block), and on the last block of each of the two newest `user` messages: four, the API's

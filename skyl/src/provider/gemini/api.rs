@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::Gemini;
-use crate::provider::Api;
 use crate::provider::api::path_segment;
+use crate::provider::author::Api;
 
 /// `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse` to
 /// stream: the body does not change); the key in `x-goog-api-key`; the SDK's `GOOGLE_API_KEY`

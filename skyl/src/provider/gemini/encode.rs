@@ -14,7 +14,7 @@ use crate::provider::{EncodeError, OutputSchema, Provider, Request, ToolChoice, 
 use crate::tool::ToolDefinition;
 
 /// Prompt caching: Gemini caches recent prefixes by itself (implicit caching), which needs
-/// nothing on the wire; [`Caching::cached_content`](crate::provider::Caching::cached_content) names a cache
+/// nothing on the wire; [`Caching::cached_content`](crate::provider::caching::Caching::cached_content) names a cache
 /// made beforehand, sent as `cachedContent` without the `systemInstruction`, `tools` and
 /// `toolConfig` it holds.
 impl Encoder for Gemini {

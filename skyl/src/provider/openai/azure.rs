@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use crate::provider::api::path_segment;
 use crate::provider::{
-    Adapter, Api, DecodeError, EncodeError, OpenAiChat, OpenAiResponses, Provider, Request,
-    Response, StreamDecoder, Streaming,
+    Adapter, DecodeError, EncodeError, OpenAiChat, OpenAiResponses, Provider, Request, Response,
+    author::Api,
+    stream::{StreamDecoder, Streaming},
 };
 
 /// OpenAI Chat Completions or Responses on Azure (Azure OpenAI, Azure AI Foundry): the bodies of
@@ -31,7 +32,7 @@ use crate::provider::{
 /// moves between OpenAI and Azure with its provider data.
 ///
 /// ```
-/// use skyl::provider::{Api, AzureOpenAi, OpenAiChat, OpenAiResponses};
+/// use skyl::provider::{AzureOpenAi, OpenAiChat, OpenAiResponses, author::Api};
 ///
 /// let base = "https://my-resource.openai.azure.com";
 /// let chat = AzureOpenAi::chat(OpenAiChat::default()).with_api_version("2024-10-21");

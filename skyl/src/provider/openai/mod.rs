@@ -10,7 +10,7 @@ use crate::content::ResultContent;
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::tool::ToolDefinition;
 
-/// The methods of [`Api`](crate::provider::Api) both OpenAI formats share, written inside each
+/// The methods of [`Api`](crate::provider::author::Api) both OpenAI formats share, written inside each
 /// one's `impl Api`: OpenAI's address, its SDK's environment variables, bearer auth and which
 /// error types pass later.
 macro_rules! openai_api {

@@ -9,7 +9,7 @@ impl PartialArguments {
     /// character: its first bytes are kept until the next piece brings the rest.
     ///
     /// ```
-    /// use skyl::provider::PartialArguments;
+    /// use skyl::provider::partial::PartialArguments;
     ///
     /// let text = r#"{"name": "Zoë"}"#.as_bytes();
     /// let (first, second) = text.split_at(13); // inside the two bytes of `ë`

@@ -1,18 +1,18 @@
 //! The arguments of every tool call of a streamed answer, parsed as the answer streams.
 
 use super::PartialArguments;
-use crate::provider::StreamEvent;
+use crate::provider::stream::StreamEvent;
 
 /// The tool calls of one streamed answer, each with its arguments parsed as they arrive.
 ///
 /// Opt-in: hand it the [`StreamEvent`]s of a stream (from a
-/// [`StreamDecoder`](crate::provider::StreamDecoder), or any source of them) with
+/// [`StreamDecoder`](crate::provider::stream::StreamDecoder), or any source of them) with
 /// [`read`](Self::read); a stream nobody reads this way parses no arguments. Each
 /// [`ToolCallDelta`](StreamEvent::ToolCallDelta) is read once, at a cost that grows with the
 /// delta, not with the arguments so far.
 ///
 /// ```
-/// use skyl::provider::{Anthropic, PartialCalls, Streaming};
+/// use skyl::provider::{Anthropic, partial::PartialCalls, stream::Streaming};
 ///
 /// let mut decoder = Anthropic.stream_decoder();
 /// let mut calls = PartialCalls::new();

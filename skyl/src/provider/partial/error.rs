@@ -10,7 +10,7 @@ use std::fmt;
 /// error that tells the model what was wrong, from [`Toolbox::dispatch`](crate::Toolbox::dispatch).
 ///
 /// ```
-/// use skyl::provider::PartialArguments;
+/// use skyl::provider::partial::PartialArguments;
 ///
 /// let mut arguments = PartialArguments::new();
 /// arguments.push(r#"{"path": "a.txt", "mode": wr"#);

@@ -7,7 +7,7 @@
 //! one being written as a prefix. [`PartialCalls`] keeps one for each call of a stream.
 //!
 //! No I/O here: the parser is fed text, by [`PartialCalls`] from
-//! [`StreamEvent`](crate::provider::StreamEvent)s or by the caller directly.
+//! [`StreamEvent`](crate::provider::stream::StreamEvent)s or by the caller directly.
 
 mod bytes;
 mod calls;

@@ -19,7 +19,7 @@ const MAX_DEPTH: usize = 127;
 /// grows with each delta, not with the text so far.
 ///
 /// [`push`](Self::push) each piece of the arguments' JSON text as it streams in (the
-/// `arguments` of [`StreamEvent::ToolCallDelta`](crate::provider::StreamEvent::ToolCallDelta));
+/// `arguments` of [`StreamEvent::ToolCallDelta`](crate::provider::stream::StreamEvent::ToolCallDelta));
 /// between pushes, read what is known: the members that are complete ([`get`](Self::get),
 /// [`member`](Self::member), [`members`](Self::members)), the member being written
 /// ([`open_member`](Self::open_member), [`str_so_far`](Self::str_so_far)), or everything as one
@@ -35,7 +35,7 @@ const MAX_DEPTH: usize = 127;
 /// [`PartialCalls`](super::PartialCalls) keeps one for each call of a stream.
 ///
 /// ```
-/// use skyl::provider::PartialArguments;
+/// use skyl::provider::partial::PartialArguments;
 ///
 /// let mut arguments = PartialArguments::new();
 /// arguments.push(r#"{"path": "notes/to"#);

@@ -133,7 +133,7 @@ impl PartialArguments {
     /// What is known of the arguments so far, as a borrowed tree.
     ///
     /// ```
-    /// use skyl::provider::{Partial, PartialArguments};
+    /// use skyl::provider::partial::{Partial, PartialArguments};
     ///
     /// let mut arguments = PartialArguments::new();
     /// arguments.push(r#"{"edits": [{"old": "a", "new": "b"}, {"old": "c"#);
@@ -193,7 +193,7 @@ impl PartialArguments {
     /// call then goes to the tool, which tells the model what was wrong).
     ///
     /// ```
-    /// use skyl::provider::PartialArguments;
+    /// use skyl::provider::partial::PartialArguments;
     ///
     /// let mut arguments = PartialArguments::new();
     /// arguments.push(r#"{"line": 12, "path": "src/ma"#);

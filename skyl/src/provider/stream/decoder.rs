@@ -20,11 +20,11 @@ use super::StreamEvent;
 /// An [`Adapter`] whose provider can stream its answers.
 ///
 /// Implemented by the built-in adapters and by any provider of your own that streams (from its
-/// [`StreamSteps`](crate::provider::StreamSteps)). It is object-safe, so `Box<dyn Streaming>`
+/// [`StreamSteps`](crate::provider::stream::StreamSteps)). It is object-safe, so `Box<dyn Streaming>`
 /// can encode, decode and stream.
 ///
 /// ```
-/// use skyl::provider::{Anthropic, Streaming};
+/// use skyl::provider::{Anthropic, stream::Streaming};
 ///
 /// let mut decoder = Anthropic.stream_decoder();
 /// let mut events = Vec::new();
@@ -308,7 +308,7 @@ const MAX_ERROR_TEXT: usize = 2000;
 /// [`decode`](Adapter::decode) then reads (so a streamed answer and the same answer unstreamed
 /// cannot drift apart).
 ///
-/// Re-exported as `skyl::provider::StreamSteps`.
+/// Re-exported as `skyl::provider::stream::StreamSteps`.
 pub trait Steps: Send + Sync {
     /// Reads one event, reporting what it learnt to `out`. Returns whether the provider said
     /// the answer is complete.
@@ -332,7 +332,7 @@ pub trait Steps: Send + Sync {
 
 /// Why a provider's step could not read an event. The driver adds which event it was.
 ///
-/// Re-exported as `skyl::provider::StreamFault`.
+/// Re-exported as `skyl::provider::stream::StreamFault`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Fault {
@@ -454,7 +454,7 @@ fn renamed(call: &ToolCall) -> Fault {
 /// What a provider's step tells the driver about one event: text, reasoning, and each tool call
 /// as it starts, grows and finishes. The driver turns it into [`StreamEvent`]s.
 ///
-/// Re-exported as `skyl::provider::StreamOut`.
+/// Re-exported as `skyl::provider::stream::StreamOut`.
 pub struct Out<'a> {
     sink: &'a mut dyn FnMut(StreamEvent),
     calls: &'a mut Vec<Slot>,

@@ -79,7 +79,7 @@ impl StreamEvent {
     ///
     /// ```
     /// use skyl::Message;
-    /// use skyl::provider::{Response, StopReason, StreamEvent, Usage};
+    /// use skyl::provider::{Response, StopReason, Usage, stream::StreamEvent};
     ///
     /// let response = Response::new(Message::assistant("Hello"), StopReason::EndTurn);
     /// assert_eq!(

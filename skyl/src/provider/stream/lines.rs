@@ -9,7 +9,7 @@
 /// [`try_finish`](Self::try_finish) for a last line the body did not end with a line break.
 ///
 /// ```
-/// use skyl::provider::JsonLinesParser;
+/// use skyl::provider::stream::JsonLinesParser;
 ///
 /// let mut parser = JsonLinesParser::new();
 /// let mut lines = Vec::new();

@@ -28,7 +28,7 @@ pub struct SseEvent {
 /// off with [`EventTooLarge`], rather than read into memory for as long as it sends.
 ///
 /// ```
-/// use skyl::provider::{SseEvent, SseParser};
+/// use skyl::provider::stream::{SseEvent, SseParser};
 ///
 /// let mut parser = SseParser::new();
 /// let mut events = Vec::new();
@@ -42,7 +42,7 @@ pub struct SseEvent {
 ///         SseEvent { event: "message".into(), data: "a\nb".into() },
 ///     ]
 /// );
-/// # Ok::<(), skyl::provider::EventTooLarge>(())
+/// # Ok::<(), skyl::provider::stream::EventTooLarge>(())
 /// ```
 #[derive(Debug)]
 pub struct SseParser {

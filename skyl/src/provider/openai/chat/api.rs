@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::OpenAiChat;
-use crate::provider::Api;
+use crate::provider::author::Api;
 use crate::provider::encode::object;
 
 /// `POST {base}/chat/completions`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,

@@ -2,7 +2,7 @@
 //! environment variables.
 
 use super::OpenAiResponses;
-use crate::provider::Api;
+use crate::provider::author::Api;
 
 /// `POST {base}/responses`, `Authorization: Bearer`; the SDK's `OPENAI_API_KEY`,
 /// `OPENAI_BASE_URL`, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID`.
