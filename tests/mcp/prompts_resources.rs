@@ -10,7 +10,8 @@ use skyl::mcp::rmcp::model::{
     ListResourceTemplatesRequest, ListResourcesRequest, ProtocolVersion, ReadResourceRequest,
     ReadResourceRequestParams,
 };
-use skyl::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt, ServiceError};
+use skyl::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError};
+use skyl::mcp::rmcp::transport::IntoTransport;
 use skyl::mcp::{
     DynamicPrompt, DynamicResource, Failure, PromptArgument, PromptDefinition, PromptMessage,
     ResourceDefinition, Server,
@@ -255,11 +256,7 @@ fn capabilities(client: &Client) -> Value {
 
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server().serve(server_end));
-    let client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server(), false).await;
     assert_eq!(
         capabilities(&client),
         json!({"completions": {}, "logging": {}, "prompts": {}, "resources": {"subscribe": true}, "tools": {}})
@@ -270,17 +267,7 @@ async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
 
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2026_07_28() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server().serve(server_end));
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    let client = bounded(
-        "the discovery",
-        ().serve_with_lifecycle(client_end, lifecycle),
-    )
-    .await
-    .unwrap();
+    let client = pipe_client(server(), true).await;
     exercise(&client, true).await;
     client.cancel().await.unwrap();
 }
@@ -297,6 +284,24 @@ async fn http_client(server: Server, modern: bool) -> Client {
     let transport = skyl::mcp::rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
         "http://{address}/mcp"
     ));
+    connected(transport, modern).await
+}
+
+/// An rmcp client over a duplex pipe (as stdio) to `server`, at `version` (2026-07-28 by
+/// discovery).
+async fn pipe_client(server: Server, modern: bool) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    connected(client_end, modern).await
+}
+
+/// An rmcp client over `transport`: at 2025-11-25 by the handshake, or (`modern`) at 2026-07-28
+/// by discovery.
+async fn connected<T, E, A>(transport: T, modern: bool) -> Client
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     if modern {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -392,11 +397,7 @@ async fn prompts_and_resources_made_by_the_attributes() {
         .with_resource(Day)
         .with_resource(ToneNotes)
         .with_resource(Logo);
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server.serve(server_end));
-    let client: Client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server, false).await;
     assert_eq!(
         ask(
             &client,
@@ -519,11 +520,7 @@ async fn the_methods_of_a_served_block_hold_their_instance() {
         owner: "Ada".to_owned(),
     };
     let server = Server::new(Toolbox::new()).with_served(notebook);
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server.serve(server_end));
-    let client: Client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server, false).await;
     assert_eq!(
         ask(
             &client,
