@@ -60,6 +60,53 @@ fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)
 }
 
+/// A journaled run of `agent` on `prompt`, and how each call answered without running was
+/// answered.
+fn journaled_answers<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    prompt: &str,
+    journal: &dyn Journal,
+    id: &str,
+) -> (Run, Vec<(String, AnsweredBy)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user(prompt)])
+        .journaled(journal, id)
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event {
+                events.push((result.call_id, by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
+}
+
+/// A journaled run of `agent` on `prompt`, and what it reported about changed tools and about
+/// each call: `ran`, or how it was answered without running (`AnsweredBy` as `Debug` writes it).
+fn journaled_events<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    prompt: &str,
+    journal: &dyn Journal,
+    id: &str,
+) -> (Run, Vec<(String, String)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user(prompt)])
+        .journaled(journal, id)
+        .on_event(|event| match event {
+            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
+}
+
 /// A lookup and an email, then the answer.
 fn script() -> ScriptedModel {
     ScriptedModel::new()
@@ -91,17 +138,7 @@ fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
     let journal = dir.journal();
     let silent = ScriptedModel::new();
     let agent = Agent::new(silent.clone(), toolbox(), "m");
-    let mut events = Vec::new();
-    let again = agent
-        .run(vec![Message::user("something else")])
-        .journaled(&journal, "r1")
-        .on_event(|event| {
-            if let Event::ToolAnswered { result, by, .. } = event {
-                events.push((result.call_id, by));
-            }
-        })
-        .blocking()
-        .unwrap();
+    let (again, events) = journaled_answers(&agent, "something else", &journal, "r1");
     assert_eq!(again.transcript(), run.transcript());
     assert_eq!(again.steps(), 2);
     assert!(silent.requests().is_empty());
@@ -140,19 +177,7 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     let journal = dir.journal();
     let model = ScriptedModel::new().reply_text("I will check the outbox first.");
     let agent = Agent::new(model.clone(), toolbox(), "m");
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Go")])
-        .journaled(&journal, "r1")
-        .on_event(|event| match event {
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = journaled_events(&agent, "Go", &journal, "r1");
     assert_eq!(
         events,
         [
@@ -202,19 +227,7 @@ fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_u
 
     let model = ScriptedModel::new().reply_text("Sent.");
     let agent = Agent::new(model, toolbox(), "m");
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Go")])
-        .journaled(&journal, "r1")
-        .on_event(|event| match event {
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = journaled_events(&agent, "Go", &journal, "r1");
     // Not outcome-unknown: the call ran again (its intent is not written twice), and its result
     // is the one the run keeps.
     assert_eq!(events, [("c1".to_owned(), "ran".to_owned())]);
@@ -736,17 +749,7 @@ fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_
         );
 
         // The first worker is done and gave the run back: the second replays all of its work.
-        let mut events = Vec::new();
-        let replayed = other
-            .run(vec![Message::user("Email Ada")])
-            .journaled(&second, "r1")
-            .on_event(|event| {
-                if let Event::ToolAnswered { result, by, .. } = event {
-                    events.push((result.call_id, by));
-                }
-            })
-            .blocking()
-            .unwrap();
+        let (replayed, events) = journaled_answers(&other, "Email Ada", &second, "r1");
         assert_eq!(replayed.transcript(), run.transcript());
         assert_eq!(events, [("c1".to_owned(), AnsweredBy::Journal)]);
         assert!(silent.requests().is_empty());
@@ -857,18 +860,7 @@ fn resumed_after_the_fax(
         Marks(dir.0.clone()),
         ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
     );
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Note, then fax")])
-        .journaled(journal, "r1")
-        .on_event(|event| {
-            if let Event::ToolAnswered { result, by, .. } = event {
-                events.push((result.call_id, by));
-            }
-        })
-        .blocking()
-        .unwrap();
-    (run, events)
+    journaled_answers(&agent, "Note, then fax", journal, "r1")
 }
 
 /// Set in the child process of the test below, to the test's directory.
@@ -1012,29 +1004,6 @@ fn cut_off_note(dir: &TempDir, id: &str) -> Marks {
     Marks(dir.0.clone())
 }
 
-/// What a resumed run reported about changed tools and the calls it did not run.
-fn resumed_events(
-    agent: &Agent<Marks>,
-    journal: &SqliteJournal,
-    id: &str,
-) -> (Run, Vec<(String, String)>) {
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Note it")])
-        .journaled(journal, id)
-        .on_event(|event| match event {
-            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
-    (run, events)
-}
-
 #[test]
 fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_changed_tool_is_reported()
  {
@@ -1052,7 +1021,7 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
             .with(SendFax),
         "m",
     );
-    let (run, events) = resumed_events(&agent, &journal, "r1");
+    let (run, events) = journaled_events(&agent, "Note it", &journal, "r1");
     assert_eq!(
         events,
         [
@@ -1070,7 +1039,7 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
         Toolbox::with_state(Marks(dir.0.clone())).with(SendFax),
         "m",
     );
-    let (run, events) = resumed_events(&renamed, &journal, "r2");
+    let (run, events) = journaled_events(&renamed, "Note it", &journal, "r2");
     assert_eq!(
         events,
         [
@@ -1087,6 +1056,6 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
         Marks(dir.0.clone()),
         ScriptedModel::new().reply_text("I will check the notes."),
     );
-    let (_, events) = resumed_events(&same, &journal, "r3");
+    let (_, events) = journaled_events(&same, "Note it", &journal, "r3");
     assert_eq!(events, [("c1".to_owned(), "OutcomeUnknown".to_owned())]);
 }

@@ -975,9 +975,32 @@ fn generated(response: skyl::provider::Response, output: u64) -> skyl::provider:
     response.with_usage(skyl::provider::Usage::new(1, output))
 }
 
+/// The top agent of the budget tests, on `top`: its tool `research` is `researcher`, each of its
+/// answers may generate 100 tokens, and its tree `output_tokens` in all.
+fn researching_within<S: Send + Sync + 'static>(
+    top: &ScriptedModel,
+    researcher: Agent<S>,
+    output_tokens: u64,
+) -> Agent {
+    Agent::new(
+        top.clone(),
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    )
+    .with_max_tokens(100)
+    .with_budget(skyl::agent::Budget::new().output_tokens(output_tokens))
+}
+
+/// What the model reads of a `research` call that the top run's budget stopped (`stop`).
+fn research_out_of_budget(stop: &Stop) -> String {
+    format!(
+        "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
+    )
+}
+
 #[test]
 fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent() {
-    use skyl::agent::{Budget, BudgetLimit};
+    use skyl::agent::BudgetLimit;
 
     let log = Arc::new(Log::default());
     // The researcher has no budget of its own: the top run's bounds it.
@@ -1003,13 +1026,7 @@ fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent()
             10,
         ))
         .reply_text("unused");
-    let agent = Agent::new(
-        top.clone(),
-        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
-        "large",
-    )
-    .with_max_tokens(100)
-    .with_budget(Budget::new().output_tokens(250));
+    let agent = researching_within(&top, researcher, 250);
     let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
     // The top run's first answer (10) and the researcher's two (90 each) leave 60 of 250: the
     // researcher's third request, which could generate 100, is not sent, nor the top run's next.
@@ -1022,9 +1039,7 @@ fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent()
     assert_eq!(research_model.requests().len(), 2);
     assert_eq!(
         run.transcript()[2].tool_results().next().unwrap().content,
-        format!(
-            "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
-        )
+        research_out_of_budget(&stop)
     );
     assert_eq!(run.stop(), &stop);
     assert_eq!(top.requests().len(), 1);
@@ -1267,7 +1282,7 @@ impl skyl::model::Model for Yielding {
 
 #[test]
 fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_left_for_one() {
-    use skyl::agent::{Budget, BudgetLimit};
+    use skyl::agent::BudgetLimit;
     use skyl::provider::Response;
 
     let research_model = ScriptedModel::new().reply(generated(
@@ -1285,13 +1300,7 @@ fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_le
             10,
         ))
         .reply(generated(Response::text("Ada wrote the first program."), 5));
-    let agent = Agent::new(
-        top.clone(),
-        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
-        "large",
-    )
-    .with_max_tokens(100)
-    .with_budget(Budget::new().output_tokens(150));
+    let agent = researching_within(&top, researcher, 150);
     let run = agent.run(vec![Message::user("Who?")]).blocking().unwrap();
     // The first research request holds 100 of the 140 left while it is in flight: the second,
     // asked meanwhile, could pass the limit with it, and is not sent.
@@ -1309,9 +1318,7 @@ fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_le
         results,
         [
             r#"{"summary":"Ada wrote the first program."}"#.to_owned(),
-            format!(
-                "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
-            )
+            research_out_of_budget(&stop)
         ]
     );
     assert_eq!(research_model.requests().len(), 1);

@@ -249,6 +249,12 @@ async fn exercise(client: &Client, modern: bool) {
     );
 }
 
+/// [`exercise`] through `client`, then the client closed.
+async fn exercised(client: Client, modern: bool) {
+    exercise(&client, modern).await;
+    client.cancel().await.unwrap();
+}
+
 /// The server's capabilities as the handshake (or discovery) gives them.
 fn capabilities(client: &Client) -> Value {
     serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap()
@@ -261,15 +267,12 @@ async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
         capabilities(&client),
         json!({"completions": {}, "logging": {}, "prompts": {}, "resources": {"subscribe": true}, "tools": {}})
     );
-    exercise(&client, false).await;
-    client.cancel().await.unwrap();
+    exercised(client, false).await;
 }
 
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2026_07_28() {
-    let client = pipe_client(server(), true).await;
-    exercise(&client, true).await;
-    client.cancel().await.unwrap();
+    exercised(pipe_client(server(), true).await, true).await;
 }
 
 /// An rmcp client over streamable HTTP to `server`, at `version` (2026-07-28 by discovery).
@@ -319,16 +322,12 @@ where
 
 #[tokio::test]
 async fn prompts_and_resources_over_http_at_2025_11_25() {
-    let client = http_client(server(), false).await;
-    exercise(&client, false).await;
-    client.cancel().await.unwrap();
+    exercised(http_client(server(), false).await, false).await;
 }
 
 #[tokio::test]
 async fn prompts_and_resources_over_http_at_2026_07_28() {
-    let client = http_client(server(), true).await;
-    exercise(&client, true).await;
-    client.cancel().await.unwrap();
+    exercised(http_client(server(), true).await, true).await;
 }
 
 // The same through `#[prompt]` and `#[resource]`.
