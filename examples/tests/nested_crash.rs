@@ -7,13 +7,16 @@
 //! bounded, and the kills are counted: the test stops by itself.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolResult};
+use support::{Rng, TempDir, wait};
+
+mod support;
 
 /// How many times the runs are killed in all.
 const KILLS: u32 = 30;
@@ -27,36 +30,6 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 /// The opening of an outcome-unknown result of `tool`.
 fn outcome_unknown(tool: &str) -> String {
     format!("ERROR: the outcome of this {tool} call is unknown")
-}
-
-/// A small seeded generator (xorshift64*), so that a failing run can be run again.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
-    }
-}
-
-/// A temporary directory of this test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 struct Worker<'a> {
@@ -93,17 +66,12 @@ impl Worker<'_> {
     }
 
     fn log(&self, log: &str) -> String {
-        std::fs::read_to_string(self.dir.join(log)).unwrap_or_default()
-            + &std::fs::read_to_string(self.dir.join(format!("{log}.err"))).unwrap_or_default()
+        support::log(self.dir, log)
     }
 
     /// Each line of the outbox: the tool and its effect key.
     fn outbox(&self) -> Vec<String> {
-        std::fs::read_to_string(self.dir.join("outbox.txt"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        support::lines(self.dir, "outbox.txt")
     }
 
     fn finished(&self) -> bool {
@@ -113,22 +81,6 @@ impl Worker<'_> {
     fn transcripts(&self) -> HashMap<String, Vec<Message>> {
         let text = std::fs::read_to_string(self.dir.join("transcripts.json")).unwrap();
         serde_json::from_str(&text).unwrap()
-    }
-}
-
-/// Waits for `child` at most `limit`; kills it and panics past that.
-fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
-    let begun = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if begun.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("a worker ran past {limit:?}");
-        }
-        sleep(Duration::from_millis(10));
     }
 }
 
@@ -231,16 +183,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
 #[test]
 fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and_the_approval_used_once()
  {
-    let seed = std::env::var("SKYL_CRASH_SEED")
-        .ok()
-        .and_then(|seed| seed.parse().ok())
-        .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
+    let seed = support::seed();
     println!("nested crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
     let mut rng = Rng(seed);
 
