@@ -11,9 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolResult};
-use support::{Rng, TempDir, wait};
+use support::{Rng, TempDir, killed_at_random, wait};
 
 mod support;
 
@@ -126,21 +125,7 @@ fn check_finished(worker: &Worker<'_>) -> usize {
     // An email in the outbox without its own result was cut off mid-effect: the model read that
     // its outcome is unknown (the loop above checked every result).
 
-    let request = Request::new("any-model", transcript.as_slice());
-    let adapters: [Box<dyn Adapter>; 4] = [
-        Box::new(Anthropic),
-        Box::new(OpenAiChat::default()),
-        Box::new(OpenAiResponses::default()),
-        Box::new(Gemini::default()),
-    ];
-    for adapter in adapters {
-        if let Err(error) = adapter.encode(&request) {
-            panic!(
-                "{} refuses the final transcript: {error}",
-                adapter.provider()
-            );
-        }
-    }
+    support::every_adapter_takes(&transcript, "final");
     unknown
 }
 
@@ -202,18 +187,13 @@ fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
             let before = worker.outbox().len();
             let log = format!("start-{start}.log");
             let mut child = worker.start(&log);
-            if kills < KILLS {
-                sleep(Duration::from_millis(20 + rng.below(1200)));
-                if child.try_wait().unwrap().is_none() {
-                    child.kill().unwrap();
-                    child.wait().unwrap();
-                    kills += 1;
-                    logs += &worker.log(&log);
-                    starts.push(sent_since(&worker, before));
-                    continue;
-                }
-            }
-            let status = wait(&mut child, START_LIMIT);
+            let ended = killed_at_random(&mut child, kills < KILLS, &mut rng, 1200, START_LIMIT);
+            let Some(status) = ended else {
+                kills += 1;
+                logs += &worker.log(&log);
+                starts.push(sent_since(&worker, before));
+                continue;
+            };
             assert!(status.success(), "{}", worker.log(&log));
             logs += &worker.log(&log);
             starts.push(sent_since(&worker, before));

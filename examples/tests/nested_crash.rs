@@ -9,12 +9,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::thread::sleep;
 use std::time::Duration;
 
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolResult};
-use support::{Rng, TempDir, wait};
+use support::{Rng, TempDir, killed_at_random, wait};
 
 mod support;
 
@@ -154,21 +152,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
                 assert!(!result.is_error, "{level}: {result:?}");
             }
         }
-        let request = Request::new("any-model", transcript.as_slice());
-        let adapters: [Box<dyn Adapter>; 4] = [
-            Box::new(Anthropic),
-            Box::new(OpenAiChat::default()),
-            Box::new(OpenAiResponses::default()),
-            Box::new(Gemini::default()),
-        ];
-        for adapter in adapters {
-            if let Err(error) = adapter.encode(&request) {
-                panic!(
-                    "{} refuses the {level} transcript: {error}",
-                    adapter.provider()
-                );
-            }
-        }
+        support::every_adapter_takes(transcript, level);
     }
     // The email ran under its sub-sub-run's effect key, at most once.
     assert!(figures.emails_sent <= 1, "{outbox:?}");
@@ -203,20 +187,13 @@ fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and
             starts_total += 1;
             let log = format!("start-{start}.log");
             let mut child = worker.start(&log);
-            let status = if kills < KILLS {
-                sleep(Duration::from_millis(20 + rng.below(700)));
-                if child.try_wait().unwrap().is_none() {
-                    child.kill().unwrap();
-                    child.wait().unwrap();
-                    kills += 1;
-                    let printed = worker.log(&log);
-                    replayed += printed.matches("replayed").count();
-                    approvals += printed.matches("approved").count();
-                    continue;
-                }
-                wait(&mut child, START_LIMIT)
-            } else {
-                wait(&mut child, START_LIMIT)
+            let ended = killed_at_random(&mut child, kills < KILLS, &mut rng, 700, START_LIMIT);
+            let Some(status) = ended else {
+                kills += 1;
+                let printed = worker.log(&log);
+                replayed += printed.matches("replayed").count();
+                approvals += printed.matches("approved").count();
+                continue;
             };
             let printed = worker.log(&log);
             assert!(status.success(), "{printed}");

@@ -1,10 +1,14 @@
 //! What the examples' crash tests share: the seeded instants of their kills, a temporary
-//! directory, a bounded wait for a worker, and the worker's log.
+//! directory, a bounded wait for a worker, the worker's log, and the check that every adapter
+//! takes a transcript.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use skyl::Message;
+use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 
 /// A small seeded generator (xorshift64*), so that a failing run can be run again.
 pub(crate) struct Rng(pub(crate) u64);
@@ -80,4 +84,45 @@ pub(crate) fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
         }
         sleep(Duration::from_millis(10));
     }
+}
+
+/// Panics unless every provider's adapter encodes a request of `transcript` (the `what`
+/// transcript, for the message).
+pub(crate) fn every_adapter_takes(transcript: &[Message], what: &str) {
+    let request = Request::new("any-model", transcript);
+    let adapters: [Box<dyn Adapter>; 4] = [
+        Box::new(Anthropic),
+        Box::new(OpenAiChat::default()),
+        Box::new(OpenAiResponses::default()),
+        Box::new(Gemini::default()),
+    ];
+    for adapter in adapters {
+        if let Err(error) = adapter.encode(&request) {
+            panic!(
+                "{} refuses the {what} transcript: {error}",
+                adapter.provider()
+            );
+        }
+    }
+}
+
+/// Lets `child` run a while (20 ms and up to `most` ms more, from `rng`) and kills it there if
+/// `kill` holds and it is still running (`None`); otherwise waits for it at most `limit` (`Some`
+/// of how it ended).
+pub(crate) fn killed_at_random(
+    child: &mut Child,
+    kill: bool,
+    rng: &mut Rng,
+    most: u64,
+    limit: Duration,
+) -> Option<ExitStatus> {
+    if kill {
+        sleep(Duration::from_millis(20 + rng.below(most)));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+    }
+    Some(wait(child, limit))
 }
