@@ -35,31 +35,19 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::net::TcpListener;
 
-/// The work of the tool, the same for both servers.
-fn forecast_text(city: &str, days: Option<u8>, metric: bool) -> String {
-    let unit = if metric { "24C" } else { "75F" };
-    if days.unwrap_or(1) > 1 {
-        format!("{city}: sunny days, {unit}")
-    } else {
-        format!("{city}: sunny, {unit}")
-    }
+/// The workload of the peers bench, `forecast`: the tool's work, the answer to the call this
+/// bench makes, and the tool as skyl writes it.
+mod peers {
+    #[allow(
+        dead_code,
+        reason = "the dispatchers' call and descriptions are the peers bench's"
+    )]
+    pub mod forecast;
+    pub mod skyl_tool;
 }
 
-const EXPECTED: &str = "Kampala: sunny days, 24C";
-
-/// Looks up the weather forecast for a city.
-#[skyl::tool]
-fn forecast(
-    /// The city, in English.
-    city: String,
-    /// How many days ahead, 1 to 7.
-    days: Option<u8>,
-    /// Metric units when true.
-    #[serde(default)]
-    metric: bool,
-) -> String {
-    forecast_text(&city, days, metric)
-}
+use peers::forecast::{EXPECTED, forecast_text};
+use peers::skyl_tool::Forecast;
 
 fn skyl_server() -> skyl::mcp::Server {
     skyl::mcp::Server::new(skyl::Toolbox::new().with(Forecast))

@@ -65,6 +65,8 @@ mod by_rmcp;
 mod by_skyl;
 #[path = "peers/forecast.rs"]
 mod forecast;
+#[path = "peers/skyl_tool.rs"]
+mod skyl_tool;
 
 /// One way of dispatching a tool call, set up with some number of tools.
 trait Dispatcher {

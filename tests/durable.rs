@@ -17,7 +17,9 @@ use skyl::model::BoxFuture;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, ToolResult, Toolbox};
 
+use crate::support::crash::{Marks, kill_child_once_started};
 use crate::support::journal::{Failing, dies_before_results};
+use crate::support::scratch::TempDir;
 
 /// What the tools of a test did.
 #[derive(Default)]
@@ -49,28 +51,6 @@ fn toolbox() -> Toolbox<Log> {
         .with(SendEmail)
 }
 
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-durable-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn journal(&self) -> SqliteJournal {
-        SqliteJournal::open(self.0.join("journal.db")).unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The output of a future the SQLite journal makes, which its writer thread answers.
 fn ready<T>(future: BoxFuture<'_, T>) -> T {
     crate::support::block_on(future)
@@ -78,6 +58,53 @@ fn ready<T>(future: BoxFuture<'_, T>) -> T {
 
 fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)
+}
+
+/// A journaled run of `agent` on `prompt`, and how each call answered without running was
+/// answered.
+fn journaled_answers<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    prompt: &str,
+    journal: &dyn Journal,
+    id: &str,
+) -> (Run, Vec<(String, AnsweredBy)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user(prompt)])
+        .journaled(journal, id)
+        .on_event(|event| {
+            if let Event::ToolAnswered { result, by, .. } = event {
+                events.push((result.call_id, by));
+            }
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
+}
+
+/// A journaled run of `agent` on `prompt`, and what it reported about changed tools and about
+/// each call: `ran`, or how it was answered without running (`AnsweredBy` as `Debug` writes it).
+fn journaled_events<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    prompt: &str,
+    journal: &dyn Journal,
+    id: &str,
+) -> (Run, Vec<(String, String)>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run(vec![Message::user(prompt)])
+        .journaled(journal, id)
+        .on_event(|event| match event {
+            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
+            Event::ToolAnswered { result, by, .. } => {
+                events.push((result.call_id, format!("{by:?}")))
+            }
+            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
+            _ => {}
+        })
+        .blocking()
+        .unwrap();
+    (run, events)
 }
 
 /// A lookup and an email, then the answer.
@@ -92,7 +119,7 @@ fn script() -> ScriptedModel {
 
 #[test]
 fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
-    let dir = TempDir::new("replay");
+    let dir = TempDir::new("durable-replay");
     let journal = dir.journal();
     let model = script();
     let agent = Agent::new(model.clone(), toolbox(), "m");
@@ -111,17 +138,7 @@ fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
     let journal = dir.journal();
     let silent = ScriptedModel::new();
     let agent = Agent::new(silent.clone(), toolbox(), "m");
-    let mut events = Vec::new();
-    let again = agent
-        .run(vec![Message::user("something else")])
-        .journaled(&journal, "r1")
-        .on_event(|event| {
-            if let Event::ToolAnswered { result, by, .. } = event {
-                events.push((result.call_id, by));
-            }
-        })
-        .blocking()
-        .unwrap();
+    let (again, events) = journaled_answers(&agent, "something else", &journal, "r1");
     assert_eq!(again.transcript(), run.transcript());
     assert_eq!(again.steps(), 2);
     assert!(silent.requests().is_empty());
@@ -139,7 +156,7 @@ fn a_run_started_again_asks_the_model_nothing_and_runs_no_call_again() {
 
 #[test]
 fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unknown_otherwise() {
-    let dir = TempDir::new("unfinished");
+    let dir = TempDir::new("durable-unfinished");
     let dying = dies_before_results(dir.journal());
     // The email first: its result is the first group written without a sync, before the lookup
     // starts, so the "process" dies between the two calls.
@@ -160,19 +177,7 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
     let journal = dir.journal();
     let model = ScriptedModel::new().reply_text("I will check the outbox first.");
     let agent = Agent::new(model.clone(), toolbox(), "m");
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Go")])
-        .journaled(&journal, "r1")
-        .on_event(|event| match event {
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = journaled_events(&agent, "Go", &journal, "r1");
     assert_eq!(
         events,
         [
@@ -203,7 +208,7 @@ fn a_call_started_and_never_finished_runs_again_if_idempotent_and_is_outcome_unk
 
 #[test]
 fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_up() {
-    let dir = TempDir::new("handed");
+    let dir = TempDir::new("durable-handed");
     let dying = dies_before_results(dir.journal());
     let model = ScriptedModel::new().reply_calls([call("c1", "send_email", json!({"to": "ada"}))]);
     let agent = Agent::new(model, toolbox(), "m");
@@ -222,19 +227,7 @@ fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_u
 
     let model = ScriptedModel::new().reply_text("Sent.");
     let agent = Agent::new(model, toolbox(), "m");
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Go")])
-        .journaled(&journal, "r1")
-        .on_event(|event| match event {
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = journaled_events(&agent, "Go", &journal, "r1");
     // Not outcome-unknown: the call ran again (its intent is not written twice), and its result
     // is the one the run keeps.
     assert_eq!(events, [("c1".to_owned(), "ran".to_owned())]);
@@ -253,7 +246,7 @@ fn a_call_cut_off_after_its_tool_recorded_a_handle_runs_again_to_pick_the_work_u
 
 #[test]
 fn each_intent_is_written_just_before_its_call_so_a_call_that_never_started_runs_on_resume() {
-    let dir = TempDir::new("per-call-intent");
+    let dir = TempDir::new("durable-per-call-intent");
     // Durable writes: the answer (0), the first email's intent (1), the second's (2) fails.
     let written = AtomicUsize::new(0);
     let failing = Failing::new(dir.journal(), move |run, _, durable| {
@@ -304,7 +297,7 @@ fn each_intent_is_written_just_before_its_call_so_a_call_that_never_started_runs
 
 #[test]
 fn each_call_reads_an_effect_key_made_of_the_run_the_step_and_the_call() {
-    let dir = TempDir::new("keys");
+    let dir = TempDir::new("durable-keys");
     let journal = dir.journal();
     let agent = Agent::new(script(), toolbox(), "m");
     agent
@@ -328,7 +321,7 @@ fn each_call_reads_an_effect_key_made_of_the_run_the_step_and_the_call() {
 
 #[test]
 fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_record() {
-    let dir = TempDir::new("corrupt");
+    let dir = TempDir::new("durable-corrupt");
     let journal = dir.journal();
     let agent = Agent::new(script(), toolbox(), "m");
     agent
@@ -354,7 +347,7 @@ fn a_torn_or_newer_record_stops_the_run_with_an_error_naming_the_run_and_the_rec
         "{error}"
     );
 
-    let dir = TempDir::new("newer");
+    let dir = TempDir::new("durable-newer");
     let journal = dir.journal();
     ready(journal.append(
         "r2",
@@ -470,7 +463,7 @@ fn paused_email() -> (Agent<Log, impl skyl::agent::Hooks>, ScriptedModel) {
 
 #[test]
 fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
-    let dir = TempDir::new("approve-twice");
+    let dir = TempDir::new("durable-approve-twice");
     let journal = dir.journal();
     let (agent, _) = paused_email();
     let mut run = agent
@@ -506,7 +499,7 @@ fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
 #[test]
 fn an_approved_run_saved_under_one_id_is_refused_under_another_and_asks_again_without_its_journal()
 {
-    let dir = TempDir::new("approve-other-id");
+    let dir = TempDir::new("durable-approve-other-id");
     let journal = dir.journal();
     let (agent, _) = paused_email();
     let mut run = agent
@@ -636,7 +629,7 @@ fn chart(word: String) -> (String, skyl::content::Image) {
 
 #[test]
 fn a_replayed_result_keeps_the_image_beside_it() {
-    let dir = TempDir::new("content");
+    let dir = TempDir::new("durable-content");
     let journal = dir.journal();
     let model = ScriptedModel::new()
         .reply_calls([call("c1", "chart", json!({"word": "ada"}))])
@@ -683,7 +676,7 @@ struct Gate {
 
 #[test]
 fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_once_it_is_done() {
-    let dir = TempDir::new("two-workers");
+    let dir = TempDir::new("durable-two-workers");
     let lease = Duration::from_secs(3600);
     let first = dir.journal().with_owner("worker-a").with_lease(lease);
     let second = dir.journal().with_owner("worker-b");
@@ -756,17 +749,7 @@ fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_
         );
 
         // The first worker is done and gave the run back: the second replays all of its work.
-        let mut events = Vec::new();
-        let replayed = other
-            .run(vec![Message::user("Email Ada")])
-            .journaled(&second, "r1")
-            .on_event(|event| {
-                if let Event::ToolAnswered { result, by, .. } = event {
-                    events.push((result.call_id, by));
-                }
-            })
-            .blocking()
-            .unwrap();
+        let (replayed, events) = journaled_answers(&other, "Email Ada", &second, "r1");
         assert_eq!(replayed.transcript(), run.transcript());
         assert_eq!(events, [("c1".to_owned(), AnsweredBy::Journal)]);
         assert!(silent.requests().is_empty());
@@ -776,7 +759,7 @@ fn a_second_worker_is_refused_while_the_first_owns_the_run_and_replays_its_work_
 
 #[test]
 fn a_run_whose_owner_stopped_renewing_is_taken_over_once_its_lease_expires() {
-    let dir = TempDir::new("lease-expiry");
+    let dir = TempDir::new("durable-lease-expiry");
     // A worker took the run and died before doing anything else.
     let dead = dir.journal().with_owner("worker-a");
     assert_eq!(ready(dead.load("r1")).unwrap(), []);
@@ -830,29 +813,6 @@ fn a_run_whose_owner_stopped_renewing_is_taken_over_once_its_lease_expires() {
 // ---------------------------------------------------------------------------------------------
 // Killed between two calls
 
-/// Where the tools of a crash test leave their marks.
-struct Marks(PathBuf);
-
-impl Marks {
-    fn append(&self, file: &str, line: &str) {
-        use std::io::Write as _;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.0.join(file))
-            .unwrap();
-        writeln!(file, "{line}").unwrap();
-    }
-
-    fn read(&self, file: &str) -> Vec<String> {
-        std::fs::read_to_string(self.0.join(file))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
 /// Appends a note (synchronous, on the calling thread; each call appends one).
 #[skyl::tool(idempotent = false)]
 fn append_note(#[state] marks: &Marks, text: String) -> String {
@@ -877,73 +837,60 @@ fn fax_agent(marks: Marks, model: ScriptedModel) -> Agent<Marks> {
     )
 }
 
+/// The child's run: one turn of two synchronous calls, a note and a fax that never finishes.
+fn note_then_fax(dir: PathBuf, journal: &SqliteJournal) -> ! {
+    let model = ScriptedModel::new().reply_calls([
+        call("c1", "append_note", json!({"text": "ada"})),
+        call("c2", "send_fax", json!({"to": "bob"})),
+    ]);
+    let _ = fax_agent(Marks(dir), model)
+        .run(vec![Message::user("Note, then fax")])
+        .journaled(journal, "r1")
+        .blocking();
+    unreachable!("the fax never finishes");
+}
+
+/// The run of [`note_then_fax`] started again on `journal` after its process was killed in the
+/// fax, and how each of its calls was answered.
+fn resumed_after_the_fax(
+    dir: &TempDir,
+    journal: &SqliteJournal,
+) -> (Run, Vec<(String, AnsweredBy)>) {
+    let agent = fax_agent(
+        Marks(dir.0.clone()),
+        ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
+    );
+    journaled_answers(&agent, "Note, then fax", journal, "r1")
+}
+
 /// Set in the child process of the test below, to the test's directory.
 const CRASH_CHILD: &str = "SKYL_DURABLE_CRASH_CHILD";
 
 #[test]
 fn a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_before() {
     if let Some(dir) = std::env::var_os(CRASH_CHILD) {
-        // The child: one turn of two synchronous calls, the second never finishing.
         let dir = PathBuf::from(dir);
         let journal = SqliteJournal::open(dir.join("journal.db"))
             .unwrap()
             .with_owner("worker");
-        let model = ScriptedModel::new().reply_calls([
-            call("c1", "append_note", json!({"text": "ada"})),
-            call("c2", "send_fax", json!({"to": "bob"})),
-        ]);
-        let _ = fax_agent(Marks(dir), model)
-            .run(vec![Message::user("Note, then fax")])
-            .journaled(&journal, "r1")
-            .blocking();
-        unreachable!("the fax never finishes");
+        note_then_fax(dir, &journal);
     }
 
-    let dir = TempDir::new("killed-between");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "durable::a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_before",
-            "--nocapture",
-        ])
-        .env(CRASH_CHILD, &dir.0)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let marks = Marks(dir.0.clone());
-    // Bounded: the child starts the fax within a minute, or the test fails.
-    let mut waited = 0;
-    while marks.read("faxing").is_empty() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the child process ended before it started the fax"
-        );
-        assert!(waited < 6000, "the child process never started the fax");
-        std::thread::sleep(Duration::from_millis(10));
-        waited += 1;
-    }
+    let dir = TempDir::new("durable-killed-between");
     // SIGKILL while the fax runs: the note finished before it started.
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_child_once_started(
+        "durable::a_process_killed_while_a_synchronous_call_runs_keeps_the_result_of_the_one_before",
+        CRASH_CHILD,
+        &dir.0,
+        "faxing",
+        "the fax",
+    );
+    let marks = Marks(dir.0.clone());
     assert_eq!(marks.read("notes"), ["ada"]);
 
     // The worker started again under its name takes its run back at once.
     let journal = dir.journal().with_owner("worker");
-    let agent = fax_agent(
-        Marks(dir.0.clone()),
-        ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
-    );
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Note, then fax")])
-        .journaled(&journal, "r1")
-        .on_event(|event| {
-            if let Event::ToolAnswered { result, by, .. } = event {
-                events.push((result.call_id, by));
-            }
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = resumed_after_the_fax(&dir, &journal);
     // The note replays as finished, from its recorded result; only the fax is unknown.
     assert_eq!(
         events,
@@ -971,61 +918,23 @@ fn a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_ta
         let dir = PathBuf::from(dir);
         let journal = SqliteJournal::open(dir.join("journal.db")).unwrap();
         assert_eq!(ready(journal.load("r2")).unwrap(), []);
-        let model = ScriptedModel::new().reply_calls([
-            call("c1", "append_note", json!({"text": "ada"})),
-            call("c2", "send_fax", json!({"to": "bob"})),
-        ]);
-        let _ = fax_agent(Marks(dir), model)
-            .run(vec![Message::user("Note, then fax")])
-            .journaled(&journal, "r1")
-            .blocking();
-        unreachable!("the fax never finishes");
+        note_then_fax(dir, &journal);
     }
 
-    let dir = TempDir::new("killed-unnamed");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "durable::a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_takes_them_at_once",
-            "--nocapture",
-        ])
-        .env(UNNAMED_CHILD, &dir.0)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let dir = TempDir::new("durable-killed-unnamed");
+    kill_child_once_started(
+        "durable::a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_takes_them_at_once",
+        UNNAMED_CHILD,
+        &dir.0,
+        "faxing",
+        "the fax",
+    );
     let marks = Marks(dir.0.clone());
-    // Bounded: the child starts the fax within a minute, or the test fails.
-    let mut waited = 0;
-    while marks.read("faxing").is_empty() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the child process ended before it started the fax"
-        );
-        assert!(waited < 6000, "the child process never started the fax");
-        std::thread::sleep(Duration::from_millis(10));
-        waited += 1;
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
 
     // Started again with a name of its own, the worker takes both runs on its first try: their
     // leases, five minutes long, name a process that is gone.
     let journal = dir.journal();
-    let agent = fax_agent(
-        Marks(dir.0.clone()),
-        ScriptedModel::new().reply_text("The note is in; the fax may not have gone."),
-    );
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Note, then fax")])
-        .journaled(&journal, "r1")
-        .on_event(|event| {
-            if let Event::ToolAnswered { result, by, .. } = event {
-                events.push((result.call_id, by));
-            }
-        })
-        .blocking()
-        .unwrap();
+    let (run, events) = resumed_after_the_fax(&dir, &journal);
     assert_eq!(
         events,
         [
@@ -1042,7 +951,7 @@ fn a_worker_killed_while_holding_runs_and_started_again_without_an_owner_name_ta
 #[test]
 fn a_live_owner_without_a_name_keeps_its_runs_until_its_handle_is_dropped_and_the_refusal_names_with_owner()
  {
-    let dir = TempDir::new("live-unnamed");
+    let dir = TempDir::new("durable-live-unnamed");
     let first = dir.journal();
     let second = dir.journal();
     assert_eq!(ready(first.load("r1")).unwrap(), []);
@@ -1095,33 +1004,10 @@ fn cut_off_note(dir: &TempDir, id: &str) -> Marks {
     Marks(dir.0.clone())
 }
 
-/// What a resumed run reported about changed tools and the calls it did not run.
-fn resumed_events(
-    agent: &Agent<Marks>,
-    journal: &SqliteJournal,
-    id: &str,
-) -> (Run, Vec<(String, String)>) {
-    let mut events = Vec::new();
-    let run = agent
-        .run(vec![Message::user("Note it")])
-        .journaled(journal, id)
-        .on_event(|event| match event {
-            Event::ToolChanged { name, gone } => events.push((name, format!("gone: {gone}"))),
-            Event::ToolAnswered { result, by, .. } => {
-                events.push((result.call_id, format!("{by:?}")))
-            }
-            Event::ToolFinished { result, .. } => events.push((result.call_id, "ran".into())),
-            _ => {}
-        })
-        .blocking()
-        .unwrap();
-    (run, events)
-}
-
 #[test]
 fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_changed_tool_is_reported()
  {
-    let dir = TempDir::new("rebuilt");
+    let dir = TempDir::new("durable-rebuilt");
     let marks = cut_off_note(&dir, "r1");
     assert_eq!(marks.read("notes"), ["r1"]);
 
@@ -1135,7 +1021,7 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
             .with(SendFax),
         "m",
     );
-    let (run, events) = resumed_events(&agent, &journal, "r1");
+    let (run, events) = journaled_events(&agent, "Note it", &journal, "r1");
     assert_eq!(
         events,
         [
@@ -1153,7 +1039,7 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
         Toolbox::with_state(Marks(dir.0.clone())).with(SendFax),
         "m",
     );
-    let (run, events) = resumed_events(&renamed, &journal, "r2");
+    let (run, events) = journaled_events(&renamed, "Note it", &journal, "r2");
     assert_eq!(
         events,
         [
@@ -1170,6 +1056,6 @@ fn a_call_cut_off_is_decided_by_what_the_build_that_started_it_promised_and_a_ch
         Marks(dir.0.clone()),
         ScriptedModel::new().reply_text("I will check the notes."),
     );
-    let (_, events) = resumed_events(&same, &journal, "r3");
+    let (_, events) = journaled_events(&same, "Note it", &journal, "r3");
     assert_eq!(events, [("c1".to_owned(), "OutcomeUnknown".to_owned())]);
 }

@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use skyl::agent::{Agent, AnsweredBy, DurableRunError, Event, Hooks, Stop, hooks};
-use skyl::durable::SqliteJournal;
 use skyl::http::{HttpModel, RetryPolicy};
 use skyl::model::{Failover, Member};
 use skyl::provider::author::Api;
@@ -23,6 +22,7 @@ use skyl::{Message, Toolbox};
 
 use crate::support::http_server::{End, Reply, Server};
 use crate::support::journal::dies_before_results;
+use crate::support::scratch::TempDir;
 
 /// What the tools did.
 #[derive(Default)]
@@ -407,33 +407,6 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
     );
 }
 
-/// A temporary directory, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path =
-            std::env::temp_dir().join(format!("skyl-failover-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// The journal as one worker opens it: restarted under the same name, it takes its runs
-    /// back at once instead of waiting out the lease the process that died still holds.
-    fn journal(&self) -> SqliteJournal {
-        SqliteJournal::open(self.0.join("journal.db"))
-            .unwrap()
-            .with_owner("worker")
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Claude then GPT, as in the 5xx case, at these servers.
 fn claude_then_gpt(claude: &Server, gpt: &Server) -> Failover {
     Failover::new([
@@ -466,11 +439,11 @@ fn recording(model: Failover) -> (Agent<Effects, impl Hooks>, AnsweredBys) {
 #[tokio::test]
 async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_call_answered_as_the_journal_says()
  {
-    let dir = TempDir::new("journaled");
+    let dir = TempDir::new("failover-journaled");
     let (claude, gpt) = overloaded_claude_and_gpt().await;
 
     // The process dies after the email was sent, before its result was written.
-    let dying = dies_before_results(dir.journal());
+    let dying = dies_before_results(dir.worker_journal());
     let agent = Agent::new(
         claude_then_gpt(&claude, &gpt),
         toolbox(),
@@ -488,7 +461,7 @@ async fn a_journaled_run_cut_off_in_a_call_resumes_on_the_secondary_with_the_cal
 
     // Started again in a "new process": Claude's answer comes from the journal, the email is
     // outcome-unknown and not sent again, Claude is overloaded and GPT answers.
-    let journal = dir.journal();
+    let journal = dir.worker_journal();
     let (agent, steps) = recording(claude_then_gpt(&claude, &gpt));
     let run = agent
         .run(vec![Message::user("Email Ada the report.")])

@@ -28,6 +28,21 @@ fn refund(
     format!("invoice {invoice} refunded")
 }
 
+/// The parameters schema of [`refund`], as every provider's wire sends it.
+fn refund_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"invoice": {
+            "type": "integer",
+            "description": "The invoice.",
+            "minimum": 0,
+            "maximum": 4294967295_u64
+        }},
+        "required": ["invoice"],
+        "additionalProperties": false
+    })
+}
+
 /// The triage agent, on Anthropic: it looks the invoice up, then thinks (a thinking block only
 /// Anthropic reads back) and hands over to billing.
 fn triage() -> (ScriptedModel, Agent) {
@@ -109,17 +124,7 @@ fn a_handed_over_conversation_goes_on_with_the_other_agent_on_its_own_providers_
             "tools": [{"type": "function", "function": {
                 "name": "refund",
                 "description": "Refunds an invoice.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"invoice": {
-                        "type": "integer",
-                        "description": "The invoice.",
-                        "minimum": 0,
-                        "maximum": 4294967295_u64
-                    }},
-                    "required": ["invoice"],
-                    "additionalProperties": false
-                }
+                "parameters": refund_parameters()
             }}],
             "tool_choice": "auto"
         })
@@ -292,17 +297,7 @@ fn an_anthropic_agent_with_thinking_takes_over_with_the_last_turn_of_another_mod
             "tools": [{
                 "name": "refund",
                 "description": "Refunds an invoice.",
-                "input_schema": {
-                    "type": "object",
-                    "properties": {"invoice": {
-                        "type": "integer",
-                        "description": "The invoice.",
-                        "minimum": 0,
-                        "maximum": 4294967295_u64
-                    }},
-                    "required": ["invoice"],
-                    "additionalProperties": false
-                }
+                "input_schema": refund_parameters()
             }],
             "tool_choice": {"type": "auto"},
             "thinking": {"type": "enabled", "budget_tokens": 1024}

@@ -16,7 +16,9 @@ use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
 
+use crate::support::crash::{Marks, kill_child_once_started};
 use crate::support::journal::Failing;
+use crate::support::scratch::TempDir;
 
 /// What the tools of a test did, with the effect key of each call.
 #[derive(Default)]
@@ -85,32 +87,10 @@ fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)
 }
 
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-nested-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// The journal as one worker opens it: a handle opened again (another process of the same
-    /// worker) takes the runs back at once, though reading the records (`keys`) took the lease.
-    fn journal(&self) -> Arc<SqliteJournal> {
-        Arc::new(
-            SqliteJournal::open(self.0.join("journal.db"))
-                .unwrap()
-                .with_owner("worker"),
-        )
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// The journal in `dir` as one worker opens it: a handle opened again (another process of the
+/// same worker) takes the runs back at once, though reading the records (`keys`) took the lease.
+fn worker_journal(dir: &TempDir) -> Arc<SqliteJournal> {
+    Arc::new(dir.worker_journal())
 }
 
 /// The keys of the records of `run` in `journal`.
@@ -313,8 +293,8 @@ fn a_sub_agent_that_stops_short_or_answers_unreadably_gives_the_model_a_failure(
 
 #[test]
 fn a_sub_agents_run_is_journaled_under_the_calls_effect_key_and_a_replay_runs_nothing() {
-    let dir = TempDir::new("journaled");
-    let journal = dir.journal();
+    let dir = TempDir::new("nested-journaled");
+    let journal = worker_journal(&dir);
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, Some(Arc::clone(&journal)), false);
@@ -352,10 +332,10 @@ fn a_sub_agents_run_is_journaled_under_the_calls_effect_key_and_a_replay_runs_no
     // Another process: everything is replayed, nothing asked or run.
     let log = Arc::new(Log::default());
     let silent = Levels::silent();
-    let agent = silent.agent(&log, Some(dir.journal()), false);
+    let agent = silent.agent(&log, Some(worker_journal(&dir)), false);
     let again = agent
         .run(vec![Message::user("something else")])
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     assert_eq!(again.transcript(), run.transcript());
@@ -365,7 +345,7 @@ fn a_sub_agents_run_is_journaled_under_the_calls_effect_key_and_a_replay_runs_no
 
 #[test]
 fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effect() {
-    let dir = TempDir::new("stopped");
+    let dir = TempDir::new("nested-stopped");
     let log = Arc::new(Log::default());
     let billing = |model: ScriptedModel, log: &Arc<Log>| {
         Agent::new(
@@ -389,7 +369,7 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
 
     // The first process: the sub-agent looks up, then its charge starts and never finishes; the
     // process stops there (the run's future is dropped, as a crash would).
-    let journal = dir.journal();
+    let journal = worker_journal(&dir);
     let sub_model = ScriptedModel::new()
         .reply_calls([call("b1", "lookup", json!({"word": "ada"}))])
         .reply_calls([call("b2", "charge", json!({"cents": 500}))]);
@@ -423,7 +403,7 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
     // Another process: the sub-agent goes on from its third step; the charge cut off is answered
     // as outcome-unknown, not run again, and the lookup's result is reused.
     let log = Arc::new(Log::default());
-    let journal = dir.journal();
+    let journal = worker_journal(&dir);
     let sub_model = ScriptedModel::new().reply_text(r#""not charged""#);
     let top_model = ScriptedModel::new().reply_text("Could not bill Ada.");
     let agent = top(
@@ -462,13 +442,13 @@ fn a_run_stopped_inside_a_sub_agent_resumes_it_where_it_was_and_repeats_no_effec
 
 #[test]
 fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_another_process() {
-    let dir = TempDir::new("approval");
+    let dir = TempDir::new("nested-approval");
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
-    let agent = levels.agent(&log, Some(dir.journal()), true);
+    let agent = levels.agent(&log, Some(worker_journal(&dir)), true);
     let run = agent
         .run(vec![Message::user("Write to Ada")])
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
@@ -508,10 +488,10 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
         research: ScriptedModel::new().reply_text(r#"{"summary": "ada found and mailed"}"#),
         mail: ScriptedModel::new().reply_text(r#""mailed ada""#),
     };
-    let agent = models.agent(&log, Some(dir.journal()), true);
+    let agent = models.agent(&log, Some(worker_journal(&dir)), true);
     let finished = agent
         .resume(run)
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     assert_eq!(finished.stop(), &Stop::Answered);
@@ -537,10 +517,10 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
     // The same approved run resumed again (a second worker, a retry): the approval was used.
     let log = Arc::new(Log::default());
     let silent = Levels::silent();
-    let agent = silent.agent(&log, Some(dir.journal()), true);
+    let agent = silent.agent(&log, Some(worker_journal(&dir)), true);
     let again = agent
         .resume(serde_json::from_str(&approved).unwrap())
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     assert_eq!(again.transcript(), finished.transcript());
@@ -550,13 +530,13 @@ fn an_approval_asked_two_levels_down_pauses_the_top_run_and_is_used_once_in_anot
 
 #[test]
 fn an_approval_from_inside_binds_to_the_sub_agents_journaled_run() {
-    let dir = TempDir::new("binding");
+    let dir = TempDir::new("nested-binding");
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
-    let agent = levels.agent(&log, Some(dir.journal()), true);
+    let agent = levels.agent(&log, Some(worker_journal(&dir)), true);
     let mut run = agent
         .run(vec![Message::user("Write to Ada")])
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     run.approve_at(&["c1", "r2", "m1"]).unwrap();
@@ -663,7 +643,7 @@ fn a_sub_agent_that_waits_outside_an_agent_run_fails_its_call() {
 
 #[test]
 fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
-    let dir = TempDir::new("unjournaled");
+    let dir = TempDir::new("nested-unjournaled");
     let log = Arc::new(Log::default());
     let research_model = ScriptedModel::new()
         .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
@@ -685,7 +665,7 @@ fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
     );
     let run = agent
         .run(vec![Message::user("Write to Ada")])
-        .journaled(&*dir.journal(), "top")
+        .journaled(&*worker_journal(&dir), "top")
         .blocking()
         .unwrap();
     assert_eq!(
@@ -699,7 +679,7 @@ fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
 #[test]
 fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_nothing_for_the_call()
 {
-    let dir = TempDir::new("contended");
+    let dir = TempDir::new("nested-contended");
     // Another worker holds every sub-agent's run: appending to one conflicts.
     let journal = Arc::new(Failing::new(
         SqliteJournal::open(dir.0.join("journal.db")).unwrap(),
@@ -821,7 +801,7 @@ fn a_sub_agent_whose_model_fails_after_an_email_went_out_says_so_and_never_invit
 
 #[test]
 fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when_called_again() {
-    let dir = TempDir::new("failed-mail");
+    let dir = TempDir::new("nested-failed-mail");
     let overloaded = skyl::model::ModelError::provider(529, "Overloaded");
     let top = |model: ScriptedModel, mailer: Agent<Arc<Log>>, journal: &Arc<SqliteJournal>| {
         let mail = mailer
@@ -839,7 +819,7 @@ fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when
     let agent = top(
         ScriptedModel::new().reply_calls([call("c1", "mail", json!({"to": "Ada"}))]),
         mailer(&log, model),
-        &dir.journal(),
+        &worker_journal(&dir),
     );
     let dying = crate::support::journal::dies_before_results(
         SqliteJournal::open(dir.0.join("journal.db"))
@@ -865,7 +845,7 @@ fn a_journaled_sub_agent_whose_model_failed_after_an_email_sends_it_no_more_when
     let log = Arc::new(Log::default());
     let model = ScriptedModel::new().reply_text(r#""Sent.""#);
     let top_model = ScriptedModel::new().reply_text("Ada has her email.");
-    let journal = dir.journal();
+    let journal = worker_journal(&dir);
     let agent = top(top_model.clone(), mailer(&log, model.clone()), &journal);
     let run = agent
         .run(vec![Message::user("Mail Ada")])
@@ -945,8 +925,8 @@ fn a_runs_tree_usage_and_cost_include_its_sub_agents_own_beside_them_across_a_pa
 
     // Journaled, stored while it waits and replayed by another process once it finished: the
     // same totals, each answer counted once.
-    let dir = TempDir::new("tree");
-    let journal = dir.journal();
+    let dir = TempDir::new("nested-tree");
+    let journal = worker_journal(&dir);
     let log = Arc::new(Log::default());
     let agent = priced_mail(&log, Some(&journal));
     let mut waiting = agent
@@ -967,7 +947,7 @@ fn a_runs_tree_usage_and_cost_include_its_sub_agents_own_beside_them_across_a_pa
         (run.tree_usage(), run.tree_cost()),
         (Usage::new(3400, 0), Some(Cost::from_units(0.0304)))
     );
-    let journal = dir.journal();
+    let journal = worker_journal(&dir);
     let agent = priced_mail(&Arc::new(Log::default()), Some(&journal));
     let replayed = agent
         .run(vec![Message::user("Mail Ada")])
@@ -995,9 +975,32 @@ fn generated(response: skyl::provider::Response, output: u64) -> skyl::provider:
     response.with_usage(skyl::provider::Usage::new(1, output))
 }
 
+/// The top agent of the budget tests, on `top`: its tool `research` is `researcher`, each of its
+/// answers may generate 100 tokens, and its tree `output_tokens` in all.
+fn researching_within<S: Send + Sync + 'static>(
+    top: &ScriptedModel,
+    researcher: Agent<S>,
+    output_tokens: u64,
+) -> Agent {
+    Agent::new(
+        top.clone(),
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    )
+    .with_max_tokens(100)
+    .with_budget(skyl::agent::Budget::new().output_tokens(output_tokens))
+}
+
+/// What the model reads of a `research` call that the top run's budget stopped (`stop`).
+fn research_out_of_budget(stop: &Stop) -> String {
+    format!(
+        "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
+    )
+}
+
 #[test]
 fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent() {
-    use skyl::agent::{Budget, BudgetLimit};
+    use skyl::agent::BudgetLimit;
 
     let log = Arc::new(Log::default());
     // The researcher has no budget of its own: the top run's bounds it.
@@ -1023,13 +1026,7 @@ fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent()
             10,
         ))
         .reply_text("unused");
-    let agent = Agent::new(
-        top.clone(),
-        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
-        "large",
-    )
-    .with_max_tokens(100)
-    .with_budget(Budget::new().output_tokens(250));
+    let agent = researching_within(&top, researcher, 250);
     let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
     // The top run's first answer (10) and the researcher's two (90 each) leave 60 of 250: the
     // researcher's third request, which could generate 100, is not sent, nor the top run's next.
@@ -1042,9 +1039,7 @@ fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent()
     assert_eq!(research_model.requests().len(), 2);
     assert_eq!(
         run.transcript()[2].tool_results().next().unwrap().content,
-        format!(
-            "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
-        )
+        research_out_of_budget(&stop)
     );
     assert_eq!(run.stop(), &stop);
     assert_eq!(top.requests().len(), 1);
@@ -1054,29 +1049,6 @@ fn a_budget_on_the_top_run_bounds_its_sub_agents_requests_before_they_are_sent()
 
 // ---------------------------------------------------------------------------------------------
 // Where failover, budgets, sub-agents, approvals and a crash meet
-
-/// Where the effects of the crossing test are marked: files a killed process leaves behind.
-struct Marks(PathBuf);
-
-impl Marks {
-    fn append(&self, file: &str, line: &str) {
-        use std::io::Write as _;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.0.join(file))
-            .unwrap();
-        writeln!(file, "{line}").unwrap();
-    }
-
-    fn read(&self, file: &str) -> Vec<String> {
-        std::fs::read_to_string(self.0.join(file))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
 
 /// Sends a letter.
 #[skyl::tool(idempotent = false)]
@@ -1210,32 +1182,16 @@ fn a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_
         unreachable!("the bill never finishes");
     }
 
-    let dir = TempDir::new("crossing");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "nested_agents::a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_resumes_with_each_effect_once_and_its_tree_cost_exact",
-            "--nocapture",
-        ])
-        .env(CROSSING_CHILD, &dir.0)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let marks = Marks(dir.0.clone());
-    // Bounded: the child starts the bill within a minute, or the test fails.
-    let mut waited = 0;
-    while marks.read("bills").is_empty() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the child process ended before it started the bill"
-        );
-        assert!(waited < 6000, "the child process never started the bill");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        waited += 1;
-    }
+    let dir = TempDir::new("nested-crossing");
     // SIGKILL inside the sub-agent's bill, the letter sent.
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_child_once_started(
+        "nested_agents::a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_resumes_with_each_effect_once_and_its_tree_cost_exact",
+        CROSSING_CHILD,
+        &dir.0,
+        "bills",
+        "the bill",
+    );
+    let marks = Marks(dir.0.clone());
     assert_eq!(marks.read("letters"), ["ada"]);
 
     // A fresh process of the same worker: the top run replays GPT's answer, runs `post` again,
@@ -1326,7 +1282,7 @@ impl skyl::model::Model for Yielding {
 
 #[test]
 fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_left_for_one() {
-    use skyl::agent::{Budget, BudgetLimit};
+    use skyl::agent::BudgetLimit;
     use skyl::provider::Response;
 
     let research_model = ScriptedModel::new().reply(generated(
@@ -1344,13 +1300,7 @@ fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_le
             10,
         ))
         .reply(generated(Response::text("Ada wrote the first program."), 5));
-    let agent = Agent::new(
-        top.clone(),
-        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
-        "large",
-    )
-    .with_max_tokens(100)
-    .with_budget(Budget::new().output_tokens(150));
+    let agent = researching_within(&top, researcher, 150);
     let run = agent.run(vec![Message::user("Who?")]).blocking().unwrap();
     // The first research request holds 100 of the 140 left while it is in flight: the second,
     // asked meanwhile, could pass the limit with it, and is not sent.
@@ -1368,9 +1318,7 @@ fn sub_agents_called_side_by_side_cannot_both_pass_on_what_the_top_budget_has_le
         results,
         [
             r#"{"summary":"Ada wrote the first program."}"#.to_owned(),
-            format!(
-                "ERROR: research failed: research stopped before its final answer: {stop}. Continue without its answer: calling research again would stop the same way."
-            )
+            research_out_of_budget(&stop)
         ]
     );
     assert_eq!(research_model.requests().len(), 1);

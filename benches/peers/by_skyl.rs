@@ -1,24 +1,11 @@
-//! skyl: the tool written with `#[skyl::tool]`, dispatched by a `Toolbox`.
+//! skyl: the tool written with `#[skyl::tool]` (`skyl_tool.rs`), dispatched by a `Toolbox`.
 
 use serde_json::{Value, json};
 use skyl::{Tool, ToolCall, ToolDefinition, ToolResult, Toolbox, tool::ToolFuture};
 
-use super::forecast::{FILLER_DESCRIPTION, forecast_text};
+use super::forecast::FILLER_DESCRIPTION;
+use super::skyl_tool::Forecast;
 use super::{Dispatcher, run};
-
-/// Looks up the weather forecast for a city.
-#[skyl::tool]
-fn forecast(
-    /// The city, in English.
-    city: String,
-    /// How many days ahead, 1 to 7.
-    days: Option<u8>,
-    /// Metric units when true.
-    #[serde(default)]
-    metric: bool,
-) -> String {
-    forecast_text(&city, days, metric)
-}
 
 /// A stand-in tool, written against the `Tool` trait so that a name can be given at run time.
 struct Filler(ToolDefinition);

@@ -6,13 +6,15 @@
 //! itself.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolResult};
+use support::{Rng, TempDir, killed_at_random, wait};
+
+mod support;
 
 /// How many times the run is killed before it is let finish.
 const KILLS: u32 = 40;
@@ -22,36 +24,6 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// The opening of an outcome-unknown result.
 const OUTCOME_UNKNOWN: &str = "ERROR: the outcome of this send_email call is unknown";
-
-/// A small seeded generator (xorshift64*), so that a failing run can be run again.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
-    }
-}
-
-/// A temporary directory of this test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 struct Worker<'a> {
     dir: &'a Path,
@@ -85,16 +57,11 @@ impl Worker<'_> {
     }
 
     fn log(&self, log: &str) -> String {
-        std::fs::read_to_string(self.dir.join(log)).unwrap_or_default()
-            + &std::fs::read_to_string(self.dir.join(format!("{log}.err"))).unwrap_or_default()
+        support::log(self.dir, log)
     }
 
     fn outbox(&self) -> Vec<String> {
-        std::fs::read_to_string(self.dir.join("outbox.txt"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        support::lines(self.dir, "outbox.txt")
     }
 
     fn transcript(&self) -> Vec<Message> {
@@ -109,22 +76,6 @@ fn sent_since(worker: &Worker<'_>, before: usize) -> Vec<String> {
         .iter()
         .map(|line| line.split(' ').next().unwrap().to_owned())
         .collect()
-}
-
-/// Waits for `child` at most `limit`; kills it and panics past that.
-fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
-    let begun = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if begun.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("a worker ran past {limit:?}");
-        }
-        sleep(Duration::from_millis(10));
-    }
 }
 
 /// Checks a finished run: one result per call, every email sent at most once, every email cut off
@@ -174,21 +125,7 @@ fn check_finished(worker: &Worker<'_>) -> usize {
     // An email in the outbox without its own result was cut off mid-effect: the model read that
     // its outcome is unknown (the loop above checked every result).
 
-    let request = Request::new("any-model", transcript.as_slice());
-    let adapters: [Box<dyn Adapter>; 4] = [
-        Box::new(Anthropic),
-        Box::new(OpenAiChat::default()),
-        Box::new(OpenAiResponses::default()),
-        Box::new(Gemini::default()),
-    ];
-    for adapter in adapters {
-        if let Err(error) = adapter.encode(&request) {
-            panic!(
-                "{} refuses the final transcript: {error}",
-                adapter.provider()
-            );
-        }
-    }
+    support::every_adapter_takes(&transcript, "final");
     unknown
 }
 
@@ -228,16 +165,7 @@ fn finished_but_unknown(worker: &Worker<'_>, starts: &[Vec<String>]) -> usize {
 
 #[test]
 fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
-    let seed = std::env::var("SKYL_CRASH_SEED")
-        .ok()
-        .and_then(|seed| seed.parse().ok())
-        .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
+    let seed = support::seed();
     println!("crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
     let mut rng = Rng(seed);
 
@@ -259,18 +187,13 @@ fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
             let before = worker.outbox().len();
             let log = format!("start-{start}.log");
             let mut child = worker.start(&log);
-            if kills < KILLS {
-                sleep(Duration::from_millis(20 + rng.below(1200)));
-                if child.try_wait().unwrap().is_none() {
-                    child.kill().unwrap();
-                    child.wait().unwrap();
-                    kills += 1;
-                    logs += &worker.log(&log);
-                    starts.push(sent_since(&worker, before));
-                    continue;
-                }
-            }
-            let status = wait(&mut child, START_LIMIT);
+            let ended = killed_at_random(&mut child, kills < KILLS, &mut rng, 1200, START_LIMIT);
+            let Some(status) = ended else {
+                kills += 1;
+                logs += &worker.log(&log);
+                starts.push(sent_since(&worker, before));
+                continue;
+            };
             assert!(status.success(), "{}", worker.log(&log));
             logs += &worker.log(&log);
             starts.push(sent_since(&worker, before));

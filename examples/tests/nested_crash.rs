@@ -7,13 +7,14 @@
 //! bounded, and the kills are counted: the test stops by itself.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 use skyl::{Message, ToolResult};
+use support::{Rng, TempDir, killed_at_random, wait};
+
+mod support;
 
 /// How many times the runs are killed in all.
 const KILLS: u32 = 30;
@@ -27,36 +28,6 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 /// The opening of an outcome-unknown result of `tool`.
 fn outcome_unknown(tool: &str) -> String {
     format!("ERROR: the outcome of this {tool} call is unknown")
-}
-
-/// A small seeded generator (xorshift64*), so that a failing run can be run again.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
-    }
-}
-
-/// A temporary directory of this test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 struct Worker<'a> {
@@ -93,17 +64,12 @@ impl Worker<'_> {
     }
 
     fn log(&self, log: &str) -> String {
-        std::fs::read_to_string(self.dir.join(log)).unwrap_or_default()
-            + &std::fs::read_to_string(self.dir.join(format!("{log}.err"))).unwrap_or_default()
+        support::log(self.dir, log)
     }
 
     /// Each line of the outbox: the tool and its effect key.
     fn outbox(&self) -> Vec<String> {
-        std::fs::read_to_string(self.dir.join("outbox.txt"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        support::lines(self.dir, "outbox.txt")
     }
 
     fn finished(&self) -> bool {
@@ -113,22 +79,6 @@ impl Worker<'_> {
     fn transcripts(&self) -> HashMap<String, Vec<Message>> {
         let text = std::fs::read_to_string(self.dir.join("transcripts.json")).unwrap();
         serde_json::from_str(&text).unwrap()
-    }
-}
-
-/// Waits for `child` at most `limit`; kills it and panics past that.
-fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
-    let begun = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if begun.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("a worker ran past {limit:?}");
-        }
-        sleep(Duration::from_millis(10));
     }
 }
 
@@ -202,21 +152,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
                 assert!(!result.is_error, "{level}: {result:?}");
             }
         }
-        let request = Request::new("any-model", transcript.as_slice());
-        let adapters: [Box<dyn Adapter>; 4] = [
-            Box::new(Anthropic),
-            Box::new(OpenAiChat::default()),
-            Box::new(OpenAiResponses::default()),
-            Box::new(Gemini::default()),
-        ];
-        for adapter in adapters {
-            if let Err(error) = adapter.encode(&request) {
-                panic!(
-                    "{} refuses the {level} transcript: {error}",
-                    adapter.provider()
-                );
-            }
-        }
+        support::every_adapter_takes(transcript, level);
     }
     // The email ran under its sub-sub-run's effect key, at most once.
     assert!(figures.emails_sent <= 1, "{outbox:?}");
@@ -231,16 +167,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
 #[test]
 fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and_the_approval_used_once()
  {
-    let seed = std::env::var("SKYL_CRASH_SEED")
-        .ok()
-        .and_then(|seed| seed.parse().ok())
-        .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
+    let seed = support::seed();
     println!("nested crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
     let mut rng = Rng(seed);
 
@@ -260,20 +187,13 @@ fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and
             starts_total += 1;
             let log = format!("start-{start}.log");
             let mut child = worker.start(&log);
-            let status = if kills < KILLS {
-                sleep(Duration::from_millis(20 + rng.below(700)));
-                if child.try_wait().unwrap().is_none() {
-                    child.kill().unwrap();
-                    child.wait().unwrap();
-                    kills += 1;
-                    let printed = worker.log(&log);
-                    replayed += printed.matches("replayed").count();
-                    approvals += printed.matches("approved").count();
-                    continue;
-                }
-                wait(&mut child, START_LIMIT)
-            } else {
-                wait(&mut child, START_LIMIT)
+            let ended = killed_at_random(&mut child, kills < KILLS, &mut rng, 700, START_LIMIT);
+            let Some(status) = ended else {
+                kills += 1;
+                let printed = worker.log(&log);
+                replayed += printed.matches("replayed").count();
+                approvals += printed.matches("approved").count();
+                continue;
             };
             let printed = worker.log(&log);
             assert!(status.success(), "{printed}");

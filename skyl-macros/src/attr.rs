@@ -74,20 +74,8 @@ const EVERY_OPTION: &str = "`#[tool]` takes `name = \"...\"`, `description = \".
 
 /// Parses the tokens inside `#[tool(...)]`. Stops at the first mistake, so the user sees one error.
 pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
-    // `#[tool("get_weather")]` (and `#[tool = "get_weather"]`, which the compiler rejects and
-    // still hands over as the string): the name, written without its key.
-    if let Ok(literal) = syn::parse2::<syn::Lit>(args.clone()) {
-        let hint = match &literal {
-            syn::Lit::Str(text) => format!("`#[tool(name = \"{}\")]`", text.value()),
-            _ => "`#[tool(name = \"...\")]`".to_owned(),
-        };
-        return Err(syn::Error::new_spanned(
-            literal,
-            format!(
-                "`#[tool]` takes its options by name; to set the tool's name, write {hint}, and \
-                 for the description, `#[tool(description = \"...\")]`"
-            ),
-        ));
+    if let Some(error) = name_without_key(&args) {
+        return Err(error);
     }
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
@@ -109,75 +97,120 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<Options> {
         }
         let span = ident.span();
         match shape {
-            Shape::Text => {
-                if !meta.input.peek(syn::Token![=]) {
-                    // At the option's name: `#[tool(name)]` ends right after it, where there is
-                    // no token to point at.
-                    return Err(syn::Error::new_spanned(
-                        &meta.path,
-                        format!(
-                            "expected `=` and a string after `{key}`: `#[tool({})]`",
-                            example(&key, shape)
-                        ),
-                    ));
-                }
-                let literal: LitStr = meta.value()?.parse().map_err(|error| {
-                    syn::Error::new(
-                        error.span(),
-                        format!(
-                            "expected a string literal: `#[tool({})]`",
-                            example(&key, shape)
-                        ),
-                    )
-                })?;
-                match key.as_str() {
-                    "name" => options.name = Some(literal),
-                    "description" => options.description = Some(literal),
-                    "title" => options.title = Some(literal),
-                    "timeout" => options.timeout = Some(Timeout::parse(literal, "timeout")?),
-                    _ => options.cancel_grace = Some(Timeout::parse(literal, "cancel_grace")?),
-                }
-            }
-            Shape::Word => {
-                if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
-                    return Err(syn::Error::new_spanned(
-                        &meta.path,
-                        format!("`{key}` takes no value; write `#[tool({key})]`"),
-                    ));
-                }
-                match key.as_str() {
-                    "blocking" => options.blocking = Some(span),
-                    _ => options.output_schema = Some(span),
-                }
-            }
-            Shape::Hint => {
-                let value = if meta.input.peek(syn::Token![=]) {
-                    let literal: LitBool = meta.value()?.parse().map_err(|error| {
-                        syn::Error::new(
-                            error.span(),
-                            format!(
-                                "expected `true` or `false`: `#[tool({key})]` or \
-                                 `#[tool({key} = false)]`"
-                            ),
-                        )
-                    })?;
-                    literal.value
-                } else {
-                    true
-                };
-                let flag = Some(Flag { value, span });
-                match key.as_str() {
-                    "read_only" => options.read_only = flag,
-                    "destructive" => options.destructive = flag,
-                    "idempotent" => options.idempotent = flag,
-                    _ => options.open_world = flag,
-                }
-            }
+            Shape::Text => options.set_text(&meta, &key, shape),
+            Shape::Word => options.set_word(&meta, &key, span),
+            Shape::Hint => options.set_hint(&meta, &key, span),
         }
-        Ok(())
     });
     parser.parse2(args)?;
     Ok(options)
+}
+
+/// The error for `#[tool("get_weather")]` (and `#[tool = "get_weather"]`, which the compiler
+/// rejects and still hands over as the string): the name, written without its key.
+fn name_without_key(args: &TokenStream) -> Option<syn::Error> {
+    let literal = syn::parse2::<syn::Lit>(args.clone()).ok()?;
+    let hint = match &literal {
+        syn::Lit::Str(text) => format!("`#[tool(name = \"{}\")]`", text.value()),
+        _ => "`#[tool(name = \"...\")]`".to_owned(),
+    };
+    Some(syn::Error::new_spanned(
+        literal,
+        format!(
+            "`#[tool]` takes its options by name; to set the tool's name, write {hint}, and \
+             for the description, `#[tool(description = \"...\")]`"
+        ),
+    ))
+}
+
+impl Options {
+    /// Sets the option `key` that takes a string (`name = "..."`), from `meta`.
+    fn set_text(
+        &mut self,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        key: &str,
+        shape: Shape,
+    ) -> syn::Result<()> {
+        if !meta.input.peek(syn::Token![=]) {
+            // At the option's name: `#[tool(name)]` ends right after it, where there is no
+            // token to point at.
+            return Err(syn::Error::new_spanned(
+                &meta.path,
+                format!(
+                    "expected `=` and a string after `{key}`: `#[tool({})]`",
+                    example(key, shape)
+                ),
+            ));
+        }
+        let literal: LitStr = meta.value()?.parse().map_err(|error| {
+            syn::Error::new(
+                error.span(),
+                format!(
+                    "expected a string literal: `#[tool({})]`",
+                    example(key, shape)
+                ),
+            )
+        })?;
+        match key {
+            "name" => self.name = Some(literal),
+            "description" => self.description = Some(literal),
+            "title" => self.title = Some(literal),
+            "timeout" => self.timeout = Some(Timeout::parse(literal, "timeout")?),
+            _ => self.cancel_grace = Some(Timeout::parse(literal, "cancel_grace")?),
+        }
+        Ok(())
+    }
+
+    /// Sets the option `key` that is a word alone (`blocking`), written at `span`.
+    fn set_word(
+        &mut self,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        key: &str,
+        span: Span,
+    ) -> syn::Result<()> {
+        if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+            return Err(syn::Error::new_spanned(
+                &meta.path,
+                format!("`{key}` takes no value; write `#[tool({key})]`"),
+            ));
+        }
+        match key {
+            "blocking" => self.blocking = Some(span),
+            _ => self.output_schema = Some(span),
+        }
+        Ok(())
+    }
+
+    /// Sets the hint `key` (`read_only`, or `read_only = false`), written at `span`.
+    fn set_hint(
+        &mut self,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        key: &str,
+        span: Span,
+    ) -> syn::Result<()> {
+        let value = if meta.input.peek(syn::Token![=]) {
+            let literal: LitBool = meta.value()?.parse().map_err(|error| {
+                syn::Error::new(
+                    error.span(),
+                    format!(
+                        "expected `true` or `false`: `#[tool({key})]` or \
+                         `#[tool({key} = false)]`"
+                    ),
+                )
+            })?;
+            literal.value
+        } else {
+            true
+        };
+        let flag = Some(Flag { value, span });
+        match key {
+            "read_only" => self.read_only = flag,
+            "destructive" => self.destructive = flag,
+            "idempotent" => self.idempotent = flag,
+            _ => self.open_world = flag,
+        }
+        Ok(())
+    }
 }
 
 impl Options {

@@ -9,7 +9,7 @@ use quote::{ToTokens, quote};
 use syn::{FnArg, Item, ItemFn, ItemImpl};
 
 use crate::ast::{self, struct_ident, unraw};
-use crate::expand::{module_ident, unit_struct};
+use crate::expand::unit_struct::{module_ident, unit_struct};
 use crate::valid;
 
 /// The error, the function and a placeholder tool.

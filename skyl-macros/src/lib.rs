@@ -3,7 +3,8 @@
 //!
 //! The crate is laid out like `serde_derive` and `thiserror-impl`: `ast` (the parsed tool), `attr`
 //! (`#[tool(...)]` options), `docs` (doc comments to descriptions), `valid` (the rules, with
-//! spans), `expand` (code generation), `tools` (`#[tools]` on an `impl` block, whose methods
+//! spans), `expand` (code generation, in steps: the definition, the reading of arguments, the
+//! call and the result), `tools` (`#[tools]` on an `impl` block, whose methods
 //! are expanded as `expand` does a function) and `fallback` (what is emitted when a rule is
 //! broken). Two helpers keep the macros quick: `opaque` parses a function or an `impl` block
 //! without its bodies, and `known` names the parameter types that need no deferred bound.

@@ -101,39 +101,8 @@ impl Tool<'_> {
 
     /// The per-tool settings: each must make sense for this function.
     fn check_settings(&self, errors: &mut Errors) {
+        self.check_blocking(errors);
         let options = &self.options;
-        if let (Some(blocking), true) = (options.blocking, self.is_async) {
-            errors.push(syn::Error::new(
-                blocking,
-                "`blocking` is for a synchronous function that blocks its thread; an `async fn` \
-                 does not, so remove `blocking` and await the slow work inside it",
-            ));
-        }
-        if options.blocking.is_some() {
-            for param in &self.params {
-                if let (Some(state), ParamKind::State(ty)) = (param.state, param.kind()) {
-                    errors.push(syn::Error::new_spanned(
-                        state,
-                        format!(
-                            "a `blocking` tool runs on another thread, which cannot borrow the \
-                             toolbox state; {}",
-                            match self.place {
-                                Place::Free => format!(
-                                    "make the tool a `&self` method of a `#[tools]` impl whose \
-                                     instance holds the `{}` it needs",
-                                    ty.to_token_stream()
-                                ),
-                                Place::Method { .. } => format!(
-                                    "keep the `{}` it needs in the instance and use it through \
-                                     `self`",
-                                    ty.to_token_stream()
-                                ),
-                            }
-                        ),
-                    ));
-                }
-            }
-        }
         if let (Some(timeout), None, false) = (&options.timeout, options.blocking, self.is_async) {
             errors.push(syn::Error::new_spanned(
                 &timeout.literal,
@@ -188,6 +157,43 @@ impl Tool<'_> {
                  returns nothing; return `skyl::Json<T>` with `T: JsonSchema`, or remove \
                  `output_schema`",
             ));
+        }
+    }
+
+    /// `blocking`: for a synchronous function, whose parameters do not borrow the state.
+    fn check_blocking(&self, errors: &mut Errors) {
+        let options = &self.options;
+        if let (Some(blocking), true) = (options.blocking, self.is_async) {
+            errors.push(syn::Error::new(
+                blocking,
+                "`blocking` is for a synchronous function that blocks its thread; an `async fn` \
+                 does not, so remove `blocking` and await the slow work inside it",
+            ));
+        }
+        if options.blocking.is_some() {
+            for param in &self.params {
+                if let (Some(state), ParamKind::State(ty)) = (param.state, param.kind()) {
+                    errors.push(syn::Error::new_spanned(
+                        state,
+                        format!(
+                            "a `blocking` tool runs on another thread, which cannot borrow the \
+                             toolbox state; {}",
+                            match self.place {
+                                Place::Free => format!(
+                                    "make the tool a `&self` method of a `#[tools]` impl whose \
+                                     instance holds the `{}` it needs",
+                                    ty.to_token_stream()
+                                ),
+                                Place::Method { .. } => format!(
+                                    "keep the `{}` it needs in the instance and use it through \
+                                     `self`",
+                                    ty.to_token_stream()
+                                ),
+                            }
+                        ),
+                    ));
+                }
+            }
         }
     }
 
@@ -330,34 +336,7 @@ impl Param<'_> {
                 ));
             }
             (Some(_), Type::Reference(reference)) => {
-                if let Some(mutability) = &reference.mutability {
-                    errors.push(syn::Error::new_spanned(
-                        mutability,
-                        format!(
-                            "`#[state]` parameter `{name}` cannot be `&mut`: calls run \
-                             concurrently and share the state; take `&{}` and use a `Mutex` or \
-                             an atomic inside it",
-                            reference.elem.to_token_stream()
-                        ),
-                    ));
-                } else if let Some(lifetime) = &reference.lifetime {
-                    errors.push(syn::Error::new_spanned(
-                        lifetime,
-                        format!(
-                            "`#[state]` parameter `{name}` borrows from the toolbox state for one \
-                             call; remove the lifetime and write `&{}`",
-                            reference.elem.to_token_stream()
-                        ),
-                    ));
-                } else if let Some(attr) = self.field_attrs.first() {
-                    errors.push(syn::Error::new_spanned(
-                        attr,
-                        format!(
-                            "`#[state]` parameter `{name}` is not an argument of the model, so \
-                             `#[serde]` and `#[schemars]` have no effect on it; remove them"
-                        ),
-                    ));
-                }
+                self.check_state_reference(reference, &name, errors);
             }
             (Some(_), ty) => {
                 errors.push(syn::Error::new_spanned(
@@ -380,24 +359,7 @@ impl Param<'_> {
                 ));
             }
             (None, Type::Reference(reference)) if !ast::is_str_ref(self.ty) => {
-                let is_str =
-                    matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str"));
-                errors.push(syn::Error::new_spanned(
-                    self.ty,
-                    if is_str && reference.mutability.is_none() {
-                        format!(
-                            "parameter `{name}` is a reference with a lifetime, but the model's \
-                             arguments live only for the call; write `&str` or `String`"
-                        )
-                    } else {
-                        format!(
-                            "parameter `{name}` is a reference, but a model sends owned data; take \
-                             `{}` by value, or mark it `#[state]` if it is borrowed from the \
-                             toolbox state",
-                            owned(&reference.elem)
-                        )
-                    },
-                ));
+                self.check_reference(reference, &name, errors);
             }
             _ => {}
         }
@@ -405,6 +367,65 @@ impl Param<'_> {
 }
 
 impl Param<'_> {
+    /// A reference the model would send (`&T`, not `#[state]`, other than `&str`): refused,
+    /// with what to write instead.
+    fn check_reference(&self, reference: &syn::TypeReference, name: &str, errors: &mut Errors) {
+        let is_str = matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str"));
+        errors.push(syn::Error::new_spanned(
+            self.ty,
+            if is_str && reference.mutability.is_none() {
+                format!(
+                    "parameter `{name}` is a reference with a lifetime, but the model's \
+                     arguments live only for the call; write `&str` or `String`"
+                )
+            } else {
+                format!(
+                    "parameter `{name}` is a reference, but a model sends owned data; take \
+                     `{}` by value, or mark it `#[state]` if it is borrowed from the \
+                     toolbox state",
+                    owned(&reference.elem)
+                )
+            },
+        ));
+    }
+
+    /// `#[state] name: &T`: not `&mut`, no lifetime, no `#[serde]` or `#[schemars]`.
+    fn check_state_reference(
+        &self,
+        reference: &syn::TypeReference,
+        name: &str,
+        errors: &mut Errors,
+    ) {
+        if let Some(mutability) = &reference.mutability {
+            errors.push(syn::Error::new_spanned(
+                mutability,
+                format!(
+                    "`#[state]` parameter `{name}` cannot be `&mut`: calls run \
+                     concurrently and share the state; take `&{}` and use a `Mutex` or \
+                     an atomic inside it",
+                    reference.elem.to_token_stream()
+                ),
+            ));
+        } else if let Some(lifetime) = &reference.lifetime {
+            errors.push(syn::Error::new_spanned(
+                lifetime,
+                format!(
+                    "`#[state]` parameter `{name}` borrows from the toolbox state for one \
+                     call; remove the lifetime and write `&{}`",
+                    reference.elem.to_token_stream()
+                ),
+            ));
+        } else if let Some(attr) = self.field_attrs.first() {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "`#[state]` parameter `{name}` is not an argument of the model, so \
+                     `#[serde]` and `#[schemars]` have no effect on it; remove them"
+                ),
+            ));
+        }
+    }
+
     /// `#[context] name: T`: no arguments, not also `#[state]`, owned, not an argument of the
     /// model. Whether `T` can be taken from the call is the compiler's to say, at the type.
     fn check_context(&self, context: &syn::Attribute, name: &str, errors: &mut Errors) {

@@ -10,7 +10,8 @@ use skyl::mcp::rmcp::model::{
     ListResourceTemplatesRequest, ListResourcesRequest, ProtocolVersion, ReadResourceRequest,
     ReadResourceRequestParams,
 };
-use skyl::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt, ServiceError};
+use skyl::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError};
+use skyl::mcp::rmcp::transport::IntoTransport;
 use skyl::mcp::{
     DynamicPrompt, DynamicResource, Failure, PromptArgument, PromptDefinition, PromptMessage,
     ResourceDefinition, Server,
@@ -251,6 +252,12 @@ async fn exercise(client: &Client, modern: bool) {
     );
 }
 
+/// [`exercise`] through `client`, then the client closed.
+async fn exercised(client: Client, modern: bool) {
+    exercise(&client, modern).await;
+    client.cancel().await.unwrap();
+}
+
 /// The server's capabilities as the handshake (or discovery) gives them.
 fn capabilities(client: &Client) -> Value {
     serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap()
@@ -258,34 +265,17 @@ fn capabilities(client: &Client) -> Value {
 
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server().serve(server_end));
-    let client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server(), false).await;
     assert_eq!(
         capabilities(&client),
         json!({"completions": {}, "logging": {}, "prompts": {}, "resources": {"subscribe": true}, "tools": {}})
     );
-    exercise(&client, false).await;
-    client.cancel().await.unwrap();
+    exercised(client, false).await;
 }
 
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2026_07_28() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server().serve(server_end));
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    let client = bounded(
-        "the discovery",
-        ().serve_with_lifecycle(client_end, lifecycle),
-    )
-    .await
-    .unwrap();
-    exercise(&client, true).await;
-    client.cancel().await.unwrap();
+    exercised(pipe_client(server(), true).await, true).await;
 }
 
 /// An rmcp client over streamable HTTP to `server`, at `version` (2026-07-28 by discovery).
@@ -300,6 +290,24 @@ async fn http_client(server: Server, modern: bool) -> Client {
     let transport = skyl::mcp::rmcp::transport::StreamableHttpClientTransport::from_uri(format!(
         "http://{address}/mcp"
     ));
+    connected(transport, modern).await
+}
+
+/// An rmcp client over a duplex pipe (as stdio) to `server`, at `version` (2026-07-28 by
+/// discovery).
+async fn pipe_client(server: Server, modern: bool) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    connected(client_end, modern).await
+}
+
+/// An rmcp client over `transport`: at 2025-11-25 by the handshake, or (`modern`) at 2026-07-28
+/// by discovery.
+async fn connected<T, E, A>(transport: T, modern: bool) -> Client
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     if modern {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -317,16 +325,12 @@ async fn http_client(server: Server, modern: bool) -> Client {
 
 #[tokio::test]
 async fn prompts_and_resources_over_http_at_2025_11_25() {
-    let client = http_client(server(), false).await;
-    exercise(&client, false).await;
-    client.cancel().await.unwrap();
+    exercised(http_client(server(), false).await, false).await;
 }
 
 #[tokio::test]
 async fn prompts_and_resources_over_http_at_2026_07_28() {
-    let client = http_client(server(), true).await;
-    exercise(&client, true).await;
-    client.cancel().await.unwrap();
+    exercised(http_client(server(), true).await, true).await;
 }
 
 // The same through `#[prompt]` and `#[resource]`.
@@ -395,11 +399,7 @@ async fn prompts_and_resources_made_by_the_attributes() {
         .with_resource(Day)
         .with_resource(ToneNotes)
         .with_resource(Logo);
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server.serve(server_end));
-    let client: Client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server, false).await;
     assert_eq!(
         ask(
             &client,
@@ -522,11 +522,7 @@ async fn the_methods_of_a_served_block_hold_their_instance() {
         owner: "Ada".to_owned(),
     };
     let server = Server::new(Toolbox::new()).with_served(notebook);
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server.serve(server_end));
-    let client: Client = bounded("the handshake", ().serve(client_end))
-        .await
-        .unwrap();
+    let client = pipe_client(server, false).await;
     assert_eq!(
         ask(
             &client,

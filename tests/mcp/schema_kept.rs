@@ -2,16 +2,11 @@
 //! model is sent (SEP-1613: a client keeps the keywords of JSON Schema 2020-12).
 
 use serde_json::{Value, json};
-use skyl::mcp::Remote;
-use skyl::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-};
-use skyl::mcp::rmcp::service::{RequestContext, RoleServer};
-use skyl::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
+use skyl::mcp::rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
 use skyl::{ToolCall, ToolResult, Toolbox};
 
 use crate::common::{bounded, object};
+use crate::tools_only::mount_tools_only;
 
 /// The schema as the server writes it: a dialect, a title, definitions with an anchor,
 /// composition, a condition, a vendor keyword, and no `properties` or `required` at the root.
@@ -40,48 +35,17 @@ fn listed() -> Value {
     })
 }
 
-#[derive(Clone)]
-struct Addresses;
-
-impl ServerHandler for Addresses {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "lookup",
-            "Looks an address up.",
-            object(listed()),
-        )]))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let text = format!("looked up {arguments}");
-        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
-    }
+/// What the server answers a call of `lookup` with: the arguments it was given.
+fn looked_up(request: &CallToolRequestParams) -> CallToolResult {
+    let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+    let text = format!("looked up {arguments}");
+    CallToolResult::success(vec![ContentBlock::text(text)])
 }
 
 #[tokio::test]
 async fn a_mounted_tool_keeps_the_schema_its_server_listed_beside_the_one_a_model_gets() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = Addresses.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let remote = bounded("mounting", Remote::builder("addresses").connect(client_end))
-        .await
-        .unwrap();
+    let lookup = Tool::new("lookup", "Looks an address up.", object(listed()));
+    let remote = mount_tools_only("addresses", vec![lookup], looked_up).await;
 
     let tools = remote.tools();
     assert_eq!(tools.len(), 1);

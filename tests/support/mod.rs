@@ -1,5 +1,6 @@
 //! What the tests share: futures that stand in for a runtime, the fixtures on disk, the streaming
-//! adapters by name, and a scripted HTTP server.
+//! adapters by name, a scripted HTTP server, temporary directories and the crash tests' child
+//! process.
 
 use std::future::Future;
 use std::path::Path;
@@ -11,8 +12,10 @@ use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, st
 use skyl::{Content, Message, Part, Role, ToolResult, content::ResultContent};
 
 pub(crate) mod content_rows;
+pub(crate) mod crash;
 pub(crate) mod http_server;
 pub(crate) mod journal;
+pub(crate) mod scratch;
 
 /// The tool message answering the call `c1` with `result`, and `content` beside it when there
 /// is any.

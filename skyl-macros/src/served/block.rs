@@ -60,8 +60,37 @@ pub(crate) fn served(args: TokenStream, input: TokenStream) -> TokenStream {
             "a `#[served]` impl cannot be generic: write it for a concrete type",
         ));
     }
-    // The methods marked, as functions, each with its attribute's kind and options.
     let mut emitted = block.clone();
+    let marked = take_marked(&mut emitted);
+    if marked.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            block.impl_token,
+            "this `#[served]` impl has no `#[prompt]` or `#[resource(...)]` method; mark the \
+             methods it serves, or remove `#[served]`",
+        ));
+    }
+    let mut served = Vec::new();
+    for (kind, args, function) in &marked {
+        let parsed = ast::options(*kind, args.clone())
+            .and_then(|options| Served::from_fn(*kind, function, options, Some(&block.self_ty)))
+            .and_then(|model| model.validate().map(|()| model));
+        match parsed {
+            Ok(model) => served.push(model),
+            Err(error) => errors.push(error),
+        }
+    }
+    if let Some(error) = errors.0 {
+        let mut tokens = error.into_compile_error();
+        emitted.to_tokens(&mut tokens);
+        return tokens;
+    }
+    expand(&block, &emitted, &served)
+}
+
+/// The methods of `emitted` marked `#[prompt]` or `#[resource(...)]`, as functions, each with its
+/// attribute's kind and options; in `emitted`, those methods lose the attribute and what only the
+/// attribute understands.
+fn take_marked(emitted: &mut ItemImpl) -> Vec<(Kind, TokenStream, ItemFn)> {
     let mut marked: Vec<(Kind, TokenStream, ItemFn)> = Vec::new();
     for item in &mut emitted.items {
         let ImplItem::Fn(method) = item else {
@@ -88,29 +117,7 @@ pub(crate) fn served(args: TokenStream, input: TokenStream) -> TokenStream {
         method.attrs = function.attrs;
         method.sig = function.sig;
     }
-    if marked.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            block.impl_token,
-            "this `#[served]` impl has no `#[prompt]` or `#[resource(...)]` method; mark the \
-             methods it serves, or remove `#[served]`",
-        ));
-    }
-    let mut served = Vec::new();
-    for (kind, args, function) in &marked {
-        let parsed = ast::options(*kind, args.clone())
-            .and_then(|options| Served::from_fn(*kind, function, options, Some(&block.self_ty)))
-            .and_then(|model| model.validate().map(|()| model));
-        match parsed {
-            Ok(model) => served.push(model),
-            Err(error) => errors.push(error),
-        }
-    }
-    if let Some(error) = errors.0 {
-        let mut tokens = error.into_compile_error();
-        emitted.to_tokens(&mut tokens);
-        return tokens;
-    }
-    expand(&block, &emitted, &served)
+    marked
 }
 
 /// Whether `attr` is `#[prompt]` or `#[resource(...)]` (also written with `skyl::`).

@@ -29,7 +29,8 @@ use syn::{FnArg, Item, ItemFn, LitStr};
 
 use super::Kind;
 use super::ast::{self, Served};
-use crate::expand::{hidden, module_ident, unit_struct_documented};
+use crate::expand::hidden;
+use crate::expand::unit_struct::{module_ident, unit_struct_documented};
 use crate::{docs, fallback, opaque, valid};
 
 pub(crate) fn served(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {

@@ -114,8 +114,7 @@ impl IntoResourceContents for Vec<u8> {
         uri: &str,
         mime_type: Option<&str>,
     ) -> Result<Vec<Resource>, Failure> {
-        let mime_type = mime_type.unwrap_or("application/octet-stream");
-        Ok(vec![Resource::blob(uri, mime_type, self)])
+        self.as_slice().into_resource_contents(uri, mime_type)
     }
 }
 

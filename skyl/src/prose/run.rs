@@ -104,11 +104,9 @@ pub(crate) fn sub_agent_stopped(
     stop: &str,
     completed: &[String],
 ) -> crate::tool::ToolFailure {
-    let said = format!("{tool} stopped before its final answer: {stop}");
-    if !completed.is_empty() {
-        return after_effects(tool, &said, completed);
-    }
-    crate::tool::ToolFailure::retry_with_other_arguments(said)
+    stopped_before_answer(tool, stop, completed, |said| {
+        crate::tool::ToolFailure::retry_with_other_arguments(said)
+    })
 }
 
 /// The failure of a sub-agent's call whose run stopped at a budget (`stop`, its sentence: its
@@ -119,13 +117,27 @@ pub(crate) fn sub_agent_out_of_budget(
     stop: &str,
     completed: &[String],
 ) -> crate::tool::ToolFailure {
+    stopped_before_answer(tool, stop, completed, |said| {
+        crate::tool::ToolFailure::do_not_retry(said).with_next_step(format!(
+            "Continue without its answer: calling {tool} again would stop the same way."
+        ))
+    })
+}
+
+/// The failure of a sub-agent's call whose run stopped before its final answer (`stop`): the
+/// calls with effects it completed when there are any (then calling it again would do them
+/// again, whatever stopped it), and otherwise the failure `guidance` makes of the sentence.
+fn stopped_before_answer(
+    tool: &str,
+    stop: &str,
+    completed: &[String],
+    guidance: impl FnOnce(String) -> crate::tool::ToolFailure,
+) -> crate::tool::ToolFailure {
     let said = format!("{tool} stopped before its final answer: {stop}");
     if !completed.is_empty() {
         return after_effects(tool, &said, completed);
     }
-    crate::tool::ToolFailure::do_not_retry(said).with_next_step(format!(
-        "Continue without its answer: calling {tool} again would stop the same way."
-    ))
+    guidance(said)
 }
 
 /// The failure of a sub-agent's call that failed (`said`) after calls with effects of its run
