@@ -203,7 +203,9 @@ pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
 
 /// The failure of a sub-agent's call whose model request failed (`cause`, the model's error);
 /// `retryable` when asking again later can help, which it is not to say once calls with effects
-/// of its run had completed (`completed`): calling it again would do them again.
+/// of its run had completed (`completed`): calling it again would do them again. An error that
+/// will repeat (the provider refused what it was asked: `cause` says what) is said to, so that
+/// the model does something else rather than call again.
 pub(crate) fn sub_agent_model_failed(
     tool: &str,
     cause: &str,
@@ -221,6 +223,8 @@ pub(crate) fn sub_agent_model_failed(
             "Call {tool} again in a moment, or continue without its answer."
         ))
     } else {
-        failure.with_next_step("Continue without its answer, or tell the user it could not be had.")
+        failure.with_next_step(format!(
+            "Do not call {tool} again for this: its model would fail the same way. Continue without its answer, or tell the user that {tool} cannot do it."
+        ))
     }
 }
