@@ -220,7 +220,7 @@ pub(crate) use names::PORTABLE as PORTABLE_NAMES;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
-pub use output::{ANSWER_FIELD, OutputSchema};
+pub use output::{ANSWER_FIELD, OutputMode, OutputSchema};
 pub use partial::{
     BrokenArguments, OpenMember, Partial, PartialArguments, PartialArray, PartialCall,
     PartialCalls, PartialObject,
