@@ -190,7 +190,7 @@ impl ModelError {
     /// but 408, 409 and 429 (a parameter or format the provider does not take, a request it
     /// finds invalid), and a 500 whose words say the request is refused. Servers built on
     /// llama.cpp answer their request checks with a 500: llama-cpp-python's with FastAPI's
-    /// validation error (`1 validation errors: {'type': 'literal_error', 'loc': ('body',
+    /// validation error (`1 validation error: {'type': 'literal_error', 'loc': ('body',
     /// 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", ...}`) or
     /// "Automatic streaming tool choice is not supported", llama.cpp's own server with
     /// `response_format type must be one of "text" or "json_object"`. Such a 500 is told
@@ -377,7 +377,7 @@ mod tests {
     fn a_500_that_refuses_the_request_is_not_retryable_and_other_500s_are() {
         let refusals = [
             // llama-cpp-python 0.3.x, FastAPI's validation error of the request's body.
-            r#"1 validation errors:
+            r#"1 validation error:
   {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': 'json_schema', 'ctx': {'expected': "'text' or 'json_object'"}}"#,
             "Automatic streaming tool choice is not supported",
             // llama.cpp's own server before it took `json_schema`.

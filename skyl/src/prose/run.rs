@@ -77,6 +77,15 @@ pub(crate) fn answer_unreadable(name: &str, schema: &serde_json::Value, reason: 
     )
 }
 
+/// The system prompt's last paragraph in a typed run whose server refused the answer's schema
+/// as structured output: the schema `schema` of the type `name`, which the answer must follow
+/// (it says "JSON", as OpenAI's JSON mode requires of the prompt).
+pub(crate) fn answer_schema(name: &str, schema: &serde_json::Value) -> String {
+    format!(
+        "Your final answer must be only a JSON value of the type {name}, with nothing before or after it, that follows this JSON schema: {schema}"
+    )
+}
+
 /// The placeholder failure of a sub-agent's call whose run waits for a person: the run that
 /// called it stops for approval, and the model never reads this.
 pub(crate) fn sub_agent_waits(tool: &str) -> crate::tool::ToolFailure {
