@@ -96,9 +96,11 @@ async fn pack(
 }
 
 /// Runs both modes against the real server `SKYL_LLAMA_SERVER_URL` names, through the recording
-/// proxy of `scripts/llama-server.sh --record` (sessions `streamed` and `whole`): what it
-/// records are the fixtures the other tests replay. It checks only what holds whatever the
-/// model says: the server's refusal of `json_schema` was stepped down from, once.
+/// proxy of `scripts/llama-server.sh --record` (sessions `streamed` and `whole`; record into
+/// `target/tmp/` to leave the fixtures as they are): what it records are the fixtures the other
+/// tests replay. It checks only what holds whatever the
+/// model says: the run did not end on the server's refusal of `json_schema`, and (streamed, where
+/// events are told) stepped down from it to JSON mode.
 #[tokio::test]
 #[ignore = "needs a real llama-cpp-python server: scripts/llama-server.sh runs it"]
 async fn against_a_real_server() {
@@ -107,6 +109,10 @@ async fn against_a_real_server() {
     for (session, streamed) in [("whole", false), ("streamed", true)] {
         let (answer, events) = pack(&format!("{root}/{session}/v1"), streamed).await;
         println!("{session}: {answer:?}\n{events:#?}");
+        // Whatever the model says, the run ends on an answer or a stop, not on the server's
+        // refusal.
+        let failure = answer.as_ref().err().and_then(std::error::Error::source);
+        assert!(failure.is_none(), "{session}: {failure:?}");
         if streamed {
             let fallbacks: Vec<_> = events
                 .iter()
