@@ -47,8 +47,10 @@ pub enum Event {
     /// steps down, each taken once a run: from the provider's structured output to JSON mode
     /// with the schema in the system prompt ([`OutputMode::JsonObject`]), then to no structured
     /// output at all, the schema in the system prompt and an answer that does not read sent back
-    /// with what was wrong. A run started again (resumed, or replayed from its journal) starts
-    /// from the top.
+    /// with what was wrong. The request sent again is built afresh (hooks'
+    /// [`before_request`](super::Hooks::before_request) see it, a budget checks it) under the same
+    /// step, whose [`StepStarted`](Event::StepStarted) is not told twice. A run started again
+    /// (resumed, or replayed from its journal) starts from the top.
     OutputFallback {
         /// The step whose request was refused.
         step: u32,
