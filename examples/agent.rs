@@ -263,6 +263,16 @@ fn event_printer() -> impl FnMut(Event) + Send {
             Event::ToolStarted { call } => {
                 println!("{indent}  → {}({})", call.name, call.arguments)
             }
+            // A compatible server without `json_schema` (llama-cpp-python's) refused the typed
+            // answer's schema: the run asks with less from here on.
+            Event::OutputFallback { mode, .. } => println!(
+                "{indent}  [the server refused the answer's schema; asking {}]",
+                if mode.is_some() {
+                    "in JSON mode, the schema in the prompt"
+                } else {
+                    "without structured output, the schema in the prompt"
+                }
+            ),
             Event::ToolFinished {
                 name,
                 result,

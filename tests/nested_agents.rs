@@ -766,6 +766,35 @@ fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again()
     );
 }
 
+/// llama-cpp-python's server answers a request it refuses with a 500 (issue 41: `json_schema`,
+/// tools in a stream): a refusal that will repeat, which the calling model is told not to try
+/// again, where a 529 is worth a call in a moment.
+#[test]
+fn a_sub_agent_whose_server_refuses_what_it_asks_tells_the_model_not_to_call_again() {
+    let refused =
+        skyl::model::ModelError::provider(500, "Automatic streaming tool choice is not supported")
+            .with_provider(skyl::provider::Provider::OpenAiChat)
+            .with_error_type("internal_server_error");
+    let researcher = Agent::new(
+        ScriptedModel::new().fail(refused),
+        Toolbox::new(),
+        "smollm2",
+    );
+    let top = ScriptedModel::new()
+        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
+        .reply_text("Sorry.");
+    let agent = Agent::new(
+        top,
+        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
+        "large",
+    );
+    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    assert_eq!(
+        run.transcript()[2].tool_results().next().unwrap().content,
+        "ERROR: research failed: the model of research failed: OpenAI Chat answered HTTP 500 (internal_server_error): Automatic streaming tool choice is not supported. Do not call research again for this: its model would fail the same way. Continue without its answer, or tell the user that research cannot do it."
+    );
+}
+
 /// A mailer whose model sends Ada an email, then answers `then`.
 fn mailer(log: &Arc<Log>, then: ScriptedModel) -> Agent<Arc<Log>> {
     Agent::new(

@@ -43,6 +43,7 @@ mod tool_search;
 mod toolbox;
 mod toolbox_check;
 mod typed_answer;
+mod typed_fallback;
 
 /// The fuzz targets' shared checks, replayed on the inputs they found (`fuzz_regressions`) and on
 /// streams cut everywhere (`partial`).

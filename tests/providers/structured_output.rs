@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use skyl::Message;
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, OutputSchema, Request,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, OutputMode, OutputSchema, Request,
 };
 
 /// A verdict on a claim.
@@ -181,5 +181,49 @@ fn an_answer_schema_a_dialect_cannot_take_is_refused_before_sending() {
     assert_eq!(
         error.to_string(),
         "cannot encode the OpenAI Chat request: the schema \"Scores\" of the answer, at `by_name`: a map (an object whose `additionalProperties` is not false, such as a HashMap) cannot be strict; strict mode needs every key declared in advance; use a struct with named fields (or a list of {key, value} objects)"
+    );
+}
+
+/// JSON mode ([`OutputMode::JsonObject`], what a typed run falls back to on a server that
+/// refuses the schema): each provider's request for any JSON answer, no schema sent; Anthropic,
+/// without a JSON mode, sends nothing.
+#[test]
+fn json_mode_asks_each_provider_for_json_without_the_schema() {
+    let output = OutputSchema::of::<Verdict>().with_mode(OutputMode::JsonObject);
+    let messages = json!([{"role": "user", "content": "Is water wet?"}]);
+    assert_eq!(
+        body(&OpenAiChat::default(), &output),
+        json!({
+            "model": "m",
+            "messages": messages,
+            "response_format": {"type": "json_object"}
+        })
+    );
+    assert_eq!(
+        body(&OpenAiResponses::default(), &output),
+        json!({
+            "model": "m",
+            "input": [{"role": "user", "content": "Is water wet?"}],
+            "text": {"format": {"type": "json_object"}}
+        })
+    );
+    assert_eq!(
+        body(&Gemini::default(), &output),
+        json!({
+            "contents": [{"role": "user", "parts": [{"text": "Is water wet?"}]}],
+            "generationConfig": {"responseMimeType": "application/json"}
+        })
+    );
+    assert_eq!(
+        body(&Anthropic, &output),
+        json!({
+            "model": "m",
+            "max_tokens": 4096,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Is water wet?", "cache_control": {"type": "ephemeral"}}]}]
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&output).unwrap()["mode"],
+        json!("json_object")
     );
 }

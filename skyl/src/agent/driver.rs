@@ -18,6 +18,7 @@ use super::approval::{Slot, Turn};
 use super::budget::{Bound, Last};
 use super::journal::{Journaling, Record};
 use super::ledger::Ledger;
+use super::output_fallback::Fallback;
 use super::replay::Changed;
 use super::request::Sent;
 use super::run::add_usage;
@@ -306,6 +307,7 @@ fn drive<'a, S: Send + Sync + 'static, H: Hooks, E: 'a>(
             last_request: None,
             ledgers,
             cache: CacheWatch::new(),
+            fallback: Fallback::default(),
         };
         let held = journal.as_ref().map(|(journal, id)| (*journal, id.clone()));
         let outcome = span.instrument(driver.go(&mut run, resume, journal)).await;
@@ -369,6 +371,8 @@ pub(super) struct Driver<'a, S, H> {
     pub(super) ledgers: Vec<Arc<Ledger>>,
     /// The start of the last request, to tell when the next one breaks the provider's cache.
     pub(super) cache: CacheWatch,
+    /// How a typed run asks for its answer's schema: less once its server refused more.
+    pub(super) fallback: Fallback,
 }
 
 impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::content::Content;
 use crate::message::{ToolCall, ToolResult};
-use crate::provider::{caching::CacheBreak, stream::StreamEvent};
+use crate::provider::{OutputMode, caching::CacheBreak, stream::StreamEvent};
 use crate::tool::Report;
 
 mod reports;
@@ -39,6 +39,26 @@ pub enum Event {
         /// What differs, in the order the start is read (the model, the tools, the system
         /// prompt, the first message edited).
         causes: Vec<CacheBreak>,
+    },
+    /// The server refused how a typed run ([`RunBuilder::answer_as`](super::RunBuilder::answer_as))
+    /// asked for its answer's schema, in words that say it will refuse it again (a compatible
+    /// server without `json_schema`: llama-cpp-python's answers it with a 500), so the request of
+    /// `step` is sent again asking with less, and so is every request after it in the run. The
+    /// steps down, each taken once a run: from the provider's structured output to JSON mode
+    /// with the schema in the system prompt ([`OutputMode::JsonObject`]), then to no structured
+    /// output at all, the schema in the system prompt and an answer that does not read sent back
+    /// with what was wrong. The request sent again is built afresh (hooks'
+    /// [`before_request`](super::Hooks::before_request) see it, a budget checks it) under the same
+    /// step, whose [`StepStarted`](Event::StepStarted) is not told twice. A run started again
+    /// (resumed, or replayed from its journal) starts from the top.
+    OutputFallback {
+        /// The step whose request was refused.
+        step: u32,
+        /// How the schema travels from now on: `Some(OutputMode::JsonObject)`, or `None` for not
+        /// at all.
+        mode: Option<OutputMode>,
+        /// Why: the refusal, as the model's error says it.
+        reason: String,
     },
     /// The model said something ([`StreamEvent::TextDelta`], a tool call taking shape, the usage,
     /// the end of the answer).

@@ -37,6 +37,7 @@ pub mod hooks;
 pub mod journal;
 mod ledger;
 mod nested;
+mod output_fallback;
 mod replay;
 mod request;
 mod run;

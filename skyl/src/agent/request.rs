@@ -71,13 +71,22 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             Some(history) => (Cow::Owned(history), ToolChoice::None),
             None => (tools, ToolChoice::Auto),
         };
+        // A typed run asks for its schema as far down as its server made it step
+        // (`output_fallback.rs`).
+        let fallback = self.fallback;
+        let system = agent.system.as_deref();
         Request {
             model: Cow::Borrowed(&agent.model_name),
-            system: agent.system.as_deref().map(Cow::Borrowed),
+            system: match self.answer {
+                Some(expected) => fallback.system(system, &expected.schema),
+                None => system.map(Cow::Borrowed),
+            },
             messages: Cow::Borrowed(&run.transcript),
             tools,
             tool_choice,
-            output: self.answer.map(|expected| Cow::Borrowed(&expected.schema)),
+            output: self
+                .answer
+                .and_then(|expected| fallback.output(&expected.schema)),
             max_tokens: agent.max_tokens,
             extra: agent.extra.clone(),
             deferred_tools,
@@ -141,7 +150,34 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
 
     /// Sends the request of step `step` and reads the answer; or, when the request could take
     /// the run over its budget, sends nothing and says why the run stops.
+    ///
+    /// A typed run whose server refuses how the answer's schema is asked for sends the request
+    /// again asking with less (`output_fallback.rs`), says so ([`Event::OutputFallback`]), and
+    /// asks so for the rest of the run.
     pub(super) async fn request(&mut self, run: &Run, step: u32) -> Result<Sent, ModelError> {
+        let mut first = true;
+        loop {
+            let error = match self.send(run, step, first).await {
+                Err(error) => error,
+                sent => return sent,
+            };
+            let next = self.answer.and_then(|_| self.fallback.after(&error));
+            let Some(next) = next else {
+                return Err(error);
+            };
+            self.fallback = next;
+            self.event(|| Event::OutputFallback {
+                step,
+                mode: next.mode(),
+                reason: error.to_string(),
+            });
+            first = false;
+        }
+    }
+
+    /// [`request`](Self::request) once; `first` when it is the step's first, which is reported
+    /// as the step's start.
+    async fn send(&mut self, run: &Run, step: u32, first: bool) -> Result<Sent, ModelError> {
         let agent = self.agent;
         let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
@@ -177,7 +213,9 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         }
         let result = match &mut self.events {
             Some(events) => {
-                events(Event::StepStarted { step });
+                if first {
+                    events(Event::StepStarted { step });
+                }
                 if !causes.is_empty() {
                     events(Event::CacheBroken { step, causes });
                 }

@@ -40,6 +40,13 @@ pub(crate) struct Expected {
 /// or an enum travels wrapped as `{"answer": ...}` ([`ANSWER_FIELD`](crate::provider::ANSWER_FIELD)),
 /// the same on every provider, since OpenAI and Anthropic take only an object at the root; the
 /// value is read out of it (or read bare, from a model without structured output).
+///
+/// A server that cannot hold an answer to a schema (an OpenAI-compatible one without
+/// `json_schema`: llama-cpp-python's answers it with a 500) gets what it can do: the request is
+/// sent again in JSON mode ([`OutputMode::JsonObject`](crate::provider::OutputMode::JsonObject))
+/// with the schema in the system prompt, and if that is refused too, with no structured output,
+/// the corrections alone holding the answer to its type. Each step down is taken once a run, kept
+/// for the rest of it, and reported as an [`Event::OutputFallback`](super::Event::OutputFallback).
 #[must_use = "a run does nothing until it is awaited or `blocking` is called"]
 pub struct TypedRun<'a, S, H, T> {
     builder: RunBuilder<'a, S, H>,

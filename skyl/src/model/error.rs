@@ -94,11 +94,13 @@ impl ModelError {
 
     /// The provider answered with HTTP `status` and `message` (its own words, verbatim).
     /// Retryable for the statuses providers document as passing: 408, 409, 429, 5xx and
-    /// Anthropic's 529.
+    /// Anthropic's 529; but not a 500 whose words refuse the request itself, which the server
+    /// would refuse again (see [`is_retryable`](Self::is_retryable)).
     pub fn provider(status: u16, message: impl Into<String>) -> Self {
         let mut error = ModelError::new(ModelErrorKind::Provider, message);
         error.0.status = Some(status);
-        error.0.retryable = is_retryable_status(status);
+        error.0.retryable =
+            is_retryable_status(status) && !refuses_request(status, &error.0.message);
         error
     }
 
@@ -183,6 +185,18 @@ impl ModelError {
     }
 
     /// Whether sending the same request again can help.
+    ///
+    /// A provider's error is not, whatever its status, when it refuses what was asked: a 4xx
+    /// but 408, 409 and 429 (a parameter or format the provider does not take, a request it
+    /// finds invalid), and a 500 whose words say the request is refused. Servers built on
+    /// llama.cpp answer their request checks with a 500: llama-cpp-python's with FastAPI's
+    /// validation error (`1 validation error: {'type': 'literal_error', 'loc': ('body',
+    /// 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", ...}`) or
+    /// "Automatic streaming tool choice is not supported", llama.cpp's own server with
+    /// `response_format type must be one of "text" or "json_object"`. Such a 500 is told
+    /// apart by its words ("validation error", "input should be", "must be one of", "not
+    /// supported", "unsupported"), and only a 500: a 502, 503, 504 or 529 is the server's
+    /// state, and passes.
     pub fn is_retryable(&self) -> bool {
         self.0.retryable
     }
@@ -230,6 +244,24 @@ impl ModelError {
 /// The statuses the providers document as passing (timeouts, conflicts, rate limits, overload).
 pub(crate) fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500..=599)
+}
+
+/// The words of a 500 that refuses the request itself (see [`ModelError::is_retryable`]),
+/// lowercase.
+const REFUSALS: [&str; 5] = [
+    "validation error",
+    "input should be",
+    "must be one of",
+    "not supported",
+    "unsupported",
+];
+
+/// Whether `status` and `message` refuse the request itself, so that sending it again would be
+/// refused again: a 500 (only: the servers that answer their checks so answer 500) saying one
+/// of [`REFUSALS`].
+fn refuses_request(status: u16, message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    status == 500 && REFUSALS.iter().any(|words| message.contains(words))
 }
 
 impl fmt::Display for ModelError {
@@ -337,6 +369,36 @@ mod tests {
             assert!(
                 !ModelError::provider(status, "x").is_retryable(),
                 "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_500_that_refuses_the_request_is_not_retryable_and_other_500s_are() {
+        let refusals = [
+            // llama-cpp-python 0.3.x, FastAPI's validation error of the request's body.
+            r#"1 validation error:
+  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': 'json_schema', 'ctx': {'expected': "'text' or 'json_object'"}}"#,
+            "Automatic streaming tool choice is not supported",
+            // llama.cpp's own server before it took `json_schema`.
+            r#"response_format type must be one of "text" or "json_object", but got: json_schema"#,
+        ];
+        for message in refusals {
+            assert!(
+                !ModelError::provider(500, message).is_retryable(),
+                "{message}"
+            );
+            for status in [502, 503, 529] {
+                assert!(
+                    ModelError::provider(status, message).is_retryable(),
+                    "{status}"
+                );
+            }
+        }
+        for message in ["Internal Server Error", "llama_decode returned -3", ""] {
+            assert!(
+                ModelError::provider(500, message).is_retryable(),
+                "{message}"
             );
         }
     }

@@ -77,6 +77,15 @@ pub(crate) fn answer_unreadable(name: &str, schema: &serde_json::Value, reason: 
     )
 }
 
+/// The system prompt's last paragraph in a typed run whose server refused the answer's schema
+/// as structured output: the schema `schema` of the type `name`, which the answer must follow
+/// (it says "JSON", as OpenAI's JSON mode requires of the prompt).
+pub(crate) fn answer_schema(name: &str, schema: &serde_json::Value) -> String {
+    format!(
+        "Your final answer must be only a JSON value of the type {name}, with nothing before or after it, that follows this JSON schema: {schema}"
+    )
+}
+
 /// The placeholder failure of a sub-agent's call whose run waits for a person: the run that
 /// called it stops for approval, and the model never reads this.
 pub(crate) fn sub_agent_waits(tool: &str) -> crate::tool::ToolFailure {
@@ -215,7 +224,9 @@ pub(crate) fn sub_agent_unjournaled(tool: &str) -> crate::tool::ToolFailure {
 
 /// The failure of a sub-agent's call whose model request failed (`cause`, the model's error);
 /// `retryable` when asking again later can help, which it is not to say once calls with effects
-/// of its run had completed (`completed`): calling it again would do them again.
+/// of its run had completed (`completed`): calling it again would do them again. An error that
+/// will repeat (the provider refused what it was asked: `cause` says what) is said to, so that
+/// the model does something else rather than call again.
 pub(crate) fn sub_agent_model_failed(
     tool: &str,
     cause: &str,
@@ -233,6 +244,8 @@ pub(crate) fn sub_agent_model_failed(
             "Call {tool} again in a moment, or continue without its answer."
         ))
     } else {
-        failure.with_next_step("Continue without its answer, or tell the user it could not be had.")
+        failure.with_next_step(format!(
+            "Do not call {tool} again for this: its model would fail the same way. Continue without its answer, or tell the user that {tool} cannot do it."
+        ))
     }
 }

@@ -210,7 +210,7 @@ pub use gemini::Gemini;
 pub use openai::azure::AzureOpenAi;
 pub use openai::chat::OpenAiChat;
 pub use openai::responses::OpenAiResponses;
-pub use output::{ANSWER_FIELD, OutputSchema};
+pub use output::{ANSWER_FIELD, OutputMode, OutputSchema};
 pub use request::{Request, ToolChoice};
 pub use response::{Response, StopReason, Usage};
 

@@ -69,7 +69,15 @@ pub const ANSWER_FIELD: &str = "answer";
 /// ```
 ///
 /// Definitions (`$defs`) nothing refers to are left out. It serializes as `{"name": ...,
-/// "schema": ...}`, to be logged or stored beside a run.
+/// "schema": ...}` (and `"mode"` when it is not [`OutputMode::Schema`]), to be logged or stored
+/// beside a run.
+///
+/// # A server that cannot hold an answer to a schema
+///
+/// [`mode`](Self::mode) says how the schema travels: by default ([`OutputMode::Schema`]) as the
+/// table above shows; in [`OutputMode::JsonObject`], only a JSON answer is asked for, and the
+/// schema is the prompt's to give. A typed run moves to it, once, on a compatible server that
+/// refuses the schema (see [`RunBuilder::answer_as`](crate::agent::RunBuilder::answer_as)).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct OutputSchema {
@@ -78,9 +86,39 @@ pub struct OutputSchema {
     /// The canonical schema (see [`schema`](crate::schema)) of what the model sends: the
     /// answer's, or the object wrapping it.
     pub schema: Value,
+    /// How the schema travels: on the provider's structured-output field (the default), or
+    /// as a request for any JSON object, the schema left to the prompt.
+    #[serde(skip_serializing_if = "OutputMode::is_schema")]
+    pub mode: OutputMode,
     /// Whether `schema` wraps the answer in [`ANSWER_FIELD`].
     #[serde(skip)]
     wrapped: bool,
+}
+
+/// How an [`OutputSchema`] constrains the answer on the wire.
+///
+/// Non-exhaustive: match it with a wildcard arm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OutputMode {
+    /// The schema on the provider's structured-output field, which holds the answer to it (the
+    /// table of [`OutputSchema`]).
+    #[default]
+    Schema,
+    /// JSON mode: the answer is asked to be a JSON object, of no particular schema; whoever
+    /// builds the request gives the schema in its prompt. OpenAI Chat sends `response_format:
+    /// {type: "json_object"}`, OpenAI Responses `text: {format: {type: "json_object"}}`, Gemini
+    /// `generationConfig: {responseMimeType: "application/json"}`, and Anthropic, which has no
+    /// JSON mode, nothing.
+    JsonObject,
+}
+
+impl OutputMode {
+    /// Whether it is [`OutputMode::Schema`], the default.
+    fn is_schema(&self) -> bool {
+        *self == OutputMode::Schema
+    }
 }
 
 impl OutputSchema {
@@ -100,8 +138,15 @@ impl OutputSchema {
                 .take(64)
                 .collect(),
             schema,
+            mode: OutputMode::Schema,
             wrapped,
         }
+    }
+
+    /// The same schema, travelling as `mode` says ([`mode`](Self::mode)).
+    pub fn with_mode(mut self, mode: OutputMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// Whether the answer travels wrapped, as `{"answer": ...}` ([`ANSWER_FIELD`]): its own

@@ -13,7 +13,9 @@ use crate::provider::call_ids::AnthropicIds;
 use crate::provider::encode::{self, Encoder, object};
 use crate::provider::lowering::{self, Lowered, MediaRule, ResultLowering};
 use crate::provider::names::{self, NameRule};
-use crate::provider::{EncodeError, OutputSchema, Provider, Request, ToolChoice, dialect};
+use crate::provider::{
+    EncodeError, OutputMode, OutputSchema, Provider, Request, ToolChoice, dialect,
+};
 use crate::tool::ToolDefinition;
 
 impl Encoder for Anthropic {
@@ -146,6 +148,10 @@ impl Encoder for Anthropic {
         output: &OutputSchema,
         body: &mut Map<String, Value>,
     ) -> Result<(), EncodeError> {
+        // Anthropic has no JSON mode: the schema in the prompt is all there is.
+        if output.mode == OutputMode::JsonObject {
+            return Ok(());
+        }
         let schema = dialect::anthropic_output(&output.schema)
             .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
         let format = object([("type", "json_schema".into()), ("schema", schema)]);

@@ -10,7 +10,9 @@ use crate::provider::caching;
 use crate::provider::encode::{self, Encoder, object};
 use crate::provider::lowering;
 use crate::provider::names::NameRule;
-use crate::provider::{EncodeError, OutputSchema, Provider, Request, ToolChoice, dialect};
+use crate::provider::{
+    EncodeError, OutputMode, OutputSchema, Provider, Request, ToolChoice, dialect,
+};
 use crate::tool::ToolDefinition;
 
 /// Prompt caching: Gemini caches recent prefixes by itself (implicit caching), which needs
@@ -179,6 +181,15 @@ impl Encoder for Gemini {
         output: &OutputSchema,
         body: &mut Map<String, Value>,
     ) -> Result<(), EncodeError> {
+        let config = body
+            .entry("generationConfig")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(config) = config {
+            config.insert("responseMimeType".into(), "application/json".into());
+        }
+        if output.mode == OutputMode::JsonObject {
+            return Ok(());
+        }
         let (key, schema) = if self.legacy_parameters {
             let schema = dialect::gemini_openapi(&output.schema)
                 .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
@@ -193,7 +204,6 @@ impl Encoder for Gemini {
             .entry("generationConfig")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(config) = config {
-            config.insert("responseMimeType".into(), "application/json".into());
             config.insert(key.into(), schema);
         }
         Ok(())

@@ -12,7 +12,9 @@ use crate::provider::encode::{Encoder, object};
 use crate::provider::lowering::{MediaRule, ResultLowering};
 use crate::provider::names::{self, NameRule};
 use crate::provider::openai;
-use crate::provider::{EncodeError, OutputSchema, Provider, Request, ToolChoice, dialect};
+use crate::provider::{
+    EncodeError, OutputMode, OutputSchema, Provider, Request, ToolChoice, dialect,
+};
 use crate::tool::ToolDefinition;
 
 impl Encoder for OpenAiChat {
@@ -100,6 +102,11 @@ impl Encoder for OpenAiChat {
         output: &OutputSchema,
         body: &mut Map<String, Value>,
     ) -> Result<(), EncodeError> {
+        if output.mode == OutputMode::JsonObject {
+            let format = object([("type", "json_object".into())]);
+            body.insert("response_format".into(), format);
+            return Ok(());
+        }
         let schema = dialect::openai_strict(&output.schema)
             .map_err(|error| EncodeError::output_schema(PROVIDER, &output.name, error))?;
         let json_schema = object([
