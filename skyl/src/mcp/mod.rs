@@ -61,8 +61,12 @@
 //! [`ask`]s makes the task `input_required`; the client answers with `tasks/update`, and the call
 //! runs again with the answers. A client of 2025-11-25 that asks for a task its own way (a
 //! `task` parameter on `tools/call`) gets one from the same journal, in that revision's shapes
-//! (`tasks/get`, `tasks/result`, `tasks/cancel`); a server without a journal refuses such a call
-//! (-32601) before it runs.
+//! (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`); a server without a journal
+//! refuses such a call (-32601) before it runs. Its `tools/list` says which tools take a task
+//! (`execution.taskSupport`: `optional`, or `required` for those
+//! [`Server::with_tasks_required_for`] requires it of), and its task whose tool asks is
+//! `input_required` until `tasks/result` has asked the client (`elicitation/create`, the task
+//! named in `_meta`) and the call has run again with the answers.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) asks with [`ask`], at every revision: at

@@ -230,7 +230,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// tasks whatever [`with_tasks_for`](Self::with_tasks_for) says, and a client that does not
     /// declare the tasks extension is answered with the error -32021 (missing required client
     /// capability, its `data` naming the extension) and prose saying what to declare; the
-    /// tool does not run, and nothing is asked first.
+    /// tool does not run, and nothing is asked first. Before 2026-07-28, `tools/list` (over
+    /// [`serve_stdio`](Self::serve_stdio) and `serve_http`) says so of each tool
+    /// (`execution.taskSupport`: `required`, and `optional` for the others): a tool is listed
+    /// `required` when `requires_task` holds for a call of it with no arguments, so decide by
+    /// the call's name or the tool's definition for the list and the calls to agree.
     ///
     /// ```
     /// use skyl::mcp::Server;
@@ -442,6 +446,21 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// The toolbox being served.
     pub fn toolbox(&self) -> &Arc<Toolbox<S>> {
         &self.tools.toolbox
+    }
+
+    /// How a call of `tool` runs as a task, as MCP 2025-11-25's `execution.taskSupport` says it:
+    /// `required` when [`with_tasks_required_for`](Self::with_tasks_required_for) holds for a
+    /// call of it without arguments, else `optional`, once a journal serves tasks; `None`
+    /// (`forbidden`) without one, or for a tool the toolbox does not have.
+    fn task_support(&self, tool: &str) -> Option<&'static str> {
+        self.tasks.as_ref()?;
+        let definition = self.tools.toolbox.definition(tool)?;
+        let call = ToolCall::new("tools/list", tool, Value::Object(Default::default()));
+        Some(if (self.requires_task)(&call, definition) {
+            "required"
+        } else {
+            "optional"
+        })
     }
 
     /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
