@@ -184,7 +184,11 @@
 //! | the function's `Err`, a panic | -32603 with the cause (the panic's message) and the next step |
 //! | a prompt that [`ask`]s, at 2026-07-28 | an input-required result with a signed request state, as a tool's |
 //!
-//! At 2026-07-28, lists and reads carry caching hints (`ttlMs: 0`, `cacheScope: "private"`).
+//! At 2026-07-28, lists and reads carry caching hints: `ttlMs: 0` and `cacheScope: "private"`
+//! unless [`Server::with_cache_hints`] gives others. A server's tools, prompts and resources
+//! are given before it serves and do not change while it does, so it declares `listChanged:
+//! false` for each and sends no `list_changed` notification; a resource's contents may change
+//! ([`Server::resource_updates`]).
 //! A client subscribes to a resource (`resources/subscribe` at 2025-11-25, a
 //! `subscriptions/listen` stream at 2026-07-28), and [`Server::resource_updates`] tells it when
 //! the resource changed.
