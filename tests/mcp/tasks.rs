@@ -991,10 +991,26 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
     );
     raw.send(json!({"jsonrpc": "2.0", "id": asked_id, "result": {"action": "accept", "content": {"confirm": true}}}))
         .await;
-    let mut result = raw.next().await;
-    while result["id"] != 2 {
-        result = raw.next().await;
+    // The result, and the task's status told in 2025-11-25's notification (before or after it).
+    let mut told = Vec::new();
+    let result = loop {
+        let message = raw.next().await;
+        if message["id"] == 2 {
+            break message;
+        }
+        told.push(message);
+    };
+    if told.is_empty() {
+        told.push(raw.next().await);
     }
+    let got = raw.request(3, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(
+        told,
+        vec![
+            json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": got["result"]})
+        ]
+    );
+    assert_eq!(got["result"]["status"], "completed", "{got}");
     assert_eq!(
         result,
         json!({"jsonrpc": "2.0", "id": 2, "result": {

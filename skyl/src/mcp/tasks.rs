@@ -595,10 +595,20 @@ impl Tasks {
 /// Tells `peer` where `task` stands (`notifications/tasks`). The client may be gone;
 /// `tasks/get` answers it when it comes back.
 async fn notify(peer: &Peer<RoleServer>, task: DetailedTask) {
-    let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
-    let _ = peer
-        .send_notification(ServerNotification::TaskStatusNotification(notification))
-        .await;
+    use super::serve::legacy_tasks;
+    // A task of 2025-11-25's form is told in that revision's notification and shape.
+    let notification = if legacy_tasks::created_so(&task.task.task_id) {
+        let status = legacy_tasks::shape(&task.task);
+        let method = legacy_tasks::STATUS_NOTIFICATION;
+        ServerNotification::CustomNotification(rmcp::model::CustomNotification::new(
+            method,
+            Some(status),
+        ))
+    } else {
+        let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
+        ServerNotification::TaskStatusNotification(notification)
+    };
+    let _ = peer.send_notification(notification).await;
 }
 
 fn millis(duration: Duration) -> u64 {

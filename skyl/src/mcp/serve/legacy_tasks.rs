@@ -127,8 +127,17 @@ fn created_here(params: Option<&Value>) -> bool {
     params
         .and_then(|params| params.get("taskId"))
         .and_then(Value::as_str)
-        .is_some_and(|id| id.starts_with(ID_PREFIX))
+        .is_some_and(created_so)
 }
+
+/// Whether the task `id` was created by a `tools/call` of 2025-11-25.
+pub(in crate::mcp) fn created_so(id: &str) -> bool {
+    id.starts_with(ID_PREFIX)
+}
+
+/// The notification 2025-11-25 tells a task's new status with, its params the task
+/// ([`shape`]).
+pub(in crate::mcp) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 
 impl<S: Send + Sync + 'static> Server<S> {
     /// The answer to `request` if it is one [`rename`] renamed; `None` for any other.
@@ -387,7 +396,7 @@ fn related(asked: InputRequests, id: &str) -> InputRequests {
 
 /// `task` as 2025-11-25 writes a task: `ttl` and `pollInterval`, not the extension's `ttlMs`
 /// and `pollIntervalMs`, and no result inlined.
-fn shape(task: &Task) -> Value {
+pub(in crate::mcp) fn shape(task: &Task) -> Value {
     let mut shaped = json!({
         "taskId": task.task_id,
         "status": task.status,
