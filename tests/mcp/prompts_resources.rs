@@ -268,7 +268,13 @@ async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
     let client = pipe_client(server(), false).await;
     assert_eq!(
         capabilities(&client),
-        json!({"completions": {}, "logging": {}, "prompts": {}, "resources": {"subscribe": true}, "tools": {}})
+        json!({
+            "completions": {},
+            "logging": {},
+            "prompts": {"listChanged": false},
+            "resources": {"subscribe": true, "listChanged": false},
+            "tools": {"listChanged": false}
+        })
     );
     exercised(client, false).await;
 }
@@ -276,6 +282,69 @@ async fn prompts_and_resources_over_a_pipe_at_2025_11_25() {
 #[tokio::test]
 async fn prompts_and_resources_over_a_pipe_at_2026_07_28() {
     exercised(pipe_client(server(), true).await, true).await;
+}
+
+/// The answer to `request` without its list of `items` (compared whole in `exercise`).
+async fn without(client: &Client, request: ClientRequest, items: &str) -> Value {
+    let mut answer = ask(client, request).await;
+    answer.as_object_mut().unwrap().remove(items);
+    answer
+}
+
+#[tokio::test]
+async fn the_caching_hints_a_server_gives_are_on_every_list_and_read_at_2026_07_28_only() {
+    use skyl::mcp::rmcp::model::{CacheScope, ListToolsRequest};
+    for modern in [true, false] {
+        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+        let hinted =
+            server().with_cache_hints(std::time::Duration::from_secs(60), CacheScope::Public);
+        tokio::spawn(hinted.serve(server_end));
+        let client = if modern {
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            bounded(
+                "the discovery",
+                ().serve_with_lifecycle(client_end, lifecycle),
+            )
+            .await
+        } else {
+            bounded("the handshake", ().serve(client_end)).await
+        }
+        .unwrap();
+        let hints = if modern {
+            json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "public"})
+        } else {
+            json!({})
+        };
+        let lists = [
+            (
+                ClientRequest::ListToolsRequest(ListToolsRequest::default()),
+                "tools",
+            ),
+            (
+                ClientRequest::ListPromptsRequest(ListPromptsRequest::default()),
+                "prompts",
+            ),
+            (
+                ClientRequest::ListResourcesRequest(ListResourcesRequest::default()),
+                "resources",
+            ),
+            (
+                ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default()),
+                "resourceTemplates",
+            ),
+            (read("notes://today"), "contents"),
+        ];
+        for (request, items) in lists {
+            assert_eq!(
+                without(&client, request, items).await,
+                hints,
+                "{items}, modern: {modern}"
+            );
+        }
+        client.cancel().await.unwrap();
+    }
 }
 
 /// An rmcp client over streamable HTTP to `server`, at `version` (2026-07-28 by discovery).

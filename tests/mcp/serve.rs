@@ -189,7 +189,7 @@ async fn the_mcp_server_example_over_stdio() {
         serde_json::to_value(client.peer_info().unwrap()).unwrap(),
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"logging": {}, "tools": {}},
+            "capabilities": {"logging": {}, "tools": {"listChanged": false}},
             "serverInfo": {"name": "skyl-weather", "version": "0.1.0"},
             "instructions": "Weather readings, news headlines and currency conversion, for a demo: the data is made up."
         })

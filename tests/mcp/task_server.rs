@@ -4,7 +4,7 @@
 //! `task_server JOURNAL EFFECTS GATE` serves on stdio. Each tool appends `{tool} {n} start` to
 //! the file EFFECTS when it starts and `{tool} {n} done` when it ends; a call with `wait` true
 //! waits, in between, until the file GATE exists. `refund` asks the person first (`ask`), so its
-//! task waits for input before it has any effect.
+//! task waits for input before it has any effect. `archive` runs only as a task.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -54,6 +54,13 @@ async fn render(report: u32, wait: bool) -> String {
     format!("rendered report {report}")
 }
 
+/// Archives a month's orders: runs only as a task.
+#[skyl::tool(idempotent)]
+async fn archive(month: u32) -> String {
+    work("archive", month, false).await;
+    format!("archived month {month}")
+}
+
 /// Refunds an order once the person confirms: not idempotent either.
 #[skyl::tool]
 async fn refund(order: u32, wait: bool) -> Result<String, skyl::ToolFailure> {
@@ -85,8 +92,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // No owner name: a restarted server takes back the tasks its killed self held at once, as
     // the journal knows that process is gone.
     let journal = skyl::durable::SqliteJournal::open(journal)?;
-    skyl::mcp::Server::new(skyl::Toolbox::new().with(Charge).with(Render).with(Refund))
+    let toolbox = skyl::Toolbox::new()
+        .with(Charge)
+        .with(Render)
+        .with(Refund)
+        .with(Archive);
+    skyl::mcp::Server::new(toolbox)
         .with_task_journal(journal)
+        .with_tasks_required_for(|call, _| call.name == "archive")
         .with_task_poll_interval(Duration::from_millis(20))
         .serve_stdio()
         .await?;

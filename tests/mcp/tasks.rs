@@ -737,6 +737,11 @@ struct Raw2025 {
 
 impl Raw2025 {
     async fn start(dir: &std::path::Path) -> Raw2025 {
+        Raw2025::declaring(dir, json!({})).await
+    }
+
+    /// Started with a client that declares `capabilities`.
+    async fn declaring(dir: &std::path::Path, capabilities: Value) -> Raw2025 {
         use tokio::io::AsyncBufReadExt;
         let mut child = spawn_task_server(dir);
         let stdin = child.stdin.take().unwrap();
@@ -752,7 +757,7 @@ impl Raw2025 {
                 "initialize",
                 json!({
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {},
+                    "capabilities": capabilities,
                     "clientInfo": {"name": "raw-2025", "version": "0"}
                 }),
             )
@@ -769,6 +774,15 @@ impl Raw2025 {
         bounded("writing", self.stdin.write_all(line.as_bytes()))
             .await
             .unwrap();
+    }
+
+    /// The next message the server writes.
+    async fn next(&mut self) -> Value {
+        let line = bounded("a message", self.stdout.next_line())
+            .await
+            .unwrap()
+            .expect("the server closed stdout");
+        serde_json::from_str(&line).unwrap()
     }
 
     /// Sends request `id` and returns its response, passing over the notifications before it.
@@ -840,10 +854,175 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     let mut again = Raw2025::start(&dir).await;
     let got = again.request(5, "tasks/get", json!({"taskId": id})).await;
     assert_eq!(got["result"]["status"], "completed", "{got}");
+    // tasks/list lists it, from the journal.
+    let listed = again.request(6, "tasks/list", json!({})).await;
+    assert_eq!(
+        listed,
+        json!({"jsonrpc": "2.0", "id": 6, "result": {"tasks": [{
+            "taskId": id,
+            "status": "completed",
+            "createdAt": at,
+            "lastUpdatedAt": updated,
+            "ttl": null,
+            "pollInterval": 20
+        }]}})
+    );
+    let refused = again
+        .request(7, "tasks/list", json!({"cursor": "page two"}))
+        .await;
+    assert_eq!(
+        refused,
+        json!({"jsonrpc": "2.0", "id": 7, "error": {
+            "code": -32602,
+            "message": "the cursor \"page two\" is not one this server gave: send the nextCursor of the page before, as it was, or no cursor for the first page"
+        }})
+    );
     bounded("the kill", again.child.kill()).await.unwrap();
     let expected: std::collections::BTreeMap<String, usize> = [
         ("charge 11 start".to_owned(), 1),
         ("charge 11 done".to_owned(), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(effects(&dir), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
+    let dir = journal_path("support-2025").parent().unwrap().to_owned();
+    let mut raw = Raw2025::start(&dir).await;
+    let listed = raw.request(1, "tools/list", json!({})).await;
+    bounded("the kill", raw.child.kill()).await.unwrap();
+    let schema = |properties: Value, required: Value| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": properties,
+            "required": required
+        })
+    };
+    let order = || {
+        schema(
+            json!({"order": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}, "wait": {"type": "boolean"}}),
+            json!(["order", "wait"]),
+        )
+    };
+    assert_eq!(
+        listed,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+            {
+                "name": "charge",
+                "description": "Charges an order: not idempotent, charging twice charges twice.",
+                "inputSchema": order(),
+                "execution": {"taskSupport": "optional"}
+            },
+            {
+                "name": "render",
+                "description": "Renders a report: idempotent, rendering it again gives the same report.",
+                "inputSchema": schema(
+                    json!({"report": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}, "wait": {"type": "boolean"}}),
+                    json!(["report", "wait"]),
+                ),
+                "annotations": {"idempotentHint": true},
+                "execution": {"taskSupport": "optional"}
+            },
+            {
+                "name": "refund",
+                "description": "Refunds an order once the person confirms: not idempotent either.",
+                "inputSchema": order(),
+                "execution": {"taskSupport": "optional"}
+            },
+            {
+                "name": "archive",
+                "description": "Archives a month's orders: runs only as a task.",
+                "inputSchema": schema(
+                    json!({"month": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}}),
+                    json!(["month"]),
+                ),
+                "annotations": {"idempotentHint": true},
+                "execution": {"taskSupport": "required"}
+            }
+        ]}})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_restart_and_runs_once() {
+    let dir = journal_path("asks-2025").parent().unwrap().to_owned();
+    let declared = json!({"elicitation": {"form": {}}, "tasks": {}});
+    let mut raw = Raw2025::declaring(&dir, declared.clone()).await;
+    let call = json!({"name": "refund", "arguments": {"order": 12, "wait": false}, "task": {"ttl": 60000}});
+    let created = raw.request(1, "tools/call", call).await;
+    let id = text_of(&created["result"]["task"], "taskId");
+    // The tool asked: the task waits for input, and has had no effect.
+    let mut waiting = Value::Null;
+    for n in 0..500 {
+        waiting = raw
+            .request(10 + n, "tasks/get", json!({"taskId": id}))
+            .await;
+        if waiting["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
+    // Killed while it waits, and started again on the journal.
+    bounded("the kill", raw.child.kill()).await.unwrap();
+    let mut raw = Raw2025::declaring(&dir, declared).await;
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": id}}),
+    )
+    .await;
+    // During tasks/result the server asks, as its own request, tied to the task.
+    let asked = raw.next().await;
+    let asked_id = asked["id"].clone();
+    assert_eq!(
+        asked,
+        json!({"jsonrpc": "2.0", "id": asked_id, "method": "elicitation/create", "params": {
+            "mode": "form",
+            "message": "Refund order 12?",
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}},
+            // rmcp gives each request of the server's a progress token.
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}, "progressToken": 0}
+        }})
+    );
+    raw.send(json!({"jsonrpc": "2.0", "id": asked_id, "result": {"action": "accept", "content": {"confirm": true}}}))
+        .await;
+    // The result, and the task's status told in 2025-11-25's notification (before or after it).
+    let mut told = Vec::new();
+    let result = loop {
+        let message = raw.next().await;
+        if message["id"] == 2 {
+            break message;
+        }
+        told.push(message);
+    };
+    if told.is_empty() {
+        told.push(raw.next().await);
+    }
+    let got = raw.request(3, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(
+        told,
+        vec![
+            json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": got["result"]})
+        ]
+    );
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    assert_eq!(
+        result,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "refunded order 12: \"accept\""}],
+            "isError": false,
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
+        }})
+    );
+    bounded("the kill", raw.child.kill()).await.unwrap();
+    let expected: std::collections::BTreeMap<String, usize> = [
+        ("refund 12 start".to_owned(), 1),
+        ("refund 12 done".to_owned(), 1),
     ]
     .into_iter()
     .collect();

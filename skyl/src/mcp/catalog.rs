@@ -109,7 +109,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         );
         Arc::make_mut(&mut self.catalog).prompts.push(prompt);
         let capabilities = &mut self.config.capabilities;
-        capabilities.prompts.get_or_insert_with(Default::default);
+        // The prompts are given before the server serves and never change while it does.
+        let prompts = capabilities.prompts.get_or_insert_with(Default::default);
+        prompts.list_changed = Some(false);
         capabilities
             .completions
             .get_or_insert_with(Default::default);
@@ -151,6 +153,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         let capabilities = &mut self.config.capabilities;
         let resources = capabilities.resources.get_or_insert_with(Default::default);
         resources.subscribe = Some(true);
+        // The list is given before the server serves and never changes while it does; a
+        // resource's contents may (`resource_updates`).
+        resources.list_changed = Some(false);
         capabilities
             .completions
             .get_or_insert_with(Default::default);

@@ -61,8 +61,12 @@
 //! [`ask`]s makes the task `input_required`; the client answers with `tasks/update`, and the call
 //! runs again with the answers. A client of 2025-11-25 that asks for a task its own way (a
 //! `task` parameter on `tools/call`) gets one from the same journal, in that revision's shapes
-//! (`tasks/get`, `tasks/result`, `tasks/cancel`); a server without a journal refuses such a call
-//! (-32601) before it runs.
+//! (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`); a server without a journal
+//! refuses such a call (-32601) before it runs. Its `tools/list` says which tools take a task
+//! (`execution.taskSupport`: `optional`, or `required` for those
+//! [`Server::with_tasks_required_for`] requires it of), and its task whose tool asks is
+//! `input_required` until `tasks/result` has asked the client (`elicitation/create`, the task
+//! named in `_meta`) and the call has run again with the answers.
 //!
 //! A tool that needs to ask the client something mid-call (the person's input through
 //! elicitation, a completion through sampling) asks with [`ask`], at every revision: at
@@ -109,6 +113,80 @@
 //! several processes can sit behind a load balancer. A POST body is a message of at most 4 MiB
 //! (rmcp's limit); one that is not a message is answered 400 with the JSON-RPC error stdio would
 //! give it (413 when it is too long).
+//!
+//! ## Tasks from the official SDKs
+//!
+//! The TypeScript SDK (`@modelcontextprotocol/sdk`, 1.32.2) speaks 2025-11-25 and its task form;
+//! a server with a journal answers it as is. Declare elicitation to answer what a task's tool
+//! asks: the SDK's handler is called during `tasks/result`.
+//!
+//! ```js
+//! import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+//! import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+//! import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+//!
+//! const client = new Client({ name: 'app', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+//! client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
+//! await client.connect(new StdioClientTransport({ command: 'report-server' }));
+//! const stream = client.experimental.tasks.callToolStream(
+//!   { name: 'render_report', arguments: { month: 'May' } }, undefined, { task: { ttl: 60000 } });
+//! for await (const message of stream) {
+//!   if (message.type === 'taskCreated') console.log('task', message.task.taskId); // keep it
+//!   if (message.type === 'result') console.log(message.result.content);
+//! }
+//! // Later, on any connection to the server (restarted or not) on the same journal:
+//! //   client.experimental.tasks.getTask(id), .getTaskResult(id, CallToolResultSchema),
+//! //   .cancelTask(id), .listTasks()
+//! ```
+//!
+//! The Python SDK (PyPI `mcp`, 2.3.0) speaks 2026-07-28, and has no tasks API but client
+//! extensions: this one claims a `tools/call` answered with a task and polls it to its result,
+//! answering what the task asks with `tasks/update`.
+//!
+//! ```python
+//! from typing import Any, ClassVar, Literal
+//! import anyio, mcp_types as types
+//! from mcp.client.client import Client
+//! from mcp.client.extension import ClientExtension, ResultClaim
+//! from mcp.client.stdio import StdioServerParameters
+//! from pydantic import ConfigDict, Field, TypeAdapter
+//!
+//! class TaskRequest(types.Request[dict[str, Any], str]):
+//!     name_param: ClassVar[str | None] = "taskId"
+//!
+//! class CreatedTask(types.Result):
+//!     model_config = ConfigDict(extra="allow")
+//!     result_type: Literal["task"] = Field(alias="resultType")
+//!     task_id: str = Field(alias="taskId")
+//!
+//! class Tasks(ClientExtension):
+//!     identifier = "io.modelcontextprotocol/tasks"
+//!     def claims(self):
+//!         return [ResultClaim(result_type="task", model=CreatedTask, resolve=self.resolve)]
+//!     async def resolve(self, created, ctx):
+//!         ask = lambda method, params: ctx.session.send_request(
+//!             TaskRequest(method=method, params=params), TypeAdapter(dict[str, Any]))
+//!         while True:
+//!             task = await ask("tasks/get", {"taskId": created.task_id})
+//!             if task["status"] == "completed":
+//!                 return types.CallToolResult.model_validate(task["result"])
+//!             if task["status"] in ("failed", "cancelled"):
+//!                 raise RuntimeError(task.get("statusMessage", task["status"]))
+//!             if task["status"] == "input_required":  # answer each question, by its key
+//!                 answers = {key: {"action": "accept", "content": {}} for key in task["inputRequests"]}
+//!                 await ask("tasks/update", {"taskId": created.task_id, "inputResponses": answers})
+//!             await anyio.sleep(task.get("pollIntervalMs", 500) / 1000)
+//!
+//! async def main():
+//!     async with Client(StdioServerParameters(command="report-server"), extensions=[Tasks()]) as client:
+//!         print(await client.call_tool("render_report", {"month": "May"}))
+//! ```
+//!
+//! At 2025-11-25, the Python SDK's last 1.x release (1.30.0) has that revision's tasks API:
+//! `session.experimental.call_tool_as_task(name, arguments)`, `get_task`, `get_task_result`
+//! (during which the session's `elicitation_callback` answers what the task's tool asks),
+//! `cancel_task` and `list_tasks`. `tests/sdk/` in skyl's repository drives these SDKs against a
+//! server killed and started again.
 //!
 //! # Prompts and resources beside the tools
 //!
@@ -180,7 +258,11 @@
 //! | the function's `Err`, a panic | -32603 with the cause (the panic's message) and the next step |
 //! | a prompt that [`ask`]s, at 2026-07-28 | an input-required result with a signed request state, as a tool's |
 //!
-//! At 2026-07-28, lists and reads carry caching hints (`ttlMs: 0`, `cacheScope: "private"`).
+//! At 2026-07-28, lists and reads carry caching hints: `ttlMs: 0` and `cacheScope: "private"`
+//! unless [`Server::with_cache_hints`] gives others. A server's tools, prompts and resources
+//! are given before it serves and do not change while it does, so it declares `listChanged:
+//! false` for each and sends no `list_changed` notification; a resource's contents may change
+//! ([`Server::resource_updates`]).
 //! A client subscribes to a resource (`resources/subscribe` at 2025-11-25, a
 //! `subscriptions/listen` stream at 2026-07-28), and [`Server::resource_updates`] tells it when
 //! the resource changed.

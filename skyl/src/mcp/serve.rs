@@ -83,6 +83,9 @@ pub struct Server<S = ()> {
     /// The prompts and resources served beside the tools ([`Server::with_prompt`],
     /// [`Server::with_resource`]).
     pub(super) catalog: Arc<super::catalog::Catalog>,
+    /// The caching hints of every list and read at 2026-07-28 ([`Server::with_cache_hints`]);
+    /// rmcp's (`ttlMs: 0`, `cacheScope: "private"`) unless given.
+    cache_hints: Option<(u64, rmcp::model::CacheScope)>,
 }
 
 /// Which calls are made tasks ([`Server::with_tasks_for`]).
@@ -124,10 +127,14 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         // Logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
         #[allow(deprecated)]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
             .build();
+        // A server's tools are read once, here, and never change: no `list_changed` is sent.
+        if let Some(tools) = &mut capabilities.tools {
+            tools.list_changed = Some(false);
+        }
         let config = ServerConfig::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new("skyl", env!("CARGO_PKG_VERSION")));
@@ -145,6 +152,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             poll_interval: POLL_INTERVAL,
             shutdown_grace: SHUTDOWN_GRACE,
             catalog: Arc::default(),
+            cache_hints: None,
         }
     }
 
@@ -230,7 +238,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// tasks whatever [`with_tasks_for`](Self::with_tasks_for) says, and a client that does not
     /// declare the tasks extension is answered with the error -32021 (missing required client
     /// capability, its `data` naming the extension) and prose saying what to declare; the
-    /// tool does not run, and nothing is asked first.
+    /// tool does not run, and nothing is asked first. Before 2026-07-28, `tools/list` (over
+    /// [`serve_stdio`](Self::serve_stdio) and `serve_http`) says so of each tool
+    /// (`execution.taskSupport`: `required`, and `optional` for the others): a tool is listed
+    /// `required` when `requires_task` holds for a call of it with no arguments, so decide by
+    /// the call's name or the tool's definition for the list and the calls to agree.
     ///
     /// ```
     /// use skyl::mcp::Server;
@@ -439,9 +451,60 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
+    /// The caching hints of MCP 2026-07-28 (SEP-2549) on every list (`tools/list`,
+    /// `prompts/list`, `resources/list`, `resources/templates/list`) and every `resources/read`:
+    /// how long a client may reuse the answer (`ttlMs`, `ttl` in milliseconds) and who may
+    /// (`cacheScope`: `Private`, the requesting user's client only; `Public`, any client or
+    /// intermediary). Unless set, `ttlMs: 0` and `cacheScope: "private"`: reuse nothing. A
+    /// server's lists do not change while it runs, so a longer time suits them; give one only
+    /// if the contents of its resources stay as long, as the same hints cover the reads.
+    /// Before 2026-07-28 no result carries hints.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use skyl::mcp::Server;
+    /// use skyl::mcp::rmcp::model::CacheScope;
+    ///
+    /// let server = Server::new(skyl::Toolbox::new())
+    ///     .with_cache_hints(Duration::from_secs(300), CacheScope::Public);
+    /// # let _ = server;
+    /// ```
+    pub fn with_cache_hints(mut self, ttl: Duration, scope: rmcp::model::CacheScope) -> Self {
+        let ttl = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.cache_hints = Some((ttl, scope));
+        self
+    }
+
+    /// The caching hints a list or read answering `context` carries, when the user gave some
+    /// and the client speaks 2026-07-28 (rmcp fills its defaults in otherwise).
+    fn hints_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Option<u64>, Option<rmcp::model::CacheScope>) {
+        match &self.cache_hints {
+            Some((ttl, scope)) if speaks_input_required(context) => (Some(*ttl), Some(*scope)),
+            _ => (None, None),
+        }
+    }
+
     /// The toolbox being served.
     pub fn toolbox(&self) -> &Arc<Toolbox<S>> {
         &self.tools.toolbox
+    }
+
+    /// How a call of `tool` runs as a task, as MCP 2025-11-25's `execution.taskSupport` says it:
+    /// `required` when [`with_tasks_required_for`](Self::with_tasks_required_for) holds for a
+    /// call of it without arguments, else `optional`, once a journal serves tasks; `None`
+    /// (`forbidden`) without one, or for a tool the toolbox does not have.
+    fn task_support(&self, tool: &str) -> Option<&'static str> {
+        self.tasks.as_ref()?;
+        let definition = self.tools.toolbox.definition(tool)?;
+        let call = ToolCall::new("tools/list", tool, Value::Object(Default::default()));
+        Some(if (self.requires_task)(&call, definition) {
+            "required"
+        } else {
+            "optional"
+        })
     }
 
     /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
@@ -1034,6 +1097,7 @@ impl<S> Clone for Server<S> {
             poll_interval: self.poll_interval,
             shutdown_grace: self.shutdown_grace,
             catalog: Arc::clone(&self.catalog),
+            cache_hints: self.cache_hints,
         }
     }
 }
@@ -1055,9 +1119,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.listed.clone()))
+        let mut listed = ListToolsResult::with_all_items(self.tools.listed.clone());
+        (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
+        Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
@@ -1131,9 +1197,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
-        Ok(self.prompts_listed())
+        let mut listed = self.prompts_listed();
+        (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
+        Ok(listed)
     }
 
     async fn get_prompt(
@@ -1147,17 +1215,21 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
-        Ok(self.resources_listed())
+        let mut listed = self.resources_listed();
+        (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
+        Ok(listed)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
-        Ok(self.templates_listed())
+        let mut listed = self.templates_listed();
+        (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
+        Ok(listed)
     }
 
     async fn read_resource(
@@ -1165,7 +1237,14 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        self.read(request, context).await
+        let hints = self.hints_for(&context);
+        let mut read = self.read(request, context).await?;
+        if let rmcp::model::ReadResourceResponse::Complete(contents) = &mut read
+            && hints.0.is_some()
+        {
+            (contents.ttl_ms, contents.cache_scope) = hints;
+        }
+        Ok(read)
     }
 
     async fn complete(

@@ -43,6 +43,10 @@ use records::{
     intent_key, now, read, run_of, to_object,
 };
 
+/// The run of the journal that lists every task's id (`task/{id}`), in the order they were
+/// created, for `tasks/list`.
+const INDEX: &str = "mcp-tasks";
+
 /// What one run of a task's call came to.
 pub(super) enum Ran {
     /// The call's result.
@@ -110,9 +114,9 @@ impl Tasks {
         id_prefix: &str,
     ) -> Result<Task, ErrorData> {
         let id = format!("{id_prefix}{}", self.ids.next());
-        let entry = entry("created", &created);
+        let record = entry("created", &created);
         self.journal
-            .append(&run_of(&id), vec![entry], true)
+            .append(&run_of(&id), vec![record], true)
             .await
             .map_err(|error| {
                 ErrorData::new(
@@ -121,6 +125,13 @@ impl Tasks {
                     None,
                 )
             })?;
+        // Listed for `tasks/list` once it exists; a task the index missed (its journal failed
+        // in between) is still served, only not listed.
+        let listed = entry(
+            &format!("task/{id}"),
+            &serde_json::json!({"format": FORMAT}),
+        );
+        let _ = self.journal.append(INDEX, vec![listed], true).await;
         let task = self.base(&id, &created, &created.created_at, TaskStatus::Working);
         let answers = created.answers.clone();
         self.start(id, created, 0, answers, runner, Some(peer));
@@ -335,6 +346,34 @@ impl Tasks {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .contains_key(id)
+    }
+
+    /// `tasks/list`: at most `page` of the tasks whose ids begin with `id_prefix`, in the order
+    /// they were created, from the `after`th on, each as `tasks/get` answers for it; and where the
+    /// next page begins, if there is one.
+    pub(super) async fn list(
+        self: &Arc<Self>,
+        id_prefix: &str,
+        after: usize,
+        page: usize,
+        runner: Runner,
+    ) -> Result<(Vec<DetailedTask>, Option<usize>), ErrorData> {
+        let index = self
+            .journal
+            .load(INDEX)
+            .await
+            .map_err(|error| storage_error(INDEX, &error))?;
+        let ids: Vec<&str> = index
+            .iter()
+            .filter_map(|listed| listed.key.strip_prefix("task/"))
+            .filter(|id| id.starts_with(id_prefix))
+            .collect();
+        let mut tasks = Vec::new();
+        for id in ids.iter().skip(after).take(page) {
+            tasks.push(self.get(id, Arc::clone(&runner)).await?);
+        }
+        let next = after.saturating_add(page);
+        Ok((tasks, (next < ids.len()).then_some(next)))
     }
 
     /// `tasks/get`: the task as it stands, answering for one cut off by a crash on the way.
@@ -556,10 +595,20 @@ impl Tasks {
 /// Tells `peer` where `task` stands (`notifications/tasks`). The client may be gone;
 /// `tasks/get` answers it when it comes back.
 async fn notify(peer: &Peer<RoleServer>, task: DetailedTask) {
-    let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
-    let _ = peer
-        .send_notification(ServerNotification::TaskStatusNotification(notification))
-        .await;
+    use super::serve::legacy_tasks;
+    // A task of 2025-11-25's form is told in that revision's notification and shape.
+    let notification = if legacy_tasks::created_so(&task.task.task_id) {
+        let status = legacy_tasks::shape(&task.task);
+        let method = legacy_tasks::STATUS_NOTIFICATION;
+        ServerNotification::CustomNotification(rmcp::model::CustomNotification::new(
+            method,
+            Some(status),
+        ))
+    } else {
+        let notification = TaskStatusNotification::new(TaskStatusNotificationParams::new(task));
+        ServerNotification::TaskStatusNotification(notification)
+    };
+    let _ = peer.send_notification(notification).await;
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -343,6 +343,21 @@ pub(crate) fn task_without_result(id: &str, said: &str) -> String {
     )
 }
 
+/// A `tasks/list` cursor this server did not give.
+pub(crate) fn task_cursor_refused(cursor: &str) -> String {
+    format!(
+        "the cursor {cursor} is not one this server gave: send the nextCursor of the page before, as it was, or no cursor for the first page"
+    )
+}
+
+/// A question of a task of MCP 2025-11-25 that could not be asked of its client during
+/// `tasks/result`, for `cause`.
+pub(crate) fn task_question_failed(id: &str, cause: &str) -> String {
+    format!(
+        "the task \"{id}\" waits for an answer its client was asked for and did not give ({cause}); ask for its result again with tasks/result to be asked again, or cancel it with tasks/cancel"
+    )
+}
+
 /// A served call that was not made a task because its journal could not record it.
 pub(crate) fn task_not_recorded(tool: &str, cause: &str) -> String {
     format!(

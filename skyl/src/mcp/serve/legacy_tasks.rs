@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CustomRequest, CustomResult, ErrorCode, InputResponses, Task,
-    TaskPayload,
+    CallToolRequestParams, CustomRequest, CustomResult, ErrorCode, InputRequests, InputResponses,
+    Task, TaskPayload,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
@@ -33,11 +33,18 @@ const CALL: &str = "skyl/2025-11-25/tools/call";
 const GET: &str = "skyl/2025-11-25/tasks/get";
 const RESULT: &str = "skyl/2025-11-25/tasks/result";
 const CANCEL: &str = "skyl/2025-11-25/tasks/cancel";
+const LIST_TOOLS: &str = "skyl/2025-11-25/tools/list";
+const LIST: &str = "skyl/2025-11-25/tasks/list";
+
+/// How many tasks one page of `tasks/list` holds.
+const PAGE: usize = 50;
 
 /// Renames `message` to skyl's own method if it is a request of 2025-11-25's tasks: a
 /// `tools/call` with a `task` parameter (unless the request says it is of 2026-07-28 or later,
 /// whose tasks extension ignores that parameter), or a `tasks/get`, `tasks/result` or
-/// `tasks/cancel` of a task such a call created. Whether it renamed it.
+/// `tasks/cancel` of a task such a call created; or a `tools/list` before 2026-07-28, whose
+/// tools say their task support (`execution`), a field rmcp's `Tool` does not have. Whether it
+/// renamed it.
 pub(in crate::mcp) fn rename(message: &mut Map<String, Value>) -> bool {
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return false;
@@ -45,6 +52,8 @@ pub(in crate::mcp) fn rename(message: &mut Map<String, Value>) -> bool {
     let params = message.get("params");
     let renamed = match method {
         "tools/call" if asks_task(params) => CALL,
+        "tools/list" if before_2026(params) => LIST_TOOLS,
+        "tasks/list" if before_2026(params) => LIST,
         "tasks/get" if created_here(params) => GET,
         "tasks/result" if created_here(params) => RESULT,
         "tasks/cancel" if created_here(params) => CANCEL,
@@ -100,8 +109,14 @@ fn asks_task(params: Option<&Value>) -> bool {
     if params.get("task").is_none_or(Value::is_null) {
         return false;
     }
+    before_2026(Some(params))
+}
+
+/// Whether a request with `params` is of a revision before 2026-07-28: one of 2026-07-28 or
+/// later names its revision in `_meta`.
+fn before_2026(params: Option<&Value>) -> bool {
     let revision = params
-        .get("_meta")
+        .and_then(|params| params.get("_meta"))
         .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
         .and_then(Value::as_str);
     revision.is_none_or(|revision| revision < "2026-07-28")
@@ -112,8 +127,17 @@ fn created_here(params: Option<&Value>) -> bool {
     params
         .and_then(|params| params.get("taskId"))
         .and_then(Value::as_str)
-        .is_some_and(|id| id.starts_with(ID_PREFIX))
+        .is_some_and(created_so)
 }
+
+/// Whether the task `id` was created by a `tools/call` of 2025-11-25.
+pub(in crate::mcp) fn created_so(id: &str) -> bool {
+    id.starts_with(ID_PREFIX)
+}
+
+/// The notification 2025-11-25 tells a task's new status with, its params the task
+/// ([`shape`]).
+pub(in crate::mcp) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 
 impl<S: Send + Sync + 'static> Server<S> {
     /// The answer to `request` if it is one [`rename`] renamed; `None` for any other.
@@ -135,6 +159,8 @@ impl<S: Send + Sync + 'static> Server<S> {
             GET => self.legacy_get(&task_id()).await,
             RESULT => self.legacy_result(&task_id(), context).await,
             CANCEL => self.legacy_cancel(&task_id()).await,
+            LIST_TOOLS => Ok(self.legacy_tools_listed()),
+            LIST => self.legacy_list(params).await,
             _ => return None,
         })
     }
@@ -197,6 +223,36 @@ impl<S: Send + Sync + 'static> Server<S> {
         Ok(CustomResult(json!({"task": shape(&task)})))
     }
 
+    /// `tasks/list`: the tasks created in 2025-11-25's form, oldest first, in pages of
+    /// [`PAGE`] (`nextCursor` says where the next one begins).
+    async fn legacy_list(&self, params: Option<&Value>) -> Result<CustomResult, ErrorData> {
+        // A server without a journal has no tasks to list, as one without the method.
+        let Some(tasks) = &self.tasks else {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "tasks/list: this server serves no tasks",
+                None,
+            ));
+        };
+        let cursor = params.and_then(|params| params.get("cursor"));
+        let after = match cursor {
+            None | Some(Value::Null) => 0,
+            Some(cursor) => cursor
+                .as_str()
+                .and_then(|cursor| cursor.parse().ok())
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(prose::task_cursor_refused(&cursor.to_string()), None)
+                })?,
+        };
+        let (listed, next) = tasks.list(ID_PREFIX, after, PAGE, self.runner()).await?;
+        let mut answer =
+            json!({"tasks": listed.iter().map(|task| shape(&task.task)).collect::<Vec<_>>()});
+        if let Some(next) = next {
+            answer["nextCursor"] = Value::from(next.to_string());
+        }
+        Ok(CustomResult(answer))
+    }
+
     /// `tasks/get`: the task, in 2025-11-25's shape.
     async fn legacy_get(&self, id: &str) -> Result<CustomResult, ErrorData> {
         let tasks = self.served_tasks()?;
@@ -252,6 +308,23 @@ impl<S: Send + Sync + 'static> Server<S> {
                     ));
                 }
                 TaskPayload::Working => {}
+                // 2025-11-25 asks what a task waits for during `tasks/result`: each question
+                // goes to the client as the server's own request, tied to the task, and the
+                // answers reach the task as `tasks/update` would bring them.
+                TaskPayload::InputRequired { input_requests } => {
+                    let asked = related(input_requests, id);
+                    match super::asked_during_call(context, asked).await {
+                        Ok(answers) => {
+                            let peer = Some(context.peer.clone());
+                            tasks.update(id, answers, self.runner(), peer).await?;
+                        }
+                        Err(cause) => {
+                            let failed = prose::task_question_failed(id, &cause);
+                            return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, failed, None));
+                        }
+                    }
+                    continue;
+                }
                 _ => {
                     let message = task.task.status_message.unwrap_or(status);
                     let ended = prose::task_without_result(id, &message);
@@ -268,6 +341,29 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
     }
 
+    /// `tools/list` before 2026-07-28: the tools as rmcp lists them to a peer of that revision,
+    /// each saying whether it runs as a task (`execution.taskSupport`, 2025-11-25): `optional`
+    /// once a journal serves tasks, `required` for a tool
+    /// [`with_tasks_required_for`](Server::with_tasks_required_for) requires it of, and nothing
+    /// (MCP's default, `forbidden`) without a journal.
+    fn legacy_tools_listed(&self) -> CustomResult {
+        let mut result = rmcp::model::ServerResult::ListToolsResult(
+            rmcp::model::ListToolsResult::with_all_items(self.tools.listed.clone()),
+        );
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+        let mut listed = serde_json::to_value(result).unwrap_or_default();
+        if let Some(tools) = listed.get_mut("tools").and_then(Value::as_array_mut) {
+            for tool in tools {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                if let Some(support) = self.task_support(name) {
+                    tool["execution"] = json!({"taskSupport": support});
+                }
+            }
+        }
+        CustomResult(listed)
+    }
+
     fn served_tasks(&self) -> Result<&Arc<super::Tasks>, ErrorData> {
         self.tasks
             .as_ref()
@@ -275,9 +371,32 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 }
 
+/// The questions `asked` of task `id`, each saying in its `_meta` which task it is for
+/// (`io.modelcontextprotocol/related-task`), as 2025-11-25 asks of a request about a task.
+fn related(asked: InputRequests, id: &str) -> InputRequests {
+    asked
+        .into_iter()
+        .map(|(key, question)| {
+            let mut value = serde_json::to_value(&question).unwrap_or_default();
+            if let Some(params) = value.get_mut("params").and_then(Value::as_object_mut) {
+                let meta = params
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert(
+                        "io.modelcontextprotocol/related-task".to_owned(),
+                        json!({"taskId": id}),
+                    );
+                }
+            }
+            (key, serde_json::from_value(value).unwrap_or(question))
+        })
+        .collect()
+}
+
 /// `task` as 2025-11-25 writes a task: `ttl` and `pollInterval`, not the extension's `ttlMs`
 /// and `pollIntervalMs`, and no result inlined.
-fn shape(task: &Task) -> Value {
+pub(in crate::mcp) fn shape(task: &Task) -> Value {
     let mut shaped = json!({
         "taskId": task.task_id,
         "status": task.status,
@@ -328,6 +447,13 @@ mod tests {
             );
             assert!(!rename(&mut request), "{method}");
         }
+        let mut list = message(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+        assert!(rename(&mut list));
+        assert_eq!(list["method"], LIST_TOOLS);
+        let modern_list = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        }});
+        assert!(!rename(&mut message(modern_list)));
         let plain = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "charge"}});
         assert!(!rename(&mut message(plain)));
         let modern = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
