@@ -27,11 +27,17 @@ use crate::prose::run as prose;
 use crate::schema::{canonical_schema_for, output_schema_for};
 use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolOutput};
 
-use super::approval::{NotAwaiting, Slot};
-use super::asking::{self, Question};
-use super::driver::{drive_expecting, drive_journaled_expecting};
-use super::typed::{DEFAULT_CORRECTIONS, Expected, read};
-use super::{Agent, DurableRunError, Event, Hooks, Journal, Run, Stop};
+use crate::agent::agent::Agent;
+use crate::agent::approval::{NotAwaiting, Slot};
+use crate::agent::asking::{self, Question, Reply};
+use crate::agent::driver::{drive_expecting, drive_journaled_expecting};
+use crate::agent::event::Event;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::error::DurableRunError;
+use crate::agent::journal::seam::Journal;
+use crate::agent::run::Run;
+use crate::agent::stop::Stop;
+use crate::agent::typed::{DEFAULT_CORRECTIONS, Expected, read};
 
 /// An [`Agent`] as a tool of another agent: the tool's arguments are a typed input `I`, its
 /// result the sub-agent's final answer read into `O` (as [`answer_as`](super::RunBuilder::answer_as)
@@ -586,7 +592,7 @@ impl Run {
 
     /// [`reply`](Self::reply) to the question of the call at the end of `path`; see
     /// [`approve_at`](Self::approve_at).
-    pub fn reply_at(&mut self, path: &[&str], reply: super::Reply) -> Result<(), NotAwaiting> {
+    pub fn reply_at(&mut self, path: &[&str], reply: Reply) -> Result<(), NotAwaiting> {
         let Some((last, calls)) = path.split_last() else {
             return Err(self.not_awaiting(""));
         };

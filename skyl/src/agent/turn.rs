@@ -12,20 +12,25 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::content::{Content, ResultContent};
-use crate::message::{ToolCall, ToolResult};
+use crate::message::ToolCall;
+use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
-use super::approval::{Slot, Turn};
-use super::asking::Desk;
-use super::driver::{Driver, Halt};
-use super::journal::Record;
-use super::{BoxFuture, Hooks, Run, Stop};
+use crate::agent::asking::Desk;
+use crate::agent::driver::{Driver, Halt};
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::Record;
+use crate::agent::run::Run;
+use crate::agent::stop::Stop;
 
 mod complete;
 mod decide;
 mod execute;
 mod settle;
+
+use complete::Complete;
+use decide::Decide;
+use execute::Execute;
 
 /// What deciding made of a turn's calls, which the later phases add to.
 #[derive(Default)]
@@ -43,51 +48,54 @@ struct Decided {
     handed: Vec<(usize, Run)>,
 }
 
-impl Turn {
-    /// Gives the call at `position` its result, and keeps the content beside it for the tool
-    /// message.
-    fn answer(&mut self, position: usize, result: ToolResult, content: Vec<Content>) {
-        if !content.is_empty() {
-            self.content
-                .push(ResultContent::new(result.call_id.as_str(), content));
-        }
-        self.slots[position] = Slot::Answered(result);
+/// Answers the calls of the run's last turn, in `driver`: the hooks decide about each new call,
+/// the calls let through run concurrently, and once every call has its result the tool message
+/// is appended and the stop conditions are checked. Returns why the run stops, if it does.
+///
+/// In a journaled run, a call the journal settles is not asked about again; the results of
+/// calls decided here are recorded before any call runs, each call that can have effects
+/// records its intent durably just before it starts, and each result of a call that runs is
+/// recorded as soon as it is known.
+pub(super) async fn answer_turn<S: Send + Sync + 'static, H: Hooks>(
+    driver: &mut Driver<'_, S, H>,
+    run: &mut Run,
+) -> Result<Option<Stop>, Halt> {
+    let step = run.steps;
+    let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
+        return Ok(None);
+    };
+    let calls: Vec<&ToolCall> = message.tool_calls().collect();
+    let mut decided = Decide {
+        driver: &mut *driver,
     }
-}
-
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
-    /// Answers the calls of the run's last turn: the hooks decide about each new call, the calls
-    /// let through run concurrently, and once every call has its result the tool message is
-    /// appended and the stop conditions are checked. Returns why the run stops, if it does.
-    ///
-    /// In a journaled run, a call the journal settles is not asked about again; the results of
-    /// calls decided here are recorded before any call runs, each call that can have effects
-    /// records its intent durably just before it starts, and each result of a call that runs is
-    /// recorded as soon as it is known.
-    pub(super) async fn answer_turn(&mut self, run: &mut Run) -> Result<Option<Stop>, Halt> {
-        let step = run.steps;
-        let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
-            return Ok(None);
-        };
-        let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let mut decided = self.decide(step, &calls, turn).await;
-        // The calls a question paused go on with the person's reply, delivered while deciding.
-        let desk = Arc::new(Desk::default());
-        desk.bind(self.ledgers.clone());
-        for (position, saved) in std::mem::take(&mut decided.handed) {
-            desk.hand(&calls[position].id, saved);
-        }
-        self.go_on_with_replies(step, &calls, turn, &desk, &mut decided)
-            .await;
-        let starts = self.record_decided(step, &calls, &mut decided).await?;
-        if !decided.to_run.is_empty() {
-            self.execute(step, &calls, turn, &desk, &mut decided, starts)
-                .await?;
-        }
-        self.after_tool_calls(&calls, turn, decided.answered).await;
-        if turn.slots.iter().any(|slot| slot.is_waiting()) {
-            return Ok(Some(Stop::AwaitingApproval));
-        }
-        Ok(self.complete(run).await)
+    .decide(step, &calls, turn)
+    .await;
+    // The calls a question paused go on with the person's reply, delivered while deciding.
+    let desk = Arc::new(Desk::default());
+    desk.bind(driver.ledgers.clone());
+    for (position, saved) in std::mem::take(&mut decided.handed) {
+        desk.hand(&calls[position].id, saved);
     }
+    let mut execute = Execute {
+        driver: &mut *driver,
+    };
+    execute
+        .go_on_with_replies(step, &calls, turn, &desk, &mut decided)
+        .await;
+    let starts = execute.record_decided(step, &calls, &mut decided).await?;
+    if !decided.to_run.is_empty() {
+        execute
+            .execute(step, &calls, turn, &desk, &mut decided, starts)
+            .await?;
+    }
+    let complete = Complete {
+        agent: driver.agent,
+    };
+    complete
+        .after_tool_calls(&calls, turn, decided.answered)
+        .await;
+    if turn.slots.iter().any(|slot| slot.is_waiting()) {
+        return Ok(Some(Stop::AwaitingApproval));
+    }
+    Ok(complete.complete(run).await)
 }

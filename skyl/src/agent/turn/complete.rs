@@ -6,16 +6,24 @@ use std::time::Duration;
 
 use crate::message::{Message, Part, Role, ToolCall};
 
-use super::super::approval::{Slot, Turn};
-use super::super::breaker::Failures;
-use super::super::driver::Driver;
-use super::super::{Agent, Hooks, Run, Step, Stop};
+use crate::agent::agent::Agent;
+use crate::agent::approval::{Slot, Turn};
+use crate::agent::breaker::Failures;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::run::Run;
+use crate::agent::step::Step;
+use crate::agent::stop::Stop;
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+/// A turn's end, over the run's agent: its hooks, its breaker and its stop conditions.
+pub(super) struct Complete<'d, S, H> {
+    pub(super) agent: &'d Agent<S, H>,
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Complete<'_, S, H> {
     /// Tells the hooks of each call of `answered` (a position in `calls`, and how long it ran)
     /// that has its result.
     pub(super) async fn after_tool_calls(
-        &mut self,
+        &self,
         calls: &[&ToolCall],
         turn: &Turn,
         answered: Vec<(usize, Duration)>,
@@ -32,7 +40,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
 
     /// Appends the tool message of `run`'s turn, whose every call has its result, and says
     /// whether the run stops after the step.
-    pub(super) async fn complete(&mut self, run: &mut Run) -> Option<Stop> {
+    pub(super) async fn complete(&self, run: &mut Run) -> Option<Stop> {
         let agent = self.agent;
         let Turn {
             answer,
@@ -68,11 +76,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             priced,
         );
         agent.hooks.after_step(&step).await;
-        agent.check_stops(&mut run.failures, &step)
+        self.check_stops(&mut run.failures, &step)
     }
-}
-
-impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
     /// Whether the run stops after `step`, whose calls all have their results: the breaker
     /// first, then the conditions in the order they were added.
     fn check_stops(&self, failures: &mut Failures, step: &Step<'_>) -> Option<Stop> {
@@ -80,11 +85,12 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
         if let Some(results) = step.results() {
             for (call, result) in step.tool_calls().zip(results.tool_results()) {
                 let schema = self
+                    .agent
                     .toolbox
                     .definition(&call.name)
                     .map(|definition| &definition.parameters);
                 let count = failures.record(call, result, schema);
-                if tripped.is_none() && self.breaker > 0 && count >= self.breaker {
+                if tripped.is_none() && self.agent.breaker > 0 && count >= self.agent.breaker {
                     tripped = Some(Stop::Breaker {
                         tool: call.name.clone(),
                         failures: count,
@@ -93,7 +99,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
             }
         }
         tripped.or_else(|| {
-            self.stop_when
+            self.agent
+                .stop_when
                 .iter()
                 .find_map(|condition| condition.check(step))
         })

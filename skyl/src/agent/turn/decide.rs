@@ -8,15 +8,23 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::ToolOutcome;
 
-use super::super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
-use super::super::driver::Driver;
-use super::super::journal::Record;
-use super::super::ledger::Ledger;
-use super::super::{Agent, AnsweredBy, Decision, Event, Hooks};
-use super::Decided;
-use super::settle::Settled;
+use crate::agent::agent::Agent;
+use crate::agent::approval::{Slot, Turn, arguments_fingerprint, unix_now};
+use crate::agent::driver::Driver;
+use crate::agent::event::{AnsweredBy, Event};
+use crate::agent::hooks::points::{Decision, Hooks};
+use crate::agent::journal::Record;
+use crate::agent::ledger::Ledger;
+use crate::agent::turn::Decided;
+use crate::agent::turn::settle::{Settle, Settled};
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+/// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
+/// budgets and its event callback.
+pub(super) struct Decide<'d, 'a, S, H> {
+    pub(super) driver: &'d mut Driver<'a, S, H>,
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
     /// Decides about each call of `turn`, the turn of step `step` whose calls are `calls`: the
     /// calls answered here get their result in their slot, the calls that wait their waiting
     /// slot, and the rest are to run.
@@ -29,15 +37,19 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         let mut decided = Decided::default();
         for (position, &call) in calls.iter().enumerate() {
             let slot = turn.slots[position].clone();
-            let answer = match self.settle(step, position, call, &slot) {
+            let settle = Settle {
+                journal: self.driver.journal.as_deref(),
+                toolbox: &self.driver.agent.toolbox,
+            };
+            let answer = match settle.settle(step, position, call, &slot) {
                 Some(Settled::Replayed(result, content, spent)) => {
                     if let Some(spent) = spent {
                         // Its sub-agent's run is not run again: what it used counts here.
                         let cost = spent.cost.unwrap_or_default();
-                        Ledger::count_spent(&self.ledgers, &spent.usage, cost);
+                        Ledger::count_spent(&self.driver.ledgers, &spent.usage, cost);
                         turn.spent.add(&spent);
                     }
-                    self.event(|| Event::ToolAnswered {
+                    self.driver.event(|| Event::ToolAnswered {
                         name: call.name.clone(),
                         result: result.clone(),
                         by: AnsweredBy::Journal,
@@ -66,7 +78,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             let Some((result, by)) = answer else {
                 continue;
             };
-            self.event(|| Event::ToolAnswered {
+            self.driver.event(|| Event::ToolAnswered {
                 name: call.name.clone(),
                 result: result.clone(),
                 by,
@@ -95,10 +107,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         turn: &mut Turn,
         decided: &mut Decided,
     ) -> Option<(ToolResult, AnsweredBy)> {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         match slot {
             Slot::New => {
-                let proposed = agent.proposed(call);
+                let proposed = proposed(agent, call);
                 match agent.hooks.before_tool_call(call, proposed).await {
                     Decision::Run => decided.to_run.push(position),
                     Decision::Deny(reason) => {
@@ -115,6 +127,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 let definition = agent.definition_fingerprint(&call.name);
                 let arguments = arguments_fingerprint(call);
                 let id = self
+                    .driver
                     .journal
                     .as_ref()
                     .map(|journaling| journaling.id.as_str());
@@ -141,30 +154,29 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
 
     /// Makes the call at `position` wait for a person's decision.
     fn pause(&mut self, position: usize, call: &ToolCall, turn: &mut Turn) {
-        turn.slots[position] = self.agent.paused(call);
-        self.event(|| Event::ToolPaused { call: call.clone() });
+        turn.slots[position] = paused(self.driver.agent, call);
+        self.driver
+            .event(|| Event::ToolPaused { call: call.clone() });
     }
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
-    /// The slot of a call that waits for a person's decision.
-    fn paused(&self, call: &ToolCall) -> Slot {
-        Slot::Paused {
-            definition: self.definition_fingerprint(&call.name),
-        }
+/// The slot of a call of `agent` that waits for a person's decision.
+fn paused<S: Send + Sync + 'static, H: Hooks>(agent: &Agent<S, H>, call: &ToolCall) -> Slot {
+    Slot::Paused {
+        definition: agent.definition_fingerprint(&call.name),
     }
+}
 
-    /// What happens to `call` unless a hook decides otherwise.
-    fn proposed(&self, call: &ToolCall) -> Decision {
-        let destructive = self.approve_destructive
-            && self.toolbox.definitions().iter().any(|definition| {
-                definition.name == call.name && definition.annotations.is_destructive()
-            });
-        if destructive {
-            Decision::Pause
-        } else {
-            Decision::Run
-        }
+/// What happens to `call` unless a hook of `agent` decides otherwise.
+fn proposed<S: Send + Sync + 'static, H>(agent: &Agent<S, H>, call: &ToolCall) -> Decision {
+    let destructive = agent.approve_destructive
+        && agent.toolbox.definitions().iter().any(|definition| {
+            definition.name == call.name && definition.annotations.is_destructive()
+        });
+    if destructive {
+        Decision::Pause
+    } else {
+        Decision::Run
     }
 }
 

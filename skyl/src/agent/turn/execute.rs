@@ -10,16 +10,18 @@ use crate::message::ToolCall;
 use crate::tool::CallObserver;
 use crate::toolbox::{RichResult, Timed};
 
-use super::super::Entry;
-use super::super::approval::Turn;
-use super::super::asking::Desk;
-use super::super::driver::{Driver, Halt};
-use super::super::event::{Reporting, Reports};
-use super::super::journal::{Record, Recording, make_effect_key};
-use super::super::run::Spent;
-use super::super::telemetry::ToolSpans;
-use super::super::{Event, Hooks};
-use super::Decided;
+use crate::agent::approval::Turn;
+use crate::agent::asking::Desk;
+use crate::agent::driver::{Driver, Halt};
+use crate::agent::event::Event;
+use crate::agent::event::reports::{Reporting, Reports};
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::recording::Recording;
+use crate::agent::journal::seam::Entry;
+use crate::agent::journal::{Record, make_effect_key};
+use crate::agent::run::Spent;
+use crate::agent::telemetry::ToolSpans;
+use crate::agent::turn::Decided;
 
 /// What a journaled turn's calls to run start with: each one's effect key, and the intent
 /// written durably just before it starts, for a call that can have effects. Both empty in a run
@@ -30,7 +32,13 @@ pub(super) struct Starts {
     intents: Vec<Option<Entry>>,
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+/// Running a turn's decided calls, over the run's driver: its agent's toolbox, its journal and
+/// its event callback.
+pub(super) struct Execute<'d, 'a, S, H> {
+    pub(super) driver: &'d mut Driver<'a, S, H>,
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
     /// Goes on with each call of `decided` that has the person's reply (given at `desk`), and
     /// puts its result in its slot, or the slot of its next question.
     pub(super) async fn go_on_with_replies(
@@ -47,12 +55,13 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             let outcome = desk.serve(rest).await;
             if let Some(asked) = desk.take(&call.id) {
                 turn.slots[position] = asked;
-                self.event(|| Event::ToolPaused { call: call.clone() });
+                self.driver
+                    .event(|| Event::ToolPaused { call: call.clone() });
                 continue;
             }
             let took = started.elapsed();
-            let answered_call = self.agent.toolbox.finished(call, outcome);
-            self.event(|| finished(call, &answered_call, took));
+            let answered_call = self.driver.agent.toolbox.finished(call, outcome);
+            self.driver.event(|| finished(call, &answered_call, took));
             let spent = desk.spent(&call.id);
             if let Some(spent) = &spent {
                 turn.spent.add(spent);
@@ -74,9 +83,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         calls: &[&ToolCall],
         decided: &mut Decided,
     ) -> Result<Starts, Halt> {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         let mut starts = Starts::default();
-        let Some(journaling) = &mut self.journal else {
+        let Some(journaling) = &mut self.driver.journal else {
             return Ok(starts);
         };
         journaling
@@ -120,7 +129,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         decided: &mut Decided,
         starts: Starts,
     ) -> Result<(), Halt> {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         let to_run = &decided.to_run;
         let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
         let mut spans = ToolSpans::start(&running);
@@ -130,7 +139,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             }
         }
         let mut durations = vec![Duration::ZERO; running.len()];
-        let events = &mut self.events;
+        let events = &mut self.driver.events;
         if let Some(events) = events {
             for call in &running {
                 events(Event::ToolStarted {
@@ -149,6 +158,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         // In a journaled run, each result is queued as soon as it is known and written before
         // the next call starts, or sooner (see `Recording`).
         let recording = self
+            .driver
             .journal
             .as_deref()
             .map(|journaling| Recording::new(journaling.journal, &journaling.id));
@@ -221,7 +231,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         {
             if let Some(asked) = desk.take(&calls[position].id) {
                 turn.slots[position] = asked;
-                self.event(|| Event::ToolPaused {
+                self.driver.event(|| Event::ToolPaused {
                     call: calls[position].clone(),
                 });
                 continue;

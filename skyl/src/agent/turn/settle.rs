@@ -7,11 +7,12 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::RichOutcome;
 
-use super::super::approval::Slot;
-use super::super::asking::{self, Question, Reply};
-use super::super::driver::Driver;
-use super::super::run::Spent;
-use super::super::{BoxFuture, Hooks};
+use crate::agent::approval::Slot;
+use crate::agent::asking::{self, Question, Reply};
+use crate::agent::journal::journaling::Journaling;
+use crate::agent::run::Spent;
+use crate::model::BoxFuture;
+use crate::toolbox::Toolbox;
 
 /// What the journal, or the decisions of a saved run, settle about a call.
 pub(super) enum Settled {
@@ -27,7 +28,13 @@ pub(super) enum Settled {
     Resumed(BoxFuture<'static, RichOutcome>),
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
+/// What settling reads: the run's journal (none in a run without one) and its toolbox.
+pub(super) struct Settle<'d, S> {
+    pub(super) journal: Option<&'d Journaling<'d>>,
+    pub(super) toolbox: &'d Toolbox<S>,
+}
+
+impl<S: Send + Sync + 'static> Settle<'_, S> {
     /// What is settled about the call at `position` of step `step`, which stands at `slot`.
     pub(super) fn settle(
         &self,
@@ -50,7 +57,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
     /// What the journal or the saved run's decisions settle about the call at `position` of
     /// step `step`, before any hook is asked: its result, or a decision.
     fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
-        let journaling = self.journal.as_ref()?;
+        let journaling = self.journal?;
         if let Some((result, content, spent)) = journaling.replay.results.get(&(step, position)) {
             return Some(Settled::Replayed(
                 result.clone(),
@@ -111,7 +118,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         // The question's server keeps nothing between rounds (MCP 2026-07-28): the call's tool
         // goes on with it here, from what the saved run kept.
         if let Some(continuation) = question.continuation()
-            && let Some(tool) = self.agent.toolbox.tool(&call.name)
+            && let Some(tool) = self.toolbox.tool(&call.name)
             && let Ok(reply) = serde_json::to_value(reply)
             && let Some(rest) = tool.resume_elsewhere(continuation, reply, call.id.as_str())
         {
@@ -133,13 +140,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
     fn reruns(&self, step: u32, position: usize, call: &ToolCall) -> bool {
         if let Some(intent) = self
             .journal
-            .as_ref()
             .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
         {
             return intent.idempotent || intent.handed;
         }
-        self.agent
-            .toolbox
+        self.toolbox
             .definition(&call.name)
             .is_some_and(|definition| definition.annotations.is_idempotent())
     }
