@@ -29,8 +29,8 @@ use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, To
 
 use crate::agent::agent::Agent;
 use crate::agent::approval::{NotAwaiting, Slot};
-use crate::agent::asking::{self, Question, Reply};
-use crate::agent::driver::{drive_expecting, drive_journaled_expecting};
+use crate::agent::asking::{self, Desk, Question, Reply};
+use crate::agent::driver::{RunBuilder, drive_expecting, drive_journaled_expecting};
 use crate::agent::event::Event;
 use crate::agent::hooks::points::Hooks;
 use crate::agent::journal::error::DurableRunError;
@@ -201,24 +201,7 @@ where
         // The desk of the turn that runs this call: where a saved run is handed to it, where its
         // run is left when it waits for a person, and where its events go.
         let desk = asking::current_desk();
-        let saved = desk.as_ref().and_then(|desk| desk.handed(call.call_id()));
-        let mut builder = match saved {
-            Some(saved) => self.agent.resume(saved),
-            None => self.agent.run(vec![Message::user(prompt)]),
-        };
-        if let Some(desk) = &desk {
-            builder = builder.under(desk.ledgers());
-        }
-        if let Some(events) = desk.as_ref().and_then(|desk| desk.events()) {
-            let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
-            builder = builder.on_event(move |event| {
-                events(Event::Nested {
-                    call_id: call_id.clone(),
-                    name: tool.clone(),
-                    event: Box::new(event),
-                });
-            });
-        }
+        let builder = self.start(prompt, &call, desk.as_deref());
         let expected = Expected::of::<O>(self.corrections);
         let journaled = match (&self.journal, call.effect_key()) {
             (Some(journal), Some(key)) => Some((journal, key.to_owned())),
@@ -278,6 +261,50 @@ where
             }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
         };
+        self.outcome(run, &call, desk.as_deref(), &expected)
+    }
+
+    /// The sub-agent's run for the call `call`: the saved run the resumed turn hands it at
+    /// `desk`, or a new one from `prompt`; under the budgets of the runs above it, and its
+    /// events passed up nested in the call's.
+    fn start(
+        &self,
+        prompt: String,
+        call: &CallContext,
+        desk: Option<&Desk>,
+    ) -> RunBuilder<'_, S, H> {
+        let name = self.definition.name.as_str();
+        let saved = desk.and_then(|desk| desk.handed(call.call_id()));
+        let mut builder = match saved {
+            Some(saved) => self.agent.resume(saved),
+            None => self.agent.run(vec![Message::user(prompt)]),
+        };
+        if let Some(desk) = desk {
+            builder = builder.under(desk.ledgers());
+        }
+        if let Some(events) = desk.and_then(|desk| desk.events()) {
+            let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
+            builder = builder.on_event(move |event| {
+                events(Event::Nested {
+                    call_id: call_id.clone(),
+                    name: tool.clone(),
+                    event: Box::new(event),
+                });
+            });
+        }
+        builder
+    }
+
+    /// The call's outcome of the sub-agent's `run`, which stopped: its answer read as `O`, or
+    /// the run left at `desk` to wait for a person, or why it stopped short.
+    fn outcome(
+        &self,
+        run: Run,
+        call: &CallContext,
+        desk: Option<&Desk>,
+        expected: &Expected,
+    ) -> RichOutcome {
+        let name = self.definition.name.as_str();
         match run.stop() {
             Stop::Answered => match read::<O>(&run.text(), expected.schema.wraps_answer()) {
                 Ok(value) => serde_json::to_string(&value)

@@ -139,22 +139,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
             }
         }
         let mut durations = vec![Duration::ZERO; running.len()];
+        let reports = self.announce(&running, desk);
         let events = &mut self.driver.events;
-        if let Some(events) = events {
-            for call in &running {
-                events(Event::ToolStarted {
-                    call: (*call).clone(),
-                });
-            }
-        }
-        // With an event callback, what the calls report and their results go through one
-        // queue, emptied into the callback each time the turn is polled: the tools report
-        // from any thread, and a call's reports come before its result.
-        let reports = events.is_some().then(|| Arc::new(Reports::default()));
-        if let Some(reports) = &reports {
-            let reports = Arc::clone(reports);
-            desk.forward(Arc::new(move |event| reports.push(event)));
-        }
         // In a journaled run, each result is queued as soon as it is known and written before
         // the next call starts, or sooner (see `Recording`).
         let recording = self
@@ -214,6 +200,25 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
         }
         self.take_results(calls, turn, desk, decided, results, durations);
         Ok(())
+    }
+
+    /// Tells the event callback, if the run has one, that the calls of `running` start, and
+    /// makes the queue their reports and results go through on their way to it (the desk's
+    /// reports too).
+    fn announce(&mut self, running: &[&ToolCall], desk: &Desk) -> Option<Arc<Reports>> {
+        let events = self.driver.events.as_mut()?;
+        for call in running {
+            events(Event::ToolStarted {
+                call: (*call).clone(),
+            });
+        }
+        // What the calls report and their results go through one queue, emptied into the
+        // callback each time the turn is polled: the tools report from any thread, and a
+        // call's reports come before its result.
+        let reports = Arc::new(Reports::default());
+        let queued = Arc::clone(&reports);
+        desk.forward(Arc::new(move |event| queued.push(event)));
+        Some(reports)
     }
 
     /// Puts the result of each call that ran in its slot, or the question it asked at `desk`,
