@@ -83,8 +83,7 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
-use crate::agent::run::Run;
-use crate::agent::run::Spent;
+use crate::agent::run::{Run, Spent};
 
 // Private: their names' one public path is `skyl::agent` (tests/public_paths.rs holds that).
 pub(super) mod error;
@@ -155,6 +154,25 @@ pub(crate) enum Record {
 }
 
 impl Record {
+    /// The record of the call at `position` of step `step` finishing with `result` and the
+    /// `content` beside it, its sub-agent's run having used `spent`: the one place a result's
+    /// record is made, whoever gave the result (the journal, a hook, a person, the tool).
+    pub(crate) fn result(
+        step: u32,
+        position: usize,
+        result: &ToolResult,
+        content: &[Content],
+        spent: Option<Spent>,
+    ) -> Record {
+        Record::Result {
+            step,
+            call: position,
+            result: result.clone(),
+            content: content.to_vec(),
+            spent,
+        }
+    }
+
     pub(crate) fn key(&self) -> String {
         match self {
             Record::Began { .. } => "began".to_owned(),

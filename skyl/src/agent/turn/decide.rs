@@ -83,13 +83,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                 result: result.clone(),
                 by,
             });
-            decided.records.push(Record::Result {
-                step,
-                call: position,
-                result: result.clone(),
-                content: Vec::new(),
-                spent: None,
-            });
+            decided
+                .records
+                .push(Record::result(step, position, &result, &[], None));
             turn.slots[position] = Slot::Answered(result);
             decided.answered.push((position, Duration::ZERO));
         }

@@ -19,7 +19,6 @@ use crate::agent::hooks::points::Hooks;
 use crate::agent::journal::recording::Recording;
 use crate::agent::journal::seam::Entry;
 use crate::agent::journal::{Record, make_effect_key};
-use crate::agent::run::Spent;
 use crate::agent::telemetry::ToolSpans;
 use crate::agent::turn::Decided;
 
@@ -66,9 +65,13 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
             if let Some(spent) = &spent {
                 turn.spent.add(spent);
             }
-            decided
-                .records
-                .push(result_record(step, position, &answered_call, spent));
+            decided.records.push(Record::result(
+                step,
+                position,
+                &answered_call.result,
+                &answered_call.content,
+                spent,
+            ));
             turn.answer(position, answered_call.result, answered_call.content);
             decided.answered.push((position, took));
         }
@@ -158,7 +161,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
             }
             if let Some(recording) = &recording {
                 let spent = desk.spent(&running[k].id);
-                recording.push(result_record(step, to_run[k], answered, spent).entry());
+                recording.push(
+                    Record::result(step, to_run[k], &answered.result, &answered.content, spent)
+                        .entry(),
+                );
             }
             if let Some(reports) = &reports {
                 reports.push(finished(running[k], answered, took));
@@ -260,22 +266,5 @@ fn finished(call: &ToolCall, answered: &RichResult, took: Duration) -> Event {
         result: answered.result.clone(),
         duration: took,
         content: Arc::from(answered.content.as_slice()),
-    }
-}
-
-/// The journal's record of the call at `position` of `step` finishing with `answered`, its
-/// sub-agent's run having used `spent`.
-fn result_record(
-    step: u32,
-    position: usize,
-    answered: &RichResult,
-    spent: Option<Spent>,
-) -> Record {
-    Record::Result {
-        step,
-        call: position,
-        result: answered.result.clone(),
-        content: answered.content.clone(),
-        spent,
     }
 }

@@ -35,7 +35,22 @@ pub(super) struct Settle<'d, S> {
 }
 
 impl<S: Send + Sync + 'static> Settle<'_, S> {
-    /// What is settled about the call at `position` of step `step`, which stands at `slot`.
+    /// What is settled about the call at `position` of step `step`, which stands at `slot` in
+    /// the turn, before any hook is asked. Its two sources of truth, the journal's replay (what
+    /// this run did) and the saved run's decisions (what a person decided since it paused), are
+    /// read in this order, the first that says something settling the call:
+    ///
+    /// 1. the turn's own slot: a reply given to the call's question goes on with it (delivered
+    ///    here, before any call is awaited: a server may be waiting on one call's answer to
+    ///    finish another), and a slot that no longer waits (decided, asked, answered) is the
+    ///    deciding phase's, not settled here;
+    /// 2. the journal's result of the call: it finished, whatever was decided since;
+    /// 3. the saved run's decision for a call that was started (it asked a question, or its
+    ///    sub-agent waits): it waits for, or goes on with, the reply, rather than being answered
+    ///    as unknown by its intent below;
+    /// 4. the journal's intent of the call: started and never finished, it runs again or is
+    ///    answered as outcome-unknown;
+    /// 5. the saved run's decision for a call not started: approved, granted or denied.
     pub(super) fn settle(
         &self,
         step: u32,
@@ -44,19 +59,12 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
         slot: &Slot,
     ) -> Option<Settled> {
         match slot {
-            Slot::New | Slot::Awaiting | Slot::Paused { .. } => self.settled(step, position, call),
-            // The reply is delivered here, before any call is awaited: a server may be
-            // waiting on one call's answer to finish another.
+            Slot::New | Slot::Awaiting | Slot::Paused { .. } => {}
             Slot::Replied { question, reply } => {
-                Some(self.replied((step, position), call, question, reply))
+                return Some(self.replied((step, position), call, question, reply));
             }
-            _ => None,
+            _ => return None,
         }
-    }
-
-    /// What the journal or the saved run's decisions settle about the call at `position` of
-    /// step `step`, before any hook is asked: its result, or a decision.
-    fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
         let journaling = self.journal?;
         if let Some((result, content, spent)) = journaling.replay.results.get(&(step, position)) {
             return Some(Settled::Replayed(
@@ -65,19 +73,18 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
                 spent.clone(),
             ));
         }
-        // A call that asked the person a question was started, and its intent may be recorded: it
-        // waits for, or goes on with, the reply rather than being answered as unknown.
-        if let Some((decided_step, slots)) = &journaling.decisions
-            && *decided_step == step
-            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_))) =
-                slots.get(position)
-        {
-            return Some(match slot {
-                Slot::Replied { question, reply } => {
-                    self.replied((step, position), call, question, reply)
-                }
-                _ => Settled::Decided(slot.clone()),
-            });
+        let decision = match &journaling.decisions {
+            Some((decided_step, slots)) if *decided_step == step => slots.get(position),
+            _ => None,
+        };
+        match decision {
+            Some(Slot::Replied { question, reply }) => {
+                return Some(self.replied((step, position), call, question, reply));
+            }
+            Some(slot @ (Slot::Asking(_) | Slot::Nested(_))) => {
+                return Some(Settled::Decided(slot.clone()));
+            }
+            _ => {}
         }
         if journaling.replay.intents.contains_key(&(step, position)) {
             return Some(if self.reruns(step, position, call) {
@@ -89,11 +96,7 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
                 ))
             });
         }
-        let (decided_step, slots) = journaling.decisions.as_ref()?;
-        if *decided_step != step {
-            return None;
-        }
-        match slots.get(position)? {
+        match decision? {
             slot @ (Slot::Approved | Slot::Granted(_) | Slot::Denied(_)) => {
                 Some(Settled::Decided(slot.clone()))
             }
