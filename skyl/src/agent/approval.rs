@@ -73,7 +73,32 @@ pub(crate) enum Slot {
     Nested(Box<Run>),
 }
 
+/// How far a call got, as its slot says, which tells what may settle it when its turn is
+/// answered again (`turn/settle.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Nothing decided it yet: the journal, a saved decision or the hooks may.
+    Undecided,
+    /// It was started and waits inside (a question, a sub-agent's run), or goes on with a reply.
+    Started,
+    /// A person decided it before it started: run it, or not.
+    Decided,
+    /// It has its result.
+    Answered,
+}
+
 impl Slot {
+    /// How far the call got: the one place each way a call can stand says which it is, so
+    /// that settling a call needs no list of slots.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Slot::New | Slot::Awaiting | Slot::Paused { .. } => Stage::Undecided,
+            Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_) => Stage::Started,
+            Slot::Approved | Slot::Granted(_) | Slot::Denied(_) => Stage::Decided,
+            Slot::Answered(_) => Stage::Answered,
+        }
+    }
+
     fn is_paused(&self) -> bool {
         matches!(
             self,

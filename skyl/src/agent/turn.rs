@@ -20,6 +20,7 @@ use crate::agent::asking::Desk;
 use crate::agent::driver::{Driver, Halt};
 use crate::agent::hooks::points::Hooks;
 use crate::agent::journal::Record;
+use crate::agent::journal::seam::Entry;
 use crate::agent::run::Run;
 use crate::agent::stop::Stop;
 
@@ -32,20 +33,68 @@ use complete::Complete;
 use decide::Decide;
 use execute::Execute;
 
-/// What deciding made of a turn's calls, which the later phases add to.
-#[derive(Default)]
-struct Decided {
-    /// The positions of the calls to run, in call order.
-    to_run: Vec<usize>,
-    /// The calls that got their result in this pass, with how long each ran, for
-    /// `after_tool_call`.
-    answered: Vec<(usize, Duration)>,
-    /// The results decided here, for the journal.
-    records: Vec<Record>,
-    /// The calls that asked the person a question and have the reply, to go on with it.
-    replied: Vec<(usize, BoxFuture<'static, RichOutcome>)>,
-    /// The sub-agents' calls that go on with their saved runs, and the decisions made on them.
-    handed: Vec<(usize, Run)>,
+/// One call of a turn as the phases of one pass carry it, in call order: which call it is, what
+/// the pass does with it next, and what the pass made of it. Where the call stands between
+/// passes (what a saved run keeps) is its slot in the turn; this is what the pass keeps beside it.
+pub(super) struct TurnCall<'t> {
+    /// Its place in the assistant message, and its slot's in the turn.
+    position: usize,
+    call: &'t ToolCall,
+    /// What the pass does with it after deciding.
+    next: Next,
+    /// The record of the result this pass decided for it, or its reply gave it, for the journal.
+    record: Option<Record>,
+    /// Whether it went on with a person's reply in this pass (its record is written after the
+    /// ones decided).
+    went_on: bool,
+    /// How long it ran, once it has its result from this pass, for `after_tool_call`.
+    took: Option<Duration>,
+    /// Its effect key and its intent, written durably just before it starts when it can have
+    /// effects: made for a call to run in a journaled run.
+    effect_key: Option<String>,
+    intent: Option<Entry>,
+}
+
+/// What a pass does with a call once it is decided.
+pub(super) enum Next {
+    /// Nothing: it has its result, or waits.
+    Stay,
+    /// It runs; a sub-agent's call hands its sub-agent the saved run it goes on with.
+    Run(Option<Box<Run>>),
+    /// It asked the person a question and goes on with the reply: the rest of the call.
+    GoOn(BoxFuture<'static, RichOutcome>),
+}
+
+impl<'t> TurnCall<'t> {
+    /// The call at `position`, nothing decided yet.
+    fn new(position: usize, call: &'t ToolCall) -> Self {
+        TurnCall {
+            position,
+            call,
+            next: Next::Stay,
+            record: None,
+            went_on: false,
+            took: None,
+            effect_key: None,
+            intent: None,
+        }
+    }
+
+    /// The rest of the call, when it goes on with a person's reply; it stays then.
+    fn take_rest(&mut self) -> Option<BoxFuture<'static, RichOutcome>> {
+        match std::mem::replace(&mut self.next, Next::Stay) {
+            Next::GoOn(rest) => Some(rest),
+            next => {
+                self.next = next;
+                None
+            }
+        }
+    }
+
+    /// Whether it runs in this pass.
+    fn runs(&self) -> bool {
+        matches!(self.next, Next::Run(_))
+    }
 }
 
 /// Answers the calls of the run's last turn, in `driver`: the hooks decide about each new call,
@@ -64,36 +113,40 @@ pub(super) async fn answer_turn<S: Send + Sync + 'static, H: Hooks>(
     let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
         return Ok(None);
     };
-    let calls: Vec<&ToolCall> = message.tool_calls().collect();
-    let mut decided = Decide {
+    let mut calls: Vec<TurnCall<'_>> = message
+        .tool_calls()
+        .enumerate()
+        .map(|(position, call)| TurnCall::new(position, call))
+        .collect();
+    Decide {
         driver: &mut *driver,
     }
-    .decide(step, &calls, turn)
+    .decide(step, &mut calls, turn)
     .await;
     // The calls a question paused go on with the person's reply, delivered while deciding.
     let desk = Arc::new(Desk::default());
     desk.bind(driver.ledgers.clone());
-    for (position, saved) in std::mem::take(&mut decided.handed) {
-        desk.hand(&calls[position].id, saved);
+    for turn_call in &mut calls {
+        if let Next::Run(saved) = &mut turn_call.next
+            && let Some(saved) = saved.take()
+        {
+            desk.hand(&turn_call.call.id, *saved);
+        }
     }
     let mut execute = Execute {
         driver: &mut *driver,
     };
     execute
-        .go_on_with_replies(step, &calls, turn, &desk, &mut decided)
+        .go_on_with_replies(step, &mut calls, turn, &desk)
         .await;
-    let starts = execute.record_decided(step, &calls, &mut decided).await?;
-    if !decided.to_run.is_empty() {
-        execute
-            .execute(step, &calls, turn, &desk, &mut decided, starts)
-            .await?;
+    execute.record_decided(step, &mut calls).await?;
+    if calls.iter().any(TurnCall::runs) {
+        execute.execute(step, &mut calls, turn, &desk).await?;
     }
     let complete = Complete {
         agent: driver.agent,
     };
-    complete
-        .after_tool_calls(&calls, turn, decided.answered)
-        .await;
+    complete.after_tool_calls(&calls, turn).await;
     if turn.slots.iter().any(|slot| slot.is_waiting()) {
         return Ok(Some(Stop::AwaitingApproval));
     }

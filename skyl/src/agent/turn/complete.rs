@@ -2,9 +2,7 @@
 //! tool message is appended, the hooks see the step, and the breaker and the stop conditions
 //! say whether the run goes on.
 
-use std::time::Duration;
-
-use crate::message::{Message, Part, Role, ToolCall};
+use crate::message::{Message, Part, Role};
 
 use crate::agent::agent::Agent;
 use crate::agent::approval::{Slot, Turn};
@@ -13,6 +11,7 @@ use crate::agent::hooks::points::Hooks;
 use crate::agent::run::Run;
 use crate::agent::step::Step;
 use crate::agent::stop::Stop;
+use crate::agent::turn::TurnCall;
 
 /// A turn's end, over the run's agent: its hooks, its breaker and its stop conditions.
 pub(super) struct Complete<'d, S, H> {
@@ -20,20 +19,24 @@ pub(super) struct Complete<'d, S, H> {
 }
 
 impl<S: Send + Sync + 'static, H: Hooks> Complete<'_, S, H> {
-    /// Tells the hooks of each call of `answered` (a position in `calls`, and how long it ran)
-    /// that has its result.
-    pub(super) async fn after_tool_calls(
-        &self,
-        calls: &[&ToolCall],
-        turn: &Turn,
-        answered: Vec<(usize, Duration)>,
-    ) {
-        for (position, took) in answered {
-            if let Slot::Answered(result) = &turn.slots[position] {
-                self.agent
-                    .hooks
-                    .after_tool_call(calls[position], result, took)
-                    .await;
+    /// Tells the hooks of each of `calls` answered in this pass, in call order, that it has its
+    /// result.
+    pub(super) fn after_tool_calls<'c>(
+        &'c self,
+        calls: &[TurnCall<'c>],
+        turn: &'c Turn,
+    ) -> impl Future<Output = ()> + Send + 'c {
+        // Taken out before the future: a call that goes on with a reply holds a future no other
+        // thread may share, so the future holds no call.
+        let answered: Vec<_> = calls
+            .iter()
+            .filter_map(|turn_call| Some((turn_call.position, turn_call.call, turn_call.took?)))
+            .collect();
+        async move {
+            for (position, call, took) in answered {
+                if let Slot::Answered(result) = &turn.slots[position] {
+                    self.agent.hooks.after_tool_call(call, result, took).await;
+                }
             }
         }
     }

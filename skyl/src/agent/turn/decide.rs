@@ -15,8 +15,8 @@ use crate::agent::event::{AnsweredBy, Event};
 use crate::agent::hooks::points::{Decision, Hooks};
 use crate::agent::journal::Record;
 use crate::agent::ledger::Ledger;
-use crate::agent::turn::Decided;
 use crate::agent::turn::settle::{Settle, Settled};
+use crate::agent::turn::{Next, TurnCall};
 
 /// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
 /// budgets and its event callback.
@@ -25,17 +25,12 @@ pub(super) struct Decide<'d, 'a, S, H> {
 }
 
 impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
-    /// Decides about each call of `turn`, the turn of step `step` whose calls are `calls`: the
-    /// calls answered here get their result in their slot, the calls that wait their waiting
-    /// slot, and the rest are to run.
-    pub(super) async fn decide(
-        &mut self,
-        step: u32,
-        calls: &[&ToolCall],
-        turn: &mut Turn,
-    ) -> Decided {
-        let mut decided = Decided::default();
-        for (position, &call) in calls.iter().enumerate() {
+    /// Decides about each of `calls`, the calls of `turn`, the turn of step `step`: the calls
+    /// answered here get their result in their slot (and their record), the calls that wait
+    /// their waiting slot, and the rest are to run or go on with a reply.
+    pub(super) async fn decide(&mut self, step: u32, calls: &mut [TurnCall<'_>], turn: &mut Turn) {
+        for turn_call in calls {
+            let (position, call) = (turn_call.position, turn_call.call);
             let slot = turn.slots[position].clone();
             let settle = Settle {
                 journal: self.driver.journal.as_deref(),
@@ -58,22 +53,18 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                     continue;
                 }
                 Some(Settled::Rerun) => {
-                    decided.to_run.push(position);
+                    turn_call.next = Next::Run(None);
                     continue;
                 }
                 Some(Settled::Unknown(result)) => Some((result, AnsweredBy::OutcomeUnknown)),
                 Some(Settled::Resumed(rest)) => {
-                    decided.replied.push((position, rest));
+                    turn_call.next = Next::GoOn(rest);
                     continue;
                 }
                 Some(Settled::Decided(decision)) => {
-                    self.decide_slot(position, call, decision, turn, &mut decided)
-                        .await
+                    self.decide_slot(turn_call, decision, turn).await
                 }
-                None => {
-                    self.decide_slot(position, call, slot, turn, &mut decided)
-                        .await
-                }
+                None => self.decide_slot(turn_call, slot, turn).await,
             };
             let Some((result, by)) = answer else {
                 continue;
@@ -83,13 +74,10 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                 result: result.clone(),
                 by,
             });
-            decided
-                .records
-                .push(Record::result(step, position, &result, &[], None));
+            turn_call.record = Some(Record::result(step, position, &result, &[], None));
             turn.slots[position] = Slot::Answered(result);
-            decided.answered.push((position, Duration::ZERO));
+            turn_call.took = Some(Duration::ZERO);
         }
-        decided
     }
 
     /// Decides about the call at `position`, which stands at `slot` once the journal has said
@@ -97,18 +85,17 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
     /// is to run, or its slot says what it waits for.
     async fn decide_slot(
         &mut self,
-        position: usize,
-        call: &ToolCall,
+        turn_call: &mut TurnCall<'_>,
         slot: Slot,
         turn: &mut Turn,
-        decided: &mut Decided,
     ) -> Option<(ToolResult, AnsweredBy)> {
+        let (position, call) = (turn_call.position, turn_call.call);
         let agent = self.driver.agent;
         match slot {
             Slot::New => {
                 let proposed = proposed(agent, call);
                 match agent.hooks.before_tool_call(call, proposed).await {
-                    Decision::Run => decided.to_run.push(position),
+                    Decision::Run => turn_call.next = Next::Run(None),
                     Decision::Deny(reason) => {
                         return Some((denied(call, &reason), AnsweredBy::Hook));
                     }
@@ -118,7 +105,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                     Decision::Pause => self.pause(position, call, turn),
                 }
             }
-            Slot::Approved => decided.to_run.push(position),
+            Slot::Approved => turn_call.next = Next::Run(None),
             Slot::Granted(approval) => {
                 let definition = agent.definition_fingerprint(&call.name);
                 let arguments = arguments_fingerprint(call);
@@ -128,7 +115,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                     .as_ref()
                     .map(|journaling| journaling.id.as_str());
                 if approval.holds(call, id, &arguments, &definition, unix_now()) {
-                    decided.to_run.push(position);
+                    turn_call.next = Next::Run(None);
                 } else {
                     // Moved, changed or expired: ask again.
                     self.pause(position, call, turn);
@@ -136,8 +123,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
             }
             Slot::Denied(reason) => return Some((denied(call, &reason), AnsweredBy::Person)),
             Slot::Nested(saved) => {
-                decided.to_run.push(position);
-                decided.handed.push((position, *saved));
+                turn_call.next = Next::Run(Some(saved));
             }
             Slot::Answered(_)
             | Slot::Awaiting

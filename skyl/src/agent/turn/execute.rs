@@ -20,16 +20,7 @@ use crate::agent::journal::recording::Recording;
 use crate::agent::journal::seam::Entry;
 use crate::agent::journal::{Record, make_effect_key};
 use crate::agent::telemetry::ToolSpans;
-use crate::agent::turn::Decided;
-
-/// What a journaled turn's calls to run start with: each one's effect key, and the intent
-/// written durably just before it starts, for a call that can have effects. Both empty in a run
-/// without a journal.
-#[derive(Default)]
-pub(super) struct Starts {
-    effect_keys: Vec<String>,
-    intents: Vec<Option<Entry>>,
-}
+use crate::agent::turn::{Next, TurnCall};
 
 /// Running a turn's decided calls, over the run's driver: its agent's toolbox, its journal and
 /// its event callback.
@@ -38,18 +29,20 @@ pub(super) struct Execute<'d, 'a, S, H> {
 }
 
 impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
-    /// Goes on with each call of `decided` that has the person's reply (given at `desk`), and
-    /// puts its result in its slot, or the slot of its next question.
+    /// Goes on with each of `calls` that has the person's reply (given at `desk`), and puts its
+    /// result in its slot, or the slot of its next question.
     pub(super) async fn go_on_with_replies(
         &mut self,
         step: u32,
-        calls: &[&ToolCall],
+        calls: &mut [TurnCall<'_>],
         turn: &mut Turn,
         desk: &Arc<Desk>,
-        decided: &mut Decided,
     ) {
-        for (position, rest) in std::mem::take(&mut decided.replied) {
-            let call = calls[position];
+        for turn_call in calls {
+            let Some(rest) = turn_call.take_rest() else {
+                continue;
+            };
+            let (position, call) = (turn_call.position, turn_call.call);
             let started = Instant::now();
             let outcome = desk.serve(rest).await;
             if let Some(asked) = desk.take(&call.id) {
@@ -65,47 +58,52 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
             if let Some(spent) = &spent {
                 turn.spent.add(spent);
             }
-            decided.records.push(Record::result(
+            turn_call.record = Some(Record::result(
                 step,
                 position,
                 &answered_call.result,
                 &answered_call.content,
                 spent,
             ));
+            turn_call.went_on = true;
             turn.answer(position, answered_call.result, answered_call.content);
-            decided.answered.push((position, took));
+            turn_call.took = Some(took);
         }
     }
 
-    /// Writes the results decided so far (and the run's first record) before any call runs, and
-    /// makes the effect key and intent of each call to run: before each call starts, the
-    /// results known by then are written, and its intent, durably, when it can have effects.
+    /// Writes the results decided so far (then those the replies gave, and the run's first
+    /// record) before any call runs, and makes the effect key and intent of each call to run:
+    /// before each call starts, the results known by then are written, and its intent,
+    /// durably, when it can have effects.
     pub(super) async fn record_decided(
         &mut self,
         step: u32,
-        calls: &[&ToolCall],
-        decided: &mut Decided,
-    ) -> Result<Starts, Halt> {
+        calls: &mut [TurnCall<'_>],
+    ) -> Result<(), Halt> {
         let agent = self.driver.agent;
-        let mut starts = Starts::default();
         let Some(journaling) = &mut self.driver.journal else {
-            return Ok(starts);
+            return Ok(());
         };
-        journaling
-            .append(&std::mem::take(&mut decided.records), false)
-            .await?;
-        for &position in &decided.to_run {
-            let call = calls[position];
-            starts
-                .effect_keys
-                .push(make_effect_key(&journaling.id, step, &call.id));
+        let (went_on, decided): (Vec<_>, Vec<_>) = calls
+            .iter_mut()
+            .filter_map(|turn_call| Some((turn_call.went_on, turn_call.record.take()?)))
+            .partition(|(went_on, _)| *went_on);
+        let records: Vec<Record> = decided
+            .into_iter()
+            .chain(went_on)
+            .map(|(_, record)| record)
+            .collect();
+        journaling.append(&records, false).await?;
+        for turn_call in calls.iter_mut().filter(|turn_call| turn_call.runs()) {
+            let (position, call) = (turn_call.position, turn_call.call);
+            turn_call.effect_key = Some(make_effect_key(&journaling.id, step, &call.id));
             // A call run again to pick up the work it handed on has its intent already.
             let effects = agent
                 .toolbox
                 .definition(&call.name)
                 .is_some_and(|definition| !definition.annotations.is_idempotent())
                 && !journaling.replay.intents.contains_key(&(step, position));
-            starts.intents.push(effects.then(|| {
+            turn_call.intent = effects.then(|| {
                 Record::Intent {
                     step,
                     call: position,
@@ -116,25 +114,40 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
                     definition: Some(agent.definition_fingerprint(&call.name)),
                 }
                 .entry()
-            }));
+            });
         }
-        Ok(starts)
+        Ok(())
     }
 
-    /// Runs the calls of `decided` to run, side by side, and puts each one's result in its slot
+    /// Runs the calls of `calls` to run, side by side, and puts each one's result in its slot
     /// (or the slot of the question it asked at `desk`).
     pub(super) async fn execute(
         &mut self,
         step: u32,
-        calls: &[&ToolCall],
+        calls: &mut [TurnCall<'_>],
         turn: &mut Turn,
         desk: &Arc<Desk>,
-        decided: &mut Decided,
-        starts: Starts,
     ) -> Result<(), Halt> {
         let agent = self.driver.agent;
-        let to_run = &decided.to_run;
-        let running: Vec<&ToolCall> = to_run.iter().map(|&position| calls[position]).collect();
+        let to_run: Vec<usize> = calls
+            .iter()
+            .filter(|turn_call| turn_call.runs())
+            .map(|turn_call| turn_call.position)
+            .collect();
+        let running: Vec<&ToolCall> = to_run
+            .iter()
+            .map(|&position| calls[position].call)
+            .collect();
+        // Made for each call to run in a journaled run only; empty otherwise.
+        let effect_keys: Vec<String> = calls
+            .iter_mut()
+            .filter_map(|turn_call| turn_call.effect_key.take())
+            .collect();
+        let intents: Vec<Option<Entry>> = calls
+            .iter_mut()
+            .filter(|turn_call| turn_call.runs())
+            .map(|turn_call| turn_call.intent.take())
+            .collect();
         let mut spans = ToolSpans::start(&running);
         for (k, call) in running.iter().enumerate() {
             if let Some(span) = spans.call_span(k) {
@@ -177,17 +190,15 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
             // Boxed: the turn's calls in flight are the largest part of the run's state, and
             // the run's future is smaller without them (one allocation per turn with calls).
             let gates = match &recording {
-                Some(recording) => starts
-                    .intents
+                Some(recording) => intents
                     .into_iter()
                     .map(|intent| Some(recording.gate(intent)))
                     .collect(),
                 None => Vec::new(),
             };
-            let turn_run =
-                agent
-                    .toolbox
-                    .run_turn(&running, &starts.effect_keys, gates, observer, watch);
+            let turn_run = agent
+                .toolbox
+                .run_turn(&running, &effect_keys, gates, observer, watch);
             let mut turn_run = std::pin::pin!(Reporting {
                 work: desk.serve(Box::pin(turn_run)),
                 reports: reports.as_deref(),
@@ -204,7 +215,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
         if let Some(error) = desk.halted() {
             return Err(error.into());
         }
-        self.take_results(calls, turn, desk, decided, results, durations);
+        self.take_results(calls, turn, desk, results, durations);
         Ok(())
     }
 
@@ -228,34 +239,31 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
     }
 
     /// Puts the result of each call that ran in its slot, or the question it asked at `desk`,
-    /// and adds the answered calls to the ones `after_tool_call` hears of, in call order.
+    /// and how long it ran beside it, for `after_tool_call`.
     fn take_results(
         &mut self,
-        calls: &[&ToolCall],
+        calls: &mut [TurnCall<'_>],
         turn: &mut Turn,
         desk: &Desk,
-        decided: &mut Decided,
         results: Vec<RichResult>,
         durations: Vec<Duration>,
     ) {
-        for ((&position, answered_call), took) in decided.to_run.iter().zip(results).zip(durations)
-        {
-            if let Some(asked) = desk.take(&calls[position].id) {
+        let ran = calls.iter_mut().filter(|turn_call| turn_call.runs());
+        for ((turn_call, answered_call), took) in ran.zip(results).zip(durations) {
+            let (position, call) = (turn_call.position, turn_call.call);
+            turn_call.next = Next::Stay;
+            if let Some(asked) = desk.take(&call.id) {
                 turn.slots[position] = asked;
-                self.driver.event(|| Event::ToolPaused {
-                    call: calls[position].clone(),
-                });
+                self.driver
+                    .event(|| Event::ToolPaused { call: call.clone() });
                 continue;
             }
-            if let Some(spent) = desk.spent(&calls[position].id) {
+            if let Some(spent) = desk.spent(&call.id) {
                 turn.spent.add(&spent);
             }
             turn.answer(position, answered_call.result, answered_call.content);
-            decided.answered.push((position, took));
+            turn_call.took = Some(took);
         }
-        decided
-            .answered
-            .sort_unstable_by_key(|&(position, _)| position);
     }
 }
 

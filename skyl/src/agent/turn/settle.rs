@@ -7,7 +7,7 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::RichOutcome;
 
-use crate::agent::approval::Slot;
+use crate::agent::approval::{Slot, Stage};
 use crate::agent::asking::{self, Question, Reply};
 use crate::agent::journal::journaling::Journaling;
 use crate::agent::run::Spent;
@@ -58,12 +58,11 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
         call: &ToolCall,
         slot: &Slot,
     ) -> Option<Settled> {
-        match slot {
-            Slot::New | Slot::Awaiting | Slot::Paused { .. } => {}
-            Slot::Replied { question, reply } => {
-                return Some(self.replied((step, position), call, question, reply));
-            }
-            _ => return None,
+        if let Slot::Replied { question, reply } = slot {
+            return Some(self.replied((step, position), call, question, reply));
+        }
+        if slot.stage() != Stage::Undecided {
+            return None;
         }
         let journaling = self.journal?;
         if let Some((result, content, spent)) = journaling.replay.results.get(&(step, position)) {
@@ -77,14 +76,13 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
             Some((decided_step, slots)) if *decided_step == step => slots.get(position),
             _ => None,
         };
-        match decision {
-            Some(Slot::Replied { question, reply }) => {
-                return Some(self.replied((step, position), call, question, reply));
-            }
-            Some(slot @ (Slot::Asking(_) | Slot::Nested(_))) => {
-                return Some(Settled::Decided(slot.clone()));
-            }
-            _ => {}
+        if let Some(slot) = decision.filter(|slot| slot.stage() == Stage::Started) {
+            return Some(match slot {
+                Slot::Replied { question, reply } => {
+                    self.replied((step, position), call, question, reply)
+                }
+                _ => Settled::Decided(slot.clone()),
+            });
         }
         if journaling.replay.intents.contains_key(&(step, position)) {
             return Some(if self.reruns(step, position, call) {
@@ -96,12 +94,9 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
                 ))
             });
         }
-        match decision? {
-            slot @ (Slot::Approved | Slot::Granted(_) | Slot::Denied(_)) => {
-                Some(Settled::Decided(slot.clone()))
-            }
-            _ => None,
-        }
+        decision
+            .filter(|slot| slot.stage() == Stage::Decided)
+            .map(|slot| Settled::Decided(slot.clone()))
     }
 
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
