@@ -8,6 +8,10 @@
 //!    report handed to the event callback and each result journaled as soon as it is known;
 //! 4. `complete`: the hooks after each call, and once every call has its result, the tool
 //!    message, the hooks after the step and the stop conditions.
+//!
+//! The phases step over one list, a [`TurnCall`] a call, in call order: what the pass does next
+//! with the call and what it made of it. Where a call stands between passes (what a saved run
+//! keeps) is its `Slot` in the run's `Turn`, whose `Slot::stage` says how far it got.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -22,6 +22,32 @@ use crate::agent::journal::{Record, make_effect_key};
 use crate::agent::telemetry::ToolSpans;
 use crate::agent::turn::{Next, TurnCall};
 
+/// The calls a pass runs, in call order, with what each starts with, taken off the calls.
+#[derive(Default)]
+struct Running<'t> {
+    /// Their positions in the turn.
+    to_run: Vec<usize>,
+    running: Vec<&'t ToolCall>,
+    /// Their effect keys, in a journaled run; empty otherwise.
+    effect_keys: Vec<String>,
+    /// The intent each writes durably just before it starts, when it can have effects.
+    intents: Vec<Option<Entry>>,
+}
+
+impl<'t> Running<'t> {
+    /// The calls of `calls` that run.
+    fn take(calls: &mut [TurnCall<'t>]) -> Self {
+        let mut running = Running::default();
+        for turn_call in calls.iter_mut().filter(|turn_call| turn_call.runs()) {
+            running.to_run.push(turn_call.position);
+            running.running.push(turn_call.call);
+            running.effect_keys.extend(turn_call.effect_key.take());
+            running.intents.push(turn_call.intent.take());
+        }
+        running
+    }
+}
+
 /// Running a turn's decided calls, over the run's driver: its agent's toolbox, its journal and
 /// its event callback.
 pub(super) struct Execute<'d, 'a, S, H> {
@@ -129,25 +155,12 @@ impl<S: Send + Sync + 'static, H: Hooks> Execute<'_, '_, S, H> {
         desk: &Arc<Desk>,
     ) -> Result<(), Halt> {
         let agent = self.driver.agent;
-        let to_run: Vec<usize> = calls
-            .iter()
-            .filter(|turn_call| turn_call.runs())
-            .map(|turn_call| turn_call.position)
-            .collect();
-        let running: Vec<&ToolCall> = to_run
-            .iter()
-            .map(|&position| calls[position].call)
-            .collect();
-        // Made for each call to run in a journaled run only; empty otherwise.
-        let effect_keys: Vec<String> = calls
-            .iter_mut()
-            .filter_map(|turn_call| turn_call.effect_key.take())
-            .collect();
-        let intents: Vec<Option<Entry>> = calls
-            .iter_mut()
-            .filter(|turn_call| turn_call.runs())
-            .map(|turn_call| turn_call.intent.take())
-            .collect();
+        let Running {
+            to_run,
+            running,
+            effect_keys,
+            intents,
+        } = Running::take(calls);
         let mut spans = ToolSpans::start(&running);
         for (k, call) in running.iter().enumerate() {
             if let Some(span) = spans.call_span(k) {
