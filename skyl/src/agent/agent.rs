@@ -9,8 +9,14 @@ use crate::message::Message;
 use crate::provider::caching::Caching;
 use crate::toolbox::Toolbox;
 
-use super::step::ResponseMeta;
-use super::{Budget, Hooks, Model, Price, Prices, Run, RunBuilder, StopWhen, ToolSearch};
+use crate::agent::budget::Budget;
+use crate::agent::driver::RunBuilder;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::run::Run;
+use crate::agent::step::ResponseMeta;
+use crate::agent::stop::StopWhen;
+use crate::agent::tool_search::ToolSearch;
+use crate::model::{Model, Price, Prices};
 
 /// A model, a toolbox and the rules of the loop between them.
 ///

@@ -8,13 +8,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::arguments::canonical::{canonical, fingerprint};
-use crate::content::ResultContent;
+use crate::content::{Content, ResultContent};
 use crate::message::{ToolCall, ToolResult};
 
-use super::Run;
-use super::asking::{Question, Reply};
-use super::run::Spent;
-use super::step::ResponseMeta;
+use crate::agent::asking::{Question, Reply};
+use crate::agent::run::Run;
+use crate::agent::run::Spent;
+use crate::agent::step::ResponseMeta;
 
 /// The assistant turn a run is answering: what the response said, and one slot per call, in call
 /// order.
@@ -29,6 +29,18 @@ pub(crate) struct Turn {
     /// What the runs of the sub-agents of the calls answered so far used.
     #[serde(default, skip_serializing_if = "Spent::is_nothing")]
     pub(crate) spent: Spent,
+}
+
+impl Turn {
+    /// Gives the call at `position` its result, and keeps the content beside it for the tool
+    /// message.
+    pub(crate) fn answer(&mut self, position: usize, result: ToolResult, content: Vec<Content>) {
+        if !content.is_empty() {
+            self.content
+                .push(ResultContent::new(result.call_id.as_str(), content));
+        }
+        self.slots[position] = Slot::Answered(result);
+    }
 }
 
 /// Where one call of the turn stands.
@@ -61,7 +73,32 @@ pub(crate) enum Slot {
     Nested(Box<Run>),
 }
 
+/// How far a call got, as its slot says, which tells what may settle it when its turn is
+/// answered again (`turn/settle.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Nothing decided it yet: the journal, a saved decision or the hooks may.
+    Undecided,
+    /// It was started and waits inside (a question, a sub-agent's run), or goes on with a reply.
+    Started,
+    /// A person decided it before it started: run it, or not.
+    Decided,
+    /// It has its result.
+    Answered,
+}
+
 impl Slot {
+    /// How far the call got: the one place each way a call can stand says which it is, so
+    /// that settling a call needs no list of slots.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Slot::New | Slot::Awaiting | Slot::Paused { .. } => Stage::Undecided,
+            Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_) => Stage::Started,
+            Slot::Approved | Slot::Granted(_) | Slot::Denied(_) => Stage::Decided,
+            Slot::Answered(_) => Stage::Answered,
+        }
+    }
+
     fn is_paused(&self) -> bool {
         matches!(
             self,

@@ -35,12 +35,14 @@ use serde_json::{Map, Value};
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
-use super::JournalError;
-use super::approval::Slot;
-use super::ledger::Ledger;
-use super::run::Spent;
-use super::telemetry::CallSpan;
-use super::{Event, Run, lock};
+use crate::agent::approval::Slot;
+use crate::agent::event::Event;
+use crate::agent::journal::error::JournalError;
+use crate::agent::ledger::Ledger;
+use crate::agent::lock;
+use crate::agent::run::Run;
+use crate::agent::run::Spent;
+use crate::agent::telemetry::CallSpan;
 
 /// How long a call that asked the person a question stays parked, waiting for the run to be
 /// resumed with a reply, unless the mounted server's `question_expiry` says otherwise: one hour.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{Cost, Model, Price, Prices};
 use crate::provider::{Request, Usage, digest};
 
-use super::Stop;
+use crate::agent::stop::Stop;
 
 /// Limits on what a run may use: input tokens, output tokens and cost
 /// ([`Agent::with_budget`](super::Agent::with_budget)).

@@ -14,19 +14,27 @@ use crate::message::Message;
 use crate::prose;
 use crate::provider::caching::CacheWatch;
 
-use super::approval::{Slot, Turn};
-use super::budget::{Bound, Last};
-use super::journal::{Journaling, Record};
-use super::ledger::Ledger;
-use super::output_fallback::Fallback;
-use super::replay::Changed;
-use super::request::Sent;
-use super::run::add_usage;
-use super::step::ResponseMeta;
-use super::telemetry::{Span, tool_changed};
-use super::typed::{Expected, TypedRun};
-use super::{Agent, BoxFuture, Cost, Event, Hooks, ModelError, Run, RunError, Step, Stop};
-use super::{DurableRunError, Journal, JournalError};
+use crate::model::{BoxFuture, Cost, ModelError};
+
+use crate::agent::agent::Agent;
+use crate::agent::approval::{Slot, Turn};
+use crate::agent::budget::{Bound, Last};
+use crate::agent::event::Event;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::Record;
+use crate::agent::journal::error::{DurableRunError, JournalError};
+use crate::agent::journal::journaling::Journaling;
+use crate::agent::journal::seam::Journal;
+use crate::agent::ledger::Ledger;
+use crate::agent::output_fallback::Fallback;
+use crate::agent::replay::Changed;
+use crate::agent::request::{Requesting, Sent};
+use crate::agent::run::{Run, RunError, add_usage};
+use crate::agent::step::{ResponseMeta, Step};
+use crate::agent::stop::Stop;
+use crate::agent::telemetry::{Span, tool_changed};
+use crate::agent::turn::answer_turn;
+use crate::agent::typed::{Expected, TypedRun};
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
 ///
@@ -123,7 +131,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> RunBuilder<'a, S, H> {
     }
 
     /// Reports each [`Event`] of the run to `events` as it happens: the model's answer as it
-    /// streams ([`Model::stream`](super::Model::stream) is used instead of `complete`), and each
+    /// streams ([`Model::stream`](crate::model::Model::stream) is used instead of `complete`), and each
     /// tool call as it starts and finishes.
     pub fn on_event(mut self, events: impl FnMut(Event) + Send + 'a) -> Self {
         self.events = Some(Box::new(events));
@@ -354,8 +362,9 @@ impl From<JournalError> for Halt {
     }
 }
 
-/// One run's loop, and what it keeps between steps. Its phases are beside it: the request of a
-/// step in `request.rs`, the answering of a turn's calls in `turn.rs` and `turn/`.
+/// One run's loop, and what it keeps between steps. Its phases are types of their own, each
+/// over the driver: a step's request (`Requesting`, `request.rs`), and the answering of a
+/// turn's calls (`turn.rs`, whose phases are in `turn/`).
 pub(super) struct Driver<'a, S, H> {
     pub(super) agent: &'a Agent<S, H>,
     pub(super) events: Option<Box<dyn FnMut(Event) + Send + 'a>>,
@@ -428,7 +437,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         if resume {
             match run.stop {
                 Stop::AwaitingApproval => {
-                    if let Some(stop) = self.answer_turn(run).await? {
+                    if let Some(stop) = answer_turn(self, run).await? {
                         return Ok(stop);
                     }
                 }
@@ -436,7 +445,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 _ => return Ok(run.stop.clone()),
             }
         }
-        if run.cost.is_none() && self.priced(run) {
+        if run.cost.is_none() && (Requesting { driver: self }).priced(run) {
             run.cost = Some(Cost::ZERO);
         }
         // How many final answers were sent back; counted again on a replay, which sends back
@@ -474,7 +483,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 content: Vec::new(),
                 spent: Default::default(),
             });
-            if let Some(stop) = self.answer_turn(run).await? {
+            if let Some(stop) = answer_turn(self, run).await? {
                 return Ok(stop);
             }
         }
@@ -488,10 +497,10 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         step: u32,
     ) -> Result<ControlFlow<Stop, (Message, ResponseMeta)>, Halt> {
         if let Some(replayed) = self.replayed_answer(step) {
-            self.count_replayed(run, &replayed.1);
+            Requesting { driver: self }.count_replayed(run, &replayed.1);
             return Ok(ControlFlow::Continue(replayed));
         }
-        let response = match self.request(run, step).await {
+        let response = match (Requesting { driver: self }).request(run, step).await {
             Ok(Sent::Answer(response)) => response,
             Ok(Sent::Stopped(stop)) => return Ok(ControlFlow::Break(stop)),
             Err(error) => return Err(Halt::Model(error, step)),

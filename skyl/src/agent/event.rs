@@ -8,14 +8,12 @@ use crate::message::{ToolCall, ToolResult};
 use crate::provider::{OutputMode, caching::CacheBreak, stream::StreamEvent};
 use crate::tool::Report;
 
-mod reports;
-
-pub(crate) use reports::{Reporting, Reports};
+pub(in crate::agent) mod reports;
 
 /// Something that happened in a run, reported as it happens to the callback given to
 /// [`RunBuilder::on_event`](super::RunBuilder::on_event).
 ///
-/// With a callback, the agent asks the model to stream ([`Model::stream`](super::Model::stream)),
+/// With a callback, the agent asks the model to stream ([`Model::stream`](crate::model::Model::stream)),
 /// so text arrives piece by piece; a model that cannot stream sends its answer's events at once.
 ///
 /// Non-exhaustive: match it with a wildcard arm.

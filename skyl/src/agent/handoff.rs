@@ -17,7 +17,11 @@ use crate::prose::run as prose;
 use crate::tool::{Tool, ToolDefinition, ToolFuture};
 use crate::transcript::{self, TranscriptError};
 
-use super::{Agent, Hooks, Run, RunBuilder, Stop, StopWhen};
+use crate::agent::agent::Agent;
+use crate::agent::driver::RunBuilder;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::run::Run;
+use crate::agent::stop::{Stop, StopWhen};
 
 /// The prefix of a handoff tool's name: `transfer_to_{agent}`.
 const PREFIX: &str = "transfer_to_";

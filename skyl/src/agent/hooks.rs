@@ -22,7 +22,7 @@ use std::time::Duration;
 use crate::message::{ToolCall, ToolResult};
 use crate::provider::Request;
 
-use super::Step;
+use crate::agent::step::Step;
 
 // Private: its names' one public path is `skyl::agent` (tests/public_paths.rs holds that).
 pub(super) mod points;

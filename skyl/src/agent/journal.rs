@@ -1,7 +1,7 @@
 //! Durable runs: the seam between the agent loop and whatever stores a run's journal.
 //!
 //! A run started with [`RunBuilder::journaled`](super::RunBuilder::journaled) writes what it
-//! learns to a [`Journal`] as it goes, keyed by the run's id, and a run started again with the
+//! learns to a [`Journal`](seam::Journal) as it goes, keyed by the run's id, and a run started again with the
 //! same id (in this process or another one, after a crash at any instant) replays the journal
 //! instead of doing the work again.
 //!
@@ -49,9 +49,9 @@
 //!   two workers resuming one run cannot both record an answer for the same step, nor both start
 //!   the same effect, and the one that loses stops without acting.
 //! - A journal may give each run one owner at a time (`skyl::durable::SqliteJournal` does, with
-//!   a lease): [`Journal::load`] then fails with [`JournalError::Owned`] while another live
+//!   a lease): [`Journal::load`](seam::Journal::load) then fails with [`JournalError::Owned`] while another live
 //!   worker runs the run, before anything is read or acted on, and the loop gives the run back
-//!   with [`Journal::release`] when it stops.
+//!   with [`Journal::release`](seam::Journal::release) when it stops.
 //! - Each call that runs can read its [`effect_key`](super::effect_key): stable across crashes and resumes, made of
 //!   the run id, the step and the call id, for an external API's idempotency key.
 //! - An approval is bound to its call (see [`Run::approve`](super::Run::approve)); the call's
@@ -62,7 +62,7 @@
 //!   call that runs it writes no intent, since running it again replays it.
 //!
 //! Durability is the journal's business and is asked for per group: a group marked durable is on
-//! stable storage before [`Journal::append`] returns; the others may wait for the next durable
+//! stable storage before [`Journal::append`](seam::Journal::append) returns; the others may wait for the next durable
 //! group (a crash may lose them, which only means a lookup runs again or a call is answered as
 //! outcome-unknown). So a step costs one durable write for its answer and one for each of its
 //! calls that can have effects, and nothing else is synced.
@@ -83,20 +83,17 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
-use super::Run;
-use super::run::Spent;
+use crate::agent::run::{Run, Spent};
 
 // Private: their names' one public path is `skyl::agent` (tests/public_paths.rs holds that).
 pub(super) mod error;
 pub(super) mod seam;
 
-mod journaling;
-mod recording;
-use super::step::ResponseMeta;
-use error::{DurableRunError, JournalError};
-pub(crate) use journaling::Journaling;
-pub(crate) use recording::Recording;
-use seam::{Entry, Journal};
+pub(in crate::agent) mod journaling;
+pub(in crate::agent) mod recording;
+use crate::agent::step::ResponseMeta;
+use error::JournalError;
+use seam::Entry;
 
 /// The version of the records this code writes, and the latest it reads; a record of a later
 /// version is refused, naming its version and this one, rather than read as corrupt.
@@ -157,6 +154,25 @@ pub(crate) enum Record {
 }
 
 impl Record {
+    /// The record of the call at `position` of step `step` finishing with `result` and the
+    /// `content` beside it, its sub-agent's run having used `spent`: the one place a result's
+    /// record is made, whoever gave the result (the journal, a hook, a person, the tool).
+    pub(crate) fn result(
+        step: u32,
+        position: usize,
+        result: &ToolResult,
+        content: &[Content],
+        spent: Option<Spent>,
+    ) -> Record {
+        Record::Result {
+            step,
+            call: position,
+            result: result.clone(),
+            content: content.to_vec(),
+            spent,
+        }
+    }
+
     pub(crate) fn key(&self) -> String {
         match self {
             Record::Began { .. } => "began".to_owned(),

@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 use crate::model::Cost;
 use crate::provider::{Request, Usage};
 
-use super::budget::{Bound, Measured, Pricing};
-use super::{Budget, Stop, lock};
+use crate::agent::budget::Budget;
+use crate::agent::budget::{Bound, Measured, Pricing};
+use crate::agent::lock;
+use crate::agent::stop::Stop;
 
 /// A budget and what the runs it bounds used (as their answers reported, or the most their
 /// requests could use when an answer reported nothing) and are using (the most the requests in

@@ -1,8 +1,8 @@
-//! The agent loop, with no I/O of its own: a [`Model`] answers, the [`Toolbox`](crate::Toolbox)
-//! answers every call the model makes, and an [`Agent`] repeats that until a stop condition
-//! holds.
+//! The agent loop, with no I/O of its own: a [`Model`](crate::model::Model) answers, the
+//! [`Toolbox`](crate::Toolbox) answers every call the model makes, and an [`Agent`] repeats that
+//! until a stop condition holds.
 //!
-//! - [`Model`] is the one seam to a provider: the HTTP transport, a
+//! - [`Model`](crate::model::Model) is the one seam to a provider: the HTTP transport, a
 //!   [`ScriptedModel`](crate::testing::ScriptedModel) in tests, or your own client.
 //! - [`Agent`] holds the model, the tools and the rules; [`Agent::run`] returns a [`Run`]: the
 //!   transcript, why it stopped ([`Stop`]), its steps and the tokens used.
@@ -48,8 +48,6 @@ mod tool_search;
 mod turn;
 mod typed;
 
-// The model layer's names the agent loop uses; their one public path is `skyl::model`.
-use crate::model::{BoxFuture, Cost, Model, ModelError, Price, Prices};
 pub use agent::Agent;
 pub use approval::NotAwaiting;
 pub use asking::{Question, Reply};

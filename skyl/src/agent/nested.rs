@@ -27,11 +27,17 @@ use crate::prose::run as prose;
 use crate::schema::{canonical_schema_for, output_schema_for};
 use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolOutput};
 
-use super::approval::{NotAwaiting, Slot};
-use super::asking::{self, Question};
-use super::driver::{drive_expecting, drive_journaled_expecting};
-use super::typed::{DEFAULT_CORRECTIONS, Expected, read};
-use super::{Agent, DurableRunError, Event, Hooks, Journal, Run, Stop};
+use crate::agent::agent::Agent;
+use crate::agent::approval::{NotAwaiting, Slot};
+use crate::agent::asking::{self, Desk, Question, Reply};
+use crate::agent::driver::{RunBuilder, drive_expecting, drive_journaled_expecting};
+use crate::agent::event::Event;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::error::DurableRunError;
+use crate::agent::journal::seam::Journal;
+use crate::agent::run::Run;
+use crate::agent::stop::Stop;
+use crate::agent::typed::{DEFAULT_CORRECTIONS, Expected, read};
 
 /// An [`Agent`] as a tool of another agent: the tool's arguments are a typed input `I`, its
 /// result the sub-agent's final answer read into `O` (as [`answer_as`](super::RunBuilder::answer_as)
@@ -195,24 +201,7 @@ where
         // The desk of the turn that runs this call: where a saved run is handed to it, where its
         // run is left when it waits for a person, and where its events go.
         let desk = asking::current_desk();
-        let saved = desk.as_ref().and_then(|desk| desk.handed(call.call_id()));
-        let mut builder = match saved {
-            Some(saved) => self.agent.resume(saved),
-            None => self.agent.run(vec![Message::user(prompt)]),
-        };
-        if let Some(desk) = &desk {
-            builder = builder.under(desk.ledgers());
-        }
-        if let Some(events) = desk.as_ref().and_then(|desk| desk.events()) {
-            let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
-            builder = builder.on_event(move |event| {
-                events(Event::Nested {
-                    call_id: call_id.clone(),
-                    name: tool.clone(),
-                    event: Box::new(event),
-                });
-            });
-        }
+        let builder = self.start(prompt, &call, desk.as_deref());
         let expected = Expected::of::<O>(self.corrections);
         let journaled = match (&self.journal, call.effect_key()) {
             (Some(journal), Some(key)) => Some((journal, key.to_owned())),
@@ -272,6 +261,50 @@ where
             }
             Err(error) => return Err(prose::sub_agent_failed(name, &chain(&error))),
         };
+        self.outcome(run, &call, desk.as_deref(), &expected)
+    }
+
+    /// The sub-agent's run for the call `call`: the saved run the resumed turn hands it at
+    /// `desk`, or a new one from `prompt`; under the budgets of the runs above it, and its
+    /// events passed up nested in the call's.
+    fn start(
+        &self,
+        prompt: String,
+        call: &CallContext,
+        desk: Option<&Desk>,
+    ) -> RunBuilder<'_, S, H> {
+        let name = self.definition.name.as_str();
+        let saved = desk.and_then(|desk| desk.handed(call.call_id()));
+        let mut builder = match saved {
+            Some(saved) => self.agent.resume(saved),
+            None => self.agent.run(vec![Message::user(prompt)]),
+        };
+        if let Some(desk) = desk {
+            builder = builder.under(desk.ledgers());
+        }
+        if let Some(events) = desk.and_then(|desk| desk.events()) {
+            let (call_id, tool) = (call.call_id().to_owned(), name.to_owned());
+            builder = builder.on_event(move |event| {
+                events(Event::Nested {
+                    call_id: call_id.clone(),
+                    name: tool.clone(),
+                    event: Box::new(event),
+                });
+            });
+        }
+        builder
+    }
+
+    /// The call's outcome of the sub-agent's `run`, which stopped: its answer read as `O`, or
+    /// the run left at `desk` to wait for a person, or why it stopped short.
+    fn outcome(
+        &self,
+        run: Run,
+        call: &CallContext,
+        desk: Option<&Desk>,
+        expected: &Expected,
+    ) -> RichOutcome {
+        let name = self.definition.name.as_str();
         match run.stop() {
             Stop::Answered => match read::<O>(&run.text(), expected.schema.wraps_answer()) {
                 Ok(value) => serde_json::to_string(&value)
@@ -586,7 +619,7 @@ impl Run {
 
     /// [`reply`](Self::reply) to the question of the call at the end of `path`; see
     /// [`approve_at`](Self::approve_at).
-    pub fn reply_at(&mut self, path: &[&str], reply: super::Reply) -> Result<(), NotAwaiting> {
+    pub fn reply_at(&mut self, path: &[&str], reply: Reply) -> Result<(), NotAwaiting> {
         let Some((last, calls)) = path.split_last() else {
             return Err(self.not_awaiting(""));
         };

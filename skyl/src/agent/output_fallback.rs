@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::ModelError;
+use crate::model::ModelError;
 use crate::model::ModelErrorKind;
 use crate::provider::{OutputMode, OutputSchema};
 

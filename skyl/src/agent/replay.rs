@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, HashMap};
 use crate::content::Content;
 use crate::message::{Message, ToolResult};
 
-use super::Run;
-use super::journal::Record;
-use super::run::Spent;
-use super::step::ResponseMeta;
-use super::{Entry, JournalError};
+use crate::agent::journal::Record;
+use crate::agent::journal::error::JournalError;
+use crate::agent::journal::seam::Entry;
+use crate::agent::run::Run;
+use crate::agent::run::Spent;
+use crate::agent::step::ResponseMeta;
 
 /// The records of one run, by step and by call position.
 #[derive(Debug, Default)]

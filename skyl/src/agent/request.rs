@@ -8,12 +8,17 @@ use crate::model::Cost;
 use crate::provider::{Request, Response, ToolChoice, Usage};
 use crate::tool::ToolDefinition;
 
-use super::budget::{Last, Measured, Pricing};
-use super::driver::Driver;
-use super::ledger::Ledger;
-use super::step::ResponseMeta;
-use super::telemetry::Span;
-use super::{Event, Hooks, Model, ModelError, Run, Stop};
+use crate::model::{Model, ModelError};
+
+use crate::agent::budget::{Last, Measured, Pricing};
+use crate::agent::driver::Driver;
+use crate::agent::event::Event;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::ledger::Ledger;
+use crate::agent::run::Run;
+use crate::agent::step::ResponseMeta;
+use crate::agent::stop::Stop;
+use crate::agent::telemetry::Span;
 
 /// What became of a step's request.
 pub(super) enum Sent {
@@ -44,13 +49,19 @@ fn history_tools(tools: &[ToolDefinition], transcript: &[Message]) -> Option<Vec
     (!history.is_empty()).then_some(history)
 }
 
-impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
+/// A step's request, over the run's driver: its agent, what a typed run expects, its budgets,
+/// the last request sent, the watch on the provider's cache and its event callback.
+pub(super) struct Requesting<'d, 'a, S, H> {
+    pub(super) driver: &'d mut Driver<'a, S, H>,
+}
+
+impl<'a, S: Send + Sync + 'static, H: Hooks> Requesting<'_, 'a, S, H> {
     /// The request of the step after `run`'s last, before hooks change it.
     fn build<'r>(&self, run: &'r Run) -> Request<'r>
     where
         'a: 'r,
     {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         let definitions = agent.toolbox.definitions();
         let (tools, deferred_tools) = match &agent.tool_search {
             Some(search) if search.is_native() => (
@@ -73,11 +84,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         // A typed run asks for its schema as far down as its server made it step
         // (`output_fallback.rs`).
-        let fallback = self.fallback;
+        let fallback = self.driver.fallback;
         let system = agent.system.as_deref();
         Request {
             model: Cow::Borrowed(&agent.model_name),
-            system: match self.answer {
+            system: match self.driver.answer {
                 Some(expected) => fallback.system(system, &expected.schema),
                 None => system.map(Cow::Borrowed),
             },
@@ -85,6 +96,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
             tools,
             tool_choice,
             output: self
+                .driver
                 .answer
                 .and_then(|expected| fallback.output(&expected.schema)),
             max_tokens: agent.max_tokens,
@@ -98,26 +110,32 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// counted when its request was sent, so that a budget bounds the next request the same way
     /// on a replay (hooks aside, which a replay does not call).
     pub(super) fn count_replayed(&mut self, run: &Run, answer: &ResponseMeta) {
-        if self.ledgers.is_empty() {
+        if self.driver.ledgers.is_empty() {
             return;
         }
         let mut request = self.build(run);
         let measured = Measured::of(
-            self.agent.model.as_ref(),
+            self.driver.agent.model.as_ref(),
             &request,
-            self.last_request.as_ref(),
+            self.driver.last_request.as_ref(),
         );
         let pricing = self.pricing(&request);
         let cost = self.cost_of(answer.requested_model.as_deref(), &answer.usage);
         let counted = (&answer.usage, cost);
-        Ledger::count(&self.ledgers, &mut request, &measured, &pricing, counted);
+        Ledger::count(
+            &self.driver.ledgers,
+            &mut request,
+            &measured,
+            &pricing,
+            counted,
+        );
         self.count(&answer.usage, answer.requested_model.as_deref(), measured);
     }
 
     /// What `usage` cost at the price of the model named `model` (the agent's when `None`);
     /// nothing without a price.
     fn cost_of(&self, model: Option<&str>, usage: &Usage) -> Cost {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         agent
             .prices
             .get(model.unwrap_or(&agent.model_name))
@@ -126,7 +144,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
 
     /// The prices of the models that may answer `request`.
     fn pricing(&self, request: &Request<'_>) -> Pricing<'a> {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         Pricing::of(&agent.prices, &agent.model.model_names(request))
     }
 
@@ -141,11 +159,11 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// nothing about the request, and the next is bounded by its size alone.
     fn count(&mut self, usage: &Usage, model: Option<&str>, measured: Measured) {
         if usage.unreported {
-            self.last_request = None;
+            self.driver.last_request = None;
             return;
         }
-        let model = model.unwrap_or(&self.agent.model_name).to_owned();
-        self.last_request = Some(Last::answered(measured, usage.input_tokens, model));
+        let model = model.unwrap_or(&self.driver.agent.model_name).to_owned();
+        self.driver.last_request = Some(Last::answered(measured, usage.input_tokens, model));
     }
 
     /// Sends the request of step `step` and reads the answer; or, when the request could take
@@ -161,12 +179,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 Err(error) => error,
                 sent => return sent,
             };
-            let next = self.answer.and_then(|_| self.fallback.after(&error));
+            let next = self
+                .driver
+                .answer
+                .and_then(|_| self.driver.fallback.after(&error));
             let Some(next) = next else {
                 return Err(error);
             };
-            self.fallback = next;
-            self.event(|| Event::OutputFallback {
+            self.driver.fallback = next;
+            self.driver.event(|| Event::OutputFallback {
                 step,
                 mode: next.mode(),
                 reason: error.to_string(),
@@ -178,7 +199,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
     /// [`request`](Self::request) once; `first` when it is the step's first, which is reported
     /// as the step's start.
     async fn send(&mut self, run: &Run, step: u32, first: bool) -> Result<Sent, ModelError> {
-        let agent = self.agent;
+        let agent = self.driver.agent;
         let mut request = self.build(run);
         agent.hooks.before_request(step, &mut request).await;
         // After the hooks, so that what they add or reorder is sent in the same order too.
@@ -192,10 +213,14 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         };
         crate::provider::wire_order(&mut request.tools, &found);
         let mut sent = None;
-        if !self.ledgers.is_empty() {
-            let measured = Measured::of(agent.model.as_ref(), &request, self.last_request.as_ref());
+        if !self.driver.ledgers.is_empty() {
+            let measured = Measured::of(
+                agent.model.as_ref(),
+                &request,
+                self.driver.last_request.as_ref(),
+            );
             let pricing = self.pricing(&request);
-            match Ledger::admit(&self.ledgers, &mut request, &measured, &pricing) {
+            match Ledger::admit(&self.driver.ledgers, &mut request, &measured, &pricing) {
                 Ok(reserved) => sent = Some((measured, reserved)),
                 Err(stop) => return Ok(Sent::Stopped(stop)),
             }
@@ -203,15 +228,15 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
         let span = Span::chat(&request.model);
         // After the hooks: what they changed is what the provider sees. Only when someone
         // listens: the watch reads the whole transcript at every step.
-        let causes = if self.events.is_some() || cfg!(feature = "tracing") {
-            self.cache.observe(&request)
+        let causes = if self.driver.events.is_some() || cfg!(feature = "tracing") {
+            self.driver.cache.observe(&request)
         } else {
             Vec::new()
         };
         if !causes.is_empty() {
             span.record_cache_break(&causes);
         }
-        let result = match &mut self.events {
+        let result = match &mut self.driver.events {
             Some(events) => {
                 if first {
                     events(Event::StepStarted { step });

@@ -11,9 +11,10 @@ use crate::model::Cost;
 use crate::provider::Usage;
 use crate::transcript;
 
-use super::approval::{Slot, Turn};
-use super::breaker::Failures;
-use super::{ModelError, Stop};
+use crate::agent::approval::{Slot, Turn};
+use crate::agent::breaker::Failures;
+use crate::agent::stop::Stop;
+use crate::model::ModelError;
 
 /// A run of an [`Agent`](super::Agent): the whole transcript, why it stopped, how many steps it
 /// took and the tokens it used.

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{BudgetLimit, Step};
+use crate::agent::budget::BudgetLimit;
+use crate::agent::step::Step;
 use crate::model::Cost;
 use crate::prose;
 

@@ -8,86 +8,151 @@
 //!    report handed to the event callback and each result journaled as soon as it is known;
 //! 4. `complete`: the hooks after each call, and once every call has its result, the tool
 //!    message, the hooks after the step and the stop conditions.
+//!
+//! The phases step over one list, a [`TurnCall`] a call, in call order: what the pass does next
+//! with the call and what it made of it. Where a call stands between passes (what a saved run
+//! keeps) is its `Slot` in the run's `Turn`, whose `Slot::stage` says how far it got.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::content::{Content, ResultContent};
-use crate::message::{ToolCall, ToolResult};
+use crate::message::ToolCall;
+use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
-use super::approval::{Slot, Turn};
-use super::asking::Desk;
-use super::driver::{Driver, Halt};
-use super::journal::Record;
-use super::{BoxFuture, Hooks, Run, Stop};
+use crate::agent::asking::Desk;
+use crate::agent::driver::{Driver, Halt};
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::Record;
+use crate::agent::journal::seam::Entry;
+use crate::agent::run::Run;
+use crate::agent::stop::Stop;
 
 mod complete;
 mod decide;
 mod execute;
 mod settle;
 
-/// What deciding made of a turn's calls, which the later phases add to.
-#[derive(Default)]
-struct Decided {
-    /// The positions of the calls to run, in call order.
-    to_run: Vec<usize>,
-    /// The calls that got their result in this pass, with how long each ran, for
-    /// `after_tool_call`.
-    answered: Vec<(usize, Duration)>,
-    /// The results decided here, for the journal.
-    records: Vec<Record>,
-    /// The calls that asked the person a question and have the reply, to go on with it.
-    replied: Vec<(usize, BoxFuture<'static, RichOutcome>)>,
-    /// The sub-agents' calls that go on with their saved runs, and the decisions made on them.
-    handed: Vec<(usize, Run)>,
+use complete::Complete;
+use decide::Decide;
+use execute::Execute;
+
+/// One call of a turn as the phases of one pass carry it, in call order: which call it is, what
+/// the pass does with it next, and what the pass made of it. Where the call stands between
+/// passes (what a saved run keeps) is its slot in the turn; this is what the pass keeps beside it.
+pub(super) struct TurnCall<'t> {
+    /// Its place in the assistant message, and its slot's in the turn.
+    position: usize,
+    call: &'t ToolCall,
+    /// What the pass does with it after deciding.
+    next: Next,
+    /// The record of the result this pass decided for it, or its reply gave it, for the journal.
+    record: Option<Record>,
+    /// Whether it went on with a person's reply in this pass (its record is written after the
+    /// ones decided).
+    went_on: bool,
+    /// How long it ran, once it has its result from this pass, for `after_tool_call`.
+    took: Option<Duration>,
+    /// Its effect key and its intent, written durably just before it starts when it can have
+    /// effects: made for a call to run in a journaled run.
+    effect_key: Option<String>,
+    intent: Option<Entry>,
 }
 
-impl Turn {
-    /// Gives the call at `position` its result, and keeps the content beside it for the tool
-    /// message.
-    fn answer(&mut self, position: usize, result: ToolResult, content: Vec<Content>) {
-        if !content.is_empty() {
-            self.content
-                .push(ResultContent::new(result.call_id.as_str(), content));
+/// What a pass does with a call once it is decided.
+pub(super) enum Next {
+    /// Nothing: it has its result, or waits.
+    Stay,
+    /// It runs; a sub-agent's call hands its sub-agent the saved run it goes on with.
+    Run(Option<Box<Run>>),
+    /// It asked the person a question and goes on with the reply: the rest of the call.
+    GoOn(BoxFuture<'static, RichOutcome>),
+}
+
+impl<'t> TurnCall<'t> {
+    /// The call at `position`, nothing decided yet.
+    fn new(position: usize, call: &'t ToolCall) -> Self {
+        TurnCall {
+            position,
+            call,
+            next: Next::Stay,
+            record: None,
+            went_on: false,
+            took: None,
+            effect_key: None,
+            intent: None,
         }
-        self.slots[position] = Slot::Answered(result);
+    }
+
+    /// The rest of the call, when it goes on with a person's reply; it stays then.
+    fn take_rest(&mut self) -> Option<BoxFuture<'static, RichOutcome>> {
+        match std::mem::replace(&mut self.next, Next::Stay) {
+            Next::GoOn(rest) => Some(rest),
+            next => {
+                self.next = next;
+                None
+            }
+        }
+    }
+
+    /// Whether it runs in this pass.
+    fn runs(&self) -> bool {
+        matches!(self.next, Next::Run(_))
     }
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
-    /// Answers the calls of the run's last turn: the hooks decide about each new call, the calls
-    /// let through run concurrently, and once every call has its result the tool message is
-    /// appended and the stop conditions are checked. Returns why the run stops, if it does.
-    ///
-    /// In a journaled run, a call the journal settles is not asked about again; the results of
-    /// calls decided here are recorded before any call runs, each call that can have effects
-    /// records its intent durably just before it starts, and each result of a call that runs is
-    /// recorded as soon as it is known.
-    pub(super) async fn answer_turn(&mut self, run: &mut Run) -> Result<Option<Stop>, Halt> {
-        let step = run.steps;
-        let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
-            return Ok(None);
-        };
-        let calls: Vec<&ToolCall> = message.tool_calls().collect();
-        let mut decided = self.decide(step, &calls, turn).await;
-        // The calls a question paused go on with the person's reply, delivered while deciding.
-        let desk = Arc::new(Desk::default());
-        desk.bind(self.ledgers.clone());
-        for (position, saved) in std::mem::take(&mut decided.handed) {
-            desk.hand(&calls[position].id, saved);
-        }
-        self.go_on_with_replies(step, &calls, turn, &desk, &mut decided)
-            .await;
-        let starts = self.record_decided(step, &calls, &mut decided).await?;
-        if !decided.to_run.is_empty() {
-            self.execute(step, &calls, turn, &desk, &mut decided, starts)
-                .await?;
-        }
-        self.after_tool_calls(&calls, turn, decided.answered).await;
-        if turn.slots.iter().any(|slot| slot.is_waiting()) {
-            return Ok(Some(Stop::AwaitingApproval));
-        }
-        Ok(self.complete(run).await)
+/// Answers the calls of the run's last turn, in `driver`: the hooks decide about each new call,
+/// the calls let through run concurrently, and once every call has its result the tool message
+/// is appended and the stop conditions are checked. Returns why the run stops, if it does.
+///
+/// In a journaled run, a call the journal settles is not asked about again; the results of
+/// calls decided here are recorded before any call runs, each call that can have effects
+/// records its intent durably just before it starts, and each result of a call that runs is
+/// recorded as soon as it is known.
+pub(super) async fn answer_turn<S: Send + Sync + 'static, H: Hooks>(
+    driver: &mut Driver<'_, S, H>,
+    run: &mut Run,
+) -> Result<Option<Stop>, Halt> {
+    let step = run.steps;
+    let (Some(turn), Some(message)) = (run.turn.as_mut(), run.transcript.last()) else {
+        return Ok(None);
+    };
+    let mut calls: Vec<TurnCall<'_>> = message
+        .tool_calls()
+        .enumerate()
+        .map(|(position, call)| TurnCall::new(position, call))
+        .collect();
+    Decide {
+        driver: &mut *driver,
     }
+    .decide(step, &mut calls, turn)
+    .await;
+    // The calls a question paused go on with the person's reply, delivered while deciding.
+    let desk = Arc::new(Desk::default());
+    desk.bind(driver.ledgers.clone());
+    for turn_call in &mut calls {
+        if let Next::Run(saved) = &mut turn_call.next
+            && let Some(saved) = saved.take()
+        {
+            desk.hand(&turn_call.call.id, *saved);
+        }
+    }
+    let mut execute = Execute {
+        driver: &mut *driver,
+    };
+    execute
+        .go_on_with_replies(step, &mut calls, turn, &desk)
+        .await;
+    execute.record_decided(step, &mut calls).await?;
+    if calls.iter().any(TurnCall::runs) {
+        execute.execute(step, &mut calls, turn, &desk).await?;
+    }
+    let complete = Complete {
+        agent: driver.agent,
+    };
+    complete.after_tool_calls(&calls, turn).await;
+    if turn.slots.iter().any(|slot| slot.is_waiting()) {
+        return Ok(Some(Stop::AwaitingApproval));
+    }
+    Ok(complete.complete(run).await)
 }

@@ -9,9 +9,12 @@ use std::marker::PhantomData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::driver::{RunBuilder, drive_expecting};
-use super::{BoxFuture, Hooks, Run, RunError, Stop};
+use crate::agent::driver::{RunBuilder, drive_expecting};
+use crate::agent::hooks::points::Hooks;
+use crate::agent::run::{Run, RunError};
+use crate::agent::stop::Stop;
 use crate::executor::block_on;
+use crate::model::BoxFuture;
 use crate::provider::OutputSchema;
 
 /// How many times a typed run sends a wrong answer back before it gives up, unless

@@ -8,7 +8,7 @@ use std::task::{Poll, Waker};
 
 use crate::tool::{CallContext, CallObserver, Report};
 
-use super::Event;
+use crate::agent::event::Event;
 use crate::agent::lock;
 
 /// The reports of a turn's calls and their results, in the order they came, waiting to be

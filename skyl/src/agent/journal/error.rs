@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use crate::text::Utc;
 
-use super::RECORD_FORMAT;
+use crate::agent::journal::RECORD_FORMAT;
 
 /// A journal could not be read or written.
 ///

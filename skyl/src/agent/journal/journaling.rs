@@ -1,10 +1,14 @@
 //! A journaled run's hold on its journal: opened once when the run starts, holding what the
 //! journal had then, and the writes the loop makes to it.
 
-use super::super::approval::Slot;
-use super::super::replay::Replay;
-use super::super::{Agent, Hooks, Run};
-use super::{DurableRunError, Entry, Journal, JournalError, Record, handle_run, make_effect_key};
+use crate::agent::agent::Agent;
+use crate::agent::approval::Slot;
+use crate::agent::hooks::points::Hooks;
+use crate::agent::journal::error::{DurableRunError, JournalError};
+use crate::agent::journal::seam::{Entry, Journal};
+use crate::agent::journal::{Record, handle_run, make_effect_key};
+use crate::agent::replay::Replay;
+use crate::agent::run::Run;
 
 /// A journaled run's journal, and what it held when the run started.
 pub(crate) struct Journaling<'a> {

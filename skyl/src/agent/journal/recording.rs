@@ -12,7 +12,8 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::Poll;
 
-use super::{Entry, Journal, JournalError};
+use crate::agent::journal::error::JournalError;
+use crate::agent::journal::seam::{Entry, Journal};
 use crate::agent::lock;
 use crate::model::BoxFuture;
 use crate::toolbox::Gate;

@@ -3,7 +3,7 @@
 
 use crate::model::BoxFuture;
 
-use super::error::JournalError;
+use crate::agent::journal::error::JournalError;
 
 /// One record of a run's journal: a key unique within the run, and a body to store as it is.
 ///

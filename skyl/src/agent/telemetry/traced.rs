@@ -60,8 +60,10 @@ impl Span {
 
     /// Why the request's start differs from what the request before it cached.
     pub(crate) fn record_cache_break(&self, causes: &[CacheBreak]) {
-        self.span
-            .record("skyl.cache_break", super::cache_break_line(causes).as_str());
+        self.span.record(
+            "skyl.cache_break",
+            crate::agent::telemetry::cache_break_line(causes).as_str(),
+        );
     }
 
     /// Runs `future` inside this span.
@@ -198,7 +200,7 @@ pub(crate) fn tool_changed(run: &str, name: &str, gone: bool) {
         skyl.run.id = run,
         gen_ai.tool.name = name,
         "{}",
-        super::tool_changed_line(run, name, gone)
+        crate::agent::telemetry::tool_changed_line(run, name, gone)
     );
 }
 

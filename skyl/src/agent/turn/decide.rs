@@ -8,36 +8,43 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::ToolOutcome;
 
-use super::super::approval::{Slot, Turn, arguments_fingerprint, unix_now};
-use super::super::driver::Driver;
-use super::super::journal::Record;
-use super::super::ledger::Ledger;
-use super::super::{Agent, AnsweredBy, Decision, Event, Hooks};
-use super::Decided;
-use super::settle::Settled;
+use crate::agent::agent::Agent;
+use crate::agent::approval::{Slot, Turn, arguments_fingerprint, unix_now};
+use crate::agent::driver::Driver;
+use crate::agent::event::{AnsweredBy, Event};
+use crate::agent::hooks::points::{Decision, Hooks};
+use crate::agent::journal::Record;
+use crate::agent::ledger::Ledger;
+use crate::agent::turn::settle::{Settle, Settled};
+use crate::agent::turn::{Next, TurnCall};
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
-    /// Decides about each call of `turn`, the turn of step `step` whose calls are `calls`: the
-    /// calls answered here get their result in their slot, the calls that wait their waiting
-    /// slot, and the rest are to run.
-    pub(super) async fn decide(
-        &mut self,
-        step: u32,
-        calls: &[&ToolCall],
-        turn: &mut Turn,
-    ) -> Decided {
-        let mut decided = Decided::default();
-        for (position, &call) in calls.iter().enumerate() {
+/// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
+/// budgets and its event callback.
+pub(super) struct Decide<'d, 'a, S, H> {
+    pub(super) driver: &'d mut Driver<'a, S, H>,
+}
+
+impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
+    /// Decides about each of `calls`, the calls of `turn`, the turn of step `step`: the calls
+    /// answered here get their result in their slot (and their record), the calls that wait
+    /// their waiting slot, and the rest are to run or go on with a reply.
+    pub(super) async fn decide(&mut self, step: u32, calls: &mut [TurnCall<'_>], turn: &mut Turn) {
+        for turn_call in calls {
+            let (position, call) = (turn_call.position, turn_call.call);
             let slot = turn.slots[position].clone();
-            let answer = match self.settle(step, position, call, &slot) {
+            let settle = Settle {
+                journal: self.driver.journal.as_deref(),
+                toolbox: &self.driver.agent.toolbox,
+            };
+            let answer = match settle.settle(step, position, call, &slot) {
                 Some(Settled::Replayed(result, content, spent)) => {
                     if let Some(spent) = spent {
                         // Its sub-agent's run is not run again: what it used counts here.
                         let cost = spent.cost.unwrap_or_default();
-                        Ledger::count_spent(&self.ledgers, &spent.usage, cost);
+                        Ledger::count_spent(&self.driver.ledgers, &spent.usage, cost);
                         turn.spent.add(&spent);
                     }
-                    self.event(|| Event::ToolAnswered {
+                    self.driver.event(|| Event::ToolAnswered {
                         name: call.name.clone(),
                         result: result.clone(),
                         by: AnsweredBy::Journal,
@@ -46,42 +53,31 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     continue;
                 }
                 Some(Settled::Rerun) => {
-                    decided.to_run.push(position);
+                    turn_call.next = Next::Run(None);
                     continue;
                 }
                 Some(Settled::Unknown(result)) => Some((result, AnsweredBy::OutcomeUnknown)),
                 Some(Settled::Resumed(rest)) => {
-                    decided.replied.push((position, rest));
+                    turn_call.next = Next::GoOn(rest);
                     continue;
                 }
                 Some(Settled::Decided(decision)) => {
-                    self.decide_slot(position, call, decision, turn, &mut decided)
-                        .await
+                    self.decide_slot(turn_call, decision, turn).await
                 }
-                None => {
-                    self.decide_slot(position, call, slot, turn, &mut decided)
-                        .await
-                }
+                None => self.decide_slot(turn_call, slot, turn).await,
             };
             let Some((result, by)) = answer else {
                 continue;
             };
-            self.event(|| Event::ToolAnswered {
+            self.driver.event(|| Event::ToolAnswered {
                 name: call.name.clone(),
                 result: result.clone(),
                 by,
             });
-            decided.records.push(Record::Result {
-                step,
-                call: position,
-                result: result.clone(),
-                content: Vec::new(),
-                spent: None,
-            });
+            turn_call.record = Some(Record::result(step, position, &result, &[], None));
             turn.slots[position] = Slot::Answered(result);
-            decided.answered.push((position, Duration::ZERO));
+            turn_call.took = Some(Duration::ZERO);
         }
-        decided
     }
 
     /// Decides about the call at `position`, which stands at `slot` once the journal has said
@@ -89,18 +85,17 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
     /// is to run, or its slot says what it waits for.
     async fn decide_slot(
         &mut self,
-        position: usize,
-        call: &ToolCall,
+        turn_call: &mut TurnCall<'_>,
         slot: Slot,
         turn: &mut Turn,
-        decided: &mut Decided,
     ) -> Option<(ToolResult, AnsweredBy)> {
-        let agent = self.agent;
+        let (position, call) = (turn_call.position, turn_call.call);
+        let agent = self.driver.agent;
         match slot {
             Slot::New => {
-                let proposed = agent.proposed(call);
+                let proposed = proposed(agent, call);
                 match agent.hooks.before_tool_call(call, proposed).await {
-                    Decision::Run => decided.to_run.push(position),
+                    Decision::Run => turn_call.next = Next::Run(None),
                     Decision::Deny(reason) => {
                         return Some((denied(call, &reason), AnsweredBy::Hook));
                     }
@@ -110,16 +105,17 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                     Decision::Pause => self.pause(position, call, turn),
                 }
             }
-            Slot::Approved => decided.to_run.push(position),
+            Slot::Approved => turn_call.next = Next::Run(None),
             Slot::Granted(approval) => {
                 let definition = agent.definition_fingerprint(&call.name);
                 let arguments = arguments_fingerprint(call);
                 let id = self
+                    .driver
                     .journal
                     .as_ref()
                     .map(|journaling| journaling.id.as_str());
                 if approval.holds(call, id, &arguments, &definition, unix_now()) {
-                    decided.to_run.push(position);
+                    turn_call.next = Next::Run(None);
                 } else {
                     // Moved, changed or expired: ask again.
                     self.pause(position, call, turn);
@@ -127,8 +123,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
             }
             Slot::Denied(reason) => return Some((denied(call, &reason), AnsweredBy::Person)),
             Slot::Nested(saved) => {
-                decided.to_run.push(position);
-                decided.handed.push((position, *saved));
+                turn_call.next = Next::Run(Some(saved));
             }
             Slot::Answered(_)
             | Slot::Awaiting
@@ -141,30 +136,29 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
 
     /// Makes the call at `position` wait for a person's decision.
     fn pause(&mut self, position: usize, call: &ToolCall, turn: &mut Turn) {
-        turn.slots[position] = self.agent.paused(call);
-        self.event(|| Event::ToolPaused { call: call.clone() });
+        turn.slots[position] = paused(self.driver.agent, call);
+        self.driver
+            .event(|| Event::ToolPaused { call: call.clone() });
     }
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Agent<S, H> {
-    /// The slot of a call that waits for a person's decision.
-    fn paused(&self, call: &ToolCall) -> Slot {
-        Slot::Paused {
-            definition: self.definition_fingerprint(&call.name),
-        }
+/// The slot of a call of `agent` that waits for a person's decision.
+fn paused<S: Send + Sync + 'static, H: Hooks>(agent: &Agent<S, H>, call: &ToolCall) -> Slot {
+    Slot::Paused {
+        definition: agent.definition_fingerprint(&call.name),
     }
+}
 
-    /// What happens to `call` unless a hook decides otherwise.
-    fn proposed(&self, call: &ToolCall) -> Decision {
-        let destructive = self.approve_destructive
-            && self.toolbox.definitions().iter().any(|definition| {
-                definition.name == call.name && definition.annotations.is_destructive()
-            });
-        if destructive {
-            Decision::Pause
-        } else {
-            Decision::Run
-        }
+/// What happens to `call` unless a hook of `agent` decides otherwise.
+fn proposed<S: Send + Sync + 'static, H>(agent: &Agent<S, H>, call: &ToolCall) -> Decision {
+    let destructive = agent.approve_destructive
+        && agent.toolbox.definitions().iter().any(|definition| {
+            definition.name == call.name && definition.annotations.is_destructive()
+        });
+    if destructive {
+        Decision::Pause
+    } else {
+        Decision::Run
     }
 }
 

@@ -7,11 +7,12 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::RichOutcome;
 
-use super::super::approval::Slot;
-use super::super::asking::{self, Question, Reply};
-use super::super::driver::Driver;
-use super::super::run::Spent;
-use super::super::{BoxFuture, Hooks};
+use crate::agent::approval::{Slot, Stage};
+use crate::agent::asking::{self, Question, Reply};
+use crate::agent::journal::journaling::Journaling;
+use crate::agent::run::Spent;
+use crate::model::BoxFuture;
+use crate::toolbox::Toolbox;
 
 /// What the journal, or the decisions of a saved run, settle about a call.
 pub(super) enum Settled {
@@ -27,8 +28,29 @@ pub(super) enum Settled {
     Resumed(BoxFuture<'static, RichOutcome>),
 }
 
-impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
-    /// What is settled about the call at `position` of step `step`, which stands at `slot`.
+/// What settling reads: the run's journal (none in a run without one) and its toolbox.
+pub(super) struct Settle<'d, S> {
+    pub(super) journal: Option<&'d Journaling<'d>>,
+    pub(super) toolbox: &'d Toolbox<S>,
+}
+
+impl<S: Send + Sync + 'static> Settle<'_, S> {
+    /// What is settled about the call at `position` of step `step`, which stands at `slot` in
+    /// the turn, before any hook is asked. Its two sources of truth, the journal's replay (what
+    /// this run did) and the saved run's decisions (what a person decided since it paused), are
+    /// read in this order, the first that says something settling the call:
+    ///
+    /// 1. the turn's own slot: a reply given to the call's question goes on with it (delivered
+    ///    here, before any call is awaited: a server may be waiting on one call's answer to
+    ///    finish another), and a slot that no longer waits (decided, asked, answered) is the
+    ///    deciding phase's, not settled here;
+    /// 2. the journal's result of the call: it finished, whatever was decided since;
+    /// 3. the saved run's decision for a call that was started (it asked a question, or its
+    ///    sub-agent waits): it waits for, or goes on with, the reply, rather than being answered
+    ///    as unknown by its intent below;
+    /// 4. the journal's intent of the call: started and never finished, it runs again or is
+    ///    answered as outcome-unknown;
+    /// 5. the saved run's decision for a call not started: approved, granted or denied.
     pub(super) fn settle(
         &self,
         step: u32,
@@ -36,21 +58,13 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         call: &ToolCall,
         slot: &Slot,
     ) -> Option<Settled> {
-        match slot {
-            Slot::New | Slot::Awaiting | Slot::Paused { .. } => self.settled(step, position, call),
-            // The reply is delivered here, before any call is awaited: a server may be
-            // waiting on one call's answer to finish another.
-            Slot::Replied { question, reply } => {
-                Some(self.replied((step, position), call, question, reply))
-            }
-            _ => None,
+        if let Slot::Replied { question, reply } = slot {
+            return Some(self.replied((step, position), call, question, reply));
         }
-    }
-
-    /// What the journal or the saved run's decisions settle about the call at `position` of
-    /// step `step`, before any hook is asked: its result, or a decision.
-    fn settled(&self, step: u32, position: usize, call: &ToolCall) -> Option<Settled> {
-        let journaling = self.journal.as_ref()?;
+        if slot.stage() != Stage::Undecided {
+            return None;
+        }
+        let journaling = self.journal?;
         if let Some((result, content, spent)) = journaling.replay.results.get(&(step, position)) {
             return Some(Settled::Replayed(
                 result.clone(),
@@ -58,13 +72,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 spent.clone(),
             ));
         }
-        // A call that asked the person a question was started, and its intent may be recorded: it
-        // waits for, or goes on with, the reply rather than being answered as unknown.
-        if let Some((decided_step, slots)) = &journaling.decisions
-            && *decided_step == step
-            && let Some(slot @ (Slot::Asking(_) | Slot::Replied { .. } | Slot::Nested(_))) =
-                slots.get(position)
-        {
+        let decision = match &journaling.decisions {
+            Some((decided_step, slots)) if *decided_step == step => slots.get(position),
+            _ => None,
+        };
+        if let Some(slot) = decision.filter(|slot| slot.stage() == Stage::Started) {
             return Some(match slot {
                 Slot::Replied { question, reply } => {
                     self.replied((step, position), call, question, reply)
@@ -82,16 +94,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
                 ))
             });
         }
-        let (decided_step, slots) = journaling.decisions.as_ref()?;
-        if *decided_step != step {
-            return None;
-        }
-        match slots.get(position)? {
-            slot @ (Slot::Approved | Slot::Granted(_) | Slot::Denied(_)) => {
-                Some(Settled::Decided(slot.clone()))
-            }
-            _ => None,
-        }
+        decision
+            .filter(|slot| slot.stage() == Stage::Decided)
+            .map(|slot| Settled::Decided(slot.clone()))
     }
 
     /// What becomes of a call that asked the person `question`, now that they gave `reply`: it
@@ -111,7 +116,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
         // The question's server keeps nothing between rounds (MCP 2026-07-28): the call's tool
         // goes on with it here, from what the saved run kept.
         if let Some(continuation) = question.continuation()
-            && let Some(tool) = self.agent.toolbox.tool(&call.name)
+            && let Some(tool) = self.toolbox.tool(&call.name)
             && let Ok(reply) = serde_json::to_value(reply)
             && let Some(rest) = tool.resume_elsewhere(continuation, reply, call.id.as_str())
         {
@@ -133,13 +138,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Driver<'_, S, H> {
     fn reruns(&self, step: u32, position: usize, call: &ToolCall) -> bool {
         if let Some(intent) = self
             .journal
-            .as_ref()
             .and_then(|journaling| journaling.replay.intents.get(&(step, position)))
         {
             return intent.idempotent || intent.handed;
         }
-        self.agent
-            .toolbox
+        self.toolbox
             .definition(&call.name)
             .is_some_and(|definition| definition.annotations.is_idempotent())
     }
