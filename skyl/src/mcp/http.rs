@@ -251,9 +251,16 @@ async fn answer<S: Send + Sync + 'static>(
             body
         }
     };
+    let initializing = serves_tasks && is_initialize(&body);
     let response = service
         .handle(Request::from_parts(parts, Full::new(body.clone())))
         .await;
+    if initializing {
+        return response.map(|body| {
+            body.map_frame(|frame| frame.map_data(with_tasks_capability))
+                .boxed()
+        });
+    }
     // rmcp answers a body it cannot read as a message 415 Unsupported Media Type, in plain text,
     // even when the media type was right; MCP asks for an HTTP error status and allows a
     // JSON-RPC error response without an id.
@@ -324,6 +331,47 @@ fn called_tool(body: &[u8]) -> Option<String> {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.into_owned()),
         _ => None,
     }
+}
+
+/// Whether `body` is an `initialize` request.
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<ClientJsonRpcMessage>(body)
+        .ok()
+        .and_then(ClientJsonRpcMessage::into_request)
+        .is_some_and(|(request, _)| matches!(request, ClientRequest::InitializeRequest(_)))
+}
+
+/// `data`, a piece of the answer to `initialize` (the whole JSON body, or an event of its SSE
+/// stream), with 2025-11-25's `tasks` capability added to the result it holds
+/// ([`declare_capability`](super::serve::legacy_tasks::declare_capability)).
+fn with_tasks_capability(data: Bytes) -> Bytes {
+    let declared = |json: &str| {
+        let mut message = serde_json::from_str::<serde_json::Value>(json).ok()?;
+        super::serve::legacy_tasks::declare_capability(message.get_mut("result")?);
+        Some(message.to_string())
+    };
+    let Ok(text) = std::str::from_utf8(&data) else {
+        return data;
+    };
+    if let Some(json) = declared(text) {
+        return Bytes::from(json);
+    }
+    // An SSE event: the message is its `data:` line.
+    let mut event = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        match line
+            .strip_prefix("data:")
+            .and_then(|rest| declared(rest.trim()))
+        {
+            Some(json) => {
+                event.push_str("data: ");
+                event.push_str(&json);
+                event.push('\n');
+            }
+            None => event.push_str(line),
+        }
+    }
+    Bytes::from(event)
 }
 
 fn json_response(

@@ -14,7 +14,7 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, JsonRpcMessage, RequestId, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Map, Value, json};
@@ -347,7 +347,20 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
-        let line = line_of(&item);
+        let line = match &item {
+            // 2025-11-25's `tasks` capability, which rmcp's result has no field for.
+            JsonRpcMessage::Response(response)
+                if matches!(response.result, ServerResult::InitializeResult(_)) =>
+            {
+                let mut message =
+                    serde_json::to_value(&item).expect("a JSON-RPC message serializes");
+                if let Some(result) = message.get_mut("result") {
+                    super::serve::legacy_tasks::declare_capability(result);
+                }
+                line_of(&message)
+            }
+            _ => line_of(&item),
+        };
         let output = Arc::clone(&self.output);
         async move { output.lock().await.write_line(line).await }
     }
