@@ -98,7 +98,7 @@ pub(in crate::mcp) fn refusal(body: &[u8]) -> Option<Value> {
         .unwrap_or(Value::Null);
     let code = ErrorCode::METHOD_NOT_FOUND.0;
     let refused = prose::task_parameter_refused(tool);
-    Some(crate::mcp::stdio::error_response(id, code, &refused))
+    Some(super::stdio::error_response(id, code, &refused))
 }
 
 /// Whether a `tools/call`'s `params` ask for a task of 2025-11-25.
