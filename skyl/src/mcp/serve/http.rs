@@ -252,10 +252,7 @@ async fn answer<S: Send + Sync + 'static>(
         .handle(Request::from_parts(parts, Full::new(body.clone())))
         .await;
     if initializing {
-        return response.map(|body| {
-            body.map_frame(|frame| frame.map_data(with_tasks_capability))
-                .boxed()
-        });
+        return response.map(with_tasks_capability_in);
     }
     // rmcp answers a body it cannot read as a message 415 Unsupported Media Type, in plain text,
     // even when the media type was right; MCP asks for an HTTP error status and allows a
@@ -335,6 +332,12 @@ fn is_initialize(body: &[u8]) -> bool {
         .ok()
         .and_then(ClientJsonRpcMessage::into_request)
         .is_some_and(|(request, _)| matches!(request, ClientRequest::InitializeRequest(_)))
+}
+
+/// `body`, the answer to `initialize`, with 2025-11-25's `tasks` capability added to its result.
+fn with_tasks_capability_in(body: BoxBody<Bytes, Infallible>) -> BoxBody<Bytes, Infallible> {
+    body.map_frame(|frame| frame.map_data(with_tasks_capability))
+        .boxed()
 }
 
 /// `data`, a piece of the answer to `initialize` (the whole JSON body, or an event of its SSE
