@@ -802,6 +802,138 @@ impl Raw2025 {
     }
 }
 
+/// The result of `initialize` at `revision` (or of `server/discover` at 2026-07-28, which has
+/// no `initialize`) from the `task_server` binary, over stdio.
+async fn handshake_over_stdio(revision: &str) -> Value {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let dir = journal_path(&format!("handshake-{revision}"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let mut child = spawn_task_server(&dir);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let request = handshake_request(revision);
+    let line = format!("{request}\n");
+    bounded("writing", stdin.write_all(line.as_bytes()))
+        .await
+        .unwrap();
+    let line = bounded("the answer", stdout.next_line())
+        .await
+        .unwrap()
+        .unwrap();
+    let _ = child.kill().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_str::<Value>(&line).unwrap()["result"].take()
+}
+
+/// The request that opens a conversation at `revision`.
+fn handshake_request(revision: &str) -> Value {
+    let client = json!({"name": "raw", "version": "0"});
+    if revision == "2026-07-28" {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": revision,
+            "io.modelcontextprotocol/clientInfo": client,
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        return json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}});
+    }
+    let params = json!({"protocolVersion": revision, "capabilities": {}, "clientInfo": client});
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+}
+
+/// The result of `initialize` at `revision` from a server with a task journal, over HTTP (with
+/// sessions: the answer is an SSE stream; without: a JSON body).
+async fn initialize_over_http(revision: &str, stateless: bool) -> Value {
+    let path = journal_path(&format!("initialize-http-{revision}-{stateless}"));
+    let mut server = Server::new(Toolbox::new().with(Count))
+        .with_task_journal(SqliteJournal::open(&path).unwrap());
+    if stateless {
+        server = server.with_stateless_http();
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving = tokio::spawn(server.serve_http(listener));
+    let body = handshake_request(revision).to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {address}\r\nconnection: close\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (_, body) = bounded("the answer", crate::common::http_exchange(address, request)).await;
+    serving.abort();
+    let _ = std::fs::remove_file(&path);
+    // A JSON body, or the `data:` line of an SSE event (in a chunked body).
+    let json = body
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("data:")
+                .map(str::trim)
+                .filter(|data| !data.is_empty())
+        })
+        .or_else(|| body.lines().find(|line| line.starts_with('{')))
+        .unwrap_or_else(|| panic!("no message in {body:?}"));
+    serde_json::from_str::<Value>(json).unwrap()["result"].take()
+}
+
+/// The `initialize` result a server with a task journal gives at `revision`, `tasks` its
+/// capabilities' `tasks` if any.
+fn initialized(revision: &str, tasks: Option<Value>) -> Value {
+    let mut capabilities = json!({
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+        "logging": {},
+        "tools": {"listChanged": false}
+    });
+    if let Some(tasks) = tasks {
+        capabilities["tasks"] = tasks;
+    }
+    json!({
+        "protocolVersion": revision,
+        "capabilities": capabilities,
+        "serverInfo": {"name": "skyl", "version": env!("CARGO_PKG_VERSION")}
+    })
+}
+
+#[tokio::test]
+async fn a_server_with_tasks_declares_2025_11_25s_tasks_capability_at_that_revision_alone() {
+    let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+    assert_eq!(
+        handshake_over_stdio("2025-11-25").await,
+        initialized("2025-11-25", Some(tasks.clone()))
+    );
+    assert_eq!(
+        handshake_over_stdio("2025-06-18").await,
+        initialized("2025-06-18", None)
+    );
+    for stateless in [false, true] {
+        assert_eq!(
+            initialize_over_http("2025-11-25", stateless).await,
+            initialized("2025-11-25", Some(tasks.clone()))
+        );
+        assert_eq!(
+            initialize_over_http("2025-06-18", stateless).await,
+            initialized("2025-06-18", None)
+        );
+    }
+    // At 2026-07-28 tasks are the extension's alone.
+    assert_eq!(
+        handshake_over_stdio("2026-07-28").await,
+        json!({
+            "resultType": "complete",
+            "supportedVersions": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+            "capabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}},
+                "logging": {},
+                "tools": {"listChanged": false}
+            },
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "skyl", "version": env!("CARGO_PKG_VERSION")}}
+        })
+    );
+}
+
 #[tokio::test]
 async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     let dir = journal_path("form-2025").parent().unwrap().to_owned();

@@ -242,15 +242,7 @@ impl HttpModel {
         loop {
             let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => {
-                    let error = ModelError::new(
-                        ModelErrorKind::Timeout,
-                        format!(
-                            "the stream sent no event for {:?}, after {}; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
-                            self.shared.idle_timeout,
-                            count_events(decoder.events_read())
-                        ),
-                    )
-                    .with_provider(self.shared.api.provider());
+                    let error = self.idle_error(decoder.events_read());
                     return Err(self.annotate(error, &id, retries));
                 }
                 Ok(Ok(Some(chunk))) => chunk,
@@ -265,20 +257,7 @@ impl HttpModel {
                 // The connection broke after the answer was complete: nothing was lost.
                 Ok(Err(_)) if decoder.is_complete() => break,
                 Ok(Err(error)) => {
-                    let kind = if error.is_timeout() {
-                        ModelErrorKind::Timeout
-                    } else {
-                        ModelErrorKind::Connection
-                    };
-                    let error = ModelError::new(
-                        kind,
-                        format!(
-                            "the stream broke after {}",
-                            count_events(decoder.events_read())
-                        ),
-                    )
-                    .with_provider(self.shared.api.provider())
-                    .with_source(error);
+                    let error = self.broken_error(decoder.events_read(), error);
                     return Err(self.annotate(error, &id, retries));
                 }
             };
@@ -328,6 +307,34 @@ impl HttpModel {
         decoder
             .finish(&mut *events)
             .map_err(|error| self.annotate(stream_error(&*self.shared.api, error), &id, retries))
+    }
+
+    /// The stream sent no event within the idle timeout, after `events` events.
+    fn idle_error(&self, events: usize) -> ModelError {
+        ModelError::new(
+            ModelErrorKind::Timeout,
+            format!(
+                "the stream sent no event for {:?}, after {}; raise the idle timeout (HttpModelBuilder::idle_timeout) if the model thinks for longer",
+                self.shared.idle_timeout,
+                count_events(events)
+            ),
+        )
+        .with_provider(self.shared.api.provider())
+    }
+
+    /// The connection broke after `events` events.
+    fn broken_error(&self, events: usize, error: reqwest::Error) -> ModelError {
+        let kind = if error.is_timeout() {
+            ModelErrorKind::Timeout
+        } else {
+            ModelErrorKind::Connection
+        };
+        ModelError::new(
+            kind,
+            format!("the stream broke after {}", count_events(events)),
+        )
+        .with_provider(self.shared.api.provider())
+        .with_source(error)
     }
 
     /// The decoder of a stream that ended, handed back when the answer it read is whole; else

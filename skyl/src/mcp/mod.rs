@@ -17,6 +17,12 @@
 //! (`initialize`, `ping`, `logging/setLevel`) is answered 404 with JSON-RPC's -32601, as the
 //! revision asks.
 //!
+//! The code is split by direction: serving in `serve/`, mounting in `mount/`, and what both
+//! share here (`content.rs`, a tool's answer as `tools/call` carries it; `error.rs`, what fails
+//! before a call; `listing.rs`, a tool as `tools/list` shows it), with `reading.rs`, the
+//! macros' support for served prompts and resources, kept at `skyl::mcp::reading` because their
+//! compile errors name that path. Each side's module doc is the map of its files.
+//!
 //! # Serving a toolbox
 //!
 //! [`Server`] wraps a toolbox (its state included). `tools/list` comes from the definitions, and
@@ -355,51 +361,36 @@
 //! ([`OAuth`]: discovery, client registration, a person's authorization with PKCE or client
 //! credentials, step-up for more scopes), on rmcp's OAuth client and the oauth2 crate.
 
-#[cfg(feature = "mcp-http")]
-mod authorization;
-mod caller;
-mod catalog;
+// What both directions share: content, errors, the tool listing.
 mod content;
 mod error;
-mod failure;
-#[cfg(feature = "mcp-http")]
-mod http;
-mod lifecycle;
 mod listing;
-mod mount;
-mod mounted_task;
-mod names;
-mod notify;
-#[cfg(feature = "mcp-oauth")]
-mod oauth;
-mod params;
-mod prompt;
+// Macro support for served prompts and resources (text read as a parameter's type), at the top
+// because `#[prompt]`'s and `#[resource]`'s compile errors name its path.
 #[doc(hidden)]
 pub mod reading;
-mod resource;
+// Each direction, with the map of its files in its module doc.
+mod mount;
 mod serve;
-mod stdio;
-mod tasks;
-mod uri_template;
 
-#[cfg(feature = "mcp-http")]
-pub use authorization::{Authorization, Grant};
-pub use caller::{answer, ask, caller, client_capabilities};
-pub use catalog::{ResourceUpdates, ServedSet};
 pub use error::{Cause, ConnectError, ServeError};
-pub use failure::Failure;
-pub use mount::{Remote, RemoteBuilder, RemoteTool};
 #[cfg(feature = "mcp-oauth")]
-pub use oauth::{Authorize, AuthorizeFuture, OAuth};
-pub use prompt::{
+pub use mount::oauth::{Authorize, AuthorizeFuture, OAuth};
+pub use mount::{Remote, RemoteBuilder, RemoteTool};
+pub use serve::Server;
+#[cfg(feature = "mcp-http")]
+pub use serve::authorization::{Authorization, Grant};
+pub use serve::caller::{answer, ask, caller, client_capabilities};
+pub use serve::catalog::{ResourceUpdates, ServedSet};
+pub use serve::failure::Failure;
+pub use serve::prompt::{
     DynamicPrompt, IntoPromptMessages, PromptArgument, PromptArguments, PromptDefinition,
     PromptFuture, PromptMessage, ServedPrompt,
 };
-pub use resource::{
+pub use serve::resource::{
     DynamicResource, IntoResourceContents, ResourceDefinition, ResourceFuture, ResourceRead,
     ServedResource,
 };
-pub use serve::Server;
 
 /// The MCP SDK skyl is built on, for its types (transports, `ServerHandler`, the protocol model).
 pub use rmcp;

@@ -2,12 +2,12 @@
 //! values; and the values an enum may take, for completion.
 //!
 //! Used by the code `#[prompt]` and `#[resource]` generate (through `skyl::__private::mcp`) and by
-//! [`DynamicPrompt`](super::DynamicPrompt).
+//! [`DynamicPrompt`](crate::mcp::DynamicPrompt).
 
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value as Json};
 
-use super::Failure;
+use crate::mcp::Failure;
 
 /// The argument `name` of `arguments`, read as `T`.
 ///

@@ -98,7 +98,7 @@ pub(in crate::mcp) fn refusal(body: &[u8]) -> Option<Value> {
         .unwrap_or(Value::Null);
     let code = ErrorCode::METHOD_NOT_FOUND.0;
     let refused = prose::task_parameter_refused(tool);
-    Some(crate::mcp::stdio::error_response(id, code, &refused))
+    Some(super::stdio::error_response(id, code, &refused))
 }
 
 /// Whether a `tools/call`'s `params` ask for a task of 2025-11-25.
@@ -133,6 +133,29 @@ fn created_here(params: Option<&Value>) -> bool {
 /// Whether the task `id` was created by a `tools/call` of 2025-11-25.
 pub(in crate::mcp) fn created_so(id: &str) -> bool {
     id.starts_with(ID_PREFIX)
+}
+
+/// Adds 2025-11-25's `tasks` server capability to `result`, an `initialize` result, when it
+/// was negotiated at that revision by a server that serves tasks (one that declares the tasks
+/// extension, as [`Server::with_task_journal`] has it do): tasks listed, cancelled, and made by
+/// `tools/call`, the only request skyl runs as a task. rmcp's `ServerCapabilities` has no such
+/// field, so the transports add it to the result as written (stdio's writer, the HTTP server's
+/// answer). At 2026-07-28 the extension alone declares tasks.
+pub(in crate::mcp) fn declare_capability(result: &mut Value) {
+    if result.get("protocolVersion").and_then(Value::as_str) != Some("2025-11-25") {
+        return;
+    }
+    let Some(Value::Object(capabilities)) = result.get_mut("capabilities") else {
+        return;
+    };
+    let serves_tasks = capabilities
+        .get("extensions")
+        .and_then(|extensions| extensions.get(rmcp::model::TASKS_EXTENSION_ID))
+        .is_some();
+    if serves_tasks {
+        let tasks = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        capabilities.insert("tasks".to_owned(), tasks);
+    }
 }
 
 /// The notification 2025-11-25 tells a task's new status with, its params the task

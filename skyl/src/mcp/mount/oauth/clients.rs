@@ -16,8 +16,8 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpResponseLimits,
 };
 
-use super::super::error::Cause;
 use super::session::{Refusal, Session, Step};
+use crate::mcp::error::Cause;
 
 /// The largest answer skyl reads from an authorization server (metadata, registration, token).
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;

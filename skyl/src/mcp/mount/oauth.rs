@@ -1,4 +1,4 @@
-//! OAuth 2.1 for the servers a [`Remote`](super::Remote) mounts over HTTP (feature `mcp-oauth`),
+//! OAuth 2.1 for the servers a [`Remote`](crate::mcp::Remote) mounts over HTTP (feature `mcp-oauth`),
 //! as MCP's authorization section asks of a client: the server's 401 names its protected-resource
 //! metadata, which names the authorization server; skyl registers there (or uses a client it is
 //! given), gets a token (a person's authorization with PKCE, or the client's own credentials),
@@ -18,14 +18,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::error::Cause;
-use super::mount::RemoteBuilder;
+use super::RemoteBuilder;
+use crate::mcp::error::Cause;
 
 mod clients;
 mod session;
 
-pub(super) use clients::{Authorized, OAuthHttp};
-pub(super) use session::{Session, refusal};
+pub(in crate::mcp) use clients::{Authorized, OAuthHttp};
+pub(in crate::mcp) use session::{Session, refusal};
 
 /// How many times one request may lead to authorization before skyl gives up, unless
 /// [`OAuth::max_authorizations`] says otherwise.
@@ -232,7 +232,7 @@ impl RemoteBuilder {
     /// [`connect_http`](Self::connect_http) connects; instead of a fixed
     /// [`bearer_token`](Self::bearer_token).
     ///
-    /// A failed authorization is a [`ConnectError::Authorization`](super::ConnectError) whose
+    /// A failed authorization is a [`ConnectError::Authorization`](crate::mcp::ConnectError) whose
     /// cause says which step failed.
     pub fn oauth(mut self, oauth: OAuth) -> Self {
         self.oauth = Some(oauth);

@@ -1,4 +1,14 @@
-//! An MCP server's tools in a toolbox, beside local ones.
+//! Mounting: an MCP server's tools in a toolbox, beside local ones.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `mod.rs` | [`Remote`], [`RemoteBuilder`], [`RemoteTool`]: connecting over stdio or a transport, the connection's client handler |
+//! | `call.rs` | one call of a mounted tool: its rounds, questions and tasks |
+//! | `mounted_task.rs` | a call answered with a task: awaited by polling, its id journaled |
+//! | `lifecycle.rs` | which revision a mounted server is spoken to in |
+//! | `names.rs` | the names mounted tools go by |
+//! | `http.rs` | `connect_http`, with a bearer token |
+//! | `oauth.rs`, `oauth/` | OAuth for servers mounted over HTTP: the options, the session's tokens, the wrapped HTTP clients |
 
 use std::fmt;
 use std::process::{ExitStatus, Stdio};
@@ -21,10 +31,17 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::error::ConnectError;
-use super::mounted_task::TaskJournal;
-use super::{listing, names};
+use super::listing;
+use mounted_task::TaskJournal;
 
 mod call;
+#[cfg(feature = "mcp-http")]
+mod http;
+mod lifecycle;
+pub(super) mod mounted_task;
+mod names;
+#[cfg(feature = "mcp-oauth")]
+pub(super) mod oauth;
 
 use crate::agent::asking;
 use crate::agent::{Question, Reply};
@@ -79,7 +96,7 @@ pub struct RemoteBuilder {
     pub(super) bearer_token: Option<String>,
     /// How `connect_http` gets tokens instead (feature `mcp-oauth`).
     #[cfg(feature = "mcp-oauth")]
-    pub(super) oauth: Option<super::oauth::OAuth>,
+    pub(super) oauth: Option<oauth::OAuth>,
 }
 
 /// One tool of a [`Remote`] server, as a skyl [`Tool`]: its definition is the server's, under a
@@ -528,7 +545,7 @@ impl RemoteBuilder {
                 legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
             }
         };
-        let transport = super::lifecycle::Probe::new(transport.into_transport());
+        let transport = lifecycle::Probe::new(transport.into_transport());
         let serving = handler.serve_with_lifecycle(transport, lifecycle);
         let service = match tokio::time::timeout(limit, serving).await {
             Err(_) => return Err(timed_out()),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::Failure;
+use super::failure::Failure;
 use crate::content::Content;
 
 /// A prompt as `prompts/list` shows it: its name, what it is for, and its arguments.
@@ -92,8 +92,8 @@ impl PromptArgument {
 /// resource (any [`Content`]; a document is sent as a blob resource, JSON as text).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PromptMessage {
-    pub(super) assistant: bool,
-    pub(super) content: Content,
+    pub(in crate::mcp) assistant: bool,
+    pub(in crate::mcp) content: Content,
 }
 
 impl PromptMessage {
@@ -179,7 +179,7 @@ impl<T: IntoPromptMessages, E: fmt::Display + 'static> IntoPromptMessages for Re
 }
 
 /// `error` as a failure: itself when it is one, else its `Display` as the cause.
-pub(super) fn failure<E: fmt::Display + 'static>(error: E) -> Failure {
+pub(in crate::mcp) fn failure<E: fmt::Display + 'static>(error: E) -> Failure {
     match (&error as &dyn std::any::Any).downcast_ref::<Failure>() {
         Some(failure) => failure.clone(),
         None => Failure::new(error),
@@ -202,7 +202,7 @@ impl PromptArguments {
     /// JSON it says: `"3"` is a number). Missing, it is `T`'s value of nothing (`None` for an
     /// `Option`), or a failure naming it when `T` has none.
     pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<T, Failure> {
-        super::reading::argument(&self.values, name)
+        crate::mcp::reading::argument(&self.values, name)
     }
 
     /// Every argument given, as JSON.
@@ -215,7 +215,7 @@ impl PromptArguments {
 pub type PromptFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<PromptMessage>, Failure>> + Send + 'a>>;
 
-/// A prompt a [`Server`](super::Server) offers ([`Server::with_prompt`](super::Server::with_prompt)):
+/// A prompt a [`Server`](crate::mcp::Server) offers ([`Server::with_prompt`](crate::mcp::Server::with_prompt)):
 /// a function with `#[skyl::prompt]`, a [`DynamicPrompt`], or a type of your own.
 ///
 /// The server keeps the promise tools have: every `prompts/get` gets one answer. A required
@@ -240,7 +240,7 @@ pub trait ServedPrompt: Send + Sync + 'static {
 /// What a [`DynamicPrompt`] runs.
 type Get = dyn Fn(PromptArguments) -> PromptFuture<'static> + Send + Sync;
 /// What completes one of its arguments.
-pub(super) type Completer = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+pub(in crate::mcp) type Completer = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
 
 /// A prompt made at run time from a [`PromptDefinition`] and a closure: prompts read from files,
 /// or generated from a list.

@@ -1,5 +1,6 @@
-//! MCP over streamable HTTP (feature `mcp-http`): a server on a local port, and a client for a
-//! server's URL. rmcp speaks the protocol; hyper only accepts the connections.
+//! Serving over streamable HTTP (feature `mcp-http`): a server on a local port, or a tower
+//! service for a router of your own. rmcp speaks the protocol; hyper only accepts the
+//! connections.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,25 +12,20 @@ use hyper::body::Incoming;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion};
-use rmcp::service::ClientInitializeError;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{
-    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
-};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize as _;
 use tokio::net::TcpListener;
 
+use super::Server;
 use super::authorization::Authorization;
-use super::error::{Cause, ConnectError, ServeError};
-use super::mount::{Remote, RemoteBuilder};
-use super::serve::Server;
 use super::stdio;
+use crate::mcp::error::ServeError;
 
 /// How a server answers over HTTP (set with [`Server::with_stateless_http`],
 /// [`Server::with_authorization`] and [`Server::with_allowed_hosts`]).
 #[derive(Clone, Debug, Default)]
-pub(super) struct HttpOptions {
+pub(in crate::mcp) struct HttpOptions {
     stateless: bool,
     authorization: Option<Authorization>,
     /// `None`: rmcp's loopback names.
@@ -42,7 +38,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// affinity. Answers are plain JSON unless a tool sends notifications first.
     ///
     /// What a session carries is then not there: a tool cannot ask the client something mid-call
-    /// ([`caller`](super::caller) is there, but the client's answer would reach another
+    /// ([`caller`](crate::mcp::caller) is there, but the client's answer would reach another
     /// process), and the server cannot send a notification outside a call.
     pub fn with_stateless_http(mut self) -> Self {
         self.http.stateless = true;
@@ -242,18 +238,22 @@ async fn answer<S: Send + Sync + 'static>(
     // A request of 2025-11-25's tasks, which rmcp does not read (it would run a call asking
     // for a task as a plain call): served under a method of skyl's own, or, by a server
     // without tasks, refused before anything runs.
-    let body = match super::serve::legacy_tasks::renamed_body(&body) {
+    let body = match super::legacy_tasks::renamed_body(&body) {
         Some(renamed) if serves_tasks => Bytes::from(renamed),
         _ => {
-            if !serves_tasks && let Some(refusal) = super::serve::legacy_tasks::refusal(&body) {
+            if !serves_tasks && let Some(refusal) = super::legacy_tasks::refusal(&body) {
                 return json_response(StatusCode::OK, &refusal);
             }
             body
         }
     };
+    let initializing = serves_tasks && is_initialize(&body);
     let response = service
         .handle(Request::from_parts(parts, Full::new(body.clone())))
         .await;
+    if initializing {
+        return response.map(with_tasks_capability_in);
+    }
     // rmcp answers a body it cannot read as a message 415 Unsupported Media Type, in plain text,
     // even when the media type was right; MCP asks for an HTTP error status and allows a
     // JSON-RPC error response without an id.
@@ -326,6 +326,53 @@ fn called_tool(body: &[u8]) -> Option<String> {
     }
 }
 
+/// Whether `body` is an `initialize` request.
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<ClientJsonRpcMessage>(body)
+        .ok()
+        .and_then(ClientJsonRpcMessage::into_request)
+        .is_some_and(|(request, _)| matches!(request, ClientRequest::InitializeRequest(_)))
+}
+
+/// `body`, the answer to `initialize`, with 2025-11-25's `tasks` capability added to its result.
+fn with_tasks_capability_in(body: BoxBody<Bytes, Infallible>) -> BoxBody<Bytes, Infallible> {
+    body.map_frame(|frame| frame.map_data(with_tasks_capability))
+        .boxed()
+}
+
+/// `data`, a piece of the answer to `initialize` (the whole JSON body, or an event of its SSE
+/// stream), with 2025-11-25's `tasks` capability added to the result it holds
+/// ([`declare_capability`](super::legacy_tasks::declare_capability)).
+fn with_tasks_capability(data: Bytes) -> Bytes {
+    let declared = |json: &str| {
+        let mut message = serde_json::from_str::<serde_json::Value>(json).ok()?;
+        super::legacy_tasks::declare_capability(message.get_mut("result")?);
+        Some(message.to_string())
+    };
+    let Ok(text) = std::str::from_utf8(&data) else {
+        return data;
+    };
+    if let Some(json) = declared(text) {
+        return Bytes::from(json);
+    }
+    // An SSE event: the message is its `data:` line.
+    let mut event = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        match line
+            .strip_prefix("data:")
+            .and_then(|rest| declared(rest.trim()))
+        {
+            Some(json) => {
+                event.push_str("data: ");
+                event.push_str(&json);
+                event.push('\n');
+            }
+            None => event.push_str(line),
+        }
+    }
+    Bytes::from(event)
+}
+
 fn json_response(
     status: StatusCode,
     body: &serde_json::Value,
@@ -335,122 +382,4 @@ fn json_response(
         .header(hyper::header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body.to_string())).boxed())
         .expect("a status, a known header and a body make a valid response")
-}
-
-impl RemoteBuilder {
-    /// The access token [`connect_http`](Self::connect_http) sends with every request
-    /// (`Authorization: Bearer ...`), for a server that requires one (see
-    /// [`Authorization`]); without the `Bearer ` prefix.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
-        self
-    }
-
-    /// Connects to an MCP server's streamable HTTP endpoint, such as
-    /// `http://127.0.0.1:8000/mcp`.
-    ///
-    /// With the `http` feature on, `https://` URLs work with the transport's TLS (rustls on
-    /// aws-lc-rs, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
-    /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
-    /// `Cargo.toml`.
-    pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
-        let again = self.clone();
-        match self.connect_http_once(url).await {
-            // Some servers of 2025 answer every method they do not know, `server/discover`
-            // included, with an empty result; over HTTP a new connection costs little, and the
-            // older handshake is tried on one.
-            Err(ConnectError::Http { source, .. })
-                if !again.legacy_only
-                    && source
-                        .downcast_ref::<ClientInitializeError>()
-                        .is_some_and(|error| {
-                            matches!(error, ClientInitializeError::ExpectedInitResult(_))
-                        }) =>
-            {
-                let mut again = again;
-                again.legacy_only = true;
-                again.connect_http_once(url).await
-            }
-            other => other,
-        }
-    }
-
-    async fn connect_http_once(self, url: &str) -> Result<Remote, ConnectError> {
-        let server = self.name.clone();
-        let failed = |source| ConnectError::Http {
-            server: server.clone(),
-            url: url.to_owned(),
-            source,
-        };
-        let client = http_client(url).map_err(failed)?;
-        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-        if let Some(token) = &self.bearer_token {
-            config = config.auth_header(token.clone());
-        }
-        #[cfg(feature = "mcp-oauth")]
-        if let Some(oauth) = self.oauth.clone() {
-            use super::oauth::{Authorized, OAuthHttp, Session};
-            let http = OAuthHttp::new(|| http_client_builder(url)).map_err(failed)?;
-            let session = Arc::new(Session::new(url, oauth, http));
-            let client = Authorized::new(client, Arc::clone(&session));
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            let started = self.start(transport, None).await;
-            return match session.take_failure() {
-                Some(failure) if started.is_err() => Err(ConnectError::Authorization {
-                    server,
-                    url: url.to_owned(),
-                    source: Box::new(failure),
-                }),
-                _ => http_failure(started, failed),
-            };
-        }
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        http_failure(self.start(transport, None).await, failed)
-    }
-}
-
-/// A handshake that failed over HTTP is the URL's failure, with the HTTP client's own error.
-fn http_failure(
-    started: Result<Remote, ConnectError>,
-    failed: impl Fn(Cause) -> ConnectError,
-) -> Result<Remote, ConnectError> {
-    match started {
-        Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
-        other => other,
-    }
-}
-
-/// The HTTP client's own error inside rmcp's handshake error, whose words name rmcp's internal
-/// types (its transport worker's generic type), which tell a user nothing.
-fn transport_cause(error: Cause) -> Cause {
-    match error.downcast::<ClientInitializeError>() {
-        Ok(error) => match *error {
-            ClientInitializeError::TransportError { error, .. } => error.error,
-            // The server did not speak 2026-07-28, nor the older handshake tried after it: the
-            // second failure says what is wrong with the URL.
-            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
-                transport_cause(fallback)
-            }
-            other => Box::new(other),
-        },
-        Err(other) => other,
-    }
-}
-
-/// The client for a server's URL. rmcp's own default (`reqwest::Client::new`) panics when the
-/// `http` feature has turned on reqwest's rustls without a process-wide crypto provider, so the
-/// client is built here, on the transport's TLS when there is one.
-fn http_client(url: &str) -> Result<reqwest::Client, Cause> {
-    Ok(http_client_builder(url)?.build()?)
-}
-
-fn http_client_builder(url: &str) -> Result<reqwest::ClientBuilder, Cause> {
-    #[cfg(feature = "http")]
-    let builder = crate::tls::client_builder(url.starts_with("https://"))?;
-    #[cfg(not(feature = "http"))]
-    let builder = {
-        let _ = url;
-        reqwest::Client::builder()
-    };
-    Ok(builder)
 }

@@ -15,7 +15,7 @@ tokio::task_local! {
 }
 
 /// The MCP client whose `tools/call` is being answered, while a tool dispatched by
-/// [`Server`](super::Server) runs; `None` anywhere else (a tool called by an agent loop, a test,
+/// [`Server`](crate::mcp::Server) runs; `None` anywhere else (a tool called by an agent loop, a test,
 /// a plain [`Toolbox::dispatch`](crate::Toolbox::dispatch)).
 ///
 /// A tool uses it to ask the client for something mid-call: the person's input
@@ -86,7 +86,7 @@ tokio::task_local! {
 
 /// The client's answer to the question a served tool asked under `key` with [`ask`], once the
 /// client called again with it (MCP 2026-07-28's input-required results, SEP-2322); `None`
-/// until then, and outside a call [`Server`](super::Server) answers at 2026-07-28.
+/// until then, and outside a call [`Server`](crate::mcp::Server) answers at 2026-07-28.
 ///
 /// The answer is the client's result as JSON: an elicitation's `{"action": ..., "content":
 /// ...}`, a sampling result, a roots list. The client sends it; read it as the client's word.
@@ -98,7 +98,7 @@ pub fn answer(key: &str) -> Option<Value> {
 }
 
 /// The capabilities the client of the call being answered declared, while a tool dispatched by
-/// [`Server`](super::Server) runs (at 2026-07-28, those its request carries); `None` elsewhere.
+/// [`Server`](crate::mcp::Server) runs (at 2026-07-28, those its request carries); `None` elsewhere.
 pub fn client_capabilities() -> Option<ClientCapabilities> {
     if let Ok(capabilities) = INPUTS.try_with(|inputs| inputs.capabilities.clone()) {
         return capabilities;
@@ -116,7 +116,7 @@ pub fn client_capabilities() -> Option<ClientCapabilities> {
 /// from its start each round, so asking must be all it does before it has its answers.
 ///
 /// A client that did not declare the capability a question needs gets the error -32021 naming
-/// it, and is not asked. Outside a call a [`Server`](super::Server) answers, the failure says
+/// it, and is not asked. Outside a call a [`Server`](crate::mcp::Server) answers, the failure says
 /// the tool cannot ask.
 ///
 /// ```

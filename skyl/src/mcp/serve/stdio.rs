@@ -14,7 +14,7 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, JsonRpcMessage, RequestId, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Map, Value, json};
@@ -248,7 +248,7 @@ fn judge_object(object: Map<String, Value>) -> Judged {
     }
     let mut object = object;
     if !notification {
-        super::serve::legacy_tasks::rename(&mut object);
+        super::legacy_tasks::rename(&mut object);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
         Ok(message) => Judged::Message(Box::new(message)),
@@ -292,7 +292,7 @@ fn invalid(id: impl Into<Option<Value>>, cause: &str) -> Judged {
     ))
 }
 
-pub(super) fn error_response(id: Value, code: i32, message: &str) -> Value {
+pub(in crate::mcp) fn error_response(id: Value, code: i32, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
@@ -300,7 +300,7 @@ pub(super) fn error_response(id: Value, code: i32, message: &str) -> Value {
 /// (an HTTP request's body), if it is not a message rmcp can read; the same answer a line of it
 /// would get on stdio.
 #[cfg(feature = "mcp-http")]
-pub(super) fn refusal(message: &[u8]) -> Option<Value> {
+pub(in crate::mcp) fn refusal(message: &[u8]) -> Option<Value> {
     match judge(message) {
         Judged::Answer(answer) => Some(answer),
         Judged::Message(_) | Judged::Nothing => None,
@@ -309,7 +309,7 @@ pub(super) fn refusal(message: &[u8]) -> Option<Value> {
 
 /// The JSON-RPC error answering a message over `max` bytes whose length and `id` are not known.
 #[cfg(feature = "mcp-http")]
-pub(super) fn too_long_answer(max: usize) -> Value {
+pub(in crate::mcp) fn too_long_answer(max: usize) -> Value {
     error_response(
         Value::Null,
         INVALID_REQUEST,
@@ -347,7 +347,20 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
-        let line = line_of(&item);
+        let line = match &item {
+            // 2025-11-25's `tasks` capability, which rmcp's result has no field for.
+            JsonRpcMessage::Response(response)
+                if matches!(response.result, ServerResult::InitializeResult(_)) =>
+            {
+                let mut message =
+                    serde_json::to_value(&item).expect("a JSON-RPC message serializes");
+                if let Some(result) = message.get_mut("result") {
+                    super::legacy_tasks::declare_capability(result);
+                }
+                line_of(&message)
+            }
+            _ => line_of(&item),
+        };
         let output = Arc::clone(&self.output);
         async move { output.lock().await.write_line(line).await }
     }

@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use crate::tool::{CallContext, CallObserver, LogLevel, Report};
 
 /// Hands a call's reports to the request's handler.
-pub(super) struct Notifier {
+pub(in crate::mcp) struct Notifier {
     reports: mpsc::UnboundedSender<(String, Report)>,
 }
 
@@ -33,13 +33,13 @@ impl CallObserver for Notifier {
 }
 
 /// The handler's side: the reports as they come, and where they go.
-pub(super) struct Notices {
+pub(in crate::mcp) struct Notices {
     reports: mpsc::UnboundedReceiver<(String, Report)>,
     progress_token: Option<ProgressToken>,
 }
 
 /// A notifier for one request, and the notices its handler sends.
-pub(super) fn channel(progress_token: Option<ProgressToken>) -> (Notifier, Notices) {
+pub(in crate::mcp) fn channel(progress_token: Option<ProgressToken>) -> (Notifier, Notices) {
     let (sender, receiver) = mpsc::unbounded_channel();
     (
         Notifier { reports: sender },
@@ -52,18 +52,18 @@ pub(super) fn channel(progress_token: Option<ProgressToken>) -> (Notifier, Notic
 
 impl Notices {
     /// The next report, when one comes.
-    pub(super) async fn next(&mut self) -> Option<(String, Report)> {
+    pub(in crate::mcp) async fn next(&mut self) -> Option<(String, Report)> {
         self.reports.recv().await
     }
 
     /// The reports already made and not yet sent.
-    pub(super) fn pending(&mut self) -> Vec<(String, Report)> {
+    pub(in crate::mcp) fn pending(&mut self) -> Vec<(String, Report)> {
         std::iter::from_fn(|| self.reports.try_recv().ok()).collect()
     }
 
     /// Sends one report to the client: progress only for a request that asked for it, a log
     /// line only at or above the level the client set.
-    pub(super) async fn send(
+    pub(in crate::mcp) async fn send(
         &self,
         peer: &Peer<RoleServer>,
         level: &LevelFilter,
@@ -97,16 +97,16 @@ impl Notices {
 
 /// The least level of log line a client wants (`logging/setLevel`); every line until it says.
 #[derive(Debug, Default)]
-pub(super) struct LevelFilter(AtomicU8);
+pub(in crate::mcp) struct LevelFilter(AtomicU8);
 
 impl LevelFilter {
     /// The level one request asks for in its `_meta` (MCP 2026-07-28, which has no
     /// `logging/setLevel`): no log line at all when it asks for none (SEP-2575).
-    pub(super) fn of_request(level: Option<LoggingLevel>) -> Self {
+    pub(in crate::mcp) fn of_request(level: Option<LoggingLevel>) -> Self {
         LevelFilter(AtomicU8::new(level.map_or(u8::MAX, rank)))
     }
 
-    pub(super) fn set(&self, level: LoggingLevel) {
+    pub(in crate::mcp) fn set(&self, level: LoggingLevel) {
         self.0.store(rank(level), Ordering::Relaxed);
     }
 

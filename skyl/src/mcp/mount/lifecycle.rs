@@ -15,14 +15,14 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
 /// A mounted server's transport during and after the handshake (see the module's doc).
-pub(super) struct Probe<T> {
+pub(in crate::mcp) struct Probe<T> {
     inner: T,
     /// Whether the last request sent was `server/discover`, whose answer is looked at.
     probing: bool,
 }
 
 impl<T> Probe<T> {
-    pub(super) fn new(inner: T) -> Self {
+    pub(in crate::mcp) fn new(inner: T) -> Self {
         Probe {
             inner,
             probing: false,

@@ -6,8 +6,8 @@ use std::fmt;
 /// does not read, or the function's own error.
 ///
 /// A prompt or resource function returning `Result<_, E>` fails with `E`'s `Display` as the
-/// cause; [`DynamicPrompt`](super::DynamicPrompt) and [`DynamicResource`](super::DynamicResource)
-/// closures and hand-written [`ServedPrompt`](super::ServedPrompt)s return it. The server answers
+/// cause; [`DynamicPrompt`](crate::mcp::DynamicPrompt) and [`DynamicResource`](crate::mcp::DynamicResource)
+/// closures and hand-written [`ServedPrompt`](crate::mcp::ServedPrompt)s return it. The server answers
 /// with the protocol's error (invalid params for an argument, internal error otherwise), its
 /// message naming the prompt or resource, the cause and what to do next.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ impl Failure {
 
     /// The argument at fault and why, when the request is at fault; `None` for a missing
     /// argument's cause.
-    pub(super) fn argument_of(&self) -> Option<(&str, Option<&str>)> {
+    pub(in crate::mcp) fn argument_of(&self) -> Option<(&str, Option<&str>)> {
         match &self.kind {
             Kind::Failed(_) => None,
             Kind::Argument { name, cause } => Some((name, Some(cause))),
@@ -79,7 +79,7 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// A tool's failure (what [`ask`](super::ask) returns, so that a prompt may ask with `?`), by its
+/// A tool's failure (what [`ask`](crate::mcp::ask) returns, so that a prompt may ask with `?`), by its
 /// message.
 impl From<crate::ToolFailure> for Failure {
     fn from(failure: crate::ToolFailure) -> Self {

@@ -2,7 +2,7 @@
 //! picked up by its id when the same call runs again in another process.
 //!
 //! The task id is recorded, as soon as the server answers with it, in the journal the
-//! application gives ([`RemoteBuilder::task_journal`](super::RemoteBuilder::task_journal)), under
+//! application gives ([`RemoteBuilder::task_journal`](crate::mcp::RemoteBuilder::task_journal)), under
 //! the call's [effect key](crate::tool::CallContext::effect_key): a journaled agent run resumed after
 //! a crash runs the same call with the same key, and the call polls the task the server already
 //! has instead of calling the tool again.
@@ -48,7 +48,7 @@ fn run_of(effect_key: &str) -> String {
 }
 
 /// The task a call with `effect_key` created earlier, if the journal has it.
-pub(super) async fn recorded(journal: &dyn Journal, effect_key: &str) -> Option<String> {
+pub(in crate::mcp) async fn recorded(journal: &dyn Journal, effect_key: &str) -> Option<String> {
     let entries = journal.load(&run_of(effect_key)).await.ok()?;
     entries
         .iter()
@@ -60,7 +60,7 @@ pub(super) async fn recorded(journal: &dyn Journal, effect_key: &str) -> Option<
 
 /// Records that the call with `effect_key` created `task_id`, durably. A record that cannot
 /// be written costs only the pickup: a resumed run then treats the call as any cut-off call.
-pub(super) async fn record(
+pub(in crate::mcp) async fn record(
     journal: &dyn Journal,
     effect_key: &str,
     server: &str,
@@ -81,7 +81,7 @@ pub(super) async fn record(
 }
 
 /// How a polled task ended, for the call's outcome.
-pub(super) enum Ended {
+pub(in crate::mcp) enum Ended {
     /// The server's answer, as a `tools/call` would have given it.
     Answer(Result<CallToolResult, ServiceError>),
     /// Settled by skyl: cancelled, waiting for input skyl cannot give, or out of time.
@@ -96,7 +96,7 @@ pub(super) enum Ended {
 
 /// Polls task `task_id` until it ends, at most until `deadline` (the end of the task timeout
 /// `limit`); the call's cancellation cancels it.
-pub(super) async fn await_task(
+pub(in crate::mcp) async fn await_task(
     peer: &Peer<RoleClient>,
     server: &str,
     task_id: &str,
@@ -168,4 +168,4 @@ pub(super) async fn await_task(
 }
 
 /// A shared journal, as the mount keeps it.
-pub(super) type TaskJournal = Arc<dyn Journal>;
+pub(in crate::mcp) type TaskJournal = Arc<dyn Journal>;

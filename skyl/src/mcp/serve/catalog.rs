@@ -22,10 +22,12 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use serde_json::{Map, Value, json};
 
+use super::Server;
+use super::failure::Failure;
 use super::prompt::{PromptArguments, PromptMessage, ServedPrompt};
 use super::resource::{ResourceRead, ServedResource};
 use super::uri_template::UriTemplate;
-use super::{Failure, Server, content};
+use crate::mcp::content;
 use crate::message::ToolCall;
 use crate::prose::served as prose;
 
@@ -40,7 +42,7 @@ pub trait ServedSet: Send + Sync + 'static {
 
 /// The prompts and resources of a server, shared by its connections.
 #[derive(Clone, Default)]
-pub(super) struct Catalog {
+pub(in crate::mcp) struct Catalog {
     prompts: Vec<Arc<dyn ServedPrompt>>,
     resources: Vec<Served>,
     subscriptions: Arc<Mutex<Subscriptions>>,
@@ -171,7 +173,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// `prompts/list`.
-    pub(super) fn prompts_listed(&self) -> ListPromptsResult {
+    pub(in crate::mcp) fn prompts_listed(&self) -> ListPromptsResult {
         ListPromptsResult::with_all_items(
             self.catalog
                 .prompts
@@ -182,7 +184,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// `resources/list` (fixed URIs) or `resources/templates/list`.
-    pub(super) fn resources_listed(&self) -> ListResourcesResult {
+    pub(in crate::mcp) fn resources_listed(&self) -> ListResourcesResult {
         ListResourcesResult::with_all_items(
             self.catalog
                 .resources
@@ -201,7 +203,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// `resources/templates/list`.
-    pub(super) fn templates_listed(&self) -> ListResourceTemplatesResult {
+    pub(in crate::mcp) fn templates_listed(&self) -> ListResourceTemplatesResult {
         ListResourceTemplatesResult::with_all_items(
             self.catalog
                 .resources
@@ -219,9 +221,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         )
     }
 
-    /// `prompts/get`: the prompt's messages; at 2026-07-28, the questions it [`ask`](super::ask)s
+    /// `prompts/get`: the prompt's messages; at 2026-07-28, the questions it [`ask`](crate::mcp::ask)s
     /// in an input-required result, and its messages once the client sends the answers.
-    pub(super) async fn prompt(
+    pub(in crate::mcp) async fn prompt(
         &self,
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
@@ -246,7 +248,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
         // At 2026-07-28 a prompt may ask, as a tool does: its questions are the answer, and the
         // client sends the request again with the answers and the state this server signed.
-        let modern = super::serve::speaks_input_required(&context);
+        let modern = super::speaks_input_required(&context);
         let bound = ToolCall::new(
             context.id.to_string(),
             format!("prompts/get {}", definition.name),
@@ -289,7 +291,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// `resources/read`: the contents of the resource at the URI, or of the template it fits.
-    pub(super) async fn read(
+    pub(in crate::mcp) async fn read(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
@@ -331,7 +333,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// `completion/complete`: the values a prompt's argument or a template's variable may take
     /// that begin with what the client typed.
-    pub(super) fn completion(
+    pub(in crate::mcp) fn completion(
         &self,
         request: CompleteRequestParams,
     ) -> Result<CompleteResult, ErrorData> {
@@ -383,7 +385,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// `resources/subscribe`: the client hears `notifications/resources/updated` for the URI
     /// when [`ResourceUpdates::updated`] says it changed.
-    pub(super) fn subscribe_to(
+    pub(in crate::mcp) fn subscribe_to(
         &self,
         uri: String,
         context: RequestContext<RoleServer>,
@@ -407,7 +409,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// `resources/unsubscribe`.
-    pub(super) fn unsubscribe_from(&self, uri: &str, context: &RequestContext<RoleServer>) {
+    pub(in crate::mcp) fn unsubscribe_from(&self, uri: &str, context: &RequestContext<RoleServer>) {
         lock(&self.catalog.subscriptions)
             .legacy
             .retain(|s| !(s.uri == uri && same_peer(&s.peer, &context.peer)));
@@ -415,7 +417,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// What a `subscriptions/listen` (2026-07-28) is granted: the updates of the resources it
     /// names that this server has; `None` (the method is not served) without resources.
-    pub(super) fn listen_filter(
+    pub(in crate::mcp) fn listen_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
@@ -435,7 +437,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// A `subscriptions/listen` stream, open until the client cancels it: it hears the updates
     /// of the resources its filter names.
-    pub(super) async fn listening(&self, context: SubscriptionContext) {
+    pub(in crate::mcp) async fn listening(&self, context: SubscriptionContext) {
         let number = {
             let mut subscriptions = lock(&self.catalog.subscriptions);
             let number = subscriptions.next;
@@ -543,7 +545,7 @@ fn same_peer(a: &Peer<RoleServer>, b: &Peer<RoleServer>) -> bool {
 /// -32602 from it on (SEP-2164).
 fn not_found(context: &RequestContext<RoleServer>, prose: String, uri: &str) -> ErrorData {
     let data = Some(json!({"uri": uri}));
-    if super::serve::speaks_input_required(context) {
+    if super::speaks_input_required(context) {
         ErrorData::invalid_params(prose, data)
     } else {
         ErrorData::resource_not_found(prose, data)

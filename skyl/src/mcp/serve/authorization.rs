@@ -15,7 +15,7 @@ use hyper::{Response, StatusCode};
 use serde_json::json;
 
 /// The bearer tokens an HTTP server accepts, for
-/// [`Server::with_authorization`](super::Server::with_authorization).
+/// [`Server::with_authorization`](crate::mcp::Server::with_authorization).
 ///
 /// skyl is the resource server of MCP's authorization section: an authorization server you run
 /// or use (Keycloak, Auth0, your identity provider) issues the tokens, and the verifier you give
@@ -132,7 +132,7 @@ impl Authorization {
     }
 
     /// Whether some tool needs scopes of its own, so that a `tools/call` must be looked into.
-    pub(super) fn has_tool_scopes(&self) -> bool {
+    pub(in crate::mcp) fn has_tool_scopes(&self) -> bool {
         !self.tool_scopes.is_empty()
     }
 
@@ -154,7 +154,7 @@ impl Authorization {
 
     /// The refusal of a `tools/call` of `tool` with a token granting `grant`, if the tool needs
     /// a scope the token lacks.
-    pub(super) fn check_tool(
+    pub(in crate::mcp) fn check_tool(
         &self,
         tool: &str,
         grant: &Grant,
@@ -200,7 +200,7 @@ impl Authorization {
     /// The answer to a request for `path` carrying the `Authorization` header `header`: `Ok`
     /// with what the token grants lets the request through to MCP, `Err` is the answer instead
     /// (the metadata document, or a refusal).
-    pub(super) async fn check(
+    pub(in crate::mcp) async fn check(
         &self,
         path: &str,
         header: Option<&str>,

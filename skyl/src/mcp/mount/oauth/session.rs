@@ -13,8 +13,8 @@ use rmcp::transport::auth::{
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use tokio::sync::Mutex;
 
-use super::super::error::Cause;
 use super::{Authorize, Flow, OAuth, OAuthHttp};
+use crate::mcp::error::Cause;
 
 /// Why getting a token failed, at which step; [`ConnectError::Authorization`]'s cause.
 ///

@@ -9,7 +9,7 @@
 //! idempotent tool by running it again, and one that was running with any other tool with the
 //! outcome-unknown result, never by running it again.
 //!
-//! A tool that asks its client something ([`ask`](super::ask)) ends the run it is in: the task
+//! A tool that asks its client something ([`ask`](crate::mcp::ask)) ends the run it is in: the task
 //! is then `input_required`, with the questions in an `asked/{round}` record, and each answer the
 //! client sends with `tasks/update` is an `answer/{round}/{key}` record. Once every question of
 //! the round is answered the call runs again, from its start, with all the answers so far (as a
@@ -48,7 +48,7 @@ use records::{
 const INDEX: &str = "mcp-tasks";
 
 /// What one run of a task's call came to.
-pub(super) enum Ran {
+pub(in crate::mcp) enum Ran {
     /// The call's result.
     Answered(CallToolResult),
     /// The tool asked the client (`skyl::mcp::ask`): the task waits for the answers.
@@ -64,7 +64,7 @@ pub(super) enum Ran {
 type Cancel = tokio::sync::watch::Sender<bool>;
 
 /// The tasks of a server: the journal that keeps them, and those running in this process.
-pub(super) struct Tasks {
+pub(in crate::mcp) struct Tasks {
     journal: Arc<dyn Journal>,
     /// The tasks running here, each with the switch that cancels it.
     live: Mutex<HashMap<String, Cancel>>,
@@ -77,7 +77,7 @@ pub(super) struct Tasks {
 
 /// How a task's call is run: given its id and record, the client's answers so far, and a future
 /// that ends when the task is cancelled, what the run came to.
-pub(super) type Runner = Arc<
+pub(in crate::mcp) type Runner = Arc<
     dyn Fn(
             String,
             Created,
@@ -89,7 +89,7 @@ pub(super) type Runner = Arc<
 >;
 
 impl Tasks {
-    pub(super) fn new(journal: Arc<dyn Journal>, poll_interval: Duration) -> Self {
+    pub(in crate::mcp) fn new(journal: Arc<dyn Journal>, poll_interval: Duration) -> Self {
         Tasks {
             journal,
             live: Mutex::new(HashMap::new()),
@@ -100,13 +100,13 @@ impl Tasks {
     }
 
     /// The same journal, with another poll interval, and no task running yet.
-    pub(super) fn with_poll_interval(&self, poll_interval: Duration) -> Self {
+    pub(in crate::mcp) fn with_poll_interval(&self, poll_interval: Duration) -> Self {
         Tasks::new(Arc::clone(&self.journal), poll_interval)
     }
 
     /// Records a new task for the call `created` and starts it, under an id that begins with
     /// `id_prefix`; the task as `tools/call` answers.
-    pub(super) async fn create(
+    pub(in crate::mcp) async fn create(
         self: &Arc<Self>,
         created: Created,
         runner: Runner,
@@ -309,7 +309,7 @@ impl Tasks {
     /// record it. A task that has not reached its tool by then runs it first: never is one left
     /// with its intent recorded and its tool not run, which a restart would have to answer
     /// "outcome unknown". Whether every task ended in time.
-    pub(super) async fn drain(&self, grace: Duration) -> bool {
+    pub(in crate::mcp) async fn drain(&self, grace: Duration) -> bool {
         if self.idle_within(grace).await {
             return true;
         }
@@ -351,7 +351,7 @@ impl Tasks {
     /// `tasks/list`: at most `page` of the tasks whose ids begin with `id_prefix`, in the order
     /// they were created, from the `after`th on, each as `tasks/get` answers for it; and where the
     /// next page begins, if there is one.
-    pub(super) async fn list(
+    pub(in crate::mcp) async fn list(
         self: &Arc<Self>,
         id_prefix: &str,
         after: usize,
@@ -377,7 +377,7 @@ impl Tasks {
     }
 
     /// `tasks/get`: the task as it stands, answering for one cut off by a crash on the way.
-    pub(super) async fn get(
+    pub(in crate::mcp) async fn get(
         self: &Arc<Self>,
         id: &str,
         runner: Runner,
@@ -474,7 +474,7 @@ impl Tasks {
 
     /// `tasks/cancel`: cancels the call of a task running here, and a task waiting for input
     /// or cut off; a finished task stays as it is.
-    pub(super) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
+    pub(in crate::mcp) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
         let stored = self.load(id).await?;
         if stored.finished.is_some() {
             return Ok(());
@@ -517,7 +517,7 @@ impl Tasks {
     /// answered, a task that runs or has finished) is let go, as SEP-2663's implementations
     /// let it go: the acknowledgement says only that the update was received, and `tasks/get`
     /// says where the task stands.
-    pub(super) async fn update(
+    pub(in crate::mcp) async fn update(
         self: &Arc<Self>,
         id: &str,
         responses: InputResponses,
@@ -595,7 +595,7 @@ impl Tasks {
 /// Tells `peer` where `task` stands (`notifications/tasks`). The client may be gone;
 /// `tasks/get` answers it when it comes back.
 async fn notify(peer: &Peer<RoleServer>, task: DetailedTask) {
-    use super::serve::legacy_tasks;
+    use super::legacy_tasks;
     // A task of 2025-11-25's form is told in that revision's notification and shape.
     let notification = if legacy_tasks::created_so(&task.task.task_id) {
         let status = legacy_tasks::shape(&task.task);

@@ -1,4 +1,20 @@
-//! A toolbox as an MCP server's tool set.
+//! Serving: a toolbox as an MCP server's tool set, with prompts and resources beside it.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `mod.rs` | [`Server`]: its options, `serve`/`serve_stdio`, the `ServerHandler` rmcp calls, a call's run |
+//! | `stdio.rs` | the line transport for stdio: bounded reads, JSON-RPC's answers to what is not a message |
+//! | `http.rs` | streamable HTTP: `serve_http`, `http_service`, skyl's corrections in front of rmcp |
+//! | `authorization.rs` | bearer tokens over HTTP ([`Authorization`](crate::mcp::Authorization), [`Grant`](crate::mcp::Grant)) |
+//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals) |
+//! | `notify.rs` | a call's progress and log lines as notifications, the client's log level |
+//! | `params.rs` | requests whose params do not fit their method |
+//! | `tasks.rs`, `tasks/records.rs` | calls served as MCP Tasks (the extension), kept in a journal |
+//! | `legacy_tasks.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read |
+//! | `prompt.rs`, `resource.rs` | what a served prompt and resource are |
+//! | `catalog.rs` | how the server lists, gets, reads, completes and subscribes to them |
+//! | `failure.rs` | why a prompt or resource could not be given ([`Failure`](crate::mcp::Failure)) |
+//! | `uri_template.rs` | RFC 6570 templates as resource templates use them |
 
 use std::collections::HashMap;
 use std::fmt;
@@ -18,11 +34,25 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::error::ServeError;
-use super::notify::{self, LevelFilter};
-use super::tasks::{Ran, Runner, Tasks};
 use super::{content, listing};
+use notify::LevelFilter;
+use tasks::{Ran, Runner, Tasks};
 
+#[cfg(feature = "mcp-http")]
+pub(super) mod authorization;
+pub(super) mod caller;
+pub(super) mod catalog;
+pub(super) mod failure;
+#[cfg(feature = "mcp-http")]
+pub(super) mod http;
 pub(super) mod legacy_tasks;
+pub(super) mod notify;
+pub(super) mod params;
+pub(super) mod prompt;
+pub(super) mod resource;
+pub(super) mod stdio;
+pub(super) mod tasks;
+pub(super) mod uri_template;
 use crate::message::{ToolCall, ToolResult};
 use crate::prose::mcp as prose;
 use crate::tool::ToolDefinition;
@@ -65,7 +95,7 @@ pub struct Server<S = ()> {
     states: Arc<RequestStateCodec>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
-    pub(super) http: super::http::HttpOptions,
+    pub(super) http: http::HttpOptions,
     /// The journal that keeps the tasks, once [`Server::with_task_journal`] gives one.
     tasks: Option<Arc<Tasks>>,
     /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
@@ -82,7 +112,7 @@ pub struct Server<S = ()> {
     shutdown_grace: Duration,
     /// The prompts and resources served beside the tools ([`Server::with_prompt`],
     /// [`Server::with_resource`]).
-    pub(super) catalog: Arc<super::catalog::Catalog>,
+    pub(super) catalog: Arc<catalog::Catalog>,
     /// The caching hints of every list and read at 2026-07-28 ([`Server::with_cache_hints`]);
     /// rmcp's (`ttlMs: 0`, `cacheScope: "private"`) unless given.
     cache_hints: Option<(u64, rmcp::model::CacheScope)>,
@@ -144,7 +174,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             log_level: LevelFilter::default(),
             states: Arc::new(codec(&random_key())),
             #[cfg(feature = "mcp-http")]
-            http: super::http::HttpOptions::default(),
+            http: http::HttpOptions::default(),
             tasks: None,
             makes_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| true),
             requires_task: Arc::new(|_: &ToolCall, _: &ToolDefinition| false),
@@ -353,14 +383,9 @@ impl<S: Send + Sync + 'static> Server<S> {
                 // A task's tool asks as a call at 2026-07-28 does (`ask`); the task then waits
                 // for the answers, which `tasks/update` brings, and the call runs again.
                 let capabilities = created.capabilities;
-                let inputs = Arc::new(super::caller::Inputs::new(
-                    answers,
-                    capabilities.clone(),
-                    true,
-                ));
+                let inputs = Arc::new(caller::Inputs::new(answers, capabilities.clone(), true));
                 let dispatch = tools.toolbox.dispatch_rich(&call, None, cancelled);
-                let Some(answered) =
-                    super::caller::with_inputs(Arc::clone(&inputs), dispatch).await
+                let Some(answered) = caller::with_inputs(Arc::clone(&inputs), dispatch).await
                 else {
                     return Ran::Cancelled;
                 };
@@ -530,12 +555,8 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// whole). A notification is never answered.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let (input, output) = rmcp::transport::stdio_pipes();
-        self.serve(super::stdio::Lines::new(
-            input,
-            output,
-            super::stdio::MAX_MESSAGE,
-        ))
-        .await
+        self.serve(stdio::Lines::new(input, output, stdio::MAX_MESSAGE))
+            .await
     }
 
     /// Serves one client on any rmcp transport (an `AsyncRead + AsyncWrite` pair such as a
@@ -649,7 +670,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         // (`skyl::mcp::ask`) is sent to the client as its own request, and the tool runs again,
         // from its start, with the answers, until it asks nothing more.
         for round in 0..=MOST_ROUNDS_DURING_CALL {
-            let inputs = Arc::new(super::caller::Inputs::new(
+            let inputs = Arc::new(caller::Inputs::new(
                 answers.clone(),
                 context.client_capabilities(),
                 true,
@@ -743,7 +764,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     ) -> Result<rmcp::model::Task, ErrorData> {
         let reruns =
             definition.annotations.is_read_only() || definition.annotations.is_idempotent();
-        let created = super::tasks::Created::new(
+        let created = tasks::Created::new(
             call.name.clone(),
             call.arguments.clone(),
             reruns,
@@ -765,7 +786,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self,
         call: &ToolCall,
         context: &RequestContext<RoleServer>,
-        inputs: &Arc<super::caller::Inputs>,
+        inputs: &Arc<caller::Inputs>,
     ) -> Option<crate::toolbox::RichResult> {
         // What the tool reports through its context goes to the client as notifications, sent
         // here in the order it was made, and all of it before the result.
@@ -780,7 +801,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         // The client's cancellation cancels the call's context, and the tool's future runs out
         // its grace (the toolbox's `with_cancel_grace`) before the dispatch ends.
-        let dispatch = super::caller::answering(
+        let dispatch = caller::answering(
             context.peer.clone(),
             self.tools.toolbox.dispatch_rich(
                 call,
@@ -788,7 +809,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 context.ct.cancelled(),
             ),
         );
-        let mut dispatch = std::pin::pin!(super::caller::with_inputs(Arc::clone(inputs), dispatch));
+        let mut dispatch = std::pin::pin!(caller::with_inputs(Arc::clone(inputs), dispatch));
         loop {
             tokio::select! {
                 biased;
@@ -1296,6 +1317,6 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         if let Some(answered) = self.legacy_task_request(&request, &context).await {
             return answered;
         }
-        Err(super::params::misfit(&request, self.tools.toolbox.names()))
+        Err(params::misfit(&request, self.tools.toolbox.names()))
     }
 }

@@ -10,7 +10,7 @@ use std::pin::Pin;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::Failure;
+use super::failure::Failure;
 use super::prompt::{Completer, failure};
 use crate::content::{Resource, ResourceBody};
 
@@ -181,7 +181,7 @@ impl ResourceRead {
     /// The template's variable `name`, read as `T` (as a prompt's argument is: text as JSON
     /// would hold it as a string, else as the JSON it says).
     pub fn variable<T: DeserializeOwned>(&self, name: &str) -> Result<T, Failure> {
-        super::reading::argument(&self.variables, name)
+        crate::mcp::reading::argument(&self.variables, name)
     }
 }
 
@@ -189,8 +189,8 @@ impl ResourceRead {
 pub type ResourceFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<Resource>, Failure>> + Send + 'a>>;
 
-/// A resource (or a template of resources) a [`Server`](super::Server) offers
-/// ([`Server::with_resource`](super::Server::with_resource)): a function with
+/// A resource (or a template of resources) a [`Server`](crate::mcp::Server) offers
+/// ([`Server::with_resource`](crate::mcp::Server::with_resource)): a function with
 /// `#[skyl::resource]`, a [`DynamicResource`], or a type of your own.
 ///
 /// Every `resources/read` gets one answer: a URI the server has no resource at, a template's

@@ -72,7 +72,7 @@ fn fits<P: DeserializeOwned>(params: Option<&Value>) -> Option<String> {
 
 /// The error answering `request`, a request rmcp could not read as one of MCP's; `tools` are the
 /// names of the server's tools.
-pub(super) fn misfit<'a>(
+pub(in crate::mcp) fn misfit<'a>(
     request: &CustomRequest,
     tools: impl IntoIterator<Item = &'a str>,
 ) -> ErrorData {
