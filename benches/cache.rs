@@ -11,7 +11,10 @@ use std::borrow::Cow;
 
 use serde_json::json;
 use skyl::agent::{Agent, hooks};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::{CachePrefix, Caching}};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request,
+    caching::{CachePrefix, Caching},
+};
 use skyl::testing::ScriptedModel;
 use skyl::{DynamicTool, Message, ToolCall, ToolDefinition, Toolbox};
 

@@ -14,7 +14,9 @@ use std::hint::black_box;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching};
+use skyl::provider::{
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
+};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult};
 
 mod layer_calls;

@@ -16,7 +16,10 @@ use std::hint::black_box;
 
 use divan::counter::BytesCount;
 use serde_json::Value;
-use skyl::provider::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, Response, stream::{SseParser, StreamEvent, Streaming}};
+use skyl::provider::{
+    Anthropic, Gemini, OpenAiChat, OpenAiResponses, Response,
+    stream::{SseParser, StreamEvent, Streaming},
+};
 
 mod layer_calls;
 
