@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -28,18 +27,10 @@ from mcp.client.client import Client
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.stdio import StdioServerParameters
 from pydantic import ConfigDict, Field, TypeAdapter
+from task_process import MOST_POLLS, OUTCOME_UNKNOWN, check, effects, server_command, until_started
 
 TASKS = "io.modelcontextprotocol/tasks"
 ANY = TypeAdapter(dict[str, Any])
-#: At most this many polls of one task (20 ms apart, as the server asks): 30 seconds.
-MOST_POLLS = 1500
-
-
-def check(what: str, got: Any, expected: Any) -> None:
-    if got != expected:
-        print(f"{what}:\n  got      {got!r}\n  expected {expected!r}", file=sys.stderr)
-        sys.exit(1)
-    print(f"ok: {what}")
 
 
 class TaskRequest(types.Request[dict[str, Any], str]):
@@ -103,33 +94,8 @@ class Tasks(ClientExtension):
 
 
 def server(task_server: str, work: Path) -> StdioServerParameters:
-    """`task_server` on the journal in `work`, started through a shell that writes its pid first,
-    so that the test can kill it."""
-    return StdioServerParameters(
-        command="/bin/sh",
-        args=[
-            "-c",
-            'echo $$ > "$0"; exec "$@"',
-            str(work / "pid"),
-            task_server,
-            str(work / "tasks.db"),
-            str(work / "effects"),
-            str(work / "gate"),
-        ],
-    )
-
-
-def effects(work: Path) -> dict[str, int]:
-    path = work / "effects"
-    return dict(Counter(path.read_text().splitlines())) if path.exists() else {}
-
-
-async def until_started(work: Path, lines: list[str]) -> None:
-    for _ in range(MOST_POLLS):
-        if all(line in effects(work) for line in lines):
-            return
-        await anyio.sleep(0.02)
-    check("the tools started", effects(work), lines)
+    command, args = server_command(task_server, work)
+    return StdioServerParameters(command=command, args=args)
 
 
 async def first_run(task_server: str, work: Path) -> tuple[str, str, str]:
@@ -214,14 +180,6 @@ async def second_run(task_server: str, work: Path, refund: str, charge: str, ren
                 "isError": False,
             },
         )
-
-
-OUTCOME_UNKNOWN = (
-    "ERROR: the outcome of this charge call is unknown: it was started, and the process running it stopped"
-    " before it finished, so it may or may not have taken effect. It was not run again, so that its effect"
-    " is not repeated. Before calling charge again, check whether it took effect (with a tool that reads the"
-    " state it changes, or by asking the user); call it again only if it did not."
-)
 
 
 async def main(task_server: str, work: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +26,9 @@ import anyio
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from task_process import MOST_POLLS, OUTCOME_UNKNOWN, check, effects, server_command, until_started
 
-#: At most this many polls of one task (20 ms apart, as the server asks): 30 seconds.
-MOST_POLLS = 1500
 ENDED = ("completed", "failed", "cancelled")
-
-
-def check(what: str, got: Any, expected: Any) -> None:
-    if got != expected:
-        print(f"{what}:\n  got      {got!r}\n  expected {expected!r}", file=sys.stderr)
-        sys.exit(1)
-    print(f"ok: {what}")
 
 
 async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -47,33 +38,8 @@ async def elicit(context: Any, params: types.ElicitRequestParams) -> types.Elici
 
 
 def server(task_server: str, work: Path) -> StdioServerParameters:
-    """`task_server` on the journal in `work`, started through a shell that writes its pid first,
-    so that the test can kill it."""
-    return StdioServerParameters(
-        command="/bin/sh",
-        args=[
-            "-c",
-            'echo $$ > "$0"; exec "$@"',
-            str(work / "pid"),
-            task_server,
-            str(work / "tasks.db"),
-            str(work / "effects"),
-            str(work / "gate"),
-        ],
-    )
-
-
-def effects(work: Path) -> dict[str, int]:
-    path = work / "effects"
-    return dict(Counter(path.read_text().splitlines())) if path.exists() else {}
-
-
-async def until_started(work: Path, lines: list[str]) -> None:
-    for _ in range(MOST_POLLS):
-        if all(line in effects(work) for line in lines):
-            return
-        await anyio.sleep(0.02)
-    check("the tools started", effects(work), lines)
+    command, args = server_command(task_server, work)
+    return StdioServerParameters(command=command, args=args)
 
 
 async def settle(session: ClientSession, task_id: str, until: tuple[str, ...]) -> types.GetTaskResult:
@@ -147,14 +113,6 @@ async def first_run(task_server: str, work: Path) -> tuple[str, str]:
             await until_started(work, ["charge 64 start", "render 65 start"])
             os.kill(int((work / "pid").read_text()), signal.SIGKILL)
             return charge.task.taskId, render.task.taskId
-
-
-OUTCOME_UNKNOWN = (
-    "ERROR: the outcome of this charge call is unknown: it was started, and the process running it stopped"
-    " before it finished, so it may or may not have taken effect. It was not run again, so that its effect"
-    " is not repeated. Before calling charge again, check whether it took effect (with a tool that reads the"
-    " state it changes, or by asking the user); call it again only if it did not."
-)
 
 
 async def second_run(task_server: str, work: Path, charge: str, render: str) -> None:
