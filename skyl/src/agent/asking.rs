@@ -35,7 +35,6 @@ use serde_json::{Map, Value};
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
-use crate::agent::approval::Slot;
 use crate::agent::event::Event;
 use crate::agent::journal::error::JournalError;
 use crate::agent::ledger::Ledger;
@@ -43,6 +42,7 @@ use crate::agent::lock;
 use crate::agent::run::Run;
 use crate::agent::run::Spent;
 use crate::agent::telemetry::CallSpan;
+use crate::agent::turn::slot::Slot;
 
 /// How long a call that asked the person a question stays parked, waiting for the run to be
 /// resumed with a reply, unless the mounted server's `question_expiry` says otherwise: one hour.
@@ -192,7 +192,7 @@ thread_local! {
 /// sub-agent's call its saved run; and where a sub-agent's events go to reach the run's.
 #[derive(Default)]
 pub(crate) struct Desk {
-    /// Each call that waits, with its slot: [`Slot::Asking`] or [`Slot::Nested`].
+    /// Each call that waits, with its slot: asking a question, or waiting on its sub-agent.
     asked: Mutex<Vec<(String, Slot)>>,
     /// The saved runs of the sub-agents' calls this turn resumes, by call id.
     handed: Mutex<Vec<(String, Run)>>,
@@ -233,8 +233,8 @@ impl Desk {
         lock(&self.halted).1.take()
     }
 
-    /// What the call `call_id` waits on, taken off the desk: its [`Slot::Asking`] or
-    /// [`Slot::Nested`].
+    /// What the call `call_id` waits on, taken off the desk: the slot of its question, or of
+    /// its sub-agent's run.
     pub(crate) fn take(&self, call_id: &str) -> Option<Slot> {
         let mut asked = lock(&self.asked);
         let at = asked.iter().position(|(id, _)| id == call_id)?;
@@ -244,7 +244,7 @@ impl Desk {
     /// Leaves the run of the sub-agent that the call `call_id` ran, which waits for a person:
     /// the turn's run stops with it in the call's slot.
     pub(crate) fn park_run(&self, call_id: &str, run: Run) {
-        lock(&self.asked).push((call_id.to_owned(), Slot::Nested(Box::new(run))));
+        lock(&self.asked).push((call_id.to_owned(), Slot::nested(run)));
     }
 
     /// Hands the call `call_id` its sub-agent's saved run, with the decisions made on it.
@@ -376,7 +376,7 @@ pub(crate) fn park(
     // Dropped outside the lock: dropping a call cancels its request, which is the
     // connection's code.
     drop(expired);
-    lock(&desk.asked).push((call_id.to_owned(), Slot::Asking(question)));
+    lock(&desk.asked).push((call_id.to_owned(), Slot::asking(question)));
     Ok(())
 }
 
@@ -479,7 +479,7 @@ mod tests {
         })));
         assert!(!can_park());
         assert!(desk.asked("c1"));
-        let Some(Slot::Asking(asked)) = desk.take("c1") else {
+        let Some(asked) = desk.take("c1").and_then(|slot| slot.question().cloned()) else {
             panic!("the call asked a question")
         };
         assert!(!asked.ticket().is_empty());
@@ -520,9 +520,10 @@ mod tests {
         block_on(desk.serve(Box::pin(async {
             assert!(park("c1", question(), resume, expiry).is_ok());
         })));
-        match desk.take("c1") {
-            Some(Slot::Asking(question)) => (question, dropped),
-            other => panic!("the call parked with its question, not {other:?}"),
+        let slot = desk.take("c1");
+        match slot.as_ref().and_then(Slot::question) {
+            Some(question) => (question.clone(), dropped),
+            None => panic!("the call parked with its question, not {slot:?}"),
         }
     }
 

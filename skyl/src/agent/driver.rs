@@ -17,7 +17,6 @@ use crate::provider::caching::CacheWatch;
 use crate::model::{BoxFuture, Cost, ModelError};
 
 use crate::agent::agent::Agent;
-use crate::agent::approval::{Slot, Turn};
 use crate::agent::budget::{Bound, Last};
 use crate::agent::event::Event;
 use crate::agent::hooks::points::Hooks;
@@ -34,6 +33,7 @@ use crate::agent::step::{ResponseMeta, Step};
 use crate::agent::stop::Stop;
 use crate::agent::telemetry::{Span, tool_changed};
 use crate::agent::turn::answer_turn;
+use crate::agent::turn::slot::Turn;
 use crate::agent::typed::{Expected, TypedRun};
 
 /// A run about to start (or resume): `.await` it, or call [`blocking`](Self::blocking).
@@ -477,12 +477,7 @@ impl<'a, S: Send + Sync + 'static, H: Hooks> Driver<'a, S, H> {
                 corrections += 1;
                 continue;
             }
-            run.turn = Some(Turn {
-                answer,
-                slots: vec![Slot::New; calls],
-                content: Vec::new(),
-                spent: Default::default(),
-            });
+            run.turn = Some(Turn::new(answer, calls));
             if let Some(stop) = answer_turn(self, run).await? {
                 return Ok(stop);
             }

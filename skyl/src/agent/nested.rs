@@ -6,7 +6,7 @@
 //! the call that runs it (`{run}/{step}/{call id}`), so a sub-sub-agent's is the run id, then the
 //! path of calls down to it; a crash anywhere resumes each run from its own journal, where it
 //! was. A run that waits for a person travels, as it stopped, in the slot of the call that ran
-//! it ([`Slot::Nested`]), up to the top run, which stops with
+//! it (`turn/slot.rs`), up to the top run, which stops with
 //! [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval) and serializes whole. The person
 //! decides on the top run ([`Run::waiting`] says who waits and where, [`Run::approve_at`]
 //! decides), and the top run resumed hands each saved run back to the call that runs it.
@@ -28,7 +28,7 @@ use crate::schema::{canonical_schema_for, output_schema_for};
 use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, ToolOutput};
 
 use crate::agent::agent::Agent;
-use crate::agent::approval::{NotAwaiting, Slot};
+use crate::agent::approval::NotAwaiting;
 use crate::agent::asking::{self, Desk, Question, Reply};
 use crate::agent::driver::{RunBuilder, drive_expecting, drive_journaled_expecting};
 use crate::agent::event::Event;
@@ -529,20 +529,14 @@ impl Run {
     pub fn sub_run(&self, call_id: &str) -> Option<&Run> {
         self.paused_calls()
             .find(|(call, _)| call.id == call_id)
-            .and_then(|(_, slot)| match slot {
-                Slot::Nested(run) => Some(&**run),
-                _ => None,
-            })
+            .and_then(|(_, slot)| slot.sub_run())
     }
 
     /// [`sub_run`](Self::sub_run), to decide about the calls that wait in it.
     pub fn sub_run_mut(&mut self, call_id: &str) -> Option<&mut Run> {
         let message = self.transcript.last()?;
         let at = message.tool_calls().position(|call| call.id == call_id)?;
-        match self.turn.as_mut()?.slots.get_mut(at)? {
-            Slot::Nested(run) => Some(&mut **run),
-            _ => None,
-        }
+        self.turn.as_mut()?.slots.get_mut(at)?.sub_run_mut()
     }
 
     /// Every call that waits for a person's decision, in call order, those inside sub-agents'
@@ -556,17 +550,15 @@ impl Run {
     fn collect_waiting(&self, path: &mut Vec<ToolCall>, into: &mut Vec<Waiting>) {
         for (call, slot) in self.paused_calls() {
             path.push(call.clone());
-            match slot {
-                Slot::Nested(run) => run.collect_waiting(path, into),
-                slot if slot.is_waiting() => into.push(Waiting {
+            if let Some(run) = slot.sub_run() {
+                run.collect_waiting(path, into);
+            } else if slot.is_waiting() {
+                into.push(Waiting {
                     path: path.clone(),
                     run: self.id.clone(),
-                    question: match slot {
-                        Slot::Asking(question) => Some(question.clone()),
-                        _ => None,
-                    },
-                }),
-                _ => {}
+                    // A call that waits and asked a question still asks it.
+                    question: slot.question().cloned(),
+                });
             }
             path.pop();
         }

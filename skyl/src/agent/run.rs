@@ -11,9 +11,9 @@ use crate::model::Cost;
 use crate::provider::Usage;
 use crate::transcript;
 
-use crate::agent::approval::{Slot, Turn};
 use crate::agent::breaker::Failures;
 use crate::agent::stop::Stop;
+use crate::agent::turn::slot::Turn;
 use crate::model::ModelError;
 
 /// A run of an [`Agent`](super::Agent): the whole transcript, why it stopped, how many steps it
@@ -163,10 +163,8 @@ impl Run {
         spent.add(&self.sub_agents);
         if let Some(turn) = &self.turn {
             spent.add(&turn.spent);
-            for slot in &turn.slots {
-                if let Slot::Nested(run) = slot {
-                    spent.add(&run.tree());
-                }
+            for run in turn.slots.iter().filter_map(|slot| slot.sub_run()) {
+                spent.add(&run.tree());
             }
         }
         spent

@@ -11,7 +11,8 @@
 //!
 //! The phases step over one list, a [`TurnCall`] a call, in call order: what the pass does next
 //! with the call and what it made of it. Where a call stands between passes (what a saved run
-//! keeps) is its `Slot` in the run's `Turn`, whose `Slot::stage` says how far it got.
+//! keeps) is its `Slot` in the run's `Turn` (`slot.rs`), which answers every question the phases
+//! ask of it (how far it got, what deciding does with it, whether it waits).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +33,7 @@ mod complete;
 mod decide;
 mod execute;
 mod settle;
+pub(crate) mod slot;
 
 use complete::Complete;
 use decide::Decide;
@@ -151,7 +153,7 @@ pub(super) async fn answer_turn<S: Send + Sync + 'static, H: Hooks>(
         agent: driver.agent,
     };
     complete.after_tool_calls(&calls, turn).await;
-    if turn.slots.iter().any(|slot| slot.is_waiting()) {
+    if turn.is_waiting() {
         return Ok(Some(Stop::AwaitingApproval));
     }
     Ok(complete.complete(run).await)

@@ -2,13 +2,13 @@
 //! journal had then, and the writes the loop makes to it.
 
 use crate::agent::agent::Agent;
-use crate::agent::approval::Slot;
 use crate::agent::hooks::points::Hooks;
 use crate::agent::journal::error::{DurableRunError, JournalError};
 use crate::agent::journal::seam::{Entry, Journal};
 use crate::agent::journal::{Record, handle_run, make_effect_key};
 use crate::agent::replay::Replay;
 use crate::agent::run::Run;
+use crate::agent::turn::slot::Slot;
 
 /// A journaled run's journal, and what it held when the run started.
 pub(crate) struct Journaling<'a> {

@@ -2,16 +2,14 @@
 //! tool message is appended, the hooks see the step, and the breaker and the stop conditions
 //! say whether the run goes on.
 
-use crate::message::{Message, Part, Role};
-
 use crate::agent::agent::Agent;
-use crate::agent::approval::{Slot, Turn};
 use crate::agent::breaker::Failures;
 use crate::agent::hooks::points::Hooks;
 use crate::agent::run::Run;
 use crate::agent::step::Step;
 use crate::agent::stop::Stop;
 use crate::agent::turn::TurnCall;
+use crate::agent::turn::slot::Turn;
 
 /// A turn's end, over the run's agent: its hooks, its breaker and its stop conditions.
 pub(super) struct Complete<'d, S, H> {
@@ -34,7 +32,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Complete<'_, S, H> {
             .collect();
         async move {
             for (position, call, took) in answered {
-                if let Slot::Answered(result) = &turn.slots[position] {
+                if let Some(result) = turn.slots[position].result() {
                     self.agent.hooks.after_tool_call(call, result, took).await;
                 }
             }
@@ -45,29 +43,9 @@ impl<S: Send + Sync + 'static, H: Hooks> Complete<'_, S, H> {
     /// whether the run stops after the step.
     pub(super) async fn complete(&self, run: &mut Run) -> Option<Stop> {
         let agent = self.agent;
-        let Turn {
-            answer,
-            slots,
-            mut content,
-            spent,
-        } = run.turn.take()?;
+        let (answer, spent, tool_message) = run.turn.take()?.into_tool_message();
         run.sub_agents.add(&spent);
-        let mut parts = Vec::with_capacity(slots.len() + content.len());
-        for slot in slots {
-            let Slot::Answered(result) = slot else {
-                unreachable!("a complete turn has a result in every slot")
-            };
-            let beside = content
-                .iter()
-                .position(|beside| beside.call_id == result.call_id)
-                .map(|at| content.swap_remove(at));
-            parts.push(Part::ToolResult(result));
-            parts.extend(beside.map(Part::ResultContent));
-        }
-        run.transcript.push(Message {
-            role: Role::Tool,
-            parts,
-        });
+        run.transcript.push(tool_message);
         let assistant = run.transcript.len() - 2;
         let priced = (agent.price_of(&answer), run.cost);
         let step = Step::new(

@@ -9,13 +9,13 @@ use crate::prose;
 use crate::tool::ToolOutcome;
 
 use crate::agent::agent::Agent;
-use crate::agent::approval::{Slot, Turn, arguments_fingerprint, unix_now};
 use crate::agent::driver::Driver;
 use crate::agent::event::{AnsweredBy, Event};
 use crate::agent::hooks::points::{Decision, Hooks};
 use crate::agent::journal::Record;
 use crate::agent::ledger::Ledger;
 use crate::agent::turn::settle::{Settle, Settled};
+use crate::agent::turn::slot::{Slot, Turn, Verdict, arguments_fingerprint, unix_now};
 use crate::agent::turn::{Next, TurnCall};
 
 /// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
@@ -75,7 +75,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                 by,
             });
             turn_call.record = Some(Record::result(step, position, &result, &[], None));
-            turn.slots[position] = Slot::Answered(result);
+            turn.answer(position, result, Vec::new());
             turn_call.took = Some(Duration::ZERO);
         }
     }
@@ -91,8 +91,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
     ) -> Option<(ToolResult, AnsweredBy)> {
         let (position, call) = (turn_call.position, turn_call.call);
         let agent = self.driver.agent;
-        match slot {
-            Slot::New => {
+        match slot.verdict() {
+            Verdict::AskHooks => {
                 let proposed = proposed(agent, call);
                 match agent.hooks.before_tool_call(call, proposed).await {
                     Decision::Run => turn_call.next = Next::Run(None),
@@ -105,8 +105,8 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                     Decision::Pause => self.pause(position, call, turn),
                 }
             }
-            Slot::Approved => turn_call.next = Next::Run(None),
-            Slot::Granted(approval) => {
+            Verdict::Run(None) => turn_call.next = Next::Run(None),
+            Verdict::Run(Some(approval)) => {
                 let definition = agent.definition_fingerprint(&call.name);
                 let arguments = arguments_fingerprint(call);
                 let id = self
@@ -121,15 +121,11 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
                     self.pause(position, call, turn);
                 }
             }
-            Slot::Denied(reason) => return Some((denied(call, &reason), AnsweredBy::Person)),
-            Slot::Nested(saved) => {
+            Verdict::Deny(reason) => return Some((denied(call, &reason), AnsweredBy::Person)),
+            Verdict::RunNested(saved) => {
                 turn_call.next = Next::Run(Some(saved));
             }
-            Slot::Answered(_)
-            | Slot::Awaiting
-            | Slot::Paused { .. }
-            | Slot::Asking(_)
-            | Slot::Replied { .. } => turn.slots[position] = slot,
+            Verdict::Stay(slot) => turn.slots[position] = slot,
         }
         None
     }
@@ -144,9 +140,7 @@ impl<S: Send + Sync + 'static, H: Hooks> Decide<'_, '_, S, H> {
 
 /// The slot of a call of `agent` that waits for a person's decision.
 fn paused<S: Send + Sync + 'static, H: Hooks>(agent: &Agent<S, H>, call: &ToolCall) -> Slot {
-    Slot::Paused {
-        definition: agent.definition_fingerprint(&call.name),
-    }
+    Slot::paused(agent.definition_fingerprint(&call.name))
 }
 
 /// What happens to `call` unless a hook of `agent` decides otherwise.

@@ -10,7 +10,6 @@ use crate::message::ToolCall;
 use crate::tool::CallObserver;
 use crate::toolbox::{RichResult, Timed};
 
-use crate::agent::approval::Turn;
 use crate::agent::asking::Desk;
 use crate::agent::driver::{Driver, Halt};
 use crate::agent::event::Event;
@@ -20,6 +19,7 @@ use crate::agent::journal::recording::Recording;
 use crate::agent::journal::seam::Entry;
 use crate::agent::journal::{Record, make_effect_key};
 use crate::agent::telemetry::ToolSpans;
+use crate::agent::turn::slot::Turn;
 use crate::agent::turn::{Next, TurnCall};
 
 /// The calls a pass runs, in call order, with what each starts with, taken off the calls.

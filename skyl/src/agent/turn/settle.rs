@@ -7,10 +7,10 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::RichOutcome;
 
-use crate::agent::approval::{Slot, Stage};
 use crate::agent::asking::{self, Question, Reply};
 use crate::agent::journal::journaling::Journaling;
 use crate::agent::run::Spent;
+use crate::agent::turn::slot::{Slot, Stage};
 use crate::model::BoxFuture;
 use crate::toolbox::Toolbox;
 
@@ -58,7 +58,7 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
         call: &ToolCall,
         slot: &Slot,
     ) -> Option<Settled> {
-        if let Slot::Replied { question, reply } = slot {
+        if let Some((question, reply)) = slot.reply() {
             return Some(self.replied((step, position), call, question, reply));
         }
         if slot.stage() != Stage::Undecided {
@@ -77,11 +77,9 @@ impl<S: Send + Sync + 'static> Settle<'_, S> {
             _ => None,
         };
         if let Some(slot) = decision.filter(|slot| slot.stage() == Stage::Started) {
-            return Some(match slot {
-                Slot::Replied { question, reply } => {
-                    self.replied((step, position), call, question, reply)
-                }
-                _ => Settled::Decided(slot.clone()),
+            return Some(match slot.reply() {
+                Some((question, reply)) => self.replied((step, position), call, question, reply),
+                None => Settled::Decided(slot.clone()),
             });
         }
         if journaling.replay.intents.contains_key(&(step, position)) {
