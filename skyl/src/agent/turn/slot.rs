@@ -7,9 +7,10 @@
 //! here, with its answers to those questions, and a public method (in the file of the feature
 //! that lets a person act on it, as `approval.rs` does) to decide about it.
 
+use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::arguments::canonical::{canonical, fingerprint};
 use crate::content::{Content, ResultContent};
@@ -21,17 +22,79 @@ use crate::agent::step::ResponseMeta;
 
 /// The assistant turn a run is answering: what the response said, and one slot per call, in call
 /// order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Saved, it keeps the format of the runs saved before a result's content moved into its call's
+/// slot ([`SavedTurn`]): the slots hold the results alone, and the content beside them is one
+/// list, in the order the answers came.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(from = "SavedTurn<'static>")]
 pub(crate) struct Turn {
     pub(crate) answer: ResponseMeta,
     pub(crate) slots: Vec<Slot>,
-    /// The content beside the results that have any (images, resources), kept until the turn's
-    /// tool message is written.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) content: Vec<ResultContent>,
     /// What the runs of the sub-agents of the calls answered so far used.
-    #[serde(default, skip_serializing_if = "Spent::is_nothing")]
     pub(crate) spent: Spent,
+}
+
+/// A [`Turn`] as a saved run holds it: borrowed from the turn when it is saved, owned when it is
+/// loaded.
+#[derive(Serialize, Deserialize)]
+struct SavedTurn<'t> {
+    answer: Cow<'t, ResponseMeta>,
+    slots: Cow<'t, [Slot]>,
+    /// The content beside the results that have any (images, resources), in the order the
+    /// answers came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    content: Vec<Cow<'t, ResultContent>>,
+    /// (A copy when saved: a few counts.)
+    #[serde(default, skip_serializing_if = "Spent::is_nothing")]
+    spent: Spent,
+}
+
+impl Serialize for Turn {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        let mut content: Vec<&(usize, ResultContent)> = self
+            .slots
+            .iter()
+            .filter_map(|slot| slot.answered()?.content.as_ref())
+            .collect();
+        content.sort_by_key(|(came, _)| *came);
+        SavedTurn {
+            answer: Cow::Borrowed(&self.answer),
+            slots: Cow::Borrowed(&self.slots),
+            content: content
+                .into_iter()
+                .map(|(_, content)| Cow::Borrowed(content))
+                .collect(),
+            spent: self.spent.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl From<SavedTurn<'static>> for Turn {
+    /// Puts each content of the saved list beside the result of its call, which keeps its place
+    /// in the list (content whose call has no result, which no run writes, is dropped, as the
+    /// tool message would).
+    fn from(saved: SavedTurn<'static>) -> Self {
+        let mut turn = Turn {
+            answer: saved.answer.into_owned(),
+            slots: saved.slots.into_owned(),
+            spent: saved.spent,
+        };
+        for (came, content) in saved.content.into_iter().map(Cow::into_owned).enumerate() {
+            let answered = turn
+                .slots
+                .iter_mut()
+                .filter_map(Slot::answered_mut)
+                .find(|answered| {
+                    answered.content.is_none() && answered.result.call_id == content.call_id
+                });
+            if let Some(answered) = answered {
+                answered.content = Some((came, content));
+            }
+        }
+        turn
+    }
 }
 
 impl Turn {
@@ -40,19 +103,23 @@ impl Turn {
         Turn {
             answer,
             slots: vec![Slot::New; calls],
-            content: Vec::new(),
             spent: Spent::default(),
         }
     }
 
-    /// Gives the call at `position` its result, and keeps the content beside it for the tool
-    /// message.
+    /// Gives the call at `position` its result, with the content beside it for the tool
+    /// message; the content's place among the turn's is after every content answered before.
     pub(crate) fn answer(&mut self, position: usize, result: ToolResult, content: Vec<Content>) {
-        if !content.is_empty() {
-            self.content
-                .push(ResultContent::new(result.call_id.as_str(), content));
-        }
-        self.slots[position] = Slot::Answered(result);
+        let content = (!content.is_empty()).then(|| {
+            let came = self
+                .slots
+                .iter()
+                .filter_map(|slot| Some(slot.answered()?.content.as_ref()?.0 + 1))
+                .max()
+                .unwrap_or(0);
+            (came, ResultContent::new(result.call_id.as_str(), content))
+        });
+        self.slots[position] = Slot::Answered(Answered { result, content });
     }
 
     /// Whether a call of the turn waits for a person.
@@ -67,20 +134,15 @@ impl Turn {
         let Turn {
             answer,
             slots,
-            mut content,
             spent,
         } = self;
-        let mut parts = Vec::with_capacity(slots.len() + content.len());
+        let mut parts = Vec::with_capacity(slots.len() * 2);
         for slot in slots {
-            let Slot::Answered(result) = slot else {
+            let Slot::Answered(Answered { result, content }) = slot else {
                 unreachable!("a complete turn has a result in every slot")
             };
-            let beside = content
-                .iter()
-                .position(|beside| beside.call_id == result.call_id)
-                .map(|at| content.swap_remove(at));
             parts.push(Part::ToolResult(result));
-            parts.extend(beside.map(Part::ResultContent));
+            parts.extend(content.map(|(_, content)| Part::ResultContent(content)));
         }
         let message = Message {
             role: Role::Tool,
@@ -96,8 +158,8 @@ impl Turn {
 pub(crate) enum Slot {
     /// No hook has decided about it yet.
     New,
-    /// It has its result.
-    Answered(ToolResult),
+    /// It has its result, and the content beside it.
+    Answered(Answered),
     /// It waits for a person's decision (a run saved before approvals were bound to what they
     /// approve).
     Awaiting,
@@ -118,6 +180,35 @@ pub(crate) enum Slot {
     /// person: the sub-agent's run as it stopped, with the decisions recorded on it since.
     /// Resumed, the call runs again and hands the sub-agent this run to resume.
     Nested(Box<Run>),
+}
+
+/// A call's result, and the content beside it (images, resources) until the turn's tool
+/// message is written.
+///
+/// Saved, it is the result alone: the content is saved in the turn's list ([`SavedTurn`]), and
+/// loaded back beside the result.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Answered {
+    result: ToolResult,
+    /// The content beside the result, if it has any, with its place in the turn's list: the
+    /// answers with content, in the order they came.
+    content: Option<(usize, ResultContent)>,
+}
+
+impl Serialize for Answered {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        self.result.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Answered {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let result = ToolResult::deserialize(deserializer)?;
+        Ok(Answered {
+            result,
+            content: None,
+        })
+    }
 }
 
 /// How far a call got, as its slot says, which tells what may settle it when its turn is
@@ -210,8 +301,19 @@ impl Slot {
 
     /// The result of the call, once it has one.
     pub(crate) fn result(&self) -> Option<&ToolResult> {
+        Some(&self.answered()?.result)
+    }
+
+    fn answered(&self) -> Option<&Answered> {
         match self {
-            Slot::Answered(result) => Some(result),
+            Slot::Answered(answered) => Some(answered),
+            _ => None,
+        }
+    }
+
+    fn answered_mut(&mut self) -> Option<&mut Answered> {
+        match self {
+            Slot::Answered(answered) => Some(answered),
             _ => None,
         }
     }
@@ -350,4 +452,116 @@ pub(crate) fn unix_now() -> u64 {
 /// hold the tool's schema).
 pub(crate) fn arguments_fingerprint(call: &ToolCall) -> String {
     fingerprint(&canonical(&call.arguments, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::agent::hooks::before_tool_call;
+    use crate::agent::hooks::points::Hooks;
+    use crate::agent::{Agent, Decision, Run, Stop};
+    use crate::content::media::{Content, Resource};
+    use crate::dynamic_tool::DynamicTool;
+    use crate::message::{Message, ToolCall};
+    use crate::testing::ScriptedModel;
+    use crate::tool::{ToolDefinition, ToolOutput};
+    use crate::toolbox::Toolbox;
+
+    /// An agent whose tool `look` answers with a resource beside its text, and whose hook
+    /// pauses every call but `c2`.
+    fn agent(model: ScriptedModel) -> Agent<(), impl Hooks> {
+        let definition = ToolDefinition {
+            name: "look".into(),
+            description: "Looks at a page.".into(),
+            parameters: json!({"type": "object", "properties": {"page": {"type": "string"}}}),
+            ..Default::default()
+        };
+        let look = DynamicTool::from_fn(definition, |arguments: Value| {
+            let page = arguments["page"].as_str().unwrap_or_default().to_owned();
+            let resource = Resource::text(format!("file:///{page}"), format!("the text of {page}"));
+            ToolOutput::from(format!("looked at {page}")).with(Content::Resource(resource))
+        });
+        Agent::new(model, Toolbox::new().with(look), "m").with_hooks(before_tool_call(
+            |call: &ToolCall, _| {
+                if call.id == "c2" {
+                    Decision::Run
+                } else {
+                    Decision::Pause
+                }
+            },
+        ))
+    }
+
+    /// A run whose calls `c2` then `c1` were answered with content (in that order, not call
+    /// order) and whose call `c3` waits.
+    fn answered_out_of_order() -> Run {
+        let calls = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(at, page)| ToolCall::new(format!("c{}", at + 1), "look", json!({"page": page})));
+        let model = ScriptedModel::new().reply_calls(calls);
+        let mut run = agent(model)
+            .run(vec![Message::user("Look at a, b and c")])
+            .blocking()
+            .unwrap();
+        run.approve("c1").unwrap();
+        let run = agent(ScriptedModel::new()).resume(run).blocking().unwrap();
+        assert_eq!(run.stop(), &Stop::AwaitingApproval);
+        run
+    }
+
+    /// [`answered_out_of_order`], saved by the build before a result's content moved into its
+    /// call's slot: the content beside the results is one list, in the order the answers came.
+    const SAVED: &str = concat!(
+        r#"{"transcript":[{"role":"user","parts":[{"text":"Look at a, b and c"}]},"#,
+        r#"{"role":"assistant","parts":[{"tool_call":{"id":"c1","name":"look","arguments":{"page":"a"}}},"#,
+        r#"{"tool_call":{"id":"c2","name":"look","arguments":{"page":"b"}}},"#,
+        r#"{"tool_call":{"id":"c3","name":"look","arguments":{"page":"c"}}}]}],"#,
+        r#""stop":"awaiting_approval","steps":1,"usage":{"input_tokens":0,"output_tokens":0},"#,
+        r#""turn":{"answer":{"stop_reason":"tool_use","usage":{"input_tokens":0,"output_tokens":0}},"#,
+        r#""slots":[{"answered":{"call_id":"c1","content":"looked at a","is_error":false}},"#,
+        r#"{"answered":{"call_id":"c2","content":"looked at b","is_error":false}},"#,
+        r#"{"paused":{"definition":"85d06d7f89f937e7"}}],"#,
+        r#""content":[{"call_id":"c2","content":[{"resource":{"uri":"file:///b","body":{"text":"the text of b"}}}]},"#,
+        r#"{"call_id":"c1","content":[{"resource":{"uri":"file:///a","body":{"text":"the text of a"}}}]}]},"#,
+        r#""format":2}"#,
+    );
+
+    #[test]
+    fn a_saved_turn_keeps_its_content_beside_the_calls_in_the_order_the_answers_came() {
+        assert_eq!(
+            serde_json::to_string(&answered_out_of_order()).unwrap(),
+            SAVED
+        );
+        let loaded: Run = serde_json::from_str(SAVED).unwrap();
+        assert_eq!(serde_json::to_string(&loaded).unwrap(), SAVED);
+        assert_eq!(loaded, answered_out_of_order());
+    }
+
+    #[test]
+    fn a_turn_resumed_from_a_saved_run_writes_each_result_with_its_content_in_call_order() {
+        let mut run: Run = serde_json::from_str(SAVED).unwrap();
+        run.approve("c3").unwrap();
+        let run = agent(ScriptedModel::new().reply_text("Done."))
+            .resume(run)
+            .blocking()
+            .unwrap();
+        // Each result, then the content beside it, as the build before wrote them.
+        let answered = |call: &str, page: &str| {
+            let resource = json!({"uri": format!("file:///{page}"), "body": {"text": format!("the text of {page}")}});
+            [
+                json!({"tool_result": {"call_id": call, "content": format!("looked at {page}"), "is_error": false}}),
+                json!({"result_content": {"call_id": call, "content": [{"resource": resource}]}}),
+            ]
+        };
+        let parts: Vec<Value> = [("c1", "a"), ("c2", "b"), ("c3", "c")]
+            .into_iter()
+            .flat_map(|(call, page)| answered(call, page))
+            .collect();
+        assert_eq!(
+            serde_json::to_value(&run.transcript()[2]).unwrap(),
+            json!({"role": "tool", "parts": parts})
+        );
+    }
 }
