@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::message::ToolCall;
 
-use crate::agent::asking::{Question, Reply};
+use crate::agent::question::{Question, Reply};
 use crate::agent::run::Run;
 use crate::agent::turn::slot::Slot;
 

@@ -1,6 +1,6 @@
-//! A call that asks the person a question while it runs (a mounted MCP server's elicitation):
-//! the [`Question`] a paused run shows, the [`Reply`] it is resumed with, and how the call waits
-//! in this process meanwhile.
+//! A call that asks the person a [`Question`] while it runs (a mounted MCP server's
+//! elicitation): how the call waits in this process meanwhile, until the run is resumed with the
+//! [`Reply`]; and the turn's desk, where the calls of a turn leave what they wait on.
 //!
 //! A call cannot be saved half-run, so the call that asked stays in this process, parked under a
 //! ticket, while the run it belongs to stops and serializes like any run waiting for approval.
@@ -29,9 +29,6 @@ use std::task::{Context, Poll};
 #[cfg(feature = "mcp")]
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
 use crate::model::BoxFuture;
 use crate::tool::RichOutcome;
 
@@ -39,6 +36,7 @@ use crate::agent::event::Event;
 use crate::agent::journal::error::JournalError;
 use crate::agent::ledger::Ledger;
 use crate::agent::lock;
+use crate::agent::question::{Question, Reply};
 use crate::agent::run::Run;
 use crate::agent::run::Spent;
 use crate::agent::telemetry::CallSpan;
@@ -50,109 +48,6 @@ use crate::agent::turn::slot::Slot;
 /// the server cancelled), and the run resumed later answers it as a restart would.
 #[cfg(feature = "mcp")]
 pub(crate) const QUESTION_EXPIRY: Duration = Duration::from_secs(3600);
-
-/// A question a tool call asked the person while it ran: an MCP server's elicitation request
-/// during a call of one of its mounted tools.
-///
-/// A run whose call asks stops with [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval);
-/// the call is among [`Run::awaiting_approval`](super::Run::awaiting_approval) and
-/// [`Run::question`](super::Run::question) gives its question. Show the person
-/// [`message`](Self::message) and a form for [`schema`](Self::schema), then record the answer
-/// with [`Run::reply`](super::Run::reply) (or [`Run::approve`](super::Run::approve): accept with
-/// the schema's [`defaults`](Self::defaults); [`Run::deny`](super::Run::deny): decline).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Question {
-    from: String,
-    message: String,
-    schema: Value,
-    /// Where the call that asked waits in the process that ran it; empty for a question
-    /// answered on the spot (a [`RemoteBuilder::on_question`](crate::mcp::RemoteBuilder::on_question) handler).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    ticket: String,
-    /// What another process needs to go on with the call once the person replies: the request
-    /// state and the rest of a 2026-07-28 server's input-required result, which the saved run
-    /// keeps; the call's tool goes on with it.
-    /// (Boxed: a run's every slot holds a question's room.)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    continuation: Option<Box<Value>>,
-}
-
-impl Question {
-    /// A question from `from` (the name of the server that asks).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn new(from: impl Into<String>, message: impl Into<String>, schema: Value) -> Self {
-        Question {
-            from: from.into(),
-            message: message.into(),
-            schema,
-            ticket: String::new(),
-            continuation: None,
-        }
-    }
-
-    /// What continues the call in a process that does not hold it, if anything does.
-    pub(crate) fn continuation(&self) -> Option<&Value> {
-        self.continuation.as_deref()
-    }
-
-    /// The question, with what continues its call in a process that does not hold the call.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn continued_by(mut self, continuation: Option<Value>) -> Self {
-        self.continuation = continuation.map(Box::new);
-        self
-    }
-
-    /// Who asks: the name of the mounted server, as given to `skyl::mcp::Remote::builder`
-    /// (feature `mcp`).
-    pub fn from(&self) -> &str {
-        &self.from
-    }
-
-    /// What the server asks, for the person to read.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// The JSON schema of the answer the server asks for (MCP's `requestedSchema`: an object of
-    /// flat properties: strings, numbers, booleans, enums).
-    pub fn schema(&self) -> &Value {
-        &self.schema
-    }
-
-    /// The schema's defaults: each property that has a `default`, with it (as SEP-1034 asks a
-    /// client to fill in the fields the person leaves as they are).
-    /// For `{"properties": {"confirm": {"type": "boolean", "default": true}, "note":
-    /// {"type": "string"}}}` they are `{"confirm": true}`.
-    pub fn defaults(&self) -> Map<String, Value> {
-        let Some(properties) = self.schema.get("properties").and_then(Value::as_object) else {
-            return Map::new();
-        };
-        properties
-            .iter()
-            .filter_map(|(name, property)| Some((name.clone(), property.get("default")?.clone())))
-            .collect()
-    }
-
-    #[cfg(all(test, feature = "mcp"))]
-    pub(crate) fn ticket(&self) -> &str {
-        &self.ticket
-    }
-}
-
-/// A person's answer to a [`Question`]: what the server that asked receives.
-///
-/// Non-exhaustive: match it with a wildcard arm.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "action", content = "content", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Reply {
-    /// The person answered, with these values of the schema's properties.
-    Accept(Map<String, Value>),
-    /// The person chose not to answer; the server goes on without the answer.
-    Decline,
-    /// The person dismissed the question; the server stops what asked.
-    Cancel,
-}
 
 /// The rest of a parked call: given the reply, it delivers it and finishes the call.
 #[cfg(feature = "mcp")]
@@ -356,7 +251,7 @@ pub(crate) fn can_park() -> bool {
 #[cfg(feature = "mcp")]
 pub(crate) fn park(
     call_id: &str,
-    mut question: Question,
+    question: Question,
     resume: Resume,
     expiry: Duration,
 ) -> Result<(), Resume> {
@@ -364,13 +259,16 @@ pub(crate) fn park(
         return Err(resume);
     };
     let (process, counter) = &*TICKETS;
-    question.ticket = format!("{process}-{}", counter.fetch_add(1, Ordering::Relaxed));
+    let question = question.with_ticket(format!(
+        "{process}-{}",
+        counter.fetch_add(1, Ordering::Relaxed)
+    ));
     let now = Instant::now();
     let expires = now.checked_add(expiry).unwrap_or(now + QUESTION_EXPIRY);
     let expired = {
         let mut parked = lock(&PARKED);
         let expired = take_expired(&mut parked, now);
-        parked.insert(question.ticket.clone(), Parked { resume, expires });
+        parked.insert(question.ticket().to_owned(), Parked { resume, expires });
         expired
     };
     // Dropped outside the lock: dropping a call cancels its request, which is the
@@ -398,13 +296,13 @@ fn take_expired(parked: &mut HashMap<String, Parked>, now: Instant) -> Vec<Parke
 /// no such call (it was started by another process, this one restarted, or it expired).
 #[cfg(feature = "mcp")]
 pub(crate) fn resume(question: &Question, reply: Reply) -> Option<BoxFuture<'static, RichOutcome>> {
-    if question.ticket.is_empty() {
+    if question.ticket().is_empty() {
         return None;
     }
     let (found, expired) = {
         let mut parked = lock(&PARKED);
         let expired = take_expired(&mut parked, Instant::now());
-        (parked.remove(&question.ticket), expired)
+        (parked.remove(question.ticket()), expired)
     };
     drop(expired);
     Some((found?.resume)(reply))
@@ -422,46 +320,10 @@ pub(crate) fn resume(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::question::tests::question;
     use crate::executor::block_on;
     #[cfg(feature = "mcp")]
     use crate::tool::ToolOutput;
-    use serde_json::json;
-
-    fn question() -> Question {
-        Question::new(
-            "files",
-            "Delete notes.txt?",
-            json!({"type": "object", "properties": {
-                "confirm": {"type": "boolean", "default": true},
-                "note": {"type": "string"},
-                "level": {"type": "integer", "default": 3}
-            }}),
-        )
-    }
-
-    #[test]
-    fn defaults_are_the_properties_that_have_one() {
-        assert_eq!(
-            Value::Object(question().defaults()),
-            json!({"confirm": true, "level": 3})
-        );
-        assert_eq!(Question::new("s", "m", json!({})).defaults(), Map::new());
-    }
-
-    #[test]
-    fn a_reply_serializes_with_its_action() {
-        let accept = Reply::Accept(question().defaults());
-        assert_eq!(
-            serde_json::to_value(&accept).unwrap(),
-            json!({"action": "accept", "content": {"confirm": true, "level": 3}})
-        );
-        assert_eq!(
-            serde_json::to_value(Reply::Decline).unwrap(),
-            json!({"action": "decline"})
-        );
-        let back: Reply = serde_json::from_value(json!({"action": "cancel"})).unwrap();
-        assert_eq!(back, Reply::Cancel);
-    }
 
     #[cfg(feature = "mcp")]
     #[test]
@@ -557,8 +419,7 @@ mod tests {
         assert_eq!(block_on(desk.serve(Box::pin(async { 7 }))), 7);
         assert!(!desk.asked("c1"));
         assert!(desk.take("c1").is_none());
-        let mut asked = question();
-        asked.ticket = "1-2-3".into();
+        let asked = question().with_ticket("1-2-3".into());
         assert!(resume(&asked, Reply::Decline).is_none());
     }
 

@@ -7,6 +7,9 @@
 //! The transcript is one every adapter accepts (every call answered), and what one provider
 //! returned for itself only (an Anthropic thinking block, a Gemini thought signature) is sent
 //! back to that provider only, so the new agent's provider reads the conversation as its own.
+//!
+//! The feature's entry points are methods of the types they act on, written here beside it:
+//! [`Agent::with_handoff`], [`Agent::take_over`] and [`Run::handed_to`].
 
 use std::error::Error;
 use std::fmt;

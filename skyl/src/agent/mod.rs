@@ -38,6 +38,7 @@ pub mod journal;
 mod ledger;
 mod nested;
 mod output_fallback;
+mod question;
 mod replay;
 mod request;
 mod run;
@@ -50,11 +51,11 @@ mod typed;
 
 pub use agent::Agent;
 pub use approval::NotAwaiting;
-pub use asking::{Question, Reply};
 pub use budget::{Budget, BudgetLimit};
 pub use driver::{JournaledRun, RunBuilder};
 pub use event::{AnsweredBy, Event};
 pub use handoff::{Handoff, TakeOverError};
+pub use question::{Question, Reply};
 // Defined beside the closures of `hooks`; these are their one public path.
 pub use hooks::points::{Decision, Hooks};
 pub use journal::error::{DurableRunError, JournalError};

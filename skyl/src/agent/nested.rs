@@ -10,6 +10,10 @@
 //! [`Stop::AwaitingApproval`](super::Stop::AwaitingApproval) and serializes whole. The person
 //! decides on the top run ([`Run::waiting`] says who waits and where, [`Run::approve_at`]
 //! decides), and the top run resumed hands each saved run back to the call that runs it.
+//!
+//! The feature's entry points on the types it acts on are written here beside it:
+//! [`Agent::as_tool`], and `Run`'s [`waiting`](Run::waiting), [`sub_run`](Run::sub_run) and
+//! the `*_at` decisions.
 
 use std::error::Error;
 use std::fmt;
@@ -29,12 +33,13 @@ use crate::tool::{CallContext, RichOutcome, Tool, ToolDefinition, ToolFuture, To
 
 use crate::agent::agent::Agent;
 use crate::agent::approval::NotAwaiting;
-use crate::agent::asking::{self, Desk, Question, Reply};
+use crate::agent::asking::{self, Desk};
 use crate::agent::driver::{RunBuilder, drive_expecting, drive_journaled_expecting};
 use crate::agent::event::Event;
 use crate::agent::hooks::points::Hooks;
 use crate::agent::journal::error::DurableRunError;
 use crate::agent::journal::seam::Journal;
+use crate::agent::question::{Question, Reply};
 use crate::agent::run::Run;
 use crate::agent::stop::Stop;
 use crate::agent::typed::{DEFAULT_CORRECTIONS, Expected, read};

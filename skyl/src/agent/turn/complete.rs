@@ -8,7 +8,7 @@ use crate::agent::hooks::points::Hooks;
 use crate::agent::run::Run;
 use crate::agent::step::Step;
 use crate::agent::stop::Stop;
-use crate::agent::turn::TurnCall;
+use crate::agent::turn::call::TurnCall;
 use crate::agent::turn::slot::Turn;
 
 /// A turn's end, over the run's agent: its hooks, its breaker and its stop conditions.

@@ -14,9 +14,9 @@ use crate::agent::event::{AnsweredBy, Event};
 use crate::agent::hooks::points::{Decision, Hooks};
 use crate::agent::journal::Record;
 use crate::agent::ledger::Ledger;
+use crate::agent::turn::call::{Next, TurnCall};
 use crate::agent::turn::settle::{Settle, Settled};
 use crate::agent::turn::slot::{Slot, Turn, Verdict, arguments_fingerprint, unix_now};
-use crate::agent::turn::{Next, TurnCall};
 
 /// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
 /// budgets and its event callback.

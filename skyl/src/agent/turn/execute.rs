@@ -19,8 +19,8 @@ use crate::agent::journal::recording::Recording;
 use crate::agent::journal::seam::Entry;
 use crate::agent::journal::{Record, make_effect_key};
 use crate::agent::telemetry::ToolSpans;
+use crate::agent::turn::call::{Next, TurnCall};
 use crate::agent::turn::slot::Turn;
-use crate::agent::turn::{Next, TurnCall};
 
 /// The calls a pass runs, in call order, with what each starts with, taken off the calls.
 #[derive(Default)]

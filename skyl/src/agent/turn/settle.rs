@@ -7,8 +7,9 @@ use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::RichOutcome;
 
-use crate::agent::asking::{self, Question, Reply};
+use crate::agent::asking;
 use crate::agent::journal::journaling::Journaling;
+use crate::agent::question::{Question, Reply};
 use crate::agent::run::Spent;
 use crate::agent::turn::slot::{Slot, Stage};
 use crate::model::BoxFuture;

@@ -16,7 +16,7 @@ use crate::arguments::canonical::{canonical, fingerprint};
 use crate::content::{Content, ResultContent};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 
-use crate::agent::asking::{Question, Reply};
+use crate::agent::question::{Question, Reply};
 use crate::agent::run::{Run, Spent};
 use crate::agent::step::ResponseMeta;
 
