@@ -6,7 +6,7 @@
 use std::future::{Future, ready};
 use std::time::Duration;
 
-use crate::agent::Step;
+use crate::agent::step::Step;
 use crate::message::{ToolCall, ToolResult};
 use crate::provider::Request;
 use crate::tool::{ToolFailure, ToolOutcome};

@@ -4,7 +4,7 @@ use std::future::Future;
 
 use tracing::field;
 
-use crate::agent::Stop;
+use crate::agent::stop::Stop;
 use crate::message::{ToolCall, ToolResult};
 use crate::model::{ModelError, ModelErrorKind};
 use crate::provider::{Response, StopReason, Usage, caching::CacheBreak};

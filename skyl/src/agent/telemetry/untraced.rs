@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use crate::agent::Stop;
+use crate::agent::stop::Stop;
 use crate::message::{ToolCall, ToolResult};
 use crate::model::ModelError;
 use crate::provider::{Response, Usage, caching::CacheBreak};
