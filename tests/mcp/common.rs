@@ -10,9 +10,12 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject};
+use skyl::mcp::rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, InputRequiredResult,
+    JsonObject,
+};
 use skyl::mcp::rmcp::service::{
-    PeerRequestOptions, RoleClient, RunningService, Service, ServiceError,
+    Peer, PeerRequestOptions, RoleClient, RunningService, Service, ServiceError,
 };
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
@@ -151,4 +154,54 @@ pub(crate) async fn http_exchange(
     let response = String::from_utf8(response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
     (format!("{head}\r\n"), body.to_owned())
+}
+
+/// An rmcp client at 2026-07-28 (`server/discover`, no handshake) connected to `server`.
+pub(crate) async fn modern_client_of<C: skyl::mcp::rmcp::ClientHandler>(
+    server: skyl::mcp::Server,
+    client: C,
+) -> RunningService<RoleClient, C> {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    bounded(
+        "the discovery",
+        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
+            client, client_end, lifecycle,
+        ),
+    )
+    .await
+    .unwrap()
+}
+
+/// The first round of a call at 2026-07-28 of a tool that asks before it answers: the server's
+/// questions, and the request state to send back with the answers.
+pub(crate) async fn asked_first(
+    client: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+) -> (InputRequiredResult, String) {
+    let first = bounded("the first round", client.call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    (first, state)
+}
+
+/// A call answered at once (no task, no question), as JSON.
+pub(crate) async fn answered_at_once(
+    client: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+) -> Value {
+    let answered = bounded("the call", client.call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("not answered at once: {answered:?}");
+    };
+    serde_json::to_value(result).unwrap()
 }

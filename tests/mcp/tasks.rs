@@ -21,7 +21,7 @@ use skyl::{Message, ToolCall, ToolResult, Toolbox, tool::CallContext};
 use std::future::IntoFuture;
 use tokio::sync::Notify;
 
-use crate::common::{bounded, object};
+use crate::common::{answered_at_once, asked_first, bounded, modern_client_of, object};
 
 /// Lets `render` finish, once per call.
 static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
@@ -103,6 +103,11 @@ impl ClientHandler for TaskClient {
 }
 
 type Client = RunningService<RoleClient, TaskClient>;
+
+/// A fresh directory for a `task_server`'s journal, effects and gate.
+fn task_dir(name: &str) -> std::path::PathBuf {
+    journal_path(name).parent().unwrap().to_owned()
+}
 
 fn journal_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("skyl-tasks-{name}-{}", std::process::id()));
@@ -252,14 +257,8 @@ async fn which_calls_become_tasks_and_their_poll_interval_hold_whatever_the_orde
         .with_task_journal(journal);
     let (client, _heard) = connect(server, true).await;
     let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 2})));
-    let answered = bounded("count", client.peer().call_tool_once(params))
-        .await
-        .unwrap();
-    let CallToolResponse::Complete(result) = answered else {
-        panic!("count, which is not made a task, got {answered:?}");
-    };
     assert_eq!(
-        serde_json::to_value(result).unwrap(),
+        answered_at_once(client.peer(), params).await,
         json!({"content": [{"type": "text", "text": "1 2"}], "isError": false})
     );
     let created = create(&client, "square", json!({"n": 7})).await;
@@ -396,31 +395,13 @@ fn name_question() -> Value {
 #[tokio::test]
 async fn a_call_asks_before_its_task_is_created_and_the_task_has_the_answers() {
     // At 2026-07-28: an input-required round, then the task.
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(greeting_server("before-modern").serve(server_end));
     let handler = TaskClient {
         tasks: true,
         heard: Arc::default(),
     };
-    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
-        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
-    };
-    let client = bounded(
-        "the discovery",
-        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
-            handler, client_end, lifecycle,
-        ),
-    )
-    .await
-    .unwrap();
+    let client = modern_client_of(greeting_server("before-modern"), handler).await;
     let params = CallToolRequestParams::new("greet_later");
-    let first = bounded("round 1", client.peer().call_tool_once(params.clone()))
-        .await
-        .unwrap();
-    let CallToolResponse::InputRequired(first) = first else {
-        panic!("not asked before the task: {first:?}");
-    };
-    let state = first.request_state.clone().expect("a request state");
+    let (first, state) = asked_first(client.peer(), params.clone()).await;
     assert_eq!(
         serde_json::to_value(&first).unwrap(),
         json!({"resultType": "input_required", "inputRequests": {"name": name_question()}, "requestState": state})
@@ -506,14 +487,8 @@ async fn an_unknown_task_is_invalid_params() {
 async fn a_client_without_the_tasks_extension_gets_the_result() {
     let (client, _heard) = client(false, "plain").await;
     let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 3})));
-    let answered = bounded("the call", client.peer().call_tool_once(params))
-        .await
-        .unwrap();
-    let CallToolResponse::Complete(result) = answered else {
-        panic!("a client that does not declare tasks got {answered:?}");
-    };
     assert_eq!(
-        serde_json::to_value(result).unwrap(),
+        answered_at_once(client.peer(), params).await,
         json!({"content": [{"type": "text", "text": "1 2 3"}], "isError": false})
     );
 }
@@ -571,6 +546,13 @@ fn effects(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     counted
 }
 
+/// The effects in `dir` are `lines`, each happened once, and nothing else.
+fn assert_each_effect_once(dir: &std::path::Path, lines: &[&str]) {
+    let once: std::collections::BTreeMap<String, usize> =
+        lines.iter().map(|line| (line.to_string(), 1)).collect();
+    assert_eq!(effects(dir), once);
+}
+
 /// A completed task's whole `tasks/get` answer, given what it was created as.
 fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value {
     json!({
@@ -591,7 +573,7 @@ fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value 
 
 #[tokio::test]
 async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
-    let dir = journal_path("crash").parent().unwrap().to_owned();
+    let dir = task_dir("crash");
     let (mut first, client) = task_server(&dir).await;
     // Two that finish before the kill, then two of each tool cut off by it.
     let calls = [
@@ -688,7 +670,7 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
 
 #[tokio::test]
 async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
-    let dir = journal_path("eof").parent().unwrap().to_owned();
+    let dir = task_dir("eof");
     let (mut first, client) = task_server(&dir).await;
     // One task runs its tool, which waits for the gate; the next is created just before the
     // client goes away.
@@ -715,16 +697,15 @@ async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_
         assert_eq!(got, completed(task, &got, text, false));
     }
     bounded("the kill", second.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        "charge 1 start",
-        "charge 1 done",
-        "charge 2 start",
-        "charge 2 done",
-    ]
-    .into_iter()
-    .map(|line| (line.to_owned(), 1))
-    .collect();
-    assert_eq!(effects(&dir), expected);
+    assert_each_effect_once(
+        &dir,
+        &[
+            "charge 1 start",
+            "charge 1 done",
+            "charge 2 start",
+            "charge 2 done",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -936,7 +917,7 @@ async fn a_server_with_tasks_declares_2025_11_25s_tasks_capability_at_that_revis
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
-    let dir = journal_path("form-2025").parent().unwrap().to_owned();
+    let dir = task_dir("form-2025");
     let mut raw = Raw2025::start(&dir).await;
     let call = json!({"name": "charge", "arguments": {"order": 11, "wait": false}, "task": {"ttl": 60000}});
     let created = raw.request(1, "tools/call", call).await;
@@ -1010,19 +991,13 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
         }})
     );
     bounded("the kill", again.child.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        ("charge 11 start".to_owned(), 1),
-        ("charge 11 done".to_owned(), 1),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(effects(&dir), expected);
+    assert_each_effect_once(&dir, &["charge 11 start", "charge 11 done"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
-    let dir = journal_path("support-2025").parent().unwrap().to_owned();
+    let dir = task_dir("support-2025");
     let mut raw = Raw2025::start(&dir).await;
     let listed = raw.request(1, "tools/list", json!({})).await;
     bounded("the kill", raw.child.kill()).await.unwrap();
@@ -1083,7 +1058,7 @@ async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
 
 #[tokio::test]
 async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_restart_and_runs_once() {
-    let dir = journal_path("asks-2025").parent().unwrap().to_owned();
+    let dir = task_dir("asks-2025");
     let declared = json!({"elicitation": {"form": {}}, "tasks": {}});
     let mut raw = Raw2025::declaring(&dir, declared.clone()).await;
     let call = json!({"name": "refund", "arguments": {"order": 12, "wait": false}, "task": {"ttl": 60000}});
@@ -1152,19 +1127,13 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
         }})
     );
     bounded("the kill", raw.child.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        ("refund 12 start".to_owned(), 1),
-        ("refund 12 done".to_owned(), 1),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(effects(&dir), expected);
+    assert_each_effect_once(&dir, &["refund 12 start", "refund 12 done"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
-    let dir = journal_path("asks").parent().unwrap().to_owned();
+    let dir = task_dir("asks");
     let (mut first, client) = task_server(&dir).await;
     let created = create(&client, "refund", json!({"order": 7, "wait": false})).await;
     let id = text_of(&created, "taskId");
@@ -1237,12 +1206,7 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     .await
     .unwrap();
     assert_eq!(get(&client, &id).await.unwrap(), done);
-    let once: std::collections::BTreeMap<String, usize> = [
-        ("refund 7 start".to_owned(), 1),
-        ("refund 7 done".to_owned(), 1),
-    ]
-    .into();
-    assert_eq!(effects(&dir), once);
+    assert_each_effect_once(&dir, &["refund 7 start", "refund 7 done"]);
     bounded("the kill", second.kill()).await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

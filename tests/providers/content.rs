@@ -52,15 +52,15 @@ fn anthropic_puts_images_and_documents_in_the_tool_result_and_says_what_it_canno
         frame(
             Wire::Anthropic,
             json!([
-                        {"type": "text", "text": "The report."},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
-                        {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.jpg"}},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "report.pdf"},
-                        {"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}},
-                        {"type": "text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: Anthropic takes no audio in a tool result. If it matters, tell the user it could not be shown.]"},
-                        {"type": "text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
-                        {"type": "text", "text": "[resource file:///a.txt]\ninside a"},
-                        {"type": "text", "text": "{\"pages\":2}"}
+                {"type": "text", "text": "The report."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.jpg"}},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "report.pdf"},
+                {"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}},
+                {"type": "text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: Anthropic takes no audio in a tool result. If it matters, tell the user it could not be shown.]"},
+                {"type": "text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                {"type": "text", "text": "[resource file:///a.txt]\ninside a"},
+                {"type": "text", "text": "{\"pages\":2}"}
             ]),
         )
     );
@@ -87,15 +87,15 @@ fn openai_responses_puts_input_items_in_the_function_call_output() {
         frame(
             Wire::OpenAiResponses,
             json!([
-                    {"type": "input_text", "text": "The report."},
-                    {"type": "input_image", "image_url": format!("data:image/png;base64,{PNG_BASE64}")},
-                    {"type": "input_image", "image_url": "https://example.com/chart.jpg"},
-                    {"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}"), "filename": "report.pdf"},
-                    {"type": "input_file", "file_url": "https://example.com/paper.pdf"},
-                    {"type": "input_text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Responses takes no audio in a function call's output. If it matters, tell the user it could not be shown.]"},
-                    {"type": "input_text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
-                    {"type": "input_text", "text": "[resource file:///a.txt]\ninside a"},
-                    {"type": "input_text", "text": "{\"pages\":2}"}
+                {"type": "input_text", "text": "The report."},
+                {"type": "input_image", "image_url": format!("data:image/png;base64,{PNG_BASE64}")},
+                {"type": "input_image", "image_url": "https://example.com/chart.jpg"},
+                {"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}"), "filename": "report.pdf"},
+                {"type": "input_file", "file_url": "https://example.com/paper.pdf"},
+                {"type": "input_text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Responses takes no audio in a function call's output. If it matters, tell the user it could not be shown.]"},
+                {"type": "input_text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                {"type": "input_text", "text": "[resource file:///a.txt]\ninside a"},
+                {"type": "input_text", "text": "{\"pages\":2}"}
             ]),
         )
     );
@@ -108,19 +108,19 @@ fn gemini_puts_images_and_pdfs_in_the_function_response_and_audio_after_it() {
         frame(
             Wire::Gemini,
             json!([
-                    {"functionResponse": {
-                        "name": "report",
-                        "response": {"output": "The report.\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
-                        "id": "c1",
-                        "parts": [
-                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
-                            {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/chart.jpg"}},
-                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
-                            {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.com/paper.pdf"}}
-                        ]
-                    }},
-                    {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
-                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+                {"functionResponse": {
+                    "name": "report",
+                    "response": {"output": "The report.\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
+                    "id": "c1",
+                    "parts": [
+                        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
+                        {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/chart.jpg"}},
+                        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                        {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.com/paper.pdf"}}
+                    ]
+                }},
+                {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
+                {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
             ]),
         )
     );
@@ -315,13 +315,13 @@ fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_eve
         frame(
             Wire::Anthropic,
             json!([
-                        {"type": "text", "text": "The report."},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
-                        {"type": "text", "text": not_sent(wav, "Anthropic", "takes no audio in a tool result")},
-                        {"type": "text", "text": data_bin("Anthropic")},
-                        {"type": "text", "text": fake},
-                        {"type": "text", "text": unknown("Anthropic")}
+                {"type": "text", "text": "The report."},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                {"type": "text", "text": not_sent(wav, "Anthropic", "takes no audio in a tool result")},
+                {"type": "text", "text": data_bin("Anthropic")},
+                {"type": "text", "text": fake},
+                {"type": "text", "text": unknown("Anthropic")}
             ]),
         )
     );
@@ -331,13 +331,13 @@ fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_eve
         frame(
             Wire::OpenAiResponses,
             json!([
-                    {"type": "input_text", "text": "The report."},
-                    {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
-                    {"type": "input_image", "image_url": png_url},
-                    {"type": "input_text", "text": not_sent(wav, "OpenAI Responses", "takes no audio in a function call's output")},
-                    {"type": "input_text", "text": data_bin("OpenAI Responses")},
-                    {"type": "input_text", "text": fake},
-                    {"type": "input_text", "text": unknown("OpenAI Responses")}
+                {"type": "input_text", "text": "The report."},
+                {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
+                {"type": "input_image", "image_url": png_url},
+                {"type": "input_text", "text": not_sent(wav, "OpenAI Responses", "takes no audio in a function call's output")},
+                {"type": "input_text", "text": data_bin("OpenAI Responses")},
+                {"type": "input_text", "text": fake},
+                {"type": "input_text", "text": unknown("OpenAI Responses")}
             ]),
         )
     );
@@ -347,17 +347,17 @@ fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_eve
         frame(
             Wire::Gemini,
             json!([
-                    {"functionResponse": {
-                        "name": "report",
-                        "response": {"output": format!("The report.\n{}\n{fake}\n{}", data_bin("Gemini"), unknown("Gemini"))},
-                        "id": "c1",
-                        "parts": [
-                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
-                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
-                        ]
-                    }},
-                    {"text": media_of_call},
-                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+                {"functionResponse": {
+                    "name": "report",
+                    "response": {"output": format!("The report.\n{}\n{fake}\n{}", data_bin("Gemini"), unknown("Gemini"))},
+                    "id": "c1",
+                    "parts": [
+                        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
+                    ]
+                }},
+                {"text": media_of_call},
+                {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
             ]),
         )
     );
