@@ -205,3 +205,37 @@ pub(crate) async fn answered_at_once(
     };
     serde_json::to_value(result).unwrap()
 }
+
+/// The run, to its end or its pause, of an agent over `remote`'s tools whose model is `model`,
+/// on `prompt`.
+pub(crate) async fn run_over(
+    remote: &skyl::mcp::Remote,
+    model: skyl::testing::ScriptedModel,
+    prompt: &str,
+) -> skyl::agent::Run {
+    let agent = skyl::agent::Agent::new(model, skyl::Toolbox::new().with_remote(remote), "m");
+    let run = agent.run(vec![skyl::Message::user(prompt)]);
+    bounded("the run", std::future::IntoFuture::into_future(run))
+        .await
+        .unwrap()
+}
+
+/// `run` resumed by an agent over `remote`'s tools whose model then says "Done.": answered, its
+/// transcript complete.
+pub(crate) async fn resumed_over(
+    remote: &skyl::mcp::Remote,
+    run: skyl::agent::Run,
+) -> skyl::agent::Run {
+    let model = skyl::testing::ScriptedModel::new().reply_text("Done.");
+    let agent = skyl::agent::Agent::new(model, skyl::Toolbox::new().with_remote(remote), "m");
+    let run = bounded(
+        "the resumed run",
+        std::future::IntoFuture::into_future(agent.resume(run)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &skyl::agent::Stop::Answered);
+    assert_eq!(run.text(), "Done.");
+    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    run
+}

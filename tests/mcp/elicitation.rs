@@ -32,7 +32,8 @@ use skyl::{
 };
 
 use crate::common::{
-    answered_at_once, asked_first, bounded, error, modern_client_of, object, text,
+    answered_at_once, asked_first, bounded, error, modern_client_of, object, resumed_over,
+    run_over, text,
 };
 
 // Serving: a destructive tool asks first.
@@ -725,19 +726,6 @@ async fn paused_run(remote: &Remote, tool: &str) -> Run {
     run
 }
 
-/// Resumes `run` with an agent over `remote`'s tools whose model then says "Done.".
-async fn resumed(remote: &Remote, run: Run) -> Run {
-    let model = ScriptedModel::new().reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded("the resumed run", agent.resume(run).into_future())
-        .await
-        .unwrap();
-    assert_eq!(run.stop(), &Stop::Answered);
-    assert_eq!(run.text(), "Done.");
-    skyl::transcript::validate_complete(run.transcript()).unwrap();
-    run
-}
-
 /// The results of the run's tool message (the transcript's third message).
 fn results(run: &Run) -> Vec<ToolResult> {
     run.transcript()[2].tool_results().cloned().collect()
@@ -768,7 +756,7 @@ async fn a_servers_question_pauses_the_run_until_the_person_replies(rooms: Rooms
     );
     let reply = map(json!({"confirm": true, "note": "by the window"}));
     run.reply("c1", Reply::Accept(reply)).unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
 
     let answer = json!({"action": "accept", "content": {"confirm": true, "note": "by the window"}});
     assert_eq!(
@@ -786,7 +774,7 @@ async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) 
 
     let mut run = paused_run(&remote, "rooms_book_room").await;
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let accepted = json!({"action": "accept", "content": {"confirm": true}});
     assert_eq!(
         results(&run),
@@ -795,7 +783,7 @@ async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) 
 
     let mut run = paused_run(&remote, "rooms_book_room").await;
     run.deny("c1", "not today").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let declined = json!({"action": "decline"});
     assert_eq!(
         results(&run),
@@ -834,7 +822,7 @@ async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() 
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
     // The server heard nothing more: its first call still waits, and none was made again.
-    assert_lost_unanswered(&rooms, &resumed(&remote, run).await);
+    assert_lost_unanswered(&rooms, &resumed_over(&remote, run).await);
 }
 
 // At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
@@ -848,7 +836,7 @@ async fn a_call_parked_past_its_question_expiry_is_dropped_and_answered_as_after
     // The person answers after the call's expiry: this process no longer holds it.
     run.approve("c1").unwrap();
     // The server never got the answer, and no call was made again.
-    assert_lost_unanswered(&rooms, &resumed(&remote, run).await);
+    assert_lost_unanswered(&rooms, &resumed_over(&remote, run).await);
 }
 
 #[tokio::test]
@@ -874,7 +862,7 @@ async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
     assert_eq!(rooms.calls.load(Ordering::SeqCst), 2);
     assert_eq!(run.question("c1").unwrap().message(), "Hold the blue room?");
     run.reply("c1", Reply::Cancel).unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let cancelled = json!({"action": "cancel"});
     assert_eq!(
         results(&run),
@@ -909,7 +897,7 @@ async fn at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_s
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
     let again = mount(&rooms, Remote::builder("rooms")).await;
-    let run = resumed(&again, run).await;
+    let run = resumed_over(&again, run).await;
     let accepted = json!({"action": "accept", "content": {"confirm": true}});
     assert_eq!(
         results(&run),
@@ -972,7 +960,7 @@ async fn at_2026_07_28_a_skyl_servers_approval_pauses_a_skyl_agent_run_and_survi
     asking["ticket"] = json!("another-process-4");
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     assert_eq!(
         results(&run),
         [ToolResult::success("c1", "deleted paused.txt")]
@@ -1036,13 +1024,7 @@ async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the
             json!({"room": "green"}),
         )])
         .reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
-    let run = bounded(
-        "the run",
-        agent.run(vec![Message::user("Book green")]).into_future(),
-    )
-    .await
-    .unwrap();
+    let run = run_over(&remote, model, "Book green").await;
     assert_eq!(run.stop(), &Stop::Answered);
     let accepted = json!({"action": "accept", "content": {"confirm": true, "note": "re: Book the green room?"}});
     assert_eq!(

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{Agent, Reply, Run, Stop};
+use skyl::agent::{Reply, Run, Stop};
 use skyl::durable::SqliteJournal;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
@@ -17,11 +17,12 @@ use skyl::mcp::rmcp::model::{
 use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
 use skyl::testing::ScriptedModel;
-use skyl::{Message, ToolCall, ToolResult, Toolbox, tool::CallContext};
-use std::future::IntoFuture;
+use skyl::{ToolCall, ToolResult, Toolbox, tool::CallContext};
 use tokio::sync::Notify;
 
-use crate::common::{answered_at_once, asked_first, bounded, modern_client_of, object};
+use crate::common::{
+    answered_at_once, asked_first, bounded, modern_client_of, object, resumed_over, run_over,
+};
 
 /// Lets `render` finish, once per call.
 static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
@@ -1500,13 +1501,7 @@ async fn run_waiting_for(remote: &skyl::mcp::Remote) -> Run {
         "rooms_book",
         json!({"room": "blue"}),
     )]);
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded(
-        "the run",
-        agent.run(vec![Message::user("Book it")]).into_future(),
-    )
-    .await
-    .unwrap();
+    let run = run_over(remote, model, "Book it").await;
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
     let question = run.question("c1").expect("the call asked");
     assert_eq!(question.from(), "rooms");
@@ -1521,13 +1516,7 @@ async fn run_waiting_for(remote: &skyl::mcp::Remote) -> Run {
 /// `run`, replied to and resumed over `remote`'s tools: the call's result.
 async fn resumed_result(remote: &skyl::mcp::Remote, mut run: Run, reply: Reply) -> Vec<ToolResult> {
     run.reply("c1", reply).unwrap();
-    let model = ScriptedModel::new().reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded("the resumed run", agent.resume(run).into_future())
-        .await
-        .unwrap();
-    assert_eq!(run.stop(), &Stop::Answered);
-    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    let run = resumed_over(remote, run).await;
     run.transcript()[2].tool_results().cloned().collect()
 }
 
