@@ -2,12 +2,13 @@
 //! `cache_control` breakpoints (on by default, at most four, each movable or off), OpenAI's
 //! `prompt_cache_key` and `prompt_cache_retention`, Gemini's `cachedContent`. Whole bodies.
 
+use crate::support::calling;
 use serde_json::{Value, json};
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request,
     caching::{CacheTtl, Caching, Retention},
 };
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition, transcript::tool_result_message};
+use skyl::{Message, Part, Role, ToolDefinition, transcript::tool_result_message};
 
 fn tool(name: &str) -> ToolDefinition {
     ToolDefinition::new(
@@ -23,10 +24,7 @@ fn request(caching: Caching) -> Request<'static> {
         "m",
         vec![
             Message::user("Weather?"),
-            Message {
-                role: Role::Assistant,
-                parts: vec![Part::ToolCall(ToolCall::new("c1", "zeta", json!({})))],
-            },
+            calling("c1", "zeta", json!({})),
             tool_result_message("c1", "22C"),
         ],
     )

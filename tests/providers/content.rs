@@ -7,10 +7,11 @@ use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
 };
 use skyl::{
-    Content, Message, Part, Role, ToolCall, ToolResult,
+    Content, Message, Part, Role, ToolResult,
     content::{Audio, Document, Image, Resource, ResourceLink, ResultContent},
 };
 
+use crate::support::calling;
 use crate::support::content_rows::{self, Wire, frame};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -181,10 +182,7 @@ fn gemini_before_3_gets_the_media_beside_the_response() {
 fn json_that_the_prose_already_is_is_sent_once() {
     let messages = vec![
         Message::user("Count?"),
-        Message {
-            role: Role::Assistant,
-            parts: vec![Part::ToolCall(ToolCall::new("c1", "count", json!({})))],
-        },
+        calling("c1", "count", json!({})),
         Message {
             role: Role::Tool,
             parts: vec![
