@@ -86,6 +86,15 @@ pub(crate) fn text(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": false})
 }
 
+/// A successful structured result: `value` as its JSON text, and as the structured content.
+pub(crate) fn structured(value: Value) -> Value {
+    json!({
+        "content": [{"type": "text", "text": value.to_string()}],
+        "structuredContent": value,
+        "isError": false
+    })
+}
+
 /// A failed text result.
 pub(crate) fn error(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
