@@ -105,9 +105,27 @@ impl ClientHandler for TaskClient {
 
 type Client = RunningService<RoleClient, TaskClient>;
 
-/// A fresh directory for a `task_server`'s journal, effects and gate.
-fn task_dir(name: &str) -> std::path::PathBuf {
-    journal_path(name).parent().unwrap().to_owned()
+/// A fresh directory for a `task_server`'s journal, effects and gate, removed when dropped.
+struct TaskDir(std::path::PathBuf);
+
+impl TaskDir {
+    fn new(name: &str) -> TaskDir {
+        TaskDir(journal_path(name).parent().unwrap().to_owned())
+    }
+}
+
+impl std::ops::Deref for TaskDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TaskDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn journal_path(name: &str) -> std::path::PathBuf {
@@ -525,6 +543,26 @@ async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
     (child, client)
 }
 
+/// `client` heard one task notification, which says what `tasks/get` answered (`got`).
+async fn assert_heard_as_got(client: &Client, got: &Value) {
+    let mut notified = got.clone();
+    notified.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(heard_by(client).await, [notified]);
+}
+
+/// Sends `tasks/update` for the task `id` with `answer` to its question `confirm`.
+async fn answer_confirm(client: &Client, id: &str, answer: Value) {
+    let responses = [("confirm".to_owned(), answer)].into_iter().collect();
+    bounded(
+        "tasks/update",
+        client
+            .peer()
+            .update_task(UpdateTaskParams::new(id.to_owned(), responses)),
+    )
+    .await
+    .unwrap();
+}
+
 /// The task notifications `client` heard, once it heard one (waiting at most 5 seconds).
 async fn heard_by(client: &Client) -> Vec<Value> {
     for _ in 0..500 {
@@ -574,7 +612,7 @@ fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value 
 
 #[tokio::test]
 async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
-    let dir = task_dir("crash");
+    let dir = TaskDir::new("crash");
     let (mut first, client) = task_server(&dir).await;
     // Two that finish before the kill, then two of each tool cut off by it.
     let calls = [
@@ -666,12 +704,11 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     .map(|(line, n)| (line.to_owned(), n))
     .collect();
     assert_eq!(counted, expected_effects);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
-    let dir = task_dir("eof");
+    let dir = TaskDir::new("eof");
     let (mut first, client) = task_server(&dir).await;
     // One task runs its tool, which waits for the gate; the next is created just before the
     // client goes away.
@@ -707,7 +744,6 @@ async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_
             "charge 2 done",
         ],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A conversation in raw JSON-RPC with the `task_server` binary on `dir`, at MCP 2025-11-25.
@@ -788,10 +824,7 @@ impl Raw2025 {
 /// no `initialize`) from the `task_server` binary, over stdio.
 async fn handshake_over_stdio(revision: &str) -> Value {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let dir = journal_path(&format!("handshake-{revision}"))
-        .parent()
-        .unwrap()
-        .to_owned();
+    let dir = TaskDir::new(&format!("handshake-{revision}"));
     let mut child = spawn_task_server(&dir);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
@@ -805,7 +838,6 @@ async fn handshake_over_stdio(revision: &str) -> Value {
         .unwrap()
         .unwrap();
     let _ = child.kill().await;
-    let _ = std::fs::remove_dir_all(&dir);
     serde_json::from_str::<Value>(&line).unwrap()["result"].take()
 }
 
@@ -918,7 +950,7 @@ async fn a_server_with_tasks_declares_2025_11_25s_tasks_capability_at_that_revis
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
-    let dir = task_dir("form-2025");
+    let dir = TaskDir::new("form-2025");
     let mut raw = Raw2025::start(&dir).await;
     let call = json!({"name": "charge", "arguments": {"order": 11, "wait": false}, "task": {"ttl": 60000}});
     let created = raw.request(1, "tools/call", call).await;
@@ -993,12 +1025,11 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     );
     bounded("the kill", again.child.kill()).await.unwrap();
     assert_each_effect_once(&dir, &["charge 11 start", "charge 11 done"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
-    let dir = task_dir("support-2025");
+    let dir = TaskDir::new("support-2025");
     let mut raw = Raw2025::start(&dir).await;
     let listed = raw.request(1, "tools/list", json!({})).await;
     bounded("the kill", raw.child.kill()).await.unwrap();
@@ -1054,12 +1085,11 @@ async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
             }
         ]}})
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_restart_and_runs_once() {
-    let dir = task_dir("asks-2025");
+    let dir = TaskDir::new("asks-2025");
     let declared = json!({"elicitation": {"form": {}}, "tasks": {}});
     let mut raw = Raw2025::declaring(&dir, declared.clone()).await;
     let call = json!({"name": "refund", "arguments": {"order": 12, "wait": false}, "task": {"ttl": 60000}});
@@ -1129,12 +1159,11 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
     );
     bounded("the kill", raw.child.kill()).await.unwrap();
     assert_each_effect_once(&dir, &["refund 12 start", "refund 12 done"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
-    let dir = task_dir("asks");
+    let dir = TaskDir::new("asks");
     let (mut first, client) = task_server(&dir).await;
     let created = create(&client, "refund", json!({"order": 7, "wait": false})).await;
     let id = text_of(&created, "taskId");
@@ -1165,9 +1194,7 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     // The tool asked before its effect: nothing happened yet.
     assert_eq!(effects(&dir), Default::default());
     // The client that created the task heard that it waits, as `tasks/get` says it.
-    let mut notified = waiting.clone();
-    notified.as_object_mut().unwrap().remove("resultType");
-    assert_eq!(heard_by(&client).await, [notified]);
+    assert_heard_as_got(&client, &waiting).await;
 
     // Killed while the task waits, started again on the same journal: it still waits.
     bounded("the kill", first.kill()).await.unwrap();
@@ -1176,40 +1203,19 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     assert_eq!(get(&client, &id).await.unwrap(), waiting);
 
     let answer = json!({"action": "accept", "content": {"confirm": true}});
-    let responses = [("confirm".to_owned(), answer)].into_iter().collect();
-    bounded(
-        "tasks/update",
-        client
-            .peer()
-            .update_task(UpdateTaskParams::new(id.clone(), responses)),
-    )
-    .await
-    .unwrap();
+    answer_confirm(&client, &id, answer).await;
     let done = settled(&client, &id).await;
     assert_eq!(
         done,
         completed(&created, &done, "refunded order 7: \"accept\"", false)
     );
     // The client that answered hears the end, as `tasks/get` says it.
-    let mut notified = done.clone();
-    notified.as_object_mut().unwrap().remove("resultType");
-    assert_eq!(heard_by(&client).await, [notified]);
+    assert_heard_as_got(&client, &done).await;
     // An answer for a task that waits for none is acknowledged and let go: nothing changes.
-    let late = [("confirm".to_owned(), json!({"action": "decline"}))]
-        .into_iter()
-        .collect();
-    bounded(
-        "a late tasks/update",
-        client
-            .peer()
-            .update_task(UpdateTaskParams::new(id.clone(), late)),
-    )
-    .await
-    .unwrap();
+    answer_confirm(&client, &id, json!({"action": "decline"})).await;
     assert_eq!(get(&client, &id).await.unwrap(), done);
     assert_each_effect_once(&dir, &["refund 7 start", "refund 7 done"]);
     bounded("the kill", second.kill()).await.unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// How many times a slow tool started, and whether it may finish.
@@ -1273,7 +1279,7 @@ async fn task_agent(
 /// second process answers the call with the task's result, and the tool ran once.
 async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str) {
     use std::sync::atomic::Ordering;
-    let dir = journal_path(tool).parent().unwrap().to_owned();
+    let dir = TaskDir::new(tool);
     let served = Toolbox::new().with(SlowRender).with(SlowCharge);
     let server = Server::new(served)
         .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())
@@ -1336,7 +1342,6 @@ async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str)
     // The tool ran once: the resumed call did not call it again.
     assert_eq!(counter.0.load(Ordering::SeqCst), 1);
     serving.abort();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
