@@ -207,10 +207,10 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
     let created = create(&client, "render", json!({"pages": 3})).await;
     let id = text_of(&created, "taskId");
     let at = text_of(&created, "createdAt");
-    assert_eq!(
-        created,
+    // The task as created, and as `tasks/get` answers while it works.
+    let working = |result_type: &str| {
         json!({
-            "resultType": "task",
+            "resultType": result_type,
             "taskId": id,
             "status": "working",
             "createdAt": at,
@@ -218,19 +218,9 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
             "ttlMs": null,
             "pollIntervalMs": 20
         })
-    );
-    assert_eq!(
-        get(&client, &id).await.unwrap(),
-        json!({
-            "resultType": "complete",
-            "taskId": id,
-            "status": "working",
-            "createdAt": at,
-            "lastUpdatedAt": at,
-            "ttlMs": null,
-            "pollIntervalMs": 20
-        })
-    );
+    };
+    assert_eq!(created, working("task"));
+    assert_eq!(get(&client, &id).await.unwrap(), working("complete"));
     GATE.notify_one();
     let done = settled(&client, &id).await;
     let updated = text_of(&done, "lastUpdatedAt");
@@ -515,13 +505,18 @@ async fn a_client_without_the_tasks_extension_gets_the_result() {
 /// The `task_server` binary started on a journal, effects file and gate in `dir`, its stdin and
 /// stdout piped.
 fn spawn_task_server(dir: &std::path::Path) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"))
-        .arg(dir.join("tasks.db"))
-        .arg(dir.join("effects"))
-        .arg(dir.join("gate"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"));
+    command
+        .args([dir.join("tasks.db"), dir.join("effects"), dir.join("gate")])
         .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    spawn_reading(command)
+}
+
+/// `command` started with its stdout piped, killed when dropped.
+fn spawn_reading(mut command: tokio::process::Command) -> tokio::process::Child {
+    command
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap()
@@ -590,6 +585,16 @@ fn assert_each_effect_once(dir: &std::path::Path, lines: &[&str]) {
     let once: std::collections::BTreeMap<String, usize> =
         lines.iter().map(|line| (line.to_string(), 1)).collect();
     assert_eq!(effects(dir), once);
+}
+
+/// The whole answer to the request `rpc_id`, a 2025-11-25 `tasks/result` of the task `id`: its
+/// call's text result, related to the task.
+fn task_result_2025(rpc_id: u64, id: &str, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": rpc_id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "isError": false,
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
+    }})
 }
 
 /// A completed task's whole `tasks/get` answer, given what it was created as.
@@ -971,27 +976,19 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     );
     // tasks/result waits for the end, and gives the call's result.
     let result = raw.request(2, "tasks/result", json!({"taskId": id})).await;
-    assert_eq!(
-        result,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {
-            "content": [{"type": "text", "text": "charged order 11"}],
-            "isError": false,
-            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
-        }})
-    );
+    assert_eq!(result, task_result_2025(2, &id, "charged order 11"));
     let got = raw.request(3, "tasks/get", json!({"taskId": id})).await;
     let updated = text_of(&got["result"], "lastUpdatedAt");
-    assert_eq!(
-        got,
-        json!({"jsonrpc": "2.0", "id": 3, "result": {
-            "taskId": id,
-            "status": "completed",
-            "createdAt": at,
-            "lastUpdatedAt": updated,
-            "ttl": null,
-            "pollInterval": 20
-        }})
-    );
+    // The task as 2025-11-25 writes it, ended.
+    let ended = json!({
+        "taskId": id,
+        "status": "completed",
+        "createdAt": at,
+        "lastUpdatedAt": updated,
+        "ttl": null,
+        "pollInterval": 20
+    });
+    assert_eq!(got, json!({"jsonrpc": "2.0", "id": 3, "result": ended}));
     // A task that ended cannot be cancelled.
     let cancelled = raw.request(4, "tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(cancelled["error"]["code"], -32602, "{cancelled}");
@@ -1004,14 +1001,7 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     let listed = again.request(6, "tasks/list", json!({})).await;
     assert_eq!(
         listed,
-        json!({"jsonrpc": "2.0", "id": 6, "result": {"tasks": [{
-            "taskId": id,
-            "status": "completed",
-            "createdAt": at,
-            "lastUpdatedAt": updated,
-            "ttl": null,
-            "pollInterval": 20
-        }]}})
+        json!({"jsonrpc": "2.0", "id": 6, "result": {"tasks": [ended]}})
     );
     let refused = again
         .request(7, "tasks/list", json!({"cursor": "page two"}))
@@ -1151,11 +1141,7 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
     assert_eq!(got["result"]["status"], "completed", "{got}");
     assert_eq!(
         result,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {
-            "content": [{"type": "text", "text": "refunded order 12: \"accept\""}],
-            "isError": false,
-            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
-        }})
+        task_result_2025(2, &id, "refunded order 12: \"accept\"")
     );
     bounded("the kill", raw.child.kill()).await.unwrap();
     assert_each_effect_once(&dir, &["refund 12 start", "refund 12 done"]);
@@ -1261,17 +1247,14 @@ async fn task_agent(
     mode: &str,
     tool: &str,
 ) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"));
+    command
         .arg(url)
         .arg(journal)
-        .arg(mode)
-        .arg(tool)
+        .args([mode, tool])
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap()
+        .stderr(std::process::Stdio::piped());
+    spawn_reading(command)
 }
 
 /// A journaled run in a child process calls `tool`, mounted from a server in this process that
@@ -1379,9 +1362,9 @@ async fn never_ends(#[context] call: CallContext) -> &'static str {
     "cancelled"
 }
 
-/// skyl's server with tasks, mounted in process with the call timeout `call_timeout` and the
-/// task timeout `task_timeout`.
-async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> Toolbox {
+/// skyl's server with tasks, mounted in process with a call timeout and a task timeout of
+/// `call_ms` and `task_ms` milliseconds.
+async fn mounted(name: &str, call_ms: u64, task_ms: u64) -> Toolbox {
     let journal = SqliteJournal::open(journal_path(name)).unwrap();
     let server = Server::new(Toolbox::new().with(TakeLong).with(NeverEnds))
         .with_task_journal(journal)
@@ -1391,8 +1374,8 @@ async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> 
     let remote = bounded(
         "mounting",
         skyl::mcp::Remote::builder("jobs")
-            .call_timeout(call_timeout)
-            .task_timeout(task_timeout)
+            .call_timeout(Duration::from_millis(call_ms))
+            .task_timeout(Duration::from_millis(task_ms))
             .connect(client_end),
     )
     .await
@@ -1402,12 +1385,7 @@ async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> 
 
 #[tokio::test]
 async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() {
-    let toolbox = mounted(
-        Duration::from_millis(50),
-        Duration::from_secs(60),
-        "awaited",
-    )
-    .await;
+    let toolbox = mounted("awaited", 50, 60_000).await;
     let call = skyl::ToolCall::new("c1", "jobs_take_long", json!({"pages": 2}));
     let dispatch = toolbox.dispatch(&call);
     let open = async {
@@ -1422,12 +1400,7 @@ async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() 
 
 #[tokio::test]
 async fn a_mounted_task_past_the_task_timeout_is_cancelled_on_the_server() {
-    let toolbox = mounted(
-        Duration::from_secs(60),
-        Duration::from_millis(100),
-        "expired",
-    )
-    .await;
+    let toolbox = mounted("expired", 60_000, 100).await;
     let call = skyl::ToolCall::new("c1", "jobs_never_ends", json!({}));
     let result = bounded("the call", toolbox.dispatch(&call)).await;
     assert_eq!(
