@@ -17,12 +17,13 @@ use std::hint::black_box;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Provider, Response, StopReason, Usage,
-};
+use skyl::provider::{Adapter, Provider, Response, StopReason, Usage};
 use skyl::{Message, Part, Role, ToolCall, transcript::ProviderData};
 
+mod adapters;
 mod layer_calls;
+
+use adapters::adapter;
 
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
@@ -58,15 +59,6 @@ fn main() {
         .sample_count(1000)
         .sample_size(20)
         .main();
-}
-
-fn adapter(provider: &str) -> Box<dyn Adapter> {
-    match provider {
-        "anthropic" => Box::new(Anthropic),
-        "openai_chat" => Box::new(OpenAiChat::default()),
-        "openai_responses" => Box::new(OpenAiResponses::default()),
-        _ => Box::new(Gemini::default()),
-    }
 }
 
 fn floor(provider: &str, body: &Value) -> Response {
@@ -211,6 +203,39 @@ fn response(
 // The floors: typed structs that borrow their strings from the body, one module per wire format.
 // ---------------------------------------------------------------------------------------------
 
+/// The OpenAI formats' cached input tokens (`*_tokens_details`).
+#[derive(Deserialize)]
+struct Cached {
+    cached_tokens: u64,
+}
+
+/// The OpenAI formats' reasoning tokens (`*_tokens_details`).
+#[derive(Deserialize)]
+struct Reasoning {
+    reasoning_tokens: u64,
+}
+
+/// The usage of a body of either OpenAI format, under Chat's names or Responses'.
+#[derive(Deserialize)]
+struct OpenAiUsage {
+    #[serde(alias = "prompt_tokens")]
+    input_tokens: u64,
+    #[serde(alias = "completion_tokens")]
+    output_tokens: u64,
+    #[serde(alias = "prompt_tokens_details")]
+    input_tokens_details: Cached,
+    #[serde(alias = "completion_tokens_details")]
+    output_tokens_details: Reasoning,
+}
+
+impl From<OpenAiUsage> for Usage {
+    fn from(usage: OpenAiUsage) -> Usage {
+        Usage::new(usage.input_tokens, usage.output_tokens)
+            .with_cached_input_tokens(usage.input_tokens_details.cached_tokens)
+            .with_reasoning_tokens(usage.output_tokens_details.reasoning_tokens)
+    }
+}
+
 mod anthropic_wire {
     use super::*;
 
@@ -271,7 +296,7 @@ mod openai_chat_wire {
         model: &'a str,
         #[serde(borrow)]
         choices: Vec<Choice<'a>>,
-        usage: WireUsage,
+        usage: OpenAiUsage,
     }
 
     #[derive(Deserialize)]
@@ -300,24 +325,6 @@ mod openai_chat_wire {
         arguments: &'a str,
     }
 
-    #[derive(Deserialize)]
-    struct WireUsage {
-        prompt_tokens: u64,
-        completion_tokens: u64,
-        prompt_tokens_details: Cached,
-        completion_tokens_details: Reasoning,
-    }
-
-    #[derive(Deserialize)]
-    struct Cached {
-        cached_tokens: u64,
-    }
-
-    #[derive(Deserialize)]
-    struct Reasoning {
-        reasoning_tokens: u64,
-    }
-
     pub fn decode(body: &Value) -> Response {
         let body = Body::deserialize(body).unwrap();
         let message = body.choices.into_iter().next().unwrap().message;
@@ -326,9 +333,7 @@ mod openai_chat_wire {
             let arguments = serde_json::from_str(call.function.arguments).unwrap();
             Part::from(ToolCall::new(call.id, call.function.name, arguments))
         }));
-        let usage = Usage::new(body.usage.prompt_tokens, body.usage.completion_tokens)
-            .with_cached_input_tokens(body.usage.prompt_tokens_details.cached_tokens)
-            .with_reasoning_tokens(body.usage.completion_tokens_details.reasoning_tokens);
+        let usage = Usage::from(body.usage);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }
@@ -342,7 +347,7 @@ mod openai_responses_wire {
         model: &'a str,
         #[serde(borrow)]
         output: Vec<Item<'a>>,
-        usage: WireUsage,
+        usage: OpenAiUsage,
     }
 
     /// Flat rather than an internally tagged enum, which would buffer each item first.
@@ -361,24 +366,6 @@ mod openai_responses_wire {
     #[derive(Deserialize)]
     struct Text<'a> {
         text: &'a str,
-    }
-
-    #[derive(Deserialize)]
-    struct WireUsage {
-        input_tokens: u64,
-        output_tokens: u64,
-        input_tokens_details: Cached,
-        output_tokens_details: Reasoning,
-    }
-
-    #[derive(Deserialize)]
-    struct Cached {
-        cached_tokens: u64,
-    }
-
-    #[derive(Deserialize)]
-    struct Reasoning {
-        reasoning_tokens: u64,
     }
 
     pub fn decode(body: &Value) -> Response {
@@ -410,9 +397,7 @@ mod openai_responses_wire {
                 }
             }
         }
-        let usage = Usage::new(body.usage.input_tokens, body.usage.output_tokens)
-            .with_cached_input_tokens(body.usage.input_tokens_details.cached_tokens)
-            .with_reasoning_tokens(body.usage.output_tokens_details.reasoning_tokens);
+        let usage = Usage::from(body.usage);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }

@@ -17,10 +17,12 @@ use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use serde_json::{Value, json};
-use skyl::{Tool, ToolCall, ToolDefinition, ToolResult, Toolbox, tool::ToolFuture};
+use serde_json::json;
+use skyl::{ToolCall, ToolDefinition, ToolResult, Toolbox};
 
+mod filler;
 mod workload;
+use filler::Filler;
 use workload::{GetWeather, Stations, WeatherArgs, hand_written, weather_call, weather_report};
 
 fn main() {
@@ -83,19 +85,6 @@ fn skyl_method(bencher: divan::Bencher<'_, '_>) {
     let toolbox = Toolbox::new().with_set(Stations);
     let call = weather_call();
     bencher.bench_local(|| drop(toolbox.dispatch_blocking(black_box(&call))));
-}
-
-/// A stand-in tool, so that toolboxes of many tools can be built.
-struct Filler(ToolDefinition);
-
-impl Tool for Filler {
-    fn definition(&self) -> &ToolDefinition {
-        &self.0
-    }
-
-    fn call<'a>(&'a self, _: &'a Value, _: &'a ()) -> ToolFuture<'a> {
-        ToolFuture::ready(Ok(String::new()))
-    }
 }
 
 #[divan::bench(args = [1, 10, 100])]

@@ -14,12 +14,13 @@ use std::hint::black_box;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
-};
+use skyl::provider::{Adapter, Request, caching::Caching};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult};
 
+mod adapters;
 mod layer_calls;
+
+use adapters::adapter;
 
 #[global_allocator]
 static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
@@ -133,15 +134,6 @@ fn request() -> Request<'static> {
 // ---------------------------------------------------------------------------------------------
 
 const PROVIDERS: [&str; 4] = ["anthropic", "openai_chat", "openai_responses", "gemini"];
-
-fn adapter(provider: &str) -> Box<dyn Adapter> {
-    match provider {
-        "anthropic" => Box::new(Anthropic),
-        "openai_chat" => Box::new(OpenAiChat::default()),
-        "openai_responses" => Box::new(OpenAiResponses::default()),
-        _ => Box::new(Gemini::default()),
-    }
-}
 
 fn floor(provider: &str, request: &Request<'_>) -> Value {
     match provider {

@@ -104,12 +104,28 @@ fn deltas(text: &str) -> Vec<&str> {
         .collect()
 }
 
-#[divan::bench(args = SIZES)]
-fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
-    let text = arguments(size);
+/// Benchmarks `read` of `deltas`, counted in the bytes of `text`, which they cut.
+fn bench_reads<D: Sync, O>(
+    bencher: divan::Bencher<'_, '_>,
+    text: &str,
+    deltas: &[D],
+    read: impl Fn(&[D]) -> O + Sync,
+) {
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| parse_whole(&text));
+        .bench(|| read(deltas));
+}
+
+#[divan::bench(args = SIZES)]
+fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
+    bench_parse_whole(bencher, &arguments(size));
+}
+
+/// Benchmarks one `serde_json::from_str` of the whole `text`, counted in its bytes.
+fn bench_parse_whole(bencher: divan::Bencher<'_, '_>, text: &str) {
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| parse_whole(text));
 }
 
 fn parse_whole(text: &str) -> Value {
@@ -119,20 +135,32 @@ fn parse_whole(text: &str) -> Value {
 #[divan::bench(args = SIZES)]
 fn incremental(bencher: divan::Bencher<'_, '_>, size: usize) {
     let text = arguments(size);
-    let deltas = deltas(&text);
-    bencher
-        .counter(BytesCount::new(text.len()))
-        .bench(|| read_each_delta(&deltas));
+    bench_reads(bencher, &text, &deltas(&text), read_each_delta);
 }
 
 /// The parse with the view read after every delta: the path once it is complete, the content so
 /// far.
 fn read_each_delta(deltas: &[&str]) -> Value {
+    parse_deltas(deltas, PartialArguments::push, read_the_view)
+}
+
+/// What an application reads of the partial view: the path once it is complete, the content so
+/// far.
+fn read_the_view(arguments: &PartialArguments) {
+    black_box(arguments.member("path"));
+    black_box(arguments.str_so_far("content"));
+}
+
+/// `deltas` pushed one by one with `push`, `read` after each, and the parse finished.
+fn parse_deltas<D: Copy>(
+    deltas: &[D],
+    push: impl Fn(&mut PartialArguments, D),
+    read: impl Fn(&PartialArguments),
+) -> Value {
     let mut arguments = PartialArguments::new();
     for delta in black_box(deltas) {
-        arguments.push(delta);
-        black_box(arguments.member("path"));
-        black_box(arguments.str_so_far("content"));
+        push(&mut arguments, *delta);
+        read(&arguments);
     }
     arguments.finish().unwrap()
 }
@@ -140,42 +168,29 @@ fn read_each_delta(deltas: &[&str]) -> Value {
 #[divan::bench(args = SIZES)]
 fn incremental_unread(bencher: divan::Bencher<'_, '_>, size: usize) {
     let text = arguments(size);
-    let deltas = deltas(&text);
-    bencher
-        .counter(BytesCount::new(text.len()))
-        .bench(|| read_at_the_end(&deltas));
+    bench_reads(bencher, &text, &deltas(&text), read_at_the_end);
 }
 
 fn read_at_the_end(deltas: &[&str]) -> Value {
-    let mut arguments = PartialArguments::new();
-    for delta in black_box(deltas) {
-        arguments.push(delta);
-    }
-    arguments.finish().unwrap()
+    parse_deltas(deltas, PartialArguments::push, |_| ())
 }
 
 // The re-parses take a second a sample at 100 KB: a few samples of one run each are plenty.
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn prefix_closed(bencher: divan::Bencher<'_, '_>, size: usize) {
     let text = arguments(size);
-    let deltas = deltas(&text);
-    bencher.counter(BytesCount::new(text.len())).bench(|| {
-        let mut so_far = String::new();
-        for delta in black_box(&deltas) {
-            so_far.push_str(delta);
-            black_box(closed_and_parsed(&so_far));
-        }
+    bench_reads(bencher, &text, &deltas(&text), |deltas| {
+        each_prefix(deltas, |so_far| {
+            black_box(closed_and_parsed(so_far));
+        });
     });
 }
 
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn prefix_jiter(bencher: divan::Bencher<'_, '_>, size: usize) {
     let text = arguments(size);
-    let deltas = deltas(&text);
-    bencher.counter(BytesCount::new(text.len())).bench(|| {
-        let mut so_far = String::new();
-        for delta in black_box(&deltas) {
-            so_far.push_str(delta);
+    bench_reads(bencher, &text, &deltas(&text), |deltas| {
+        each_prefix(deltas, |so_far| {
             black_box(
                 JsonValue::parse_with_config(
                     so_far.as_bytes(),
@@ -184,8 +199,18 @@ fn prefix_jiter(bencher: divan::Bencher<'_, '_>, size: usize) {
                 )
                 .ok(),
             );
-        }
+        });
     });
+}
+
+/// The text so far after each of `deltas`, given to `parse`: the peers' re-parse of every
+/// prefix.
+fn each_prefix(deltas: &[&str], mut parse: impl FnMut(&str)) {
+    let mut so_far = String::new();
+    for delta in black_box(deltas) {
+        so_far.push_str(delta);
+        parse(&so_far);
+    }
 }
 
 /// The peers' partial parse of a prefix: one pass to learn what is open, the closers appended,
@@ -257,13 +282,12 @@ fn closed_and_parsed(prefix: &str) -> Option<Value> {
 
 /// The linear rows on real text: outside ASCII, with `\u` escapes, cut inside characters.
 mod real_text {
-    use std::hint::black_box;
-
-    use divan::counter::BytesCount;
     use serde_json::Value;
     use skyl::provider::partial::PartialArguments;
 
-    use super::{DELTA, SIZES, parse_whole};
+    use super::{
+        DELTA, SIZES, bench_parse_whole, bench_reads, parse_deltas, parse_whole, read_the_view,
+    };
 
     /// The JSON text of the arguments of a file write whose text is about `size` bytes, with
     /// French and Japanese comments, emoji, escaped quotes and backslashes, and characters
@@ -309,10 +333,7 @@ mod real_text {
 
     #[divan::bench(args = SIZES)]
     fn from_str(bencher: divan::Bencher<'_, '_>, size: usize) {
-        let text = arguments(size);
-        bencher
-            .counter(BytesCount::new(text.len()))
-            .bench(|| parse_whole(&text));
+        bench_parse_whole(bencher, &arguments(size));
     }
 
     #[divan::bench(args = SIZES)]
@@ -321,20 +342,12 @@ mod real_text {
         let deltas = deltas(&text);
         // The text is JSON, and the parse cut inside its characters reads what serde_json reads.
         assert_eq!(read_each_delta(&deltas), parse_whole(&text));
-        bencher
-            .counter(BytesCount::new(text.len()))
-            .bench(|| read_each_delta(&deltas));
+        bench_reads(bencher, &text, &deltas, read_each_delta);
     }
 
     /// The parse with the view read after every delta, as `super::read_each_delta` reads it.
     pub(super) fn read_each_delta(deltas: &[&[u8]]) -> Value {
-        let mut arguments = PartialArguments::new();
-        for delta in black_box(deltas) {
-            arguments.push_bytes(delta);
-            black_box(arguments.member("path"));
-            black_box(arguments.str_so_far("content"));
-        }
-        arguments.finish().unwrap()
+        parse_deltas(deltas, PartialArguments::push_bytes, read_the_view)
     }
 
     #[divan::bench(args = SIZES)]
@@ -342,25 +355,16 @@ mod real_text {
         let text = arguments(size);
         let deltas = str_deltas(&text);
         assert_eq!(super::read_each_delta(&deltas), parse_whole(&text));
-        bencher
-            .counter(BytesCount::new(text.len()))
-            .bench(|| super::read_each_delta(&deltas));
+        bench_reads(bencher, &text, &deltas, super::read_each_delta);
     }
 
     #[divan::bench(args = SIZES)]
     fn incremental_unread(bencher: divan::Bencher<'_, '_>, size: usize) {
         let text = arguments(size);
-        let deltas = deltas(&text);
-        bencher
-            .counter(BytesCount::new(text.len()))
-            .bench(|| read_at_the_end(&deltas));
+        bench_reads(bencher, &text, &deltas(&text), read_at_the_end);
     }
 
     pub(super) fn read_at_the_end(deltas: &[&[u8]]) -> Value {
-        let mut arguments = PartialArguments::new();
-        for delta in black_box(deltas) {
-            arguments.push_bytes(delta);
-        }
-        arguments.finish().unwrap()
+        parse_deltas(deltas, PartialArguments::push_bytes, |_| ())
     }
 }

@@ -63,6 +63,8 @@ mod by_rig;
 mod by_rmcp;
 #[path = "peers/by_skyl.rs"]
 mod by_skyl;
+#[path = "filler.rs"]
+mod filler;
 #[path = "peers/forecast.rs"]
 mod forecast;
 #[path = "peers/skyl_tool.rs"]

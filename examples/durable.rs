@@ -23,6 +23,8 @@
 //!
 //! The example is also a binary of this package (`durable_worker`), which the crash test kills.
 
+#[path = "support/call_lines.rs"]
+mod call_lines;
 #[path = "support/errors.rs"]
 mod errors;
 
@@ -34,7 +36,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use serde_json::json;
-use skyl::agent::{Agent, AnsweredBy, Event};
+use skyl::agent::{Agent, Event};
 use skyl::durable::SqliteJournal;
 use skyl::testing::ScriptedModel;
 use skyl::{Message, ToolCall, Toolbox};
@@ -199,19 +201,11 @@ pub(crate) fn main() -> ExitCode {
         .journaled(&journal, RUN_ID)
         .on_event(|event| {
             let line = match event {
-                Event::ToolFinished { result, .. } => format!("ran {}", result.call_id),
-                Event::ToolAnswered {
-                    result,
-                    by: AnsweredBy::Journal,
-                    ..
-                } => format!("replayed {}", result.call_id),
-                Event::ToolAnswered {
-                    result,
-                    by: AnsweredBy::OutcomeUnknown,
-                    ..
-                } => format!("outcome-unknown {}", result.call_id),
                 Event::StepStarted { step } => format!("step {step}: asking the model"),
-                _ => return,
+                event => match call_lines::call_line(&event) {
+                    Some(line) => line,
+                    None => return,
+                },
             };
             println!("{line}");
         })

@@ -14,6 +14,8 @@
 //! resumes it; a start that finds an approved run resumes that. A finished run writes the
 //! transcripts of the three runs, as JSON, to `--transcripts`.
 
+#[path = "support/call_lines.rs"]
+mod call_lines;
 #[path = "support/errors.rs"]
 mod errors;
 
@@ -26,7 +28,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use serde_json::json;
-use skyl::agent::{Agent, AnsweredBy, Event, Journal, Run, Stop};
+use skyl::agent::{Agent, Event, Journal, Run, Stop};
 use skyl::durable::SqliteJournal;
 use skyl::model::{BoxFuture, Model, ModelError};
 use skyl::provider::{Request, Response};
@@ -263,19 +265,11 @@ fn read_run(path: &Path) -> Result<Option<Run>, String> {
 fn print_event(event: Event) {
     let path = event.path().join(" > ");
     let line = match event.innermost() {
-        Event::ToolFinished { result, .. } => format!("ran {}", result.call_id),
-        Event::ToolAnswered {
-            result,
-            by: AnsweredBy::Journal,
-            ..
-        } => format!("replayed {}", result.call_id),
-        Event::ToolAnswered {
-            result,
-            by: AnsweredBy::OutcomeUnknown,
-            ..
-        } => format!("outcome-unknown {}", result.call_id),
         Event::ToolPaused { call } => format!("paused {}", call.id),
-        _ => return,
+        event => match call_lines::call_line(event) {
+            Some(line) => line,
+            None => return,
+        },
     };
     println!("[{path}] {line}");
 }

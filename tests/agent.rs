@@ -307,57 +307,55 @@ fn parallel_calls_run_concurrently_and_their_results_keep_call_order() {
     assert_kept_the_promise(&run, &model);
 }
 
-#[test]
-fn the_model_recovers_from_a_failing_tool() {
-    let model = ScriptedModel::new()
-        .reply_calls([call("c1", "divide", json!({"a": 1, "b": 0}))])
-        .reply_calls([call("c2", "divide", json!({"a": 1, "b": 4}))])
-        .reply_text("1/4 is 0.25.");
-    let run = agent(&model, ())
-        .run(vec![Message::user("1/0, or else 1/4?")])
+/// Runs `agent(model, ())` on one user message to its end.
+fn run_to_end(model: &ScriptedModel, prompt: &str) -> Run {
+    agent(model, ())
+        .run(vec![Message::user(prompt)])
         .blocking()
-        .unwrap();
+        .unwrap()
+}
+
+/// A run whose first call (`c1`) fails and whose second (`c2`) succeeds: the failure reaches the
+/// model as `error`, the run goes on, and the model answers at the third step.
+fn assert_recovers(first: ToolCall, second: ToolCall, prompt: &str, error: &str, success: &str) {
+    let model = ScriptedModel::new()
+        .reply_calls([first])
+        .reply_calls([second])
+        .reply_text("Done.");
+    let run = run_to_end(&model, prompt);
 
     assert_eq!(
         run.transcript()[2],
-        results(vec![ToolResult::error(
-            "c1",
-            "ERROR: divide failed: division by zero. Call divide again with different arguments."
-        )])
+        results(vec![ToolResult::error("c1", error)])
     );
     assert_eq!(
         run.transcript()[4],
-        results(vec![ToolResult::success("c2", "0.25")])
+        results(vec![ToolResult::success("c2", success)])
     );
-    assert_eq!(run.stop(), &Stop::Answered);
-    assert_eq!(run.steps(), 3);
+    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 3));
     assert_kept_the_promise(&run, &model);
 }
 
 #[test]
-fn an_unknown_tool_mid_run_gets_an_error_result_and_the_run_goes_on() {
-    let model = ScriptedModel::new()
-        .reply_calls([call("c1", "get_wether", json!({"city": "Jinja"}))])
-        .reply_calls([call("c2", "get_weather", json!({"city": "Jinja"}))])
-        .reply_text("Sunny in Jinja.");
-    let run = agent(&model, ())
-        .run(vec![Message::user("Weather in Jinja?")])
-        .blocking()
-        .unwrap();
+fn the_model_recovers_from_a_failing_tool() {
+    assert_recovers(
+        call("c1", "divide", json!({"a": 1, "b": 0})),
+        call("c2", "divide", json!({"a": 1, "b": 4})),
+        "1/0, or else 1/4?",
+        "ERROR: divide failed: division by zero. Call divide again with different arguments.",
+        "0.25",
+    );
+}
 
-    assert_eq!(
-        run.transcript()[2],
-        results(vec![ToolResult::error(
-            "c1",
-            "ERROR: there is no tool named \"get_wether\". Did you mean \"get_weather\"? The available tools are: divide, final_answer, get_weather, slow. Call one of them by its exact name."
-        )])
+#[test]
+fn an_unknown_tool_mid_run_gets_an_error_result_and_the_run_goes_on() {
+    assert_recovers(
+        call("c1", "get_wether", json!({"city": "Jinja"})),
+        call("c2", "get_weather", json!({"city": "Jinja"})),
+        "Weather in Jinja?",
+        "ERROR: there is no tool named \"get_wether\". Did you mean \"get_weather\"? The available tools are: divide, final_answer, get_weather, slow. Call one of them by its exact name.",
+        "22C and sunny in Jinja",
     );
-    assert_eq!(
-        run.transcript()[4],
-        results(vec![ToolResult::success("c2", "22C and sunny in Jinja")])
-    );
-    assert_eq!((run.stop(), run.steps()), (&Stop::Answered, 3));
-    assert_kept_the_promise(&run, &model);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,6 +374,13 @@ fn always_calling(times: usize) -> ScriptedModel {
             10,
         ))
     })
+}
+
+/// The stop of a run ended by the condition `label`.
+fn condition(label: &str) -> Stop {
+    Stop::Condition {
+        label: label.into(),
+    }
 }
 
 #[test]
@@ -403,10 +408,7 @@ fn the_step_limit_stops_a_run_after_its_calls_have_results() {
 #[test]
 fn the_default_step_limit_is_ten() {
     let model = always_calling(12);
-    let run = agent(&model, ())
-        .run(vec![Message::user("Go")])
-        .blocking()
-        .unwrap();
+    let run = run_to_end(&model, "Go");
     assert_eq!(run.stop(), &Stop::StepLimit { steps: 10 });
     assert_eq!(model.requests().len(), 10);
     assert_kept_the_promise(&run, &model);
@@ -469,12 +471,7 @@ fn a_predicate_stops_the_run_with_its_label() {
         .run(vec![Message::user("Go")])
         .blocking()
         .unwrap();
-    assert_eq!(
-        run.stop(),
-        &Stop::Condition {
-            label: "two steps".into()
-        }
-    );
+    assert_eq!(run.stop(), &condition("two steps"));
     assert_eq!(run.steps(), 2);
     assert_kept_the_promise(&run, &model);
 }
@@ -488,12 +485,7 @@ fn conditions_are_checked_in_the_order_they_were_added() {
         .run(vec![Message::user("Go")])
         .blocking()
         .unwrap();
-    assert_eq!(
-        run.stop(),
-        &Stop::Condition {
-            label: "first".into()
-        }
-    );
+    assert_eq!(run.stop(), &condition("first"));
 }
 
 #[test]
@@ -511,22 +503,29 @@ fn an_answer_without_a_call_ends_the_run_before_any_condition() {
 // ---------------------------------------------------------------------------------------------
 // The breaker
 
+/// A model that calls `divide` once with each of `arguments`, with a new id each time.
+fn calls_divide(arguments: impl IntoIterator<Item = Value>) -> ScriptedModel {
+    arguments
+        .into_iter()
+        .enumerate()
+        .fold(ScriptedModel::new(), |model, (n, arguments)| {
+            model.reply_calls([call(&format!("c{n}"), "divide", arguments)])
+        })
+}
+
+/// The stop of a run whose breaker tripped on `divide` after `failures` failures.
+fn divide_breaker(failures: u32) -> Stop {
+    Stop::Breaker {
+        tool: "divide".into(),
+        failures,
+    }
+}
+
 #[test]
 fn the_breaker_stops_a_model_repeating_a_failing_call() {
-    let model = (0..6).fold(ScriptedModel::new(), |model, n| {
-        model.reply_calls([call(&format!("c{n}"), "divide", json!({"a": 1, "b": 0}))])
-    });
-    let run = agent(&model, ())
-        .run(vec![Message::user("1/0?")])
-        .blocking()
-        .unwrap();
-    assert_eq!(
-        run.stop(),
-        &Stop::Breaker {
-            tool: "divide".into(),
-            failures: 3
-        }
-    );
+    let model = calls_divide(vec![json!({"a": 1, "b": 0}); 6]);
+    let run = run_to_end(&model, "1/0?");
+    assert_eq!(run.stop(), &divide_breaker(3));
     assert_eq!(run.steps(), 3);
     assert_eq!(
         run.stop().to_string(),
@@ -538,9 +537,7 @@ fn the_breaker_stops_a_model_repeating_a_failing_call() {
 #[test]
 fn the_breaker_counts_only_the_same_arguments_and_can_be_turned_off() {
     // Different arguments each time: no breaker.
-    let model = (0..4).fold(ScriptedModel::new(), |model, n| {
-        model.reply_calls([call(&format!("c{n}"), "divide", json!({"a": n, "b": 0}))])
-    });
+    let model = calls_divide((0..4).map(|n| json!({"a": n, "b": 0})));
     let run = agent(&model, ())
         .with_max_steps(4)
         .run(vec![Message::user("Go")])
@@ -548,9 +545,7 @@ fn the_breaker_counts_only_the_same_arguments_and_can_be_turned_off() {
         .unwrap();
     assert_eq!(run.stop(), &Stop::StepLimit { steps: 4 });
 
-    let model = (0..4).fold(ScriptedModel::new(), |model, n| {
-        model.reply_calls([call(&format!("c{n}"), "divide", json!({"a": 1, "b": 0}))])
-    });
+    let model = calls_divide(vec![json!({"a": 1, "b": 0}); 4]);
     let run = agent(&model, ())
         .with_breaker(0)
         .with_max_steps(4)
@@ -559,21 +554,13 @@ fn the_breaker_counts_only_the_same_arguments_and_can_be_turned_off() {
         .unwrap();
     assert_eq!(run.stop(), &Stop::StepLimit { steps: 4 });
 
-    let model = (0..2).fold(ScriptedModel::new(), |model, n| {
-        model.reply_calls([call(&format!("c{n}"), "divide", json!({"a": 1, "b": 0}))])
-    });
+    let model = calls_divide(vec![json!({"a": 1, "b": 0}); 2]);
     let run = agent(&model, ())
         .with_breaker(2)
         .run(vec![Message::user("Go")])
         .blocking()
         .unwrap();
-    assert_eq!(
-        run.stop(),
-        &Stop::Breaker {
-            tool: "divide".into(),
-            failures: 2
-        }
-    );
+    assert_eq!(run.stop(), &divide_breaker(2));
 }
 
 #[test]
@@ -583,17 +570,8 @@ fn the_breaker_trips_on_three_identical_failing_calls_whichever_way_their_argume
         .reply_calls([call("c1", "divide", json!(r#"{"b": 0, "a": 1}"#))])
         .reply_calls([call("c2", "divide", json!({"b": 0.0, "a": 1.0}))])
         .reply_text("I cannot divide by zero.");
-    let run = agent(&model, ())
-        .run(vec![Message::user("1/0?")])
-        .blocking()
-        .unwrap();
-    assert_eq!(
-        run.stop(),
-        &Stop::Breaker {
-            tool: "divide".into(),
-            failures: 3
-        }
-    );
+    let run = run_to_end(&model, "1/0?");
+    assert_eq!(run.stop(), &divide_breaker(3));
     assert_eq!(run.steps(), 3);
 }
 

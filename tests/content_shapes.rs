@@ -16,6 +16,7 @@ use skyl::{
 };
 
 use crate::support::answered;
+use crate::support::content_rows::{Wire, framed};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 const PNG_BASE64: &str = "iVBORw0KGgo=";
@@ -268,24 +269,14 @@ fn a_list_of_images_reaches_the_model_as_images() {
     .with_caching(Caching::off());
     assert_eq!(
         Anthropic.encode(&request).unwrap(),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Charts?"}]},
-                {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "c1", "name": "two_charts", "input": {}}
-                ]},
-                {"role": "user", "content": [{
-                    "type": "tool_result",
-                    "tool_use_id": "c1",
-                    "is_error": false,
-                    "content": [
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": JPEG_BASE64}}
-                    ]
-                }]}
-            ]
-        })
+        framed(
+            Wire::Anthropic,
+            "Charts?",
+            "two_charts",
+            json!([
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": JPEG_BASE64}}
+            ]),
+        )
     );
 }

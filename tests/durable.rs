@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 use skyl::agent::{
-    Agent, AnsweredBy, Decision, DurableRunError, Entry, Event, Journal, JournalError, Run, Stop,
-    hooks,
+    Agent, AnsweredBy, Decision, DurableRunError, Entry, Event, Hooks, Journal, JournalError, Run,
+    Stop, hooks,
 };
 use skyl::durable::SqliteJournal;
 use skyl::model::BoxFuture;
@@ -461,16 +461,38 @@ fn paused_email() -> (Agent<Log, impl skyl::agent::Hooks>, ScriptedModel) {
     (agent, model)
 }
 
+/// The run of `paused_email`'s agent, journaled in `journal` under `r1`.
+fn email_ada<H: Hooks>(agent: &Agent<Log, H>, journal: &SqliteJournal) -> Run {
+    agent
+        .run(vec![Message::user("Email Ada")])
+        .journaled(journal, "r1")
+        .blocking()
+        .unwrap()
+}
+
+/// Resumed by `agent`, `run`'s approval of the email to Ada does not hold: the call waits again.
+fn assert_asks_again<S: Send + Sync + 'static, H: Hooks>(agent: &Agent<S, H>, run: Run) {
+    let mut events = Vec::new();
+    let asked = agent
+        .resume(run)
+        .on_event(|event| events.push(event))
+        .blocking()
+        .unwrap();
+    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
+    assert_eq!(
+        events,
+        [Event::ToolPaused {
+            call: call("c1", "send_email", json!({"to": "ada"}))
+        }]
+    );
+}
+
 #[test]
 fn an_approved_call_of_a_saved_run_resumed_twice_on_one_journal_runs_once() {
     let dir = TempDir::new("durable-approve-twice");
     let journal = dir.journal();
     let (agent, _) = paused_email();
-    let mut run = agent
-        .run(vec![Message::user("Email Ada")])
-        .journaled(&journal, "r1")
-        .blocking()
-        .unwrap();
+    let mut run = email_ada(&agent, &journal);
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
     run.approve("c1").unwrap();
     let saved = serde_json::to_string(&run).unwrap();
@@ -502,11 +524,7 @@ fn an_approved_run_saved_under_one_id_is_refused_under_another_and_asks_again_wi
     let dir = TempDir::new("durable-approve-other-id");
     let journal = dir.journal();
     let (agent, _) = paused_email();
-    let mut run = agent
-        .run(vec![Message::user("Email Ada")])
-        .journaled(&journal, "r1")
-        .blocking()
-        .unwrap();
+    let mut run = email_ada(&agent, &journal);
     run.approve("c1").unwrap();
     let saved = serde_json::to_value(&run).unwrap();
     assert_eq!(saved["id"], "r1");
@@ -543,19 +561,7 @@ fn an_approved_run_saved_under_one_id_is_refused_under_another_and_asks_again_wi
     assert!(!journal.has_run("r2").unwrap());
 
     // Without its journal: the approval does not hold there, so the call waits again.
-    let mut events = Vec::new();
-    let asked = agent
-        .resume(serde_json::from_value(saved).unwrap())
-        .on_event(|event| events.push(event))
-        .blocking()
-        .unwrap();
-    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
-    assert_eq!(
-        events,
-        [Event::ToolPaused {
-            call: call("c1", "send_email", json!({"to": "ada"}))
-        }]
-    );
+    assert_asks_again(&agent, serde_json::from_value(saved).unwrap());
     assert_eq!(*agent.toolbox().state().sent.lock().unwrap(), ["ada"]);
 }
 
@@ -578,19 +584,7 @@ fn an_approval_for_another_definition_other_arguments_or_past_its_expiry_asks_ag
         format!("sent to {to} {cc:?}")
     }
     let changed = Agent::new(ScriptedModel::new(), Toolbox::new().with(SendEmail), "m");
-    let mut events = Vec::new();
-    let asked = changed
-        .resume(approved(run.clone()))
-        .on_event(|event| events.push(event))
-        .blocking()
-        .unwrap();
-    assert_eq!(asked.stop(), &Stop::AwaitingApproval);
-    assert_eq!(
-        events,
-        [Event::ToolPaused {
-            call: call("c1", "send_email", json!({"to": "ada"}))
-        }]
-    );
+    assert_asks_again(&changed, approved(run.clone()));
 
     // The approval moved to other arguments (the saved run edited).
     let mut moved = serde_json::to_value(approved(run.clone())).unwrap();

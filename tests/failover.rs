@@ -142,33 +142,31 @@ fn assert_claude_retried(claude: &Server, step1: Value, step2: Value) {
 
 /// Anthropic's body of step 1, and of step 2 after Claude's call got `result`.
 fn claude_bodies(result: &str) -> (Value, Value) {
-    let step1 = json!({
-        "model": "claude-sonnet-4-5",
-        "max_tokens": 512,
-        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
-        "messages": [claude_user()],
-        "tools": claude_tools(),
-        "tool_choice": {"type": "auto"}
-    });
-    let step2 = json!({
-        "model": "claude-sonnet-4-5",
-        "max_tokens": 512,
-        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
-        "messages": [
-            claude_user(),
-            {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": "Ada asked for the report by email.", "signature": "EqQBCkYIBxgCKkBsig=="},
-                {"type": "text", "text": "Sending it now."},
-                {"type": "tool_use", "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "name": "send_email", "input": {"to": "ada"}}
-            ]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "is_error": false, "content": result, "cache_control": {"type": "ephemeral"}}
-            ]}
-        ],
-        "tools": claude_tools(),
-        "tool_choice": {"type": "auto"}
-    });
+    let step1 = claude_body(json!([claude_user()]));
+    let step2 = claude_body(json!([
+        claude_user(),
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Ada asked for the report by email.", "signature": "EqQBCkYIBxgCKkBsig=="},
+            {"type": "text", "text": "Sending it now."},
+            {"type": "tool_use", "id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "name": "send_email", "input": {"to": "ada"}}
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01Fa9Lq2Mx7Rt4Bw8Kd3Vn", "is_error": false, "content": result, "cache_control": {"type": "ephemeral"}}
+        ]}
+    ]));
     (step1, step2)
+}
+
+/// Anthropic's body of a step whose transcript is `messages`.
+fn claude_body(messages: Value) -> Value {
+    json!({
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 512,
+        "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+        "messages": messages,
+        "tools": claude_tools(),
+        "tool_choice": {"type": "auto"}
+    })
 }
 
 /// OpenAI Chat's body of step 2, with `result` as the content of the tool message: Claude's call
@@ -384,26 +382,19 @@ async fn a_stream_cut_after_a_call_hands_the_run_to_another_provider_with_the_ca
     let id = "functions_send_email_0_bf2e7a83";
     assert_eq!(
         received(&claude),
-        [(
-            "/v1/messages".to_owned(),
-            json!({
-                "model": "claude-sonnet-4-5",
-                "max_tokens": 512,
-                "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
-                "messages": [
-                    claude_user(),
-                    {"role": "assistant", "content": [
-                        {"type": "tool_use", "id": id, "name": "send_email", "input": {"to": "ada"}}
-                    ]},
-                    {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": "sent to ada", "cache_control": {"type": "ephemeral"}}
-                    ]}
-                ],
-                "tools": claude_tools(),
-                "tool_choice": {"type": "auto"},
-                "stream": true
-            })
-        )]
+        [("/v1/messages".to_owned(), {
+            let mut body = claude_body(json!([
+                claude_user(),
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": id, "name": "send_email", "input": {"to": "ada"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": id, "is_error": false, "content": "sent to ada", "cache_control": {"type": "ephemeral"}}
+                ]}
+            ]));
+            body["stream"] = json!(true);
+            body
+        })]
     );
 }
 

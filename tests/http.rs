@@ -11,7 +11,7 @@ use skyl::http::{ConfigErrorKind, HttpModel, RetryPolicy};
 use skyl::model::{Model, ModelError, ModelErrorKind};
 use skyl::provider::author::Api;
 use skyl::provider::{
-    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Usage,
+    Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, Response, Usage,
     stream::{StreamEvent, Streaming},
 };
 use skyl::{Message, ToolDefinition};
@@ -94,6 +94,27 @@ struct Case {
     fixture: &'static str,
 }
 
+/// The one request a case's server should have received: `body`, posted to `path`, asking for
+/// `accept`.
+fn posted(case: &Case, path: &str, accept: &str, body: Value) -> Vec<Recorded> {
+    vec![Recorded {
+        method: "POST".into(),
+        path: path.into(),
+        headers: expected_headers(case, accept),
+        body,
+    }]
+}
+
+/// `model`'s stream of `request`, and every event it told on the way.
+async fn streamed(
+    model: &HttpModel,
+    request: &Request<'_>,
+) -> (Result<Response, ModelError>, Vec<StreamEvent>) {
+    let mut told = Vec::new();
+    let result = model.stream(request, &mut |event| told.push(event)).await;
+    (result, told)
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -173,12 +194,12 @@ async fn complete_posts_the_encoded_body_with_each_providers_headers() {
         );
         assert_eq!(
             server.requests(),
-            vec![Recorded {
-                method: "POST".into(),
-                path: case.path.into(),
-                headers: expected_headers(&case, "application/json"),
-                body: adapter(&(case.api)()).encode(&request).unwrap(),
-            }],
+            posted(
+                &case,
+                case.path,
+                "application/json",
+                adapter(&(case.api)()).encode(&request).unwrap()
+            ),
             "{}",
             case.provider
         );
@@ -196,11 +217,9 @@ async fn stream_asks_for_a_stream_and_passes_each_event_on() {
         let model = model((case.api)(), &server);
         let request = request(case.model);
 
-        let mut told = Vec::new();
-        let response = model
-            .stream(&request, &mut |event| told.push(event))
-            .await
-            .unwrap();
+        let (response, told) = streamed(&model, &request).await;
+
+        let response = response.unwrap();
 
         let expected = adapter(&(case.api)())
             .decode(&unstreamed(case.provider, case.fixture))
@@ -214,12 +233,7 @@ async fn stream_asks_for_a_stream_and_passes_each_event_on() {
         );
         assert_eq!(
             server.requests(),
-            vec![Recorded {
-                method: "POST".into(),
-                path: case.stream_path.into(),
-                headers: expected_headers(&case, "text/event-stream"),
-                body,
-            }],
+            posted(&case, case.stream_path, "text/event-stream", body),
             "{}",
             case.provider
         );
@@ -362,11 +376,9 @@ async fn a_connection_dropped_mid_stream_is_a_connection_error_after_the_events_
     let server = Server::start(vec![Reply::stream(&bytes[..cut], End::Drop)]).await;
     let model = model(Anthropic, &server);
 
-    let mut told = Vec::new();
-    let error = model
-        .stream(&request("claude-sonnet-4-5"), &mut |event| told.push(event))
-        .await
-        .unwrap_err();
+    let (error, told) = streamed(&model, &request("claude-sonnet-4-5")).await;
+
+    let error = error.unwrap_err();
 
     assert_eq!(error.kind(), ModelErrorKind::Connection);
     assert!(error.is_retryable());
@@ -429,11 +441,9 @@ async fn a_stream_that_ends_cleanly_after_its_finish_reason_is_a_whole_answer() 
     let server = Server::start(vec![Reply::stream(&bytes[..cut], End::Close)]).await;
     let model = model(OpenAiChat::default(), &server);
 
-    let mut told = Vec::new();
-    let response = model
-        .stream(&request("gpt-4o"), &mut |event| told.push(event))
-        .await
-        .unwrap();
+    let (response, told) = streamed(&model, &request("gpt-4o")).await;
+
+    let response = response.unwrap();
 
     let whole = OpenAiChat::default()
         .decode(&unstreamed("openai_chat", "text"))
@@ -462,11 +472,9 @@ async fn a_stream_without_a_single_event_is_asked_again_whole_once_and_says_so()
     let model = model(api(), &server);
     let request = request("smollm2");
 
-    let mut told = Vec::new();
-    let response = model
-        .stream(&request, &mut |event| told.push(event))
-        .await
-        .unwrap();
+    let (response, told) = streamed(&model, &request).await;
+
+    let response = response.unwrap();
 
     let answer = api().decode(&whole).unwrap();
     assert_eq!(response, answer);
@@ -517,11 +525,9 @@ async fn a_stream_without_a_single_event_asked_again_whole_fails_with_the_whole_
     .await;
     let model = model(OpenAiChat::default().with_compatible(true), &server);
 
-    let mut told = Vec::new();
-    let error = model
-        .stream(&request("smollm2"), &mut |event| told.push(event))
-        .await
-        .unwrap_err();
+    let (error, told) = streamed(&model, &request("smollm2")).await;
+
+    let error = error.unwrap_err();
 
     assert_eq!(error.status(), Some(400));
     assert_eq!(server.requests().len(), 2);
@@ -720,11 +726,9 @@ async fn an_error_event_mid_stream_is_the_providers_and_marked_retryable_when_it
     .await;
     let model = model(Anthropic, &server);
 
-    let mut told = Vec::new();
-    let error = model
-        .stream(&request("claude-sonnet-4-5"), &mut |event| told.push(event))
-        .await
-        .unwrap_err();
+    let (error, told) = streamed(&model, &request("claude-sonnet-4-5")).await;
+
+    let error = error.unwrap_err();
 
     assert_eq!(
         error.to_string(),
@@ -741,11 +745,9 @@ async fn a_server_that_answers_a_stream_request_whole_is_read_whole() {
     let server = Server::start(vec![Reply::json(200, body.to_string())]).await;
     let model = model(OpenAiChat::default(), &server);
 
-    let mut told = Vec::new();
-    let response = model
-        .stream(&request("gpt-4o"), &mut |event| told.push(event))
-        .await
-        .unwrap();
+    let (response, told) = streamed(&model, &request("gpt-4o")).await;
+
+    let response = response.unwrap();
 
     let expected = OpenAiChat::default().decode(&body).unwrap();
     assert_eq!(told, StreamEvent::replay(&expected));
@@ -986,12 +988,7 @@ async fn a_request_with_native_tool_search_goes_where_any_request_goes_with_the_
         assert_eq!(sent["tools"][0]["defer_loading"], true, "{}", case.provider);
         assert_eq!(
             server.requests(),
-            vec![Recorded {
-                method: "POST".into(),
-                path: case.path.into(),
-                headers: expected_headers(&case, "application/json"),
-                body: sent,
-            }],
+            posted(&case, case.path, "application/json", sent),
             "{}",
             case.provider
         );

@@ -102,6 +102,14 @@ fn keys(journal: &SqliteJournal, run: &str) -> Vec<String> {
         .collect()
 }
 
+/// An unjournaled run of `agent` on the prompt of every run here.
+fn write_to_ada(agent: &Agent<Arc<Log>>) -> Run {
+    agent
+        .run(vec![Message::user("Write to Ada")])
+        .blocking()
+        .unwrap()
+}
+
 /// Three levels: the top agent calls `research` (c1), whose agent looks a word up (r1) and calls
 /// `mail` (r2), whose agent sends an email (m1), paused for approval when `pause` holds.
 struct Levels {
@@ -188,10 +196,7 @@ fn a_sub_agent_answers_the_call_with_its_typed_answer_from_its_own_model_and_too
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, None, false);
-    let run = agent
-        .run(vec![Message::user("Write to Ada")])
-        .blocking()
-        .unwrap();
+    let run = write_to_ada(&agent);
     assert_eq!(run.stop(), &Stop::Answered);
     assert_eq!(run.text(), "Ada was written to.");
     let results: Vec<&str> = run
@@ -561,10 +566,7 @@ fn a_call_denied_inside_a_sub_agent_gives_its_model_the_reason_and_the_run_goes_
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, None, true);
-    let mut run = agent
-        .run(vec![Message::user("Write to Ada")])
-        .blocking()
-        .unwrap();
+    let mut run = write_to_ada(&agent);
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
     run.deny_at(&["c1", "r2", "m1"], "Ada asked not to be emailed")
         .unwrap();
@@ -641,28 +643,41 @@ fn a_sub_agent_that_waits_outside_an_agent_run_fails_its_call() {
     assert!(log.done().is_empty());
 }
 
-#[test]
-fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
-    let dir = TempDir::new("nested-unjournaled");
-    let log = Arc::new(Log::default());
+/// A top agent whose model calls `research` once (c1), and the model of `research`'s agent,
+/// which sends Ada an email (r1); `research` keeps its runs in `journal` when there is one.
+fn top_calling_research(
+    log: &Arc<Log>,
+    journal: Option<Arc<dyn Journal>>,
+) -> (Agent<Arc<Log>>, ScriptedModel) {
     let research_model = ScriptedModel::new()
         .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
         .reply_text(r#"{"summary": "mailed"}"#);
     let researcher = Agent::new(
         research_model.clone(),
-        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
+        Toolbox::with_state(Arc::clone(log)).with(SendEmail),
         "research-model",
     );
-    // The top run is journaled; the sub-agent was given no journal.
-    let research = researcher.as_tool::<Topic, Finding>("research", "Looks a subject up.");
+    let mut research = researcher.as_tool::<Topic, Finding>("research", "Looks a subject up.");
+    if let Some(journal) = journal {
+        research = research.journaled(journal);
+    }
     let top = ScriptedModel::new()
         .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
-        .reply_text("Sorry.");
+        .reply_text("Done.");
     let agent = Agent::new(
         top,
-        Toolbox::with_state(Arc::clone(&log)).with(research),
+        Toolbox::with_state(Arc::clone(log)).with(research),
         "m",
     );
+    (agent, research_model)
+}
+
+#[test]
+fn a_sub_agent_without_a_journal_refuses_a_call_of_a_journaled_run() {
+    let dir = TempDir::new("nested-unjournaled");
+    let log = Arc::new(Log::default());
+    // The top run is journaled; the sub-agent was given no journal.
+    let (agent, research_model) = top_calling_research(&log, None);
     let run = agent
         .run(vec![Message::user("Write to Ada")])
         .journaled(&*worker_journal(&dir), "top")
@@ -691,25 +706,7 @@ fn a_sub_agent_whose_journal_another_worker_holds_stops_the_top_run_recording_no
         },
     ));
     let log = Arc::new(Log::default());
-    let research_model = ScriptedModel::new()
-        .reply_calls([call("r1", "send_email", json!({"to": "ada"}))])
-        .reply_text(r#"{"summary": "mailed"}"#);
-    let researcher = Agent::new(
-        research_model.clone(),
-        Toolbox::with_state(Arc::clone(&log)).with(SendEmail),
-        "research-model",
-    );
-    let research = researcher
-        .as_tool::<Topic, Finding>("research", "Looks a subject up.")
-        .journaled(Arc::clone(&journal) as Arc<dyn Journal>);
-    let top = ScriptedModel::new()
-        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
-        .reply_text("Done.");
-    let agent = Agent::new(
-        top,
-        Toolbox::with_state(Arc::clone(&log)).with(research),
-        "m",
-    );
+    let (agent, _) = top_calling_research(&log, Some(Arc::clone(&journal) as Arc<dyn Journal>));
     let error = agent
         .run(vec![Message::user("Write to Ada")])
         .journaled(&*journal, "top")
@@ -729,10 +726,7 @@ fn an_approval_from_inside_that_expired_asks_again() {
     let log = Arc::new(Log::default());
     let levels = Levels::scripted();
     let agent = levels.agent(&log, None, true);
-    let mut run = agent
-        .run(vec![Message::user("Write to Ada")])
-        .blocking()
-        .unwrap();
+    let mut run = write_to_ada(&agent);
     let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     run.approve_at_until(&["c1", "r2", "m1"], past).unwrap();
     assert!(run.waiting().is_empty());
@@ -742,15 +736,9 @@ fn an_approval_from_inside_that_expired_asks_again() {
     assert_eq!(log.done(), [("lookup ada".to_owned(), None)]);
 }
 
-#[test]
-fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again() {
-    let overloaded = skyl::model::ModelError::provider(529, "Overloaded")
-        .with_provider(skyl::provider::Provider::Anthropic);
-    let researcher = Agent::new(
-        ScriptedModel::new().fail(overloaded),
-        Toolbox::new(),
-        "small",
-    );
+/// What the top model is told when it calls `research`, whose model (`model`) fails with `error`.
+fn research_result_when_its_model_fails(error: skyl::model::ModelError, model: &str) -> String {
+    let researcher = Agent::new(ScriptedModel::new().fail(error), Toolbox::new(), model);
     let top = ScriptedModel::new()
         .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
         .reply_text("Sorry.");
@@ -760,8 +748,20 @@ fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again()
         "large",
     );
     let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
+    run.transcript()[2]
+        .tool_results()
+        .next()
+        .unwrap()
+        .content
+        .clone()
+}
+
+#[test]
+fn a_sub_agent_whose_model_fails_tells_the_model_why_and_whether_to_call_again() {
+    let overloaded = skyl::model::ModelError::provider(529, "Overloaded")
+        .with_provider(skyl::provider::Provider::Anthropic);
     assert_eq!(
-        run.transcript()[2].tool_results().next().unwrap().content,
+        research_result_when_its_model_fails(overloaded, "small"),
         "ERROR: research failed: the model of research failed: Anthropic answered HTTP 529: Overloaded. Call research again in a moment, or continue without its answer."
     );
 }
@@ -775,22 +775,8 @@ fn a_sub_agent_whose_server_refuses_what_it_asks_tells_the_model_not_to_call_aga
         skyl::model::ModelError::provider(500, "Automatic streaming tool choice is not supported")
             .with_provider(skyl::provider::Provider::OpenAiChat)
             .with_error_type("internal_server_error");
-    let researcher = Agent::new(
-        ScriptedModel::new().fail(refused),
-        Toolbox::new(),
-        "smollm2",
-    );
-    let top = ScriptedModel::new()
-        .reply_calls([call("c1", "research", json!({"subject": "Ada"}))])
-        .reply_text("Sorry.");
-    let agent = Agent::new(
-        top,
-        Toolbox::new().with(researcher.as_tool::<Topic, Finding>("research", "Looks up.")),
-        "large",
-    );
-    let run = agent.run(vec![Message::user("Ada?")]).blocking().unwrap();
     assert_eq!(
-        run.transcript()[2].tool_results().next().unwrap().content,
+        research_result_when_its_model_fails(refused, "smollm2"),
         "ERROR: research failed: the model of research failed: OpenAI Chat answered HTTP 500 (internal_server_error): Automatic streaming tool choice is not supported. Do not call research again for this: its model would fail the same way. Continue without its answer, or tell the user that research cannot do it."
     );
 }
@@ -1122,6 +1108,15 @@ fn crossing_budget() -> skyl::agent::Budget {
 
 /// The crossing test's top agent: a failover of Claude then GPT, with a cost limit, whose
 /// `post` tool runs a Gemini agent (journaled in `journal`) that asks before each letter.
+/// The crossing run on its prompt, journaled under `top`.
+fn post_ada_her_letter(agent: &Agent, journal: &Arc<SqliteJournal>) -> Run {
+    agent
+        .run(vec![Message::user("Post Ada her letter")])
+        .journaled(&**journal, "top")
+        .blocking()
+        .unwrap()
+}
+
 fn crossing_agent(
     dir: &std::path::Path,
     claude: ScriptedModel,
@@ -1197,11 +1192,7 @@ fn a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_
                 )),
             &journal,
         );
-        let run = agent
-            .run(vec![Message::user("Post Ada her letter")])
-            .journaled(&*journal, "top")
-            .blocking()
-            .unwrap();
+        let run = post_ada_her_letter(&agent, &journal);
         assert_eq!(run.stop(), &Stop::AwaitingApproval);
         assert_eq!(run.waiting()[0].ids(), ["c1", "p1"]);
         // Stored while it waits, as an application would, and approved.
@@ -1245,11 +1236,7 @@ fn a_journaled_failover_run_with_a_budget_killed_inside_its_approving_sub_agent_
         gemini.clone(),
         &journal,
     );
-    let run = agent
-        .run(vec![Message::user("Post Ada her letter")])
-        .journaled(&*journal, "top")
-        .blocking()
-        .unwrap();
+    let run = post_ada_her_letter(&agent, &journal);
     assert_eq!(run.text(), "Ada's letter is posted; check the bill.");
     assert_eq!(
         run.transcript()[2].tool_results().next().unwrap().content,

@@ -9,13 +9,8 @@
 #
 #     benches/compile/analyze.sh [TOOLS]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-skyl=$(cd "$here/../../skyl" && pwd)
-tools=${1:-100}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-python3 "$here/generate.py" "$work" "$skyl" "$tools"
+# shellcheck source=generated.sh
+source "$(dirname "$0")/generated.sh"
 export CARGO_TARGET_DIR="$work/target" CARGO_INCREMENTAL=0
 rustc_lib() { # crate, flags... -> rustc's output, for the crate alone
   local crate=$1

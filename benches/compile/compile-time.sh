@@ -12,13 +12,8 @@
 #
 # benches/compile/analyze.sh says where the difference goes.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-skyl=$(cd "$here/../../skyl" && pwd)
-tools=${1:-100}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-python3 "$here/generate.py" "$work" "$skyl" "$tools"
+# shellcheck source=generated.sh
+source "$(dirname "$0")/generated.sh"
 
 # One target directory for both crates: the dependencies are built once and shared.
 export CARGO_TARGET_DIR="$work/target"

@@ -176,56 +176,45 @@ fn text(answer: &Answer) -> (&str, bool) {
     }
 }
 
+/// A `Dispatcher` that is a `Served` of the servers `one` and `many` make.
+macro_rules! served {
+    ($name:ident, $one:expr, $many:expr) => {
+        impl Dispatcher for $name {
+            type Answer = Answer;
+
+            fn with_tools(tools: usize) -> Self {
+                $name(Served::new($one, $many, tools))
+            }
+
+            fn registered(&self) -> usize {
+                self.0.registered()
+            }
+
+            fn dispatch(&self, call: &ToolCall) -> Answer {
+                self.0.dispatch(call)
+            }
+
+            fn text(answer: &Answer) -> (&str, bool) {
+                text(answer)
+            }
+        }
+    };
+}
+
 /// The router kept in a field.
 pub struct RouterField(Served<FieldOne, FieldMany>);
 
-impl Dispatcher for RouterField {
-    type Answer = Answer;
-
-    fn with_tools(tools: usize) -> Self {
-        RouterField(Served::new(
-            || FieldOne {
-                tool_router: FieldOne::tool_router(),
-            },
-            || FieldMany {
-                tool_router: FieldMany::tool_router(),
-            },
-            tools,
-        ))
+served!(
+    RouterField,
+    || FieldOne {
+        tool_router: FieldOne::tool_router(),
+    },
+    || FieldMany {
+        tool_router: FieldMany::tool_router(),
     }
-
-    fn registered(&self) -> usize {
-        self.0.registered()
-    }
-
-    fn dispatch(&self, call: &ToolCall) -> Answer {
-        self.0.dispatch(call)
-    }
-
-    fn text(answer: &Answer) -> (&str, bool) {
-        text(answer)
-    }
-}
+);
 
 /// `#[tool_router(server_handler)]`.
 pub struct ServerHandlerMacro(Served<HandlerOne, HandlerMany>);
 
-impl Dispatcher for ServerHandlerMacro {
-    type Answer = Answer;
-
-    fn with_tools(tools: usize) -> Self {
-        ServerHandlerMacro(Served::new(|| HandlerOne, || HandlerMany, tools))
-    }
-
-    fn registered(&self) -> usize {
-        self.0.registered()
-    }
-
-    fn dispatch(&self, call: &ToolCall) -> Answer {
-        self.0.dispatch(call)
-    }
-
-    fn text(answer: &Answer) -> (&str, bool) {
-        text(answer)
-    }
-}
+served!(ServerHandlerMacro, || HandlerOne, || HandlerMany);

@@ -1,24 +1,12 @@
 //! skyl: the tool written with `#[skyl::tool]` (`skyl_tool.rs`), dispatched by a `Toolbox`.
 
-use serde_json::{Value, json};
-use skyl::{Tool, ToolCall, ToolDefinition, ToolResult, Toolbox, tool::ToolFuture};
+use serde_json::json;
+use skyl::{ToolCall, ToolDefinition, ToolResult, Toolbox};
 
+use super::filler::Filler;
 use super::forecast::FILLER_DESCRIPTION;
 use super::skyl_tool::Forecast;
 use super::{Dispatcher, run};
-
-/// A stand-in tool, written against the `Tool` trait so that a name can be given at run time.
-struct Filler(ToolDefinition);
-
-impl Tool for Filler {
-    fn definition(&self) -> &ToolDefinition {
-        &self.0
-    }
-
-    fn call<'a>(&'a self, _: &'a Value, _: &'a ()) -> ToolFuture<'a> {
-        ToolFuture::ready(Ok(String::new()))
-    }
-}
 
 macro_rules! fillers {
     ($($filler:ident)*) => {

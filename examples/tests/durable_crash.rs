@@ -12,7 +12,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use skyl::{Message, ToolResult};
-use support::{Rng, TempDir, killed_at_random, wait};
+use support::{TempDir, killed_at_random, wait};
 
 mod support;
 
@@ -165,9 +165,7 @@ fn finished_but_unknown(worker: &Worker<'_>, starts: &[Vec<String>]) -> usize {
 
 #[test]
 fn killed_at_random_instants_the_run_finishes_with_no_email_sent_twice() {
-    let seed = support::seed();
-    println!("crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
-    let mut rng = Rng(seed);
+    let mut rng = support::seeded_rng("crash test");
 
     // Runs from a fresh journal, each killed at random instants and started again until it
     // finishes, until the kills add up to KILLS; every start is bounded.

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use skyl::{Message, ToolResult};
-use support::{Rng, TempDir, killed_at_random, wait};
+use support::{TempDir, killed_at_random, wait};
 
 mod support;
 
@@ -167,9 +167,7 @@ fn check_finished(worker: &Worker<'_>) -> Figures {
 #[test]
 fn killed_at_random_instants_three_nested_agents_finish_with_no_effect_twice_and_the_approval_used_once()
  {
-    let seed = support::seed();
-    println!("nested crash test seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
-    let mut rng = Rng(seed);
+    let mut rng = support::seeded_rng("nested crash test");
 
     let mut kills = 0;
     let mut runs = 0;

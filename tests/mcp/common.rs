@@ -10,9 +10,12 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::mcp::rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject};
+use skyl::mcp::rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, InputRequiredResult,
+    JsonObject,
+};
 use skyl::mcp::rmcp::service::{
-    PeerRequestOptions, RoleClient, RunningService, Service, ServiceError,
+    Peer, PeerRequestOptions, RoleClient, RunningService, Service, ServiceError,
 };
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
@@ -83,6 +86,15 @@ pub(crate) fn text(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": false})
 }
 
+/// A successful structured result: `value` as its JSON text, and as the structured content.
+pub(crate) fn structured(value: Value) -> Value {
+    json!({
+        "content": [{"type": "text", "text": value.to_string()}],
+        "structuredContent": value,
+        "isError": false
+    })
+}
+
 /// A failed text result.
 pub(crate) fn error(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
@@ -151,4 +163,88 @@ pub(crate) async fn http_exchange(
     let response = String::from_utf8(response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
     (format!("{head}\r\n"), body.to_owned())
+}
+
+/// An rmcp client at 2026-07-28 (`server/discover`, no handshake) connected to `server`.
+pub(crate) async fn modern_client_of<C: skyl::mcp::rmcp::ClientHandler>(
+    server: skyl::mcp::Server,
+    client: C,
+) -> RunningService<RoleClient, C> {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve(server_end));
+    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    bounded(
+        "the discovery",
+        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
+            client, client_end, lifecycle,
+        ),
+    )
+    .await
+    .unwrap()
+}
+
+/// The first round of a call at 2026-07-28 of a tool that asks before it answers: the server's
+/// questions, and the request state to send back with the answers.
+pub(crate) async fn asked_first(
+    client: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+) -> (InputRequiredResult, String) {
+    let first = bounded("the first round", client.call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("not asked: {first:?}");
+    };
+    let state = first.request_state.clone().expect("a request state");
+    (first, state)
+}
+
+/// A call answered at once (no task, no question), as JSON.
+pub(crate) async fn answered_at_once(
+    client: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+) -> Value {
+    let answered = bounded("the call", client.call_tool_once(params))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = answered else {
+        panic!("not answered at once: {answered:?}");
+    };
+    serde_json::to_value(result).unwrap()
+}
+
+/// The run, to its end or its pause, of an agent over `remote`'s tools whose model is `model`,
+/// on `prompt`.
+pub(crate) async fn run_over(
+    remote: &skyl::mcp::Remote,
+    model: skyl::testing::ScriptedModel,
+    prompt: &str,
+) -> skyl::agent::Run {
+    let agent = skyl::agent::Agent::new(model, skyl::Toolbox::new().with_remote(remote), "m");
+    let run = agent.run(vec![skyl::Message::user(prompt)]);
+    bounded("the run", std::future::IntoFuture::into_future(run))
+        .await
+        .unwrap()
+}
+
+/// `run` resumed by an agent over `remote`'s tools whose model then says "Done.": answered, its
+/// transcript complete.
+pub(crate) async fn resumed_over(
+    remote: &skyl::mcp::Remote,
+    run: skyl::agent::Run,
+) -> skyl::agent::Run {
+    let model = skyl::testing::ScriptedModel::new().reply_text("Done.");
+    let agent = skyl::agent::Agent::new(model, skyl::Toolbox::new().with_remote(remote), "m");
+    let run = bounded(
+        "the resumed run",
+        std::future::IntoFuture::into_future(agent.resume(run)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop(), &skyl::agent::Stop::Answered);
+    assert_eq!(run.text(), "Done.");
+    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    run
 }

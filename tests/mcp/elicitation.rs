@@ -20,8 +20,7 @@ use skyl::mcp::rmcp::model::{
     ServerRequest, Tool, ToolAnnotations,
 };
 use skyl::mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RoleServer, RunningService,
-    ServiceError,
+    RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
 };
 use skyl::mcp::rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
 use skyl::mcp::{Remote, RemoteBuilder, Server};
@@ -32,7 +31,10 @@ use skyl::{
     tool::{CallContext, CallObserver, Report},
 };
 
-use crate::common::{bounded, error, object, text};
+use crate::common::{
+    answered_at_once, asked_first, bounded, error, modern_client_of, object, resumed_over,
+    run_over, text,
+};
 
 // Serving: a destructive tool asks first.
 
@@ -248,24 +250,6 @@ async fn the_approval_rule_is_the_servers_to_choose() {
 
 // Serving at 2026-07-28: the question goes out in an input-required result.
 
-/// An rmcp client at 2026-07-28 (`server/discover`, no handshake) connected to `server`.
-async fn modern_client_of<C: ClientHandler>(
-    server: Server,
-    client: C,
-) -> RunningService<RoleClient, C> {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(server.serve(server_end));
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    bounded(
-        "the discovery",
-        client.serve_with_lifecycle(client_end, lifecycle),
-    )
-    .await
-    .unwrap()
-}
-
 /// One round of a `delete_file` call of `path`: the answer and request state of the round
 /// before, if any; the server's answer, as JSON, or its error.
 async fn delete_round<C: ClientHandler>(
@@ -475,13 +459,7 @@ async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() 
     let client = modern_client_of(server, asker.clone()).await;
     // The first round, by hand: the tool's question, with a state.
     let params = CallToolRequestParams::new("profile");
-    let first = bounded("a round", client.call_tool_once(params.clone()))
-        .await
-        .unwrap();
-    let CallToolResponse::InputRequired(first) = first else {
-        panic!("not asked: {first:?}");
-    };
-    let state = first.request_state.clone().expect("a request state");
+    let (first, state) = asked_first(client.peer(), params.clone()).await;
     assert_eq!(
         serde_json::to_value(&first).unwrap(),
         json!({
@@ -538,19 +516,8 @@ async fn at_2026_07_28_a_served_tool_asks_its_own_questions_round_after_round() 
     let legacy = bounded("the handshake", legacy_asker.clone().serve(client_end))
         .await
         .unwrap();
-    let result = bounded(
-        "a call",
-        legacy
-            .peer()
-            .call_tool_once(CallToolRequestParams::new("profile")),
-    )
-    .await
-    .unwrap();
-    let CallToolResponse::Complete(result) = result else {
-        panic!("not answered at once: {result:?}");
-    };
     assert_eq!(
-        serde_json::to_value(result).unwrap(),
+        answered_at_once(legacy.peer(), CallToolRequestParams::new("profile")).await,
         text("\"?eman ruoY\" likes \"?roloc etirovaf ruoY\"")
     );
     assert_eq!(
@@ -759,19 +726,6 @@ async fn paused_run(remote: &Remote, tool: &str) -> Run {
     run
 }
 
-/// Resumes `run` with an agent over `remote`'s tools whose model then says "Done.".
-async fn resumed(remote: &Remote, run: Run) -> Run {
-    let model = ScriptedModel::new().reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded("the resumed run", agent.resume(run).into_future())
-        .await
-        .unwrap();
-    assert_eq!(run.stop(), &Stop::Answered);
-    assert_eq!(run.text(), "Done.");
-    skyl::transcript::validate_complete(run.transcript()).unwrap();
-    run
-}
-
 /// The results of the run's tool message (the transcript's third message).
 fn results(run: &Run) -> Vec<ToolResult> {
     run.transcript()[2].tool_results().cloned().collect()
@@ -802,7 +756,7 @@ async fn a_servers_question_pauses_the_run_until_the_person_replies(rooms: Rooms
     );
     let reply = map(json!({"confirm": true, "note": "by the window"}));
     run.reply("c1", Reply::Accept(reply)).unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
 
     let answer = json!({"action": "accept", "content": {"confirm": true, "note": "by the window"}});
     assert_eq!(
@@ -820,7 +774,7 @@ async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) 
 
     let mut run = paused_run(&remote, "rooms_book_room").await;
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let accepted = json!({"action": "accept", "content": {"confirm": true}});
     assert_eq!(
         results(&run),
@@ -829,13 +783,27 @@ async fn approving_accepts_with_the_defaults_and_denying_declines(rooms: Rooms) 
 
     let mut run = paused_run(&remote, "rooms_book_room").await;
     run.deny("c1", "not today").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let declined = json!({"action": "decline"});
     assert_eq!(
         results(&run),
         [ToolResult::success("c1", format!("blue: {declined}"))]
     );
     assert_eq!(*rooms.answers.lock().unwrap(), [accepted, declined]);
+}
+
+/// `run` answered its call of `book_room` as lost after it started, and `rooms` was called once
+/// and got no answer: the call was not made again.
+fn assert_lost_unanswered(rooms: &Rooms, run: &Run) {
+    assert_eq!(
+        results(run),
+        [ToolResult::error(
+            "c1",
+            "ERROR: the outcome of this rooms_book_room call is unknown: rooms asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling rooms_book_room again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
+        )]
+    );
+    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
+    assert!(rooms.answers.lock().unwrap().is_empty());
 }
 
 // At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
@@ -853,17 +821,8 @@ async fn a_run_resumed_where_the_call_is_not_held_says_its_outcome_is_unknown() 
     *ticket = json!("another-process-1");
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
-    assert_eq!(
-        results(&run),
-        [ToolResult::error(
-            "c1",
-            "ERROR: the outcome of this rooms_book_room call is unknown: rooms asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling rooms_book_room again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
-        )]
-    );
     // The server heard nothing more: its first call still waits, and none was made again.
-    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
-    assert!(rooms.answers.lock().unwrap().is_empty());
+    assert_lost_unanswered(&rooms, &resumed_over(&remote, run).await);
 }
 
 // At 2025-11-25 the call waits in the process that asked; at 2026-07-28 it goes on anywhere
@@ -876,17 +835,8 @@ async fn a_call_parked_past_its_question_expiry_is_dropped_and_answered_as_after
     let mut run = paused_run(&remote, "rooms_book_room").await;
     // The person answers after the call's expiry: this process no longer holds it.
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
-    assert_eq!(
-        results(&run),
-        [ToolResult::error(
-            "c1",
-            "ERROR: the outcome of this rooms_book_room call is unknown: rooms asked the user a question while the call ran, and the process holding the call stopped before the answer came, so the call was lost after it started. It was not run again, so that its effect is not repeated. Before calling rooms_book_room again, check whether it took effect (with a tool that reads the state it changes, or by asking the user); call it again only if it did not."
-        )]
-    );
     // The server never got the answer, and no call was made again.
-    assert_eq!(rooms.calls.load(Ordering::SeqCst), 1);
-    assert!(rooms.answers.lock().unwrap().is_empty());
+    assert_lost_unanswered(&rooms, &resumed_over(&remote, run).await);
 }
 
 #[tokio::test]
@@ -912,7 +862,7 @@ async fn an_idempotent_call_not_held_here_runs_again_and_asks_again() {
     assert_eq!(rooms.calls.load(Ordering::SeqCst), 2);
     assert_eq!(run.question("c1").unwrap().message(), "Hold the blue room?");
     run.reply("c1", Reply::Cancel).unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     let cancelled = json!({"action": "cancel"});
     assert_eq!(
         results(&run),
@@ -947,7 +897,7 @@ async fn at_2026_07_28_a_run_resumed_after_a_restart_sends_the_answer_with_the_s
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
     let again = mount(&rooms, Remote::builder("rooms")).await;
-    let run = resumed(&again, run).await;
+    let run = resumed_over(&again, run).await;
     let accepted = json!({"action": "accept", "content": {"confirm": true}});
     assert_eq!(
         results(&run),
@@ -1010,7 +960,7 @@ async fn at_2026_07_28_a_skyl_servers_approval_pauses_a_skyl_agent_run_and_survi
     asking["ticket"] = json!("another-process-4");
     let mut run: Run = serde_json::from_value(saved).unwrap();
     run.approve("c1").unwrap();
-    let run = resumed(&remote, run).await;
+    let run = resumed_over(&remote, run).await;
     assert_eq!(
         results(&run),
         [ToolResult::success("c1", "deleted paused.txt")]
@@ -1074,13 +1024,7 @@ async fn outside_a_run_a_question_is_declined_with_a_log_line_or_answered_by_the
             json!({"room": "green"}),
         )])
         .reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(&remote), "m");
-    let run = bounded(
-        "the run",
-        agent.run(vec![Message::user("Book green")]).into_future(),
-    )
-    .await
-    .unwrap();
+    let run = run_over(&remote, model, "Book green").await;
     assert_eq!(run.stop(), &Stop::Answered);
     let accepted = json!({"action": "accept", "content": {"confirm": true, "note": "re: Book the green room?"}});
     assert_eq!(

@@ -17,7 +17,7 @@ use skyl::{
 };
 
 use crate::common::{bounded, object};
-use crate::content_rows::{KINDS, Kind, PROSE, Wire, check_cells, not_sent, rows};
+use crate::content_rows::{KINDS, Kind, PROSE, Wire, check_cells, framed, not_sent, rows};
 use crate::tools_only::mount_tools_only;
 
 const PDF: &[u8] = b"%PDF-1.4";
@@ -74,77 +74,62 @@ async fn a_pdf_and_an_image_from_an_rmcp_server_reach_every_provider_as_a_docume
     let png_url = format!("data:image/png;base64,{PNG_BASE64}");
     assert_eq!(
         encode(&Anthropic, &messages),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "The Q3 report?"}]},
-                {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "c1", "name": "docs_report", "input": {}}
-                ]},
-                {"role": "user", "content": [{
-                    "type": "tool_result",
-                    "tool_use_id": "c1",
-                    "is_error": false,
-                    "content": [
-                        {"type": "text", "text": "The Q3 report and its chart."},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}}
-                    ]
-                }]}
-            ]
-        })
+        framed(
+            Wire::Anthropic,
+            "The Q3 report?",
+            "docs_report",
+            json!([
+                {"type": "text", "text": "The Q3 report and its chart."},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}}
+            ]),
+        )
     );
     assert_eq!(
         encode(&OpenAiResponses::default(), &messages),
-        json!({
-            "model": "m",
-            "input": [
-                {"role": "user", "content": "The Q3 report?"},
-                {"type": "function_call", "call_id": "c1", "name": "docs_report", "arguments": "{}"},
-                {"type": "function_call_output", "call_id": "c1", "output": [
-                    {"type": "input_text", "text": "The Q3 report and its chart."},
-                    {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
-                    {"type": "input_image", "image_url": png_url}
-                ]}
-            ]
-        })
+        framed(
+            Wire::OpenAiResponses,
+            "The Q3 report?",
+            "docs_report",
+            json!([
+                {"type": "input_text", "text": "The Q3 report and its chart."},
+                {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
+                {"type": "input_image", "image_url": png_url}
+            ]),
+        )
     );
     assert_eq!(
         encode(&Gemini::default(), &messages),
-        json!({
-            "contents": [
-                {"role": "user", "parts": [{"text": "The Q3 report?"}]},
-                {"role": "model", "parts": [{"functionCall": {"name": "docs_report", "args": {}, "id": "c1"}}]},
-                {"role": "user", "parts": [{"functionResponse": {
-                    "name": "docs_report",
-                    "response": {"output": "The Q3 report and its chart."},
-                    "id": "c1",
-                    "parts": [
-                        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
-                        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
-                    ]
-                }}]}
-            ]
-        })
+        framed(
+            Wire::Gemini,
+            "The Q3 report?",
+            "docs_report",
+            json!([{"functionResponse": {
+                "name": "docs_report",
+                "response": {"output": "The Q3 report and its chart."},
+                "id": "c1",
+                "parts": [
+                    {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                    {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
+                ]
+            }}]),
+        )
     );
     assert_eq!(
         encode(&OpenAiChat::default(), &messages),
-        json!({
-            "model": "m",
-            "messages": [
-                {"role": "user", "content": "The Q3 report?"},
-                {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "docs_report", "arguments": "{}"}}
-                ]},
+        framed(
+            Wire::OpenAiChat,
+            "The Q3 report?",
+            "docs_report",
+            json!([
                 {"role": "tool", "tool_call_id": "c1", "content": "The Q3 report and its chart."},
                 {"role": "user", "content": [
                     {"type": "text", "text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
                     {"type": "file", "file": {"filename": "q3.pdf", "file_data": pdf_url}},
                     {"type": "image_url", "image_url": {"url": png_url}}
                 ]}
-            ]
-        })
+            ]),
+        )
     );
 }
 
@@ -168,25 +153,15 @@ async fn a_pdf_served_by_skyl_and_mounted_back_is_a_titled_document_again() {
     let messages = transcript(&toolbox, "docs_quarterly").await;
     assert_eq!(
         encode(&Anthropic, &messages),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "The Q3 report?"}]},
-                {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "c1", "name": "docs_quarterly", "input": {}}
-                ]},
-                {"role": "user", "content": [{
-                    "type": "tool_result",
-                    "tool_use_id": "c1",
-                    "is_error": false,
-                    "content": [
-                        {"type": "text", "text": "The Q3 report."},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"}
-                    ]
-                }]}
-            ]
-        })
+        framed(
+            Wire::Anthropic,
+            "The Q3 report?",
+            "docs_quarterly",
+            json!([
+                {"type": "text", "text": "The Q3 report."},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"}
+            ]),
+        )
     );
 }
 

@@ -110,6 +110,18 @@ fn get(name: &str, arguments: Value) -> ClientRequest {
     ClientRequest::GetPromptRequest(GetPromptRequest::new(params))
 }
 
+fn list_prompts() -> ClientRequest {
+    ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
+}
+
+fn list_resources() -> ClientRequest {
+    ClientRequest::ListResourcesRequest(ListResourcesRequest::default())
+}
+
+fn list_templates() -> ClientRequest {
+    ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default())
+}
+
 fn read(uri: &str) -> ClientRequest {
     ClientRequest::ReadResourceRequest(ReadResourceRequest::new(ReadResourceRequestParams::new(
         uri,
@@ -129,127 +141,118 @@ async fn exercise(client: &Client, modern: bool) {
         }
         value
     };
-    assert_eq!(
-        ask(
-            client,
-            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
-        )
-        .await,
-        complete(
-            json!({"prompts": [
-                {"name": "describe_chart", "description": "Asks for a chart's description.",
-                 "arguments": [{"name": "weeks", "description": "How many weeks it spans.", "required": true}]},
-                {"name": "quote", "description": "Quotes a note.",
-                 "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]},
-                {"name": "crash", "description": "Never gives its messages."}
-            ]}),
-            true
-        )
-    );
-    assert_eq!(
-        ask(client, get("describe_chart", json!({"weeks": "3"}))).await,
-        complete(
-            json!({"description": "Asks for a chart's description.", "messages": [
-                {"role": "user", "content": {"type": "text", "text": "Describe this chart of 3 weeks."}},
-                {"role": "user", "content": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
-                {"role": "assistant", "content": {"type": "text", "text": "It rises."}}
-            ]}),
-            false
-        )
-    );
-    assert_eq!(
-        ask(client, get("quote", json!({}))).await,
-        complete(
-            json!({"description": "Quotes a note.", "messages": [
-                {"role": "user", "content": {"type": "resource", "resource":
-                    {"uri": "notes://today", "mimeType": "text/plain", "text": "Buy milk."}}}
-            ]}),
-            false
-        )
-    );
-    assert_eq!(
-        ask(client, get("describe_chart", json!({"weeks": "many"}))).await,
-        json!({"error": {"code": -32602, "message": "the argument \"weeks\" of the prompt \"describe_chart\" does not read: invalid type: string \"many\", expected u32; get it again with a value that does (completion/complete suggests values)"}})
-    );
-    assert_eq!(
-        ask(client, get("describe_chart", json!({}))).await,
-        json!({"error": {"code": -32602, "message": "the prompt \"describe_chart\" needs the argument \"weeks\", which the request does not give; get it again with a value for \"weeks\""}})
-    );
-    assert_eq!(
-        ask(client, get("quotes", json!({}))).await,
-        json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"crash\", \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}})
-    );
-    assert_eq!(
-        ask(
-            client,
-            ClientRequest::ListResourcesRequest(ListResourcesRequest::default())
-        )
-        .await,
-        complete(
-            json!({"resources": [
-                {"uri": "assets://logo", "name": "logo", "description": "The logo.", "mimeType": "image/png"},
-                {"uri": "notes://today", "name": "today", "mimeType": "text/plain"},
-                {"uri": "notes://broken", "name": "broken"}
-            ]}),
-            true
-        )
-    );
-    assert_eq!(
-        ask(
-            client,
-            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default())
-        )
-        .await,
-        complete(
-            json!({"resourceTemplates": [
-                {"uriTemplate": "notes://days/{day}", "name": "day", "mimeType": "text/plain"}
-            ]}),
-            true
-        )
-    );
-    assert_eq!(
-        ask(client, read("assets://logo")).await,
-        complete(
-            json!({"contents": [{"uri": "assets://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]}),
-            true
-        )
-    );
-    assert_eq!(
-        ask(client, read("notes://days/12")).await,
-        complete(
-            json!({"contents": [{"uri": "notes://days/12", "mimeType": "text/plain", "text": "The notes of day 12."}]}),
-            true
-        )
-    );
-    assert_eq!(
-        ask(client, read("notes://days/twelfth")).await,
-        json!({"error": {"code": -32602, "message": "the URI \"notes://days/twelfth\" fits the template \"notes://days/{day}\", but its variable \"day\" does not read: invalid type: string \"twelfth\", expected u8; read a URI whose \"day\" does (completion/complete suggests values)", "data": {"uri": "notes://days/twelfth"}}})
-    );
-    assert_eq!(
-        ask(client, read("notes://broken")).await,
-        json!({"error": {"code": -32603, "message": "reading the resource \"notes://broken\" crashed (the notes file is corrupt); this is a bug in the server, not in the request: do not read it again, and tell the server's maintainers", "data": {"uri": "notes://broken"}}})
-    );
-    // Not found: -32002 before 2026-07-28, -32602 from it on (SEP-2164), with the URI.
-    assert_eq!(
-        ask(client, read("notes://tomorrow")).await,
-        json!({"error": {"code": if modern { -32602 } else { -32002 }, "message": "there is no resource at \"notes://tomorrow\"; this server's resources and templates are: \"assets://logo\", \"notes://broken\", \"notes://days/{day}\", \"notes://today\". Read one of them (resources/list and resources/templates/list list them)", "data": {"uri": "notes://tomorrow"}}})
-    );
     let completion = serde_json::from_value(json!({
         "ref": {"type": "ref/resource", "uri": "notes://days/{day}"},
         "argument": {"name": "day", "value": "1"}
     }))
     .unwrap();
-    assert_eq!(
-        ask(
-            client,
-            ClientRequest::CompleteRequest(CompleteRequest::new(completion))
-        )
-        .await,
-        complete(
-            json!({"completion": {"values": ["1", "12"], "total": 2, "hasMore": false}}),
-            false
-        )
-    );
+    // Each request, and its whole answer.
+    let exchanges: Vec<(ClientRequest, Value)> = vec![
+        (
+            list_prompts(),
+            complete(
+                json!({"prompts": [
+                    {"name": "describe_chart", "description": "Asks for a chart's description.",
+                     "arguments": [{"name": "weeks", "description": "How many weeks it spans.", "required": true}]},
+                    {"name": "quote", "description": "Quotes a note.",
+                     "arguments": [{"name": "note", "description": "The note's URI.", "required": false}]},
+                    {"name": "crash", "description": "Never gives its messages."}
+                ]}),
+                true,
+            ),
+        ),
+        (
+            get("describe_chart", json!({"weeks": "3"})),
+            complete(
+                json!({"description": "Asks for a chart's description.", "messages": [
+                    {"role": "user", "content": {"type": "text", "text": "Describe this chart of 3 weeks."}},
+                    {"role": "user", "content": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
+                    {"role": "assistant", "content": {"type": "text", "text": "It rises."}}
+                ]}),
+                false,
+            ),
+        ),
+        (
+            get("quote", json!({})),
+            complete(
+                json!({"description": "Quotes a note.", "messages": [
+                    {"role": "user", "content": {"type": "resource", "resource":
+                        {"uri": "notes://today", "mimeType": "text/plain", "text": "Buy milk."}}}
+                ]}),
+                false,
+            ),
+        ),
+        (
+            get("describe_chart", json!({"weeks": "many"})),
+            json!({"error": {"code": -32602, "message": "the argument \"weeks\" of the prompt \"describe_chart\" does not read: invalid type: string \"many\", expected u32; get it again with a value that does (completion/complete suggests values)"}}),
+        ),
+        (
+            get("describe_chart", json!({})),
+            json!({"error": {"code": -32602, "message": "the prompt \"describe_chart\" needs the argument \"weeks\", which the request does not give; get it again with a value for \"weeks\""}}),
+        ),
+        (
+            get("quotes", json!({})),
+            json!({"error": {"code": -32602, "message": "there is no prompt named \"quotes\". Did you mean \"quote\"? The prompts are: \"crash\", \"describe_chart\", \"quote\". Get one of them by its exact name (prompts/list lists them)."}}),
+        ),
+        (
+            list_resources(),
+            complete(
+                json!({"resources": [
+                    {"uri": "assets://logo", "name": "logo", "description": "The logo.", "mimeType": "image/png"},
+                    {"uri": "notes://today", "name": "today", "mimeType": "text/plain"},
+                    {"uri": "notes://broken", "name": "broken"}
+                ]}),
+                true,
+            ),
+        ),
+        (
+            list_templates(),
+            complete(
+                json!({"resourceTemplates": [
+                    {"uriTemplate": "notes://days/{day}", "name": "day", "mimeType": "text/plain"}
+                ]}),
+                true,
+            ),
+        ),
+        (
+            read("assets://logo"),
+            complete(
+                json!({"contents": [{"uri": "assets://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]}),
+                true,
+            ),
+        ),
+        (
+            read("notes://days/12"),
+            complete(
+                json!({"contents": [{"uri": "notes://days/12", "mimeType": "text/plain", "text": "The notes of day 12."}]}),
+                true,
+            ),
+        ),
+        (
+            read("notes://days/twelfth"),
+            json!({"error": {"code": -32602, "message": "the URI \"notes://days/twelfth\" fits the template \"notes://days/{day}\", but its variable \"day\" does not read: invalid type: string \"twelfth\", expected u8; read a URI whose \"day\" does (completion/complete suggests values)", "data": {"uri": "notes://days/twelfth"}}}),
+        ),
+        (
+            read("notes://broken"),
+            json!({"error": {"code": -32603, "message": "reading the resource \"notes://broken\" crashed (the notes file is corrupt); this is a bug in the server, not in the request: do not read it again, and tell the server's maintainers", "data": {"uri": "notes://broken"}}}),
+        ),
+        // Not found: -32002 before 2026-07-28, -32602 from it on (SEP-2164), with the URI.
+        (
+            read("notes://tomorrow"),
+            json!({"error": {"code": if modern { -32602 } else { -32002 }, "message": "there is no resource at \"notes://tomorrow\"; this server's resources and templates are: \"assets://logo\", \"notes://broken\", \"notes://days/{day}\", \"notes://today\". Read one of them (resources/list and resources/templates/list list them)", "data": {"uri": "notes://tomorrow"}}}),
+        ),
+        (
+            ClientRequest::CompleteRequest(CompleteRequest::new(completion)),
+            complete(
+                json!({"completion": {"values": ["1", "12"], "total": 2, "hasMore": false}}),
+                false,
+            ),
+        ),
+    ];
+    for (request, answer) in exchanges {
+        let asked = format!("{request:?}");
+        assert_eq!(ask(client, request).await, answer, "{asked}");
+    }
 }
 
 /// [`exercise`] through `client`, then the client closed.
@@ -295,23 +298,9 @@ async fn without(client: &Client, request: ClientRequest, items: &str) -> Value 
 async fn the_caching_hints_a_server_gives_are_on_every_list_and_read_at_2026_07_28_only() {
     use skyl::mcp::rmcp::model::{CacheScope, ListToolsRequest};
     for modern in [true, false] {
-        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
         let hinted =
             server().with_cache_hints(std::time::Duration::from_secs(60), CacheScope::Public);
-        tokio::spawn(hinted.serve(server_end));
-        let client = if modern {
-            let lifecycle = ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            };
-            bounded(
-                "the discovery",
-                ().serve_with_lifecycle(client_end, lifecycle),
-            )
-            .await
-        } else {
-            bounded("the handshake", ().serve(client_end)).await
-        }
-        .unwrap();
+        let client = pipe_client(hinted, modern).await;
         let hints = if modern {
             json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "public"})
         } else {
@@ -322,18 +311,9 @@ async fn the_caching_hints_a_server_gives_are_on_every_list_and_read_at_2026_07_
                 ClientRequest::ListToolsRequest(ListToolsRequest::default()),
                 "tools",
             ),
-            (
-                ClientRequest::ListPromptsRequest(ListPromptsRequest::default()),
-                "prompts",
-            ),
-            (
-                ClientRequest::ListResourcesRequest(ListResourcesRequest::default()),
-                "resources",
-            ),
-            (
-                ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default()),
-                "resourceTemplates",
-            ),
+            (list_prompts(), "prompts"),
+            (list_resources(), "resources"),
+            (list_templates(), "resourceTemplates"),
             (read("notes://today"), "contents"),
         ];
         for (request, items) in lists {
@@ -470,11 +450,7 @@ async fn prompts_and_resources_made_by_the_attributes() {
         .with_resource(Logo);
     let client = pipe_client(server, false).await;
     assert_eq!(
-        ask(
-            &client,
-            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
-        )
-        .await,
+        ask(&client, list_prompts()).await,
         json!({"prompts": [
             {"name": "code_review", "title": "Code review", "description": "Asks for a review of a piece of code.",
              "arguments": [
@@ -532,11 +508,7 @@ async fn prompts_and_resources_made_by_the_attributes() {
         );
     }
     assert_eq!(
-        ask(
-            &client,
-            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::default())
-        )
-        .await,
+        ask(&client, list_templates()).await,
         json!({"resourceTemplates": [
             {"uriTemplate": "notes://days/{day}", "name": "day", "description": "The notes of one day of the month.", "mimeType": "text/plain"},
             {"uriTemplate": "notes://tones/{tone}", "name": "tone_notes", "description": "The notes of a tone."}
@@ -593,11 +565,7 @@ async fn the_methods_of_a_served_block_hold_their_instance() {
     let server = Server::new(Toolbox::new()).with_served(notebook);
     let client = pipe_client(server, false).await;
     assert_eq!(
-        ask(
-            &client,
-            ClientRequest::ListPromptsRequest(ListPromptsRequest::default())
-        )
-        .await,
+        ask(&client, list_prompts()).await,
         json!({"prompts": [{"name": "summarize", "description": "Asks for a summary of the notebook.",
             "arguments": [{"name": "lines", "description": "How many lines.", "required": true}]}]})
     );

@@ -16,7 +16,9 @@ use skyl::{
 };
 use tokio::sync::Notify;
 
-use crate::common::{Client, bounded, call, call_then_cancel, error, object, start, text};
+use crate::common::{
+    Client, bounded, call, call_then_cancel, error, object, start, structured, text,
+};
 use crate::weather_tools;
 
 /// The weather tools as `tools/list` shows them.
@@ -313,11 +315,7 @@ async fn hints_and_output_schemas_are_listed_and_json_output_is_structured() {
     );
     assert_eq!(
         call(&client, "forecast", json!({"city": "Gulu"})).await,
-        json!({
-            "content": [{"type": "text", "text": r#"{"city":"Gulu","celsius":22}"#}],
-            "structuredContent": {"city": "Gulu", "celsius": 22},
-            "isError": false
-        })
+        structured(json!({"city": "Gulu", "celsius": 22}))
     );
 }
 
@@ -393,11 +391,7 @@ async fn a_tool_returning_json_with_output_schema_lists_it_and_answers_structure
     );
     assert_eq!(
         call(&client, "read_station", json!({"city": "Gulu"})).await,
-        json!({
-            "content": [{"type": "text", "text": r#"{"city":"Gulu","celsius":21}"#}],
-            "structuredContent": {"city": "Gulu", "celsius": 21},
-            "isError": false
-        })
+        structured(json!({"city": "Gulu", "celsius": 21}))
     );
 }
 

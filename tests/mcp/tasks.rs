@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skyl::agent::{Agent, Reply, Run, Stop};
+use skyl::agent::{Reply, Run, Stop};
 use skyl::durable::SqliteJournal;
 use skyl::mcp::Server;
 use skyl::mcp::rmcp::model::{
@@ -17,11 +17,12 @@ use skyl::mcp::rmcp::model::{
 use skyl::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use skyl::mcp::rmcp::{ClientHandler, ServiceExt};
 use skyl::testing::ScriptedModel;
-use skyl::{Message, ToolCall, ToolResult, Toolbox, tool::CallContext};
-use std::future::IntoFuture;
+use skyl::{ToolCall, ToolResult, Toolbox, tool::CallContext};
 use tokio::sync::Notify;
 
-use crate::common::{bounded, object};
+use crate::common::{
+    answered_at_once, asked_first, bounded, modern_client_of, object, resumed_over, run_over,
+};
 
 /// Lets `render` finish, once per call.
 static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
@@ -104,6 +105,29 @@ impl ClientHandler for TaskClient {
 
 type Client = RunningService<RoleClient, TaskClient>;
 
+/// A fresh directory for a `task_server`'s journal, effects and gate, removed when dropped.
+struct TaskDir(std::path::PathBuf);
+
+impl TaskDir {
+    fn new(name: &str) -> TaskDir {
+        TaskDir(journal_path(name).parent().unwrap().to_owned())
+    }
+}
+
+impl std::ops::Deref for TaskDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TaskDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn journal_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("skyl-tasks-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -183,10 +207,10 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
     let created = create(&client, "render", json!({"pages": 3})).await;
     let id = text_of(&created, "taskId");
     let at = text_of(&created, "createdAt");
-    assert_eq!(
-        created,
+    // The task as created, and as `tasks/get` answers while it works.
+    let working = |result_type: &str| {
         json!({
-            "resultType": "task",
+            "resultType": result_type,
             "taskId": id,
             "status": "working",
             "createdAt": at,
@@ -194,19 +218,9 @@ async fn a_call_becomes_a_task_that_is_polled_to_its_result() {
             "ttlMs": null,
             "pollIntervalMs": 20
         })
-    );
-    assert_eq!(
-        get(&client, &id).await.unwrap(),
-        json!({
-            "resultType": "complete",
-            "taskId": id,
-            "status": "working",
-            "createdAt": at,
-            "lastUpdatedAt": at,
-            "ttlMs": null,
-            "pollIntervalMs": 20
-        })
-    );
+    };
+    assert_eq!(created, working("task"));
+    assert_eq!(get(&client, &id).await.unwrap(), working("complete"));
     GATE.notify_one();
     let done = settled(&client, &id).await;
     let updated = text_of(&done, "lastUpdatedAt");
@@ -252,14 +266,8 @@ async fn which_calls_become_tasks_and_their_poll_interval_hold_whatever_the_orde
         .with_task_journal(journal);
     let (client, _heard) = connect(server, true).await;
     let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 2})));
-    let answered = bounded("count", client.peer().call_tool_once(params))
-        .await
-        .unwrap();
-    let CallToolResponse::Complete(result) = answered else {
-        panic!("count, which is not made a task, got {answered:?}");
-    };
     assert_eq!(
-        serde_json::to_value(result).unwrap(),
+        answered_at_once(client.peer(), params).await,
         json!({"content": [{"type": "text", "text": "1 2"}], "isError": false})
     );
     let created = create(&client, "square", json!({"n": 7})).await;
@@ -396,31 +404,13 @@ fn name_question() -> Value {
 #[tokio::test]
 async fn a_call_asks_before_its_task_is_created_and_the_task_has_the_answers() {
     // At 2026-07-28: an input-required round, then the task.
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(greeting_server("before-modern").serve(server_end));
     let handler = TaskClient {
         tasks: true,
         heard: Arc::default(),
     };
-    let lifecycle = skyl::mcp::rmcp::service::ClientLifecycleMode::Discover {
-        preferred_versions: vec![skyl::mcp::rmcp::model::ProtocolVersion::V_2026_07_28],
-    };
-    let client = bounded(
-        "the discovery",
-        skyl::mcp::rmcp::service::ClientServiceExt::serve_with_lifecycle(
-            handler, client_end, lifecycle,
-        ),
-    )
-    .await
-    .unwrap();
+    let client = modern_client_of(greeting_server("before-modern"), handler).await;
     let params = CallToolRequestParams::new("greet_later");
-    let first = bounded("round 1", client.peer().call_tool_once(params.clone()))
-        .await
-        .unwrap();
-    let CallToolResponse::InputRequired(first) = first else {
-        panic!("not asked before the task: {first:?}");
-    };
-    let state = first.request_state.clone().expect("a request state");
+    let (first, state) = asked_first(client.peer(), params.clone()).await;
     assert_eq!(
         serde_json::to_value(&first).unwrap(),
         json!({"resultType": "input_required", "inputRequests": {"name": name_question()}, "requestState": state})
@@ -506,14 +496,8 @@ async fn an_unknown_task_is_invalid_params() {
 async fn a_client_without_the_tasks_extension_gets_the_result() {
     let (client, _heard) = client(false, "plain").await;
     let params = CallToolRequestParams::new("count").with_arguments(object(json!({"to": 3})));
-    let answered = bounded("the call", client.peer().call_tool_once(params))
-        .await
-        .unwrap();
-    let CallToolResponse::Complete(result) = answered else {
-        panic!("a client that does not declare tasks got {answered:?}");
-    };
     assert_eq!(
-        serde_json::to_value(result).unwrap(),
+        answered_at_once(client.peer(), params).await,
         json!({"content": [{"type": "text", "text": "1 2 3"}], "isError": false})
     );
 }
@@ -521,13 +505,18 @@ async fn a_client_without_the_tasks_extension_gets_the_result() {
 /// The `task_server` binary started on a journal, effects file and gate in `dir`, its stdin and
 /// stdout piped.
 fn spawn_task_server(dir: &std::path::Path) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"))
-        .arg(dir.join("tasks.db"))
-        .arg(dir.join("effects"))
-        .arg(dir.join("gate"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_server"));
+    command
+        .args([dir.join("tasks.db"), dir.join("effects"), dir.join("gate")])
         .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    spawn_reading(command)
+}
+
+/// `command` started with its stdout piped, killed when dropped.
+fn spawn_reading(mut command: tokio::process::Command) -> tokio::process::Child {
+    command
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap()
@@ -547,6 +536,26 @@ async fn task_server(dir: &std::path::Path) -> (tokio::process::Child, Client) {
         .await
         .unwrap();
     (child, client)
+}
+
+/// `client` heard one task notification, which says what `tasks/get` answered (`got`).
+async fn assert_heard_as_got(client: &Client, got: &Value) {
+    let mut notified = got.clone();
+    notified.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(heard_by(client).await, [notified]);
+}
+
+/// Sends `tasks/update` for the task `id` with `answer` to its question `confirm`.
+async fn answer_confirm(client: &Client, id: &str, answer: Value) {
+    let responses = [("confirm".to_owned(), answer)].into_iter().collect();
+    bounded(
+        "tasks/update",
+        client
+            .peer()
+            .update_task(UpdateTaskParams::new(id.to_owned(), responses)),
+    )
+    .await
+    .unwrap();
 }
 
 /// The task notifications `client` heard, once it heard one (waiting at most 5 seconds).
@@ -571,6 +580,23 @@ fn effects(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     counted
 }
 
+/// The effects in `dir` are `lines`, each happened once, and nothing else.
+fn assert_each_effect_once(dir: &std::path::Path, lines: &[&str]) {
+    let once: std::collections::BTreeMap<String, usize> =
+        lines.iter().map(|line| (line.to_string(), 1)).collect();
+    assert_eq!(effects(dir), once);
+}
+
+/// The whole answer to the request `rpc_id`, a 2025-11-25 `tasks/result` of the task `id`: its
+/// call's text result, related to the task.
+fn task_result_2025(rpc_id: u64, id: &str, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": rpc_id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "isError": false,
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
+    }})
+}
+
 /// A completed task's whole `tasks/get` answer, given what it was created as.
 fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value {
     json!({
@@ -591,7 +617,7 @@ fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value 
 
 #[tokio::test]
 async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
-    let dir = journal_path("crash").parent().unwrap().to_owned();
+    let dir = TaskDir::new("crash");
     let (mut first, client) = task_server(&dir).await;
     // Two that finish before the kill, then two of each tool cut off by it.
     let calls = [
@@ -683,12 +709,11 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
     .map(|(line, n)| (line.to_owned(), n))
     .collect();
     assert_eq!(counted, expected_effects);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
-    let dir = journal_path("eof").parent().unwrap().to_owned();
+    let dir = TaskDir::new("eof");
     let (mut first, client) = task_server(&dir).await;
     // One task runs its tool, which waits for the gate; the next is created just before the
     // client goes away.
@@ -715,17 +740,15 @@ async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_
         assert_eq!(got, completed(task, &got, text, false));
     }
     bounded("the kill", second.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        "charge 1 start",
-        "charge 1 done",
-        "charge 2 start",
-        "charge 2 done",
-    ]
-    .into_iter()
-    .map(|line| (line.to_owned(), 1))
-    .collect();
-    assert_eq!(effects(&dir), expected);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_each_effect_once(
+        &dir,
+        &[
+            "charge 1 start",
+            "charge 1 done",
+            "charge 2 start",
+            "charge 2 done",
+        ],
+    );
 }
 
 /// A conversation in raw JSON-RPC with the `task_server` binary on `dir`, at MCP 2025-11-25.
@@ -806,10 +829,7 @@ impl Raw2025 {
 /// no `initialize`) from the `task_server` binary, over stdio.
 async fn handshake_over_stdio(revision: &str) -> Value {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let dir = journal_path(&format!("handshake-{revision}"))
-        .parent()
-        .unwrap()
-        .to_owned();
+    let dir = TaskDir::new(&format!("handshake-{revision}"));
     let mut child = spawn_task_server(&dir);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
@@ -823,7 +843,6 @@ async fn handshake_over_stdio(revision: &str) -> Value {
         .unwrap()
         .unwrap();
     let _ = child.kill().await;
-    let _ = std::fs::remove_dir_all(&dir);
     serde_json::from_str::<Value>(&line).unwrap()["result"].take()
 }
 
@@ -936,7 +955,7 @@ async fn a_server_with_tasks_declares_2025_11_25s_tasks_capability_at_that_revis
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
-    let dir = journal_path("form-2025").parent().unwrap().to_owned();
+    let dir = TaskDir::new("form-2025");
     let mut raw = Raw2025::start(&dir).await;
     let call = json!({"name": "charge", "arguments": {"order": 11, "wait": false}, "task": {"ttl": 60000}});
     let created = raw.request(1, "tools/call", call).await;
@@ -957,27 +976,19 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     );
     // tasks/result waits for the end, and gives the call's result.
     let result = raw.request(2, "tasks/result", json!({"taskId": id})).await;
-    assert_eq!(
-        result,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {
-            "content": [{"type": "text", "text": "charged order 11"}],
-            "isError": false,
-            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
-        }})
-    );
+    assert_eq!(result, task_result_2025(2, &id, "charged order 11"));
     let got = raw.request(3, "tasks/get", json!({"taskId": id})).await;
     let updated = text_of(&got["result"], "lastUpdatedAt");
-    assert_eq!(
-        got,
-        json!({"jsonrpc": "2.0", "id": 3, "result": {
-            "taskId": id,
-            "status": "completed",
-            "createdAt": at,
-            "lastUpdatedAt": updated,
-            "ttl": null,
-            "pollInterval": 20
-        }})
-    );
+    // The task as 2025-11-25 writes it, ended.
+    let ended = json!({
+        "taskId": id,
+        "status": "completed",
+        "createdAt": at,
+        "lastUpdatedAt": updated,
+        "ttl": null,
+        "pollInterval": 20
+    });
+    assert_eq!(got, json!({"jsonrpc": "2.0", "id": 3, "result": ended}));
     // A task that ended cannot be cancelled.
     let cancelled = raw.request(4, "tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(cancelled["error"]["code"], -32602, "{cancelled}");
@@ -990,14 +1001,7 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
     let listed = again.request(6, "tasks/list", json!({})).await;
     assert_eq!(
         listed,
-        json!({"jsonrpc": "2.0", "id": 6, "result": {"tasks": [{
-            "taskId": id,
-            "status": "completed",
-            "createdAt": at,
-            "lastUpdatedAt": updated,
-            "ttl": null,
-            "pollInterval": 20
-        }]}})
+        json!({"jsonrpc": "2.0", "id": 6, "result": {"tasks": [ended]}})
     );
     let refused = again
         .request(7, "tasks/list", json!({"cursor": "page two"}))
@@ -1010,19 +1014,12 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
         }})
     );
     bounded("the kill", again.child.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        ("charge 11 start".to_owned(), 1),
-        ("charge 11 done".to_owned(), 1),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(effects(&dir), expected);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_each_effect_once(&dir, &["charge 11 start", "charge 11 done"]);
 }
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
-    let dir = journal_path("support-2025").parent().unwrap().to_owned();
+    let dir = TaskDir::new("support-2025");
     let mut raw = Raw2025::start(&dir).await;
     let listed = raw.request(1, "tools/list", json!({})).await;
     bounded("the kill", raw.child.kill()).await.unwrap();
@@ -1078,12 +1075,11 @@ async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
             }
         ]}})
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_restart_and_runs_once() {
-    let dir = journal_path("asks-2025").parent().unwrap().to_owned();
+    let dir = TaskDir::new("asks-2025");
     let declared = json!({"elicitation": {"form": {}}, "tasks": {}});
     let mut raw = Raw2025::declaring(&dir, declared.clone()).await;
     let call = json!({"name": "refund", "arguments": {"order": 12, "wait": false}, "task": {"ttl": 60000}});
@@ -1145,26 +1141,15 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
     assert_eq!(got["result"]["status"], "completed", "{got}");
     assert_eq!(
         result,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {
-            "content": [{"type": "text", "text": "refunded order 12: \"accept\""}],
-            "isError": false,
-            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}
-        }})
+        task_result_2025(2, &id, "refunded order 12: \"accept\"")
     );
     bounded("the kill", raw.child.kill()).await.unwrap();
-    let expected: std::collections::BTreeMap<String, usize> = [
-        ("refund 12 start".to_owned(), 1),
-        ("refund 12 done".to_owned(), 1),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(effects(&dir), expected);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_each_effect_once(&dir, &["refund 12 start", "refund 12 done"]);
 }
 
 #[tokio::test]
 async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
-    let dir = journal_path("asks").parent().unwrap().to_owned();
+    let dir = TaskDir::new("asks");
     let (mut first, client) = task_server(&dir).await;
     let created = create(&client, "refund", json!({"order": 7, "wait": false})).await;
     let id = text_of(&created, "taskId");
@@ -1195,9 +1180,7 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     // The tool asked before its effect: nothing happened yet.
     assert_eq!(effects(&dir), Default::default());
     // The client that created the task heard that it waits, as `tasks/get` says it.
-    let mut notified = waiting.clone();
-    notified.as_object_mut().unwrap().remove("resultType");
-    assert_eq!(heard_by(&client).await, [notified]);
+    assert_heard_as_got(&client, &waiting).await;
 
     // Killed while the task waits, started again on the same journal: it still waits.
     bounded("the kill", first.kill()).await.unwrap();
@@ -1206,45 +1189,19 @@ async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_o
     assert_eq!(get(&client, &id).await.unwrap(), waiting);
 
     let answer = json!({"action": "accept", "content": {"confirm": true}});
-    let responses = [("confirm".to_owned(), answer)].into_iter().collect();
-    bounded(
-        "tasks/update",
-        client
-            .peer()
-            .update_task(UpdateTaskParams::new(id.clone(), responses)),
-    )
-    .await
-    .unwrap();
+    answer_confirm(&client, &id, answer).await;
     let done = settled(&client, &id).await;
     assert_eq!(
         done,
         completed(&created, &done, "refunded order 7: \"accept\"", false)
     );
     // The client that answered hears the end, as `tasks/get` says it.
-    let mut notified = done.clone();
-    notified.as_object_mut().unwrap().remove("resultType");
-    assert_eq!(heard_by(&client).await, [notified]);
+    assert_heard_as_got(&client, &done).await;
     // An answer for a task that waits for none is acknowledged and let go: nothing changes.
-    let late = [("confirm".to_owned(), json!({"action": "decline"}))]
-        .into_iter()
-        .collect();
-    bounded(
-        "a late tasks/update",
-        client
-            .peer()
-            .update_task(UpdateTaskParams::new(id.clone(), late)),
-    )
-    .await
-    .unwrap();
+    answer_confirm(&client, &id, json!({"action": "decline"})).await;
     assert_eq!(get(&client, &id).await.unwrap(), done);
-    let once: std::collections::BTreeMap<String, usize> = [
-        ("refund 7 start".to_owned(), 1),
-        ("refund 7 done".to_owned(), 1),
-    ]
-    .into();
-    assert_eq!(effects(&dir), once);
+    assert_each_effect_once(&dir, &["refund 7 start", "refund 7 done"]);
     bounded("the kill", second.kill()).await.unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// How many times a slow tool started, and whether it may finish.
@@ -1290,17 +1247,14 @@ async fn task_agent(
     mode: &str,
     tool: &str,
 ) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_task_agent"));
+    command
         .arg(url)
         .arg(journal)
-        .arg(mode)
-        .arg(tool)
+        .args([mode, tool])
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap()
+        .stderr(std::process::Stdio::piped());
+    spawn_reading(command)
 }
 
 /// A journaled run in a child process calls `tool`, mounted from a server in this process that
@@ -1308,7 +1262,7 @@ async fn task_agent(
 /// second process answers the call with the task's result, and the tool ran once.
 async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str) {
     use std::sync::atomic::Ordering;
-    let dir = journal_path(tool).parent().unwrap().to_owned();
+    let dir = TaskDir::new(tool);
     let served = Toolbox::new().with(SlowRender).with(SlowCharge);
     let server = Server::new(served)
         .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())
@@ -1371,7 +1325,6 @@ async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str)
     // The tool ran once: the resumed call did not call it again.
     assert_eq!(counter.0.load(Ordering::SeqCst), 1);
     serving.abort();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
@@ -1409,9 +1362,9 @@ async fn never_ends(#[context] call: CallContext) -> &'static str {
     "cancelled"
 }
 
-/// skyl's server with tasks, mounted in process with the call timeout `call_timeout` and the
-/// task timeout `task_timeout`.
-async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> Toolbox {
+/// skyl's server with tasks, mounted in process with a call timeout and a task timeout of
+/// `call_ms` and `task_ms` milliseconds.
+async fn mounted(name: &str, call_ms: u64, task_ms: u64) -> Toolbox {
     let journal = SqliteJournal::open(journal_path(name)).unwrap();
     let server = Server::new(Toolbox::new().with(TakeLong).with(NeverEnds))
         .with_task_journal(journal)
@@ -1421,8 +1374,8 @@ async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> 
     let remote = bounded(
         "mounting",
         skyl::mcp::Remote::builder("jobs")
-            .call_timeout(call_timeout)
-            .task_timeout(task_timeout)
+            .call_timeout(Duration::from_millis(call_ms))
+            .task_timeout(Duration::from_millis(task_ms))
             .connect(client_end),
     )
     .await
@@ -1432,12 +1385,7 @@ async fn mounted(call_timeout: Duration, task_timeout: Duration, name: &str) -> 
 
 #[tokio::test]
 async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() {
-    let toolbox = mounted(
-        Duration::from_millis(50),
-        Duration::from_secs(60),
-        "awaited",
-    )
-    .await;
+    let toolbox = mounted("awaited", 50, 60_000).await;
     let call = skyl::ToolCall::new("c1", "jobs_take_long", json!({"pages": 2}));
     let dispatch = toolbox.dispatch(&call);
     let open = async {
@@ -1452,12 +1400,7 @@ async fn a_mounted_call_answered_with_a_task_is_awaited_past_the_call_timeout() 
 
 #[tokio::test]
 async fn a_mounted_task_past_the_task_timeout_is_cancelled_on_the_server() {
-    let toolbox = mounted(
-        Duration::from_secs(60),
-        Duration::from_millis(100),
-        "expired",
-    )
-    .await;
+    let toolbox = mounted("expired", 60_000, 100).await;
     let call = skyl::ToolCall::new("c1", "jobs_never_ends", json!({}));
     let result = bounded("the call", toolbox.dispatch(&call)).await;
     assert_eq!(
@@ -1536,13 +1479,7 @@ async fn run_waiting_for(remote: &skyl::mcp::Remote) -> Run {
         "rooms_book",
         json!({"room": "blue"}),
     )]);
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded(
-        "the run",
-        agent.run(vec![Message::user("Book it")]).into_future(),
-    )
-    .await
-    .unwrap();
+    let run = run_over(remote, model, "Book it").await;
     assert_eq!(run.stop(), &Stop::AwaitingApproval);
     let question = run.question("c1").expect("the call asked");
     assert_eq!(question.from(), "rooms");
@@ -1557,13 +1494,7 @@ async fn run_waiting_for(remote: &skyl::mcp::Remote) -> Run {
 /// `run`, replied to and resumed over `remote`'s tools: the call's result.
 async fn resumed_result(remote: &skyl::mcp::Remote, mut run: Run, reply: Reply) -> Vec<ToolResult> {
     run.reply("c1", reply).unwrap();
-    let model = ScriptedModel::new().reply_text("Done.");
-    let agent = Agent::new(model, Toolbox::new().with_remote(remote), "m");
-    let run = bounded("the resumed run", agent.resume(run).into_future())
-        .await
-        .unwrap();
-    assert_eq!(run.stop(), &Stop::Answered);
-    skyl::transcript::validate_complete(run.transcript()).unwrap();
+    let run = resumed_over(remote, run).await;
     run.transcript()[2].tool_results().cloned().collect()
 }
 

@@ -2,12 +2,13 @@
 //! `cache_control` breakpoints (on by default, at most four, each movable or off), OpenAI's
 //! `prompt_cache_key` and `prompt_cache_retention`, Gemini's `cachedContent`. Whole bodies.
 
+use crate::support::calling;
 use serde_json::{Value, json};
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request,
     caching::{CacheTtl, Caching, Retention},
 };
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition, transcript::tool_result_message};
+use skyl::{Message, Part, Role, ToolDefinition, transcript::tool_result_message};
 
 fn tool(name: &str) -> ToolDefinition {
     ToolDefinition::new(
@@ -23,10 +24,7 @@ fn request(caching: Caching) -> Request<'static> {
         "m",
         vec![
             Message::user("Weather?"),
-            Message {
-                role: Role::Assistant,
-                parts: vec![Part::ToolCall(ToolCall::new("c1", "zeta", json!({})))],
-            },
+            calling("c1", "zeta", json!({})),
             tool_result_message("c1", "22C"),
         ],
     )
@@ -47,25 +45,35 @@ fn declaration(name: &str, cache_control: Option<Value>) -> Value {
     declaration
 }
 
+/// Anthropic's whole body of `request`: `system` and `messages` as the caching marked them, and
+/// `last_tool` the `cache_control` of the last tool's declaration.
+fn anthropic_body(system: Value, messages: Value, last_tool: Option<Value>) -> Value {
+    json!({
+        "model": "m",
+        "max_tokens": 4096,
+        "system": system,
+        "messages": messages,
+        "tools": [declaration("alpha", None), declaration("zeta", last_tool)],
+        "tool_choice": {"type": "auto"}
+    })
+}
+
 #[test]
 fn anthropic_marks_the_last_tool_the_system_prompt_and_the_newest_two_user_turns_by_default() {
     let ephemeral = json!({"type": "ephemeral"});
     assert_eq!(
         Anthropic.encode(&request(Caching::default())).unwrap(),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "system": [{"type": "text", "text": "Be brief.", "cache_control": ephemeral}],
-            "messages": [
+        anthropic_body(
+            json!([{"type": "text", "text": "Be brief.", "cache_control": ephemeral}]),
+            json!([
                 {"role": "user", "content": [{"type": "text", "text": "Weather?", "cache_control": ephemeral}]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "zeta", "input": {}}]},
                 {"role": "user", "content": [
                     {"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": "22C", "cache_control": ephemeral}
                 ]}
-            ],
-            "tools": [declaration("alpha", None), declaration("zeta", Some(ephemeral.clone()))],
-            "tool_choice": {"type": "auto"}
-        })
+            ]),
+            Some(ephemeral.clone()),
+        )
     );
 }
 
@@ -79,36 +87,30 @@ fn anthropic_breakpoints_turn_off_and_move_to_a_pinned_message_with_an_hours_lif
         .ttl(CacheTtl::OneHour);
     assert_eq!(
         Anthropic.encode(&request(caching)).unwrap(),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "system": "Be brief.",
-            "messages": [
+        anthropic_body(
+            json!("Be brief."),
+            json!([
                 {"role": "user", "content": [
                     {"type": "text", "text": "Weather?", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
                 ]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "zeta", "input": {}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": "22C"}]}
-            ],
-            "tools": [declaration("alpha", None), declaration("zeta", None)],
-            "tool_choice": {"type": "auto"}
-        })
+            ]),
+            None,
+        )
     );
     let off = Anthropic.encode(&request(Caching::off())).unwrap();
     assert_eq!(
         off,
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "system": "Be brief.",
-            "messages": [
+        anthropic_body(
+            json!("Be brief."),
+            json!([
                 {"role": "user", "content": [{"type": "text", "text": "Weather?"}]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "zeta", "input": {}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": "22C"}]}
-            ],
-            "tools": [declaration("alpha", None), declaration("zeta", None)],
-            "tool_choice": {"type": "auto"}
-        })
+            ]),
+            None,
+        )
     );
 }
 
@@ -120,18 +122,15 @@ fn anthropic_never_sends_more_than_four_breakpoints() {
     let ephemeral = json!({"type": "ephemeral"});
     assert_eq!(
         Anthropic.encode(&request(caching)).unwrap(),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "system": [{"type": "text", "text": "Be brief.", "cache_control": ephemeral}],
-            "messages": [
+        anthropic_body(
+            json!([{"type": "text", "text": "Be brief.", "cache_control": ephemeral}]),
+            json!([
                 {"role": "user", "content": [{"type": "text", "text": "Weather?", "cache_control": ephemeral}]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "zeta", "input": {}, "cache_control": ephemeral}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": "22C"}]}
-            ],
-            "tools": [declaration("alpha", None), declaration("zeta", Some(ephemeral.clone()))],
-            "tool_choice": {"type": "auto"}
-        })
+            ]),
+            Some(ephemeral.clone()),
+        )
     );
 }
 

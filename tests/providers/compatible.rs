@@ -8,9 +8,10 @@ use skyl::provider::{
     Adapter, OpenAiChat, Request,
     stream::{SseParser, Streaming},
 };
-use skyl::{Message, Part, Role, ToolCall, ToolResult};
+use skyl::{Message, Part, Role, ToolResult};
 
 use super::support::fixture;
+use crate::support::calling;
 
 fn openai() -> OpenAiChat {
     OpenAiChat::default()
@@ -526,14 +527,7 @@ fn openrouter_streamed_reasoning_details_are_joined_and_go_back() {
 /// under the name each kind of server reads.
 #[test]
 fn a_turn_of_calls_only_has_empty_content_and_the_limit_has_each_servers_name() {
-    let answer = Message {
-        role: Role::Assistant,
-        parts: vec![Part::ToolCall(ToolCall::new(
-            "call_1",
-            "get_weather",
-            json!({"city": "Kampala"}),
-        ))],
-    };
+    let answer = calling("call_1", "get_weather", json!({"city": "Kampala"}));
     let body = |adapter: OpenAiChat| {
         adapter
             .encode(&Request::new("m", continued(&answer)).with_max_tokens(5))

@@ -7,11 +7,12 @@ use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
 };
 use skyl::{
-    Content, Message, Part, Role, ToolCall, ToolResult,
+    Content, Message, Part, Role, ToolResult,
     content::{Audio, Document, Image, Resource, ResourceLink, ResultContent},
 };
 
-use crate::support::content_rows;
+use crate::support::calling;
+use crate::support::content_rows::{self, Wire, frame};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
 const PNG_BASE64: &str = "iVBORw0KGgo=";
@@ -49,32 +50,20 @@ fn encode(adapter: &dyn Adapter, content: Vec<Content>) -> Value {
 fn anthropic_puts_images_and_documents_in_the_tool_result_and_says_what_it_cannot_take() {
     assert_eq!(
         encode(&Anthropic, every_kind()),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Report?"}]},
-                {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "c1", "name": "report", "input": {}}
-                ]},
-                {"role": "user", "content": [{
-                    "type": "tool_result",
-                    "tool_use_id": "c1",
-                    "is_error": false,
-                    "content": [
-                        {"type": "text", "text": "The report."},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
-                        {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.jpg"}},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "report.pdf"},
-                        {"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}},
-                        {"type": "text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: Anthropic takes no audio in a tool result. If it matters, tell the user it could not be shown.]"},
-                        {"type": "text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
-                        {"type": "text", "text": "[resource file:///a.txt]\ninside a"},
-                        {"type": "text", "text": "{\"pages\":2}"}
-                    ]
-                }]}
-            ]
-        })
+        frame(
+            Wire::Anthropic,
+            json!([
+                {"type": "text", "text": "The report."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.jpg"}},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "report.pdf"},
+                {"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}},
+                {"type": "text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: Anthropic takes no audio in a tool result. If it matters, tell the user it could not be shown.]"},
+                {"type": "text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                {"type": "text", "text": "[resource file:///a.txt]\ninside a"},
+                {"type": "text", "text": "{\"pages\":2}"}
+            ]),
+        )
     );
 }
 
@@ -96,24 +85,20 @@ fn anthropic_says_an_image_over_its_five_megabytes_was_left_out() {
 fn openai_responses_puts_input_items_in_the_function_call_output() {
     assert_eq!(
         encode(&OpenAiResponses::default(), every_kind()),
-        json!({
-            "model": "m",
-            "input": [
-                {"role": "user", "content": "Report?"},
-                {"type": "function_call", "call_id": "c1", "name": "report", "arguments": "{}"},
-                {"type": "function_call_output", "call_id": "c1", "output": [
-                    {"type": "input_text", "text": "The report."},
-                    {"type": "input_image", "image_url": format!("data:image/png;base64,{PNG_BASE64}")},
-                    {"type": "input_image", "image_url": "https://example.com/chart.jpg"},
-                    {"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}"), "filename": "report.pdf"},
-                    {"type": "input_file", "file_url": "https://example.com/paper.pdf"},
-                    {"type": "input_text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Responses takes no audio in a function call's output. If it matters, tell the user it could not be shown.]"},
-                    {"type": "input_text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
-                    {"type": "input_text", "text": "[resource file:///a.txt]\ninside a"},
-                    {"type": "input_text", "text": "{\"pages\":2}"}
-                ]}
-            ]
-        })
+        frame(
+            Wire::OpenAiResponses,
+            json!([
+                {"type": "input_text", "text": "The report."},
+                {"type": "input_image", "image_url": format!("data:image/png;base64,{PNG_BASE64}")},
+                {"type": "input_image", "image_url": "https://example.com/chart.jpg"},
+                {"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF_BASE64}"), "filename": "report.pdf"},
+                {"type": "input_file", "file_url": "https://example.com/paper.pdf"},
+                {"type": "input_text", "text": "[The tool also returned audio (audio/wav, 16 bytes), which was not sent: OpenAI Responses takes no audio in a function call's output. If it matters, tell the user it could not be shown.]"},
+                {"type": "input_text", "text": "[a resource link file:///notes.md: notes.md (the notes)]"},
+                {"type": "input_text", "text": "[resource file:///a.txt]\ninside a"},
+                {"type": "input_text", "text": "{\"pages\":2}"}
+            ]),
+        )
     );
 }
 
@@ -121,27 +106,24 @@ fn openai_responses_puts_input_items_in_the_function_call_output() {
 fn gemini_puts_images_and_pdfs_in_the_function_response_and_audio_after_it() {
     assert_eq!(
         encode(&Gemini::default(), every_kind()),
-        json!({
-            "contents": [
-                {"role": "user", "parts": [{"text": "Report?"}]},
-                {"role": "model", "parts": [{"functionCall": {"name": "report", "args": {}, "id": "c1"}}]},
-                {"role": "user", "parts": [
-                    {"functionResponse": {
-                        "name": "report",
-                        "response": {"output": "The report.\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
-                        "id": "c1",
-                        "parts": [
-                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
-                            {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/chart.jpg"}},
-                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
-                            {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.com/paper.pdf"}}
-                        ]
-                    }},
-                    {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
-                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
-                ]}
-            ]
-        })
+        frame(
+            Wire::Gemini,
+            json!([
+                {"functionResponse": {
+                    "name": "report",
+                    "response": {"output": "The report.\n[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{\"pages\":2}"},
+                    "id": "c1",
+                    "parts": [
+                        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
+                        {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/chart.jpg"}},
+                        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                        {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.com/paper.pdf"}}
+                    ]
+                }},
+                {"text": "The result of the tool call c1 came with this content, which the tool message could not hold:"},
+                {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+            ]),
+        )
     );
 }
 
@@ -157,17 +139,13 @@ fn openai_chat_sends_the_media_in_a_user_message_after_the_tool_messages() {
         media.extend(audio);
         assert_eq!(
             encode(&adapter, every_kind()),
-            json!({
-                "model": "m",
-                "messages": [
-                    {"role": "user", "content": "Report?"},
-                    {"role": "assistant", "content": "", "tool_calls": [
-                        {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
-                    ]},
+            frame(
+                Wire::OpenAiChat,
+                json!([
                     {"role": "tool", "tool_call_id": "c1", "content": format!("The report.\n[The tool also returned a document at https://example.com/paper.pdf, which was not sent: OpenAI Chat takes documents only as bytes, not at a URL. If it matters, tell the user it could not be shown.]\n{audio_line}[a resource link file:///notes.md: notes.md (the notes)]\n[resource file:///a.txt]\ninside a\n{{\"pages\":2}}")},
                     {"role": "user", "content": media}
-                ]
-            })
+                ]),
+            )
         );
     };
     // By default audio is a line: most Chat models take none, and would answer with a 400.
@@ -204,10 +182,7 @@ fn gemini_before_3_gets_the_media_beside_the_response() {
 fn json_that_the_prose_already_is_is_sent_once() {
     let messages = vec![
         Message::user("Count?"),
-        Message {
-            role: Role::Assistant,
-            parts: vec![Part::ToolCall(ToolCall::new("c1", "count", json!({})))],
-        },
+        calling("c1", "count", json!({})),
         Message {
             role: Role::Tool,
             parts: vec![
@@ -335,84 +310,61 @@ fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_eve
 
     assert_eq!(
         encode(&Anthropic, blobs()),
-        json!({
-            "model": "m",
-            "max_tokens": 4096,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Report?"}]},
-                {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "c1", "name": "report", "input": {}}
-                ]},
-                {"role": "user", "content": [{
-                    "type": "tool_result",
-                    "tool_use_id": "c1",
-                    "is_error": false,
-                    "content": [
-                        {"type": "text", "text": "The report."},
-                        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
-                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
-                        {"type": "text", "text": not_sent(wav, "Anthropic", "takes no audio in a tool result")},
-                        {"type": "text", "text": data_bin("Anthropic")},
-                        {"type": "text", "text": fake},
-                        {"type": "text", "text": unknown("Anthropic")}
-                    ]
-                }]}
-            ]
-        })
+        frame(
+            Wire::Anthropic,
+            json!([
+                {"type": "text", "text": "The report."},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64}, "title": "q3.pdf"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+                {"type": "text", "text": not_sent(wav, "Anthropic", "takes no audio in a tool result")},
+                {"type": "text", "text": data_bin("Anthropic")},
+                {"type": "text", "text": fake},
+                {"type": "text", "text": unknown("Anthropic")}
+            ]),
+        )
     );
 
     assert_eq!(
         encode(&OpenAiResponses::default(), blobs()),
-        json!({
-            "model": "m",
-            "input": [
-                {"role": "user", "content": "Report?"},
-                {"type": "function_call", "call_id": "c1", "name": "report", "arguments": "{}"},
-                {"type": "function_call_output", "call_id": "c1", "output": [
-                    {"type": "input_text", "text": "The report."},
-                    {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
-                    {"type": "input_image", "image_url": png_url},
-                    {"type": "input_text", "text": not_sent(wav, "OpenAI Responses", "takes no audio in a function call's output")},
-                    {"type": "input_text", "text": data_bin("OpenAI Responses")},
-                    {"type": "input_text", "text": fake},
-                    {"type": "input_text", "text": unknown("OpenAI Responses")}
-                ]}
-            ]
-        })
+        frame(
+            Wire::OpenAiResponses,
+            json!([
+                {"type": "input_text", "text": "The report."},
+                {"type": "input_file", "file_data": pdf_url, "filename": "q3.pdf"},
+                {"type": "input_image", "image_url": png_url},
+                {"type": "input_text", "text": not_sent(wav, "OpenAI Responses", "takes no audio in a function call's output")},
+                {"type": "input_text", "text": data_bin("OpenAI Responses")},
+                {"type": "input_text", "text": fake},
+                {"type": "input_text", "text": unknown("OpenAI Responses")}
+            ]),
+        )
     );
 
     assert_eq!(
         encode(&Gemini::default(), blobs()),
-        json!({
-            "contents": [
-                {"role": "user", "parts": [{"text": "Report?"}]},
-                {"role": "model", "parts": [{"functionCall": {"name": "report", "args": {}, "id": "c1"}}]},
-                {"role": "user", "parts": [
-                    {"functionResponse": {
-                        "name": "report",
-                        "response": {"output": format!("The report.\n{}\n{fake}\n{}", data_bin("Gemini"), unknown("Gemini"))},
-                        "id": "c1",
-                        "parts": [
-                            {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
-                            {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
-                        ]
-                    }},
-                    {"text": media_of_call},
-                    {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
-                ]}
-            ]
-        })
+        frame(
+            Wire::Gemini,
+            json!([
+                {"functionResponse": {
+                    "name": "report",
+                    "response": {"output": format!("The report.\n{}\n{fake}\n{}", data_bin("Gemini"), unknown("Gemini"))},
+                    "id": "c1",
+                    "parts": [
+                        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}},
+                        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}}
+                    ]
+                }},
+                {"text": media_of_call},
+                {"inlineData": {"mimeType": "audio/wav", "data": WAV_BASE64}}
+            ]),
+        )
     );
 
     assert_eq!(
         encode(&OpenAiChat::default(), blobs()),
-        json!({
-            "model": "m",
-            "messages": [
-                {"role": "user", "content": "Report?"},
-                {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
-                ]},
+        frame(
+            Wire::OpenAiChat,
+            json!([
                 {"role": "tool", "tool_call_id": "c1", "content": format!(
                     "The report.\n{}\n{}\n{fake}\n{}",
                     not_sent(wav, "OpenAI Chat", "takes audio only on audio models"),
@@ -424,7 +376,7 @@ fn a_blob_resource_of_a_media_type_a_provider_takes_is_sent_as_that_media_on_eve
                     {"type": "file", "file": {"filename": "q3.pdf", "file_data": pdf_url}},
                     {"type": "image_url", "image_url": {"url": png_url}}
                 ]}
-            ]
-        })
+            ]),
+        )
     );
 }

@@ -2,13 +2,14 @@
 
 use std::collections::HashMap;
 
+use crate::support::calling;
 use schemars::JsonSchema;
 use serde_json::json;
 use skyl::provider::{
     Adapter, Anthropic, DecodeError, EncodeError, Gemini, OpenAiChat, OpenAiResponses, Provider,
     Request, ToolChoice,
 };
-use skyl::{Message, Part, Role, ToolCall, ToolDefinition};
+use skyl::{Message, ToolDefinition};
 
 fn tool(name: &str) -> ToolDefinition {
     ToolDefinition::new(
@@ -28,14 +29,7 @@ fn a_transcript_error_names_the_message_and_the_call() {
         let mut request = hello();
         request.messages = vec![
             Message::user("Weather?"),
-            Message {
-                role: Role::Assistant,
-                parts: vec![Part::ToolCall(ToolCall::new(
-                    "c1",
-                    "get_weather",
-                    json!({}),
-                ))],
-            },
+            calling("c1", "get_weather", json!({})),
         ]
         .into();
         request

@@ -2,25 +2,19 @@
 //! `"error: "` prefix on the OpenAI formats (lost when the content is empty), dropped on Gemini
 //! unless the error key is opted into.
 
+use crate::support::calling;
 use serde_json::{Value, json};
 use skyl::provider::{
     Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request, caching::Caching,
 };
-use skyl::{Message, Part, Role, ToolCall, ToolResult};
+use skyl::{Message, Part, Role, ToolResult};
 
 fn request(result: ToolResult) -> Request<'static> {
     Request::new(
         "m",
         vec![
             Message::user("Weather?"),
-            Message {
-                role: Role::Assistant,
-                parts: vec![Part::ToolCall(ToolCall::new(
-                    "c1",
-                    "get_weather",
-                    json!({"city": "Gulu"}),
-                ))],
-            },
+            calling("c1", "get_weather", json!({"city": "Gulu"})),
             Message {
                 role: Role::Tool,
                 parts: vec![Part::ToolResult(result)],

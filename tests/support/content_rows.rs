@@ -71,36 +71,42 @@ impl Wire {
 
 /// The whole body of a request whose tool message fills `cell` on `wire`.
 pub(crate) fn frame(wire: Wire, cell: Value) -> Value {
+    framed(wire, "Report?", "report", cell)
+}
+
+/// The whole body of a request on `wire`: the user's `question`, the model's call `c1` of `tool`
+/// with no arguments, and the tool message that fills `cell`.
+pub(crate) fn framed(wire: Wire, question: &str, tool: &str, cell: Value) -> Value {
     match wire {
         Wire::Anthropic => json!({
             "model": "m",
             "max_tokens": 4096,
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Report?"}]},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "report", "input": {}}]},
+                {"role": "user", "content": [{"type": "text", "text": question}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": tool, "input": {}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": cell}]}
             ]
         }),
         Wire::OpenAiResponses => json!({
             "model": "m",
             "input": [
-                {"role": "user", "content": "Report?"},
-                {"type": "function_call", "call_id": "c1", "name": "report", "arguments": "{}"},
+                {"role": "user", "content": question},
+                {"type": "function_call", "call_id": "c1", "name": tool, "arguments": "{}"},
                 {"type": "function_call_output", "call_id": "c1", "output": cell}
             ]
         }),
         Wire::Gemini => json!({
             "contents": [
-                {"role": "user", "parts": [{"text": "Report?"}]},
-                {"role": "model", "parts": [{"functionCall": {"name": "report", "args": {}, "id": "c1"}}]},
+                {"role": "user", "parts": [{"text": question}]},
+                {"role": "model", "parts": [{"functionCall": {"name": tool, "args": {}, "id": "c1"}}]},
                 {"role": "user", "parts": cell}
             ]
         }),
         Wire::OpenAiChat => {
             let mut messages = vec![
-                json!({"role": "user", "content": "Report?"}),
+                json!({"role": "user", "content": question}),
                 json!({"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "report", "arguments": "{}"}}
+                    {"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}
                 ]}),
             ];
             messages.extend(cell.as_array().unwrap().iter().cloned());
@@ -109,8 +115,8 @@ pub(crate) fn frame(wire: Wire, cell: Value) -> Value {
         Wire::Ollama => json!({
             "model": "m",
             "messages": [
-                {"role": "user", "content": "Report?"},
-                {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "report", "arguments": {}}}]},
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": tool, "arguments": {}}}]},
                 cell
             ],
             "stream": false

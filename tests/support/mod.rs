@@ -8,14 +8,23 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
+use serde_json::Value;
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, stream::Streaming};
-use skyl::{Content, Message, Part, Role, ToolResult, content::ResultContent};
+use skyl::{Content, Message, Part, Role, ToolCall, ToolResult, content::ResultContent};
 
 pub(crate) mod content_rows;
 pub(crate) mod crash;
 pub(crate) mod http_server;
 pub(crate) mod journal;
 pub(crate) mod scratch;
+
+/// The model's turn of one call, `id` of `name` with `arguments`.
+pub(crate) fn calling(id: &str, name: &str, arguments: Value) -> Message {
+    Message {
+        role: Role::Assistant,
+        parts: vec![Part::ToolCall(ToolCall::new(id, name, arguments))],
+    }
+}
 
 /// The tool message answering the call `c1` with `result`, and `content` beside it when there
 /// is any.

@@ -37,6 +37,14 @@ pub(crate) fn seed() -> u64 {
         })
 }
 
+/// The generator of a crash test's kills, from `seed`, which it prints for running the same
+/// kills again.
+pub(crate) fn seeded_rng(test: &str) -> Rng {
+    let seed = seed();
+    println!("{test} seed: {seed} (SKYL_CRASH_SEED={seed} runs these kills again)");
+    Rng(seed)
+}
+
 /// A temporary directory of this test, removed when dropped.
 pub(crate) struct TempDir(pub(crate) PathBuf);
 
