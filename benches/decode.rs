@@ -282,7 +282,8 @@ mod anthropic_wire {
                 + body.usage.cache_creation_input_tokens,
             body.usage.output_tokens,
         )
-        .with_cached_input_tokens(body.usage.cache_read_input_tokens);
+        .with_cached_input_tokens(body.usage.cache_read_input_tokens)
+        .with_cache_write_tokens(body.usage.cache_creation_input_tokens);
         response(parts, StopReason::ToolUse, usage, body.id, body.model)
     }
 }
