@@ -21,6 +21,7 @@ use super::Server;
 use super::authorization::Authorization;
 use super::stdio;
 use crate::mcp::error::ServeError;
+use crate::mcp::serve::jsonrpc;
 
 /// How a server answers over HTTP (set with [`Server::with_stateless_http`],
 /// [`Server::with_authorization`] and [`Server::with_allowed_hosts`]).
@@ -303,18 +304,15 @@ fn removed_method(headers: &HeaderMap, body: &[u8]) -> Option<serde_json::Value>
     if head.method != method {
         return None;
     }
-    Some(stdio::error_response(
+    Some(jsonrpc::error_response(
         head.id.unwrap_or(serde_json::Value::Null),
-        METHOD_NOT_FOUND,
+        jsonrpc::METHOD_NOT_FOUND,
         &format!(
             "Method not found: `{method}` is not a method of MCP {revision}, the revision this \
              request names; {instead}"
         ),
     ))
 }
-
-/// JSON-RPC's code for a method the server does not have.
-const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The tool a `tools/call` calls, read as rmcp reads the message (so that no message reads as a
 /// call of one tool here and of another there).

@@ -22,6 +22,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::{Server, approved};
+use crate::mcp::serve::jsonrpc;
 use crate::message::ToolCall;
 use crate::prose::mcp as prose;
 
@@ -98,7 +99,7 @@ pub(in crate::mcp) fn refusal(body: &[u8]) -> Option<Value> {
         .unwrap_or(Value::Null);
     let code = ErrorCode::METHOD_NOT_FOUND.0;
     let refused = prose::task_parameter_refused(tool);
-    Some(super::stdio::error_response(id, code, &refused))
+    Some(jsonrpc::error_response(id, code, &refused))
 }
 
 /// Whether a `tools/call`'s `params` ask for a task of 2025-11-25.

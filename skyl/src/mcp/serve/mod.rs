@@ -9,6 +9,7 @@
 //! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals) |
 //! | `notify.rs` | a call's progress and log lines as notifications, the client's log level |
 //! | `params.rs` | requests whose params do not fit their method |
+//! | `jsonrpc.rs` | JSON-RPC's error response, for what is answered before rmcp reads it |
 //! | `tasks.rs`, `tasks/records.rs` | calls served as MCP Tasks (the extension), kept in a journal |
 //! | `legacy_tasks.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read |
 //! | `prompt.rs`, `resource.rs` | what a served prompt and resource are |
@@ -45,6 +46,7 @@ pub(super) mod catalog;
 pub(super) mod failure;
 #[cfg(feature = "mcp-http")]
 pub(super) mod http;
+pub(super) mod jsonrpc;
 pub(super) mod legacy_tasks;
 pub(super) mod notify;
 pub(super) mod params;
