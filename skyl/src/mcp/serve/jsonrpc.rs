@@ -8,6 +8,7 @@ pub(in crate::mcp) const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a request.
 pub(in crate::mcp) const INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC 2.0's code for a method the server does not have.
+#[cfg(feature = "mcp-http")]
 pub(in crate::mcp) const METHOD_NOT_FOUND: i32 = -32601;
 /// JSON-RPC 2.0's code for a request whose params do not fit its method.
 pub(in crate::mcp) const INVALID_PARAMS: i32 = -32602;

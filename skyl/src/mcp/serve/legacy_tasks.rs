@@ -22,6 +22,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use super::{Server, approved};
+#[cfg(feature = "mcp-http")]
 use crate::mcp::serve::jsonrpc;
 use crate::message::ToolCall;
 use crate::prose::mcp as prose;
@@ -97,9 +98,8 @@ pub(in crate::mcp) fn refusal(body: &[u8]) -> Option<Value> {
         .filter(|id| id.is_string() || id.is_number())
         .cloned()
         .unwrap_or(Value::Null);
-    let code = ErrorCode::METHOD_NOT_FOUND.0;
     let refused = prose::task_parameter_refused(tool);
-    Some(jsonrpc::error_response(id, code, &refused))
+    Some(jsonrpc::error_response(id, jsonrpc::METHOD_NOT_FOUND, &refused))
 }
 
 /// Whether a `tools/call`'s `params` ask for a task of 2025-11-25.
