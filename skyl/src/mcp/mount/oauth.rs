@@ -18,7 +18,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::RemoteBuilder;
 use crate::mcp::error::Cause;
 
 mod clients;
@@ -227,22 +226,9 @@ impl fmt::Debug for OAuth {
     }
 }
 
-impl RemoteBuilder {
-    /// Gets access tokens with OAuth 2.1 for a server that requires them (see [`OAuth`]), when
-    /// [`connect_http`](Self::connect_http) connects; instead of a fixed
-    /// [`bearer_token`](Self::bearer_token).
-    ///
-    /// A failed authorization is a [`ConnectError::Authorization`](crate::mcp::ConnectError) whose
-    /// cause says which step failed.
-    pub fn oauth(mut self, oauth: OAuth) -> Self {
-        self.oauth = Some(oauth);
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::OAuth;
+    use crate::mcp::mount::oauth::OAuth;
 
     #[test]
     fn the_debug_form_leaves_the_client_secret_out() {
