@@ -99,7 +99,11 @@ pub(in crate::mcp) fn refusal(body: &[u8]) -> Option<Value> {
         .cloned()
         .unwrap_or(Value::Null);
     let refused = prose::task_parameter_refused(tool);
-    Some(jsonrpc::error_response(id, jsonrpc::METHOD_NOT_FOUND, &refused))
+    Some(jsonrpc::error_response(
+        id,
+        jsonrpc::METHOD_NOT_FOUND,
+        &refused,
+    ))
 }
 
 /// Whether a `tools/call`'s `params` ask for a task of 2025-11-25.

@@ -97,7 +97,7 @@ pub struct Server<S = ()> {
     states: Arc<RequestStateCodec>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
-    pub(super) http: http::HttpOptions,
+    http: http::HttpOptions,
     /// The journal that keeps the tasks, once [`Server::with_task_journal`] gives one.
     tasks: Option<Arc<Tasks>>,
     /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
@@ -534,12 +534,6 @@ impl<S: Send + Sync + 'static> Server<S> {
         })
     }
 
-    /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
-    #[cfg(feature = "mcp-http")]
-    pub(super) fn serves_tasks(&self) -> bool {
-        self.tasks.is_some()
-    }
-
     /// Serves one client on this process's stdin and stdout, until the client closes stdin
     /// (and the tasks it left running have ended: see
     /// [`with_task_shutdown_grace`](Self::with_task_shutdown_grace)).
@@ -828,6 +822,114 @@ impl<S: Send + Sync + 'static> Server<S> {
                 }
             }
         }
+    }
+}
+
+/// Serving over HTTP (`http.rs` holds how).
+#[cfg(feature = "mcp-http")]
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves HTTP without sessions: each request is answered on its own, by whichever process
+    /// gets it, so several server processes can sit behind a load balancer without session
+    /// affinity. Answers are plain JSON unless a tool sends notifications first.
+    ///
+    /// What a session carries is then not there: a tool cannot ask the client something mid-call
+    /// ([`caller`](crate::mcp::caller) is there, but the client's answer would reach another
+    /// process), and the server cannot send a notification outside a call.
+    pub fn with_stateless_http(mut self) -> Self {
+        self.http = self.http.stateless();
+        self
+    }
+
+    /// The names (`host` or `host:port`) an HTTP request's `Host` may be, over
+    /// [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service); unless set,
+    /// the loopback names only (`localhost`, `127.0.0.1`, `::1`). A request addressed to another
+    /// name is refused (403): rmcp's protection against DNS rebinding, which keeps a web page
+    /// from reaching a server on the person's machine through a name of its own. Name the
+    /// hosts clients connect to when serving beyond the machine. An empty list lets every name
+    /// through: only for a server behind a proxy that checks them.
+    ///
+    /// ```
+    /// let server = skyl::mcp::Server::new(skyl::Toolbox::new())
+    ///     .with_allowed_hosts(["tools.example.com", "tools.example.com:8443"]);
+    /// # let _ = server;
+    /// ```
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.http = self
+            .http
+            .allowing(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requires a bearer token on every HTTP request, checked by `authorization` (see
+    /// [`Authorization`](crate::mcp::Authorization)); [`serve_http`](Self::serve_http) also
+    /// serves the protected-resource metadata document that tells a client where to get one.
+    ///
+    /// A tool server on HTTP can run real effects: without this, anyone who can reach the port
+    /// can call its tools. [`serve_http`](Self::serve_http) without authorization answers only
+    /// requests addressed to a loopback host. The check is `serve_http`'s:
+    /// [`http_service`](Self::http_service) refuses a server given one.
+    pub fn with_authorization(mut self, authorization: authorization::Authorization) -> Self {
+        self.http = self.http.authorized_by(authorization);
+        self
+    }
+
+    /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
+    /// future is dropped (which also ends the sessions it started) or accepting fails.
+    ///
+    /// A POST body is one message of at most 4 MiB (rmcp's limit): a longer one is answered 413,
+    /// and one that is not a message 400, each with a JSON-RPC error response as
+    /// [`serve_stdio`](Self::serve_stdio) would answer it (rmcp alone answers 415 in plain text).
+    ///
+    /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
+    /// requests addressed to `localhost`, `127.0.0.1` or `::1` unless
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts) names others. To mount MCP beside other
+    /// routes, build your own router around [`http_service`](Self::http_service).
+    ///
+    /// ```no_run
+    /// # async fn run(server: skyl::mcp::Server) -> Result<(), skyl::mcp::ServeError> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// server.serve_http(listener).await // clients connect to http://127.0.0.1:8000/mcp
+    /// # }
+    /// ```
+    pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+        let options = self.http.clone();
+        let serves_tasks = self.tasks.is_some();
+        options.serve(self, serves_tasks, listener).await
+    }
+
+    /// The streamable HTTP endpoint as a tower service (rmcp's, with a session per client), to
+    /// put in a router of your own (axum's `Router::nest_service("/mcp", ...)`).
+    ///
+    /// It answers as rmcp does: what [`serve_http`](Self::serve_http) puts in front of it is
+    /// not there (a body rmcp cannot read answered as JSON-RPC's error with 400, 200 for a
+    /// client that ends its session, 404 and -32601 for `initialize` and `logging/setLevel` at
+    /// 2026-07-28), and neither is [`with_authorization`](Self::with_authorization)'s check:
+    /// put your router's own authorization in front of it.
+    ///
+    /// # Panics
+    ///
+    /// If the server was given [`with_authorization`](Self::with_authorization): the service
+    /// would serve the tools to anyone, while the server says they need a token.
+    #[track_caller]
+    pub fn http_service(
+        self,
+    ) -> rmcp::transport::StreamableHttpService<
+        Server<S>,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    > {
+        assert!(
+            !self.http.authorizes(),
+            "Server::http_service cannot check the authorization given with \
+             Server::with_authorization (serve_http checks it, in front of the service), so \
+             the tools would be served to anyone: serve with serve_http, or leave \
+             with_authorization out and put your router's own authorization in front of the \
+             service"
+        );
+        let options = self.http.clone();
+        options.service(self, rmcp::transport::StreamableHttpServerConfig::default())
     }
 }
 
