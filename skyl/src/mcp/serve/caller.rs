@@ -3,8 +3,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::Peer;
-use rmcp::model::{ClientCapabilities, InputRequest, InputRequests, InputResponses};
-use rmcp::service::RoleServer;
+use rmcp::model::{
+    ClientCapabilities, InputRequest, InputRequests, InputResponses, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::prose::mcp as prose;
@@ -157,4 +159,12 @@ pub fn ask(key: impl Into<String>, request: InputRequest) -> ToolFailure {
 /// Runs `future` (a dispatch at 2026-07-28) with `inputs` as what [`answer`] and [`ask`] use.
 pub(crate) async fn with_inputs<F: Future>(inputs: Arc<Inputs>, future: F) -> F::Output {
     INPUTS.scope(inputs, future).await
+}
+
+/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
+/// result instead of a request of the server's during the call.
+pub(in crate::mcp) fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }

@@ -6,7 +6,8 @@
 //! | `stdio.rs` | the line transport for stdio: bounded reads, JSON-RPC's answers to what is not a message |
 //! | `http.rs` | streamable HTTP: `serve_http`, `http_service`, skyl's corrections in front of rmcp |
 //! | `authorization.rs` | bearer tokens over HTTP ([`Authorization`](crate::mcp::Authorization), [`Grant`](crate::mcp::Grant)) |
-//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals) |
+//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals), and whether it speaks 2026-07-28 |
+//! | `request_state.rs` | the request states the server signs, which carry a call's answers between rounds |
 //! | `notify.rs` | a call's progress and log lines as notifications, the client's log level |
 //! | `params.rs` | requests whose params do not fit their method |
 //! | `jsonrpc.rs` | JSON-RPC's error response, for what is answered before rmcp reads it |
@@ -26,8 +27,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, ElicitRequest,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
     Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestStateCodec, SealOptions,
-    ServerCapabilities, ServerConfig, ServerRequest, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ServerRequest, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -36,6 +37,8 @@ use serde_json::Value;
 
 use super::error::ServeError;
 use super::{content, listing};
+use crate::mcp::serve::caller::speaks_input_required;
+use crate::mcp::serve::request_state::RequestStates;
 use notify::LevelFilter;
 use tasks::{Ran, Runner, Tasks};
 
@@ -51,6 +54,7 @@ pub(super) mod legacy_tasks;
 pub(super) mod notify;
 pub(super) mod params;
 pub(super) mod prompt;
+pub(super) mod request_state;
 pub(super) mod resource;
 pub(super) mod stdio;
 pub(super) mod tasks;
@@ -90,11 +94,11 @@ type NeedsApproval = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Syn
 /// ```
 pub struct Server<S = ()> {
     tools: Arc<Tools<S>>,
-    pub(super) config: ServerConfig,
+    config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
     /// Seals the request state of an approval asked in an input-required result.
-    states: Arc<RequestStateCodec>,
+    states: Arc<RequestStates>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
     http: http::HttpOptions,
@@ -114,7 +118,7 @@ pub struct Server<S = ()> {
     shutdown_grace: Duration,
     /// The prompts and resources served beside the tools ([`Server::with_prompt`],
     /// [`Server::with_resource`]).
-    pub(super) catalog: Arc<catalog::Catalog>,
+    catalog: Arc<catalog::Catalog>,
     /// The caching hints of every list and read at 2026-07-28 ([`Server::with_cache_hints`]);
     /// rmcp's (`ttlMs: 0`, `cacheScope: "private"`) unless given.
     cache_hints: Option<(u64, rmcp::model::CacheScope)>,
@@ -174,7 +178,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tools: Arc::new(tools),
             config,
             log_level: LevelFilter::default(),
-            states: Arc::new(codec(&random_key())),
+            states: Arc::new(RequestStates::random()),
             #[cfg(feature = "mcp-http")]
             http: http::HttpOptions::default(),
             tasks: None,
@@ -474,7 +478,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// # let _ = server;
     /// ```
     pub fn with_state_key(mut self, key: [u8; 32]) -> Self {
-        self.states = Arc::new(codec(&key));
+        self.states = Arc::new(RequestStates::new(&key));
         self
     }
 
@@ -639,7 +643,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         let mut answers = InputResponses::new();
         if modern {
             if let Some(state) = &request.request_state {
-                answers = self.opened(&call, state)?;
+                answers = self.states.opened(&call, state)?;
             }
             answers.extend(request.input_responses.unwrap_or_default());
         }
@@ -689,7 +693,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 return Ok(content::to_mcp(answered, structured).into());
             }
             if modern {
-                let state = self.sealed(&call, &answers);
+                let state = self.states.sealed(&call, &answers);
                 return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
             }
             if round == MOST_ROUNDS_DURING_CALL {
@@ -726,7 +730,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 return Ok(Ok(answers));
             }
             if modern {
-                let state = self.sealed(call, &answers);
+                let state = self.states.sealed(call, &answers);
                 return Ok(Err(
                     InputRequiredResult::new(Some(asked), Some(state)).into()
                 ));
@@ -822,6 +826,60 @@ impl<S: Send + Sync + 'static> Server<S> {
                 }
             }
         }
+    }
+}
+
+/// The prompts and resources beside the tools (`catalog.rs` holds them).
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Offers `prompt` beside the tools: `prompts/list` lists it and `prompts/get` gets its
+    /// messages. The server declares the `prompts` and `completions` capabilities.
+    ///
+    /// # Panics
+    ///
+    /// If the server already has a prompt of that name: a client could not tell them apart.
+    pub fn with_prompt(mut self, prompt: impl prompt::ServedPrompt) -> Self {
+        Arc::make_mut(&mut self.catalog)
+            .add_prompt(Arc::new(prompt), &mut self.config.capabilities);
+        self
+    }
+
+    /// Offers the prompts and resources of `set`: the `#[prompt]` and `#[resource]` methods of a
+    /// `#[skyl::served]` impl block, each holding the instance.
+    ///
+    /// # Panics
+    ///
+    /// As [`with_prompt`](Self::with_prompt) and [`with_resource`](Self::with_resource) do.
+    pub fn with_served<T: catalog::ServedSet>(mut self, set: impl Into<Arc<T>>) -> Self {
+        let set = set.into();
+        let catalog = Arc::make_mut(&mut self.catalog);
+        for prompt in Arc::clone(&set).prompts() {
+            catalog.add_prompt(Arc::from(prompt), &mut self.config.capabilities);
+        }
+        for resource in set.resources() {
+            catalog.add_resource(Arc::from(resource), &mut self.config.capabilities);
+        }
+        self
+    }
+
+    /// Offers `resource` beside the tools: `resources/list` lists a resource at one URI,
+    /// `resources/templates/list` a template (a URI with `{variables}`), and `resources/read`
+    /// reads either. The server declares the `resources` capability (with `subscribe`) and
+    /// `completions`.
+    ///
+    /// # Panics
+    ///
+    /// If its URI is not a template skyl reads (`{name}` for a segment, `{+name}` for any text),
+    /// or the server already has a resource at that URI.
+    pub fn with_resource(mut self, resource: impl resource::ServedResource) -> Self {
+        let resource = Arc::new(resource);
+        Arc::make_mut(&mut self.catalog).add_resource(resource, &mut self.config.capabilities);
+        self
+    }
+
+    /// A handle that tells the clients subscribed to a resource that it changed, once the
+    /// server is serving: keep it before [`serve`](Self::serve) takes the server.
+    pub fn resource_updates(&self) -> catalog::ResourceUpdates {
+        self.catalog.updates()
     }
 }
 
@@ -1002,7 +1060,7 @@ impl<S> Server<S> {
             let mut asked = InputRequests::new();
             let question = ElicitRequest::new(approval_request(call));
             asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
-            let state = self.sealed(call, answers);
+            let state = self.states.sealed(call, answers);
             return Ok(Round::Ask(InputRequiredResult::new(
                 Some(asked),
                 Some(state),
@@ -1014,25 +1072,6 @@ impl<S> Server<S> {
                 Err(error) => Err(prose::approval_failed(&call.name, &error.to_string())),
             },
         ))
-    }
-
-    /// The request state of `call` holding `answers`, signed for it.
-    pub(super) fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
-        let payload = serde_json::to_vec(answers).unwrap_or_default();
-        let bound = bound_to(call);
-        self.states
-            .seal_with(&payload, &SealOptions::new().associated_data(&bound))
-    }
-
-    /// The answers a request state of `call` holds, when this server signed it for `call`;
-    /// the JSON-RPC error -32602 when it did not.
-    pub(super) fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
-        let refused = || ErrorData::invalid_params(prose::approval_state_refused(&call.name), None);
-        let payload = self
-            .states
-            .open_with(state, &bound_to(call))
-            .map_err(|_| refused())?;
-        serde_json::from_slice(&payload).map_err(|_| refused())
     }
 }
 
@@ -1104,44 +1143,6 @@ enum Round {
     Ask(InputRequiredResult),
     /// The person answered: `Ok` to run the call, else the prose of the refusal.
     Decided(Result<(), String>),
-}
-
-/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
-/// result instead of a request of the server's during the call.
-pub(super) fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
-}
-
-/// What a request state for approving `call` is signed together with: the tool and what its
-/// arguments are, so that a state given for one call does not approve another.
-fn bound_to(call: &ToolCall) -> Vec<u8> {
-    let arguments = crate::arguments::canonical::canonical(&call.arguments, None);
-    let fingerprint = crate::arguments::canonical::fingerprint(&arguments);
-    format!("skyl/approve/{}/{fingerprint}", call.name).into_bytes()
-}
-
-/// The codec of request states signed with `key`.
-fn codec(key: &[u8; 32]) -> RequestStateCodec {
-    RequestStateCodec::try_new(key.to_vec()).expect("32 bytes is RequestStateCodec's minimum")
-}
-
-/// A key from the system's random source, for a server whose state key is not given.
-fn random_key() -> [u8; 32] {
-    let mut key = [0; 32];
-    // Without a random source (no such system is among Rust's tier-1 targets) the key is
-    // still secret from clients of another process: std's hasher keys are random per process.
-    if getrandom::fill(&mut key).is_err() {
-        use std::hash::{BuildHasher, Hasher};
-        let seed = std::collections::hash_map::RandomState::new();
-        for (n, chunk) in key.chunks_mut(8).enumerate() {
-            let mut hasher = seed.build_hasher();
-            hasher.write_usize(n);
-            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
-        }
-    }
-    key
 }
 
 /// Whether the tool's annotations say, in so many words, that it is destructive.
@@ -1324,7 +1325,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
-        let mut listed = self.prompts_listed();
+        let mut listed = self.catalog.prompts_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1334,7 +1335,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
-        self.prompt(request, context).await
+        self.catalog.prompt(request, context, &self.states).await
     }
 
     async fn list_resources(
@@ -1342,7 +1343,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
-        let mut listed = self.resources_listed();
+        let mut listed = self.catalog.resources_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1352,7 +1353,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
-        let mut listed = self.templates_listed();
+        let mut listed = self.catalog.templates_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1363,7 +1364,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
         let hints = self.hints_for(&context);
-        let mut read = self.read(request, context).await?;
+        let mut read = self.catalog.read(request, context).await?;
         if let rmcp::model::ReadResourceResponse::Complete(contents) = &mut read
             && hints.0.is_some()
         {
@@ -1377,7 +1378,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CompleteResult, ErrorData> {
-        self.completion(request)
+        self.catalog.completion(request)
     }
 
     // `resources/subscribe` is 2025-11-25's (2026-07-28 has `subscriptions/listen`).
@@ -1387,7 +1388,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscribe_to(request.uri, context)
+        self.catalog.subscribe_to(request.uri, context)
     }
 
     #[allow(deprecated)]
@@ -1396,7 +1397,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.unsubscribe_from(&request.uri, &context);
+        self.catalog.unsubscribe_from(&request.uri, &context);
         Ok(())
     }
 
@@ -1404,11 +1405,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        self.listen_filter(requested)
+        self.catalog.listen_filter(requested)
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
-        self.listening(context).await;
+        self.catalog.listening(context).await;
         Ok(())
     }
 
