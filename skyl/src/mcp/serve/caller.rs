@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::Peer;
+use rmcp::model::ServerRequest;
 use rmcp::model::{
     ClientCapabilities, InputRequest, InputRequests, InputResponses, ProtocolVersion,
 };
@@ -167,4 +168,34 @@ pub(in crate::mcp) fn speaks_input_required(context: &RequestContext<RoleServer>
     context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
+/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
+/// cause of the first that failed.
+pub(in crate::mcp) async fn asked_during_call(
+    context: &RequestContext<RoleServer>,
+    asked: InputRequests,
+) -> Result<InputResponses, String> {
+    let mut answers = InputResponses::new();
+    for (key, question) in asked {
+        let request = match question {
+            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
+            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
+            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
+            _ => {
+                return Err(format!(
+                    "the question \"{key}\" is of a kind rmcp cannot send"
+                ));
+            }
+        };
+        let answer = context
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|error| error.to_string())?;
+        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
+        answers.insert(key, answer);
+    }
+    Ok(answers)
 }

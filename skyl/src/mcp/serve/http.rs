@@ -22,7 +22,8 @@ use tokio::net::TcpListener;
 
 use crate::mcp::error::ServeError;
 use crate::mcp::serve::authorization::Authorization;
-use crate::mcp::serve::{jsonrpc, legacy_tasks, stdio};
+use crate::mcp::serve::legacy_tasks::wire as legacy_tasks;
+use crate::mcp::serve::{jsonrpc, stdio};
 
 /// How a server answers over HTTP (set with [`Server::with_stateless_http`],
 /// [`Server::with_authorization`] and [`Server::with_allowed_hosts`]).

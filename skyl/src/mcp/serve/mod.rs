@@ -12,7 +12,7 @@
 //! | `params.rs` | requests whose params do not fit their method |
 //! | `jsonrpc.rs` | JSON-RPC's error response, for what is answered before rmcp reads it |
 //! | `tasks.rs`, `tasks/records.rs` | calls served as MCP Tasks (the extension), kept in a journal |
-//! | `legacy_tasks.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read |
+//! | `legacy_tasks.rs`, `legacy_tasks/wire.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read: the requests about them, and what the transports rename and write |
 //! | `prompt.rs`, `resource.rs` | what a served prompt and resource are |
 //! | `catalog.rs` | how the server lists, gets, reads, completes and subscribes to them |
 //! | `failure.rs` | why a prompt or resource could not be given ([`Failure`](crate::mcp::Failure)) |
@@ -24,9 +24,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, CustomResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    ErrorCode, Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
     ServerRequest, Tool as McpTool,
 };
@@ -38,6 +38,7 @@ use serde_json::Value;
 use super::error::ServeError;
 use super::{content, listing};
 use crate::mcp::serve::caller::speaks_input_required;
+use crate::mcp::serve::legacy_tasks::LegacyTasks;
 use crate::mcp::serve::request_state::RequestStates;
 use notify::LevelFilter;
 use tasks::{Ran, Runner, Tasks};
@@ -699,7 +700,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             if round == MOST_ROUNDS_DURING_CALL {
                 break;
             }
-            match asked_during_call(&context, asked).await {
+            match caller::asked_during_call(&context, asked).await {
                 Ok(given) => answers.extend(given),
                 Err(cause) => {
                     return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
@@ -735,7 +736,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                     InputRequiredResult::new(Some(asked), Some(state)).into()
                 ));
             }
-            match asked_during_call(context, asked).await {
+            match caller::asked_during_call(context, asked).await {
                 Ok(given) => answers.extend(given),
                 Err(cause) => {
                     return Ok(Err(failed(
@@ -775,6 +776,104 @@ impl<S: Send + Sync + 'static> Server<S> {
         tasks
             .create(created, self.runner(), context.peer.clone(), id_prefix)
             .await
+    }
+
+    /// The answer to `request` if it is one of 2025-11-25's tasks, which the transports renamed
+    /// ([`wire::rename`](legacy_tasks::wire::rename)); `None` for any other.
+    async fn legacy_task_request(
+        &self,
+        request: &rmcp::model::CustomRequest,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CustomResult, ErrorData>> {
+        use legacy_tasks::wire::Renamed;
+
+        let renamed = Renamed::of(request)?;
+        let served = self.tasks.as_ref().map(|tasks| LegacyTasks {
+            tasks,
+            runner: self.runner(),
+            grace: self.shutdown_grace,
+        });
+        Some(match (renamed, &served) {
+            (Renamed::Call(params), _) => self.legacy_call(params, context).await,
+            (Renamed::ListTools, _) => Ok(legacy_tasks::tools_listed(
+                self.tools.listed.clone(),
+                |name| self.task_support(name),
+            )),
+            (Renamed::List(params), Some(served)) => served.list(params).await,
+            (Renamed::List(_), None) => Err(legacy_tasks::no_list()),
+            (Renamed::Get(id), Some(served)) => served.get(&id).await,
+            (Renamed::Result(id), Some(served)) => served.result(&id, context).await,
+            (Renamed::Cancel(id), Some(served)) => served.cancel(&id).await,
+            (Renamed::Get(_) | Renamed::Result(_) | Renamed::Cancel(_), None) => {
+                Err(legacy_tasks::no_tasks())
+            }
+        })
+    }
+
+    /// A `tools/call` with a `task` parameter: the call made a task, answered with 2025-11-25's
+    /// `CreateTaskResult` (`{"task": ...}`), or refused before anything runs.
+    async fn legacy_call(
+        &self,
+        params: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let request: CallToolRequestParams =
+            serde_json::from_value(params.cloned().unwrap_or_default()).map_err(|error| {
+                ErrorData::invalid_params(format!("Invalid params for `tools/call`: {error}"), None)
+            })?;
+        let Some(tasks) = &self.tasks else {
+            let refused = prose::task_parameter_refused(&request.name);
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, refused, None));
+        };
+        let (Some(&structured), Some(definition)) = (
+            self.tools.structured.get(request.name.as_ref()),
+            self.tools.toolbox.definition(&request.name),
+        ) else {
+            let prose = crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
+            return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, prose, None));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        // Approved first, during the call, as a plain call of this revision is.
+        if (self.tools.needs_approval)(&call, definition)
+            && let Err(refused) = approved(&call, context).await
+        {
+            return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, refused, None));
+        }
+        let answers = match self
+            .before_task(&call, context, InputResponses::new(), false)
+            .await?
+        {
+            Ok(answers) => answers,
+            Err(answered) => {
+                let result = match answered {
+                    rmcp::model::CallToolResponse::Complete(result) => {
+                        serde_json::to_value(result).unwrap_or_default()
+                    }
+                    _ => Value::Null,
+                };
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                return Err(ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    text.to_owned(),
+                    None,
+                ));
+            }
+        };
+        let task = self
+            .create_task(
+                tasks,
+                &call,
+                definition,
+                structured,
+                answers,
+                context,
+                legacy_tasks::wire::ID_PREFIX,
+            )
+            .await?;
+        Ok(CustomResult(
+            serde_json::json!({"task": legacy_tasks::wire::shape(&task)}),
+        ))
     }
 
     /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
@@ -994,36 +1093,6 @@ impl<S: Send + Sync + 'static> Server<S> {
 /// How many times a served call of a client before 2026-07-28 is asked during the call, at
 /// most, before it is answered that its tool asks too often.
 const MOST_ROUNDS_DURING_CALL: usize = 16;
-
-/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
-/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
-/// cause of the first that failed.
-async fn asked_during_call(
-    context: &RequestContext<RoleServer>,
-    asked: InputRequests,
-) -> Result<InputResponses, String> {
-    let mut answers = InputResponses::new();
-    for (key, question) in asked {
-        let request = match question {
-            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
-            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
-            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
-            _ => {
-                return Err(format!(
-                    "the question \"{key}\" is of a kind rmcp cannot send"
-                ));
-            }
-        };
-        let answer = context
-            .peer
-            .send_request(request)
-            .await
-            .map_err(|error| error.to_string())?;
-        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
-        answers.insert(key, answer);
-    }
-    Ok(answers)
-}
 
 /// The failed result of `call`, with `prose`.
 fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {

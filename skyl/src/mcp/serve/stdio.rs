@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::Mutex;
 
 use crate::mcp::serve::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_response};
-use crate::mcp::serve::legacy_tasks;
+use crate::mcp::serve::legacy_tasks::wire as legacy_tasks;
 
 /// The most bytes one message may have on stdio, its newline not counted: 16 MiB, the limit
 /// rmcp's own stdio transport and its HTTP client keep, so that a message one of them takes is
