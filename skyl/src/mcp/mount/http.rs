@@ -11,7 +11,13 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use crate::mcp::error::{Cause, ConnectError};
 #[cfg(feature = "mcp-oauth")]
-use crate::mcp::mount::oauth::{Authorized, OAuth, OAuthHttp, Session};
+use crate::mcp::mount::oauth::OAuth;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::clients::Authorized;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::exchanges::OAuthHttp;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::session::Session;
 
 /// Whether a handshake over HTTP failed as one with a server of 2025 that answers every method
 /// it does not know, `server/discover` included, with an empty result: over HTTP a new

@@ -30,8 +30,8 @@ use serde_json::Value;
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::error::ConnectError;
-use super::listing;
+use crate::mcp::error::ConnectError;
+use crate::mcp::listing;
 use mounted_task::TaskJournal;
 
 mod call;

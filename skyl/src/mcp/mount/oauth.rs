@@ -11,7 +11,7 @@
 //!
 //! This file holds what an application sets ([`OAuth`], [`Authorize`]); `session.rs` gets and
 //! renews a connection's tokens with rmcp, and says why it could not; `clients.rs` wraps the
-//! HTTP clients, the transport's and the one of the OAuth exchanges.
+//! transport's HTTP client, and `exchanges.rs` is the one of the OAuth exchanges.
 
 use std::fmt;
 use std::future::Future;
@@ -20,11 +20,9 @@ use std::sync::Arc;
 
 use crate::mcp::error::Cause;
 
-mod clients;
-mod session;
-
-pub(in crate::mcp) use clients::{Authorized, OAuthHttp};
-pub(in crate::mcp) use session::{Session, refusal};
+pub(in crate::mcp) mod clients;
+pub(in crate::mcp) mod exchanges;
+pub(in crate::mcp) mod session;
 
 /// How many times one request may lead to authorization before skyl gives up, unless
 /// [`OAuth::max_authorizations`] says otherwise.

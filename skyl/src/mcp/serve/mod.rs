@@ -35,11 +35,11 @@ use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use super::error::ServeError;
-use super::{content, listing};
+use crate::mcp::error::ServeError;
 use crate::mcp::serve::caller::speaks_input_required;
 use crate::mcp::serve::legacy_tasks::LegacyTasks;
 use crate::mcp::serve::request_state::RequestStates;
+use crate::mcp::{content, listing};
 use notify::LevelFilter;
 use tasks::{Ran, Runner, Tasks};
 

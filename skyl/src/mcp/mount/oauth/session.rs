@@ -13,8 +13,9 @@ use rmcp::transport::auth::{
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use tokio::sync::Mutex;
 
-use super::{Authorize, Flow, OAuth, OAuthHttp};
 use crate::mcp::error::Cause;
+use crate::mcp::mount::oauth::exchanges::OAuthHttp;
+use crate::mcp::mount::oauth::{Authorize, Flow, OAuth};
 
 /// Why getting a token failed, at which step; [`ConnectError::Authorization`]'s cause.
 ///
