@@ -31,8 +31,9 @@ const DEFAULT_MAX_AUTHORIZATIONS: u32 = 3;
 /// The client name skyl registers under, unless [`OAuth::client_name`] says otherwise.
 const DEFAULT_CLIENT_NAME: &str = "skyl";
 
-/// How [`connect_http`](RemoteBuilder::connect_http) gets access tokens for an MCP server that
-/// requires OAuth 2.1 (set with [`RemoteBuilder::oauth`]).
+/// How [`connect_http`](crate::mcp::RemoteBuilder::connect_http) gets access tokens for an MCP
+/// server that requires OAuth 2.1 (set with
+/// [`RemoteBuilder::oauth`](crate::mcp::RemoteBuilder::oauth)).
 ///
 /// Nothing happens until the server answers 401: then skyl reads the server's protected-resource
 /// metadata (or, for a server of the 2025-03-26 revision, the authorization server's metadata at

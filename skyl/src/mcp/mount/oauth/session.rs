@@ -420,7 +420,7 @@ fn absolute(redirect: &str, redirect_uri: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::absolute;
+    use super::*;
 
     #[test]
     fn a_redirect_given_as_path_and_query_is_read_on_the_redirect_uris_origin() {
