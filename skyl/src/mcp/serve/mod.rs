@@ -4,9 +4,9 @@
 //! |---|---|
 //! | `mod.rs` | [`Server`]: its options, `serve`/`serve_stdio`, the `ServerHandler` rmcp calls, a call's run |
 //! | `stdio.rs` | the line transport for stdio: bounded reads, JSON-RPC's answers to what is not a message |
-//! | `http.rs` | streamable HTTP: `serve_http`, `http_service`, skyl's corrections in front of rmcp |
+//! | `http.rs` | streamable HTTP: how `serve_http` and `http_service` serve (`HttpOptions`), skyl's corrections in front of rmcp |
 //! | `authorization.rs` | bearer tokens over HTTP ([`Authorization`](crate::mcp::Authorization), [`Grant`](crate::mcp::Grant)) |
-//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals), and whether it speaks 2026-07-28 |
+//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals), the questions asked during a call before 2026-07-28, and whether it speaks 2026-07-28 |
 //! | `request_state.rs` | the request states the server signs, which carry a call's answers between rounds |
 //! | `notify.rs` | a call's progress and log lines as notifications, the client's log level |
 //! | `params.rs` | requests whose params do not fit their method |
@@ -14,7 +14,7 @@
 //! | `tasks.rs`, `tasks/records.rs` | calls served as MCP Tasks (the extension), kept in a journal |
 //! | `legacy_tasks.rs`, `legacy_tasks/wire.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read: the requests about them, and what the transports rename and write |
 //! | `prompt.rs`, `resource.rs` | what a served prompt and resource are |
-//! | `catalog.rs` | how the server lists, gets, reads, completes and subscribes to them |
+//! | `catalog.rs` | the `Catalog` of them: how the server lists, gets, reads, completes and subscribes to them |
 //! | `failure.rs` | why a prompt or resource could not be given ([`Failure`](crate::mcp::Failure)) |
 //! | `uri_template.rs` | RFC 6570 templates as resource templates use them |
 
