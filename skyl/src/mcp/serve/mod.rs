@@ -5,6 +5,7 @@
 //! | `mod.rs` | [`Server`]: its options, `serve`/`serve_stdio`, the `ServerHandler` rmcp calls, a call's run |
 //! | `stdio.rs` | the line transport for stdio: bounded reads, JSON-RPC's answers to what is not a message |
 //! | `http.rs` | streamable HTTP: how `serve_http` and `http_service` serve (`HttpOptions`), skyl's corrections in front of rmcp |
+//! | `approval.rs` | a person's approval of a call: the question, asked during the call or in an input-required result, and what the answer decides |
 //! | `authorization.rs` | bearer tokens over HTTP ([`Authorization`](crate::mcp::Authorization), [`Grant`](crate::mcp::Grant)) |
 //! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals), the questions asked during a call before 2026-07-28, and whether it speaks 2026-07-28 |
 //! | `request_state.rs` | the request states the server signs, which carry a call's answers between rounds |
@@ -24,11 +25,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, CustomResult,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    ErrorCode, Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CustomResult, ErrorCode,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    ServerRequest, Tool as McpTool,
+    Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -43,6 +43,7 @@ use crate::mcp::{content, listing};
 use notify::LevelFilter;
 use tasks::{Ran, Runner, Tasks};
 
+pub(super) mod approval;
 #[cfg(feature = "mcp-http")]
 pub(super) mod authorization;
 pub(super) mod caller;
@@ -160,7 +161,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .map(|d| (d.name.clone(), d.output_schema.is_some()))
                 .collect(),
             toolbox,
-            needs_approval: Arc::new(|_, definition| says_destructive(definition)),
+            needs_approval: Arc::new(|_, definition| approval::says_destructive(definition)),
         };
         // Logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
         #[allow(deprecated)]
@@ -603,12 +604,12 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Ok(None);
         }
         let decided = if modern {
-            match self.approval_round(call, context, answers)? {
-                Round::Ask(asked) => return Ok(Some(asked.into())),
-                Round::Decided(decided) => decided,
+            match approval::round(&self.states, call, context, answers)? {
+                approval::Round::Ask(asked) => return Ok(Some(asked.into())),
+                approval::Round::Decided(decided) => decided,
             }
         } else {
-            approved(call, context).await
+            approval::approved(call, context).await
         };
         Ok(decided.err().map(|refused| {
             let refused = ToolResult::error(call.id.as_str(), refused);
@@ -836,7 +837,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         let call = ToolCall::new(context.id.to_string(), request.name, arguments);
         // Approved first, during the call, as a plain call of this revision is.
         if (self.tools.needs_approval)(&call, definition)
-            && let Err(refused) = approved(&call, context).await
+            && let Err(refused) = approval::approved(&call, context).await
         {
             return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, refused, None));
         }
@@ -1100,50 +1101,6 @@ fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {
     content::to_mcp(failed.into(), false).into()
 }
 
-impl<S> Server<S> {
-    /// One round of asking for approval of `call` at 2026-07-28, where a server sends the
-    /// client no request of its own during a call: the question goes out in an input-required
-    /// result, with a request state signed for this call, and comes back with the person's
-    /// answer (`answers`) and that state.
-    fn approval_round(
-        &self,
-        call: &ToolCall,
-        context: &RequestContext<RoleServer>,
-        answers: &InputResponses,
-    ) -> Result<Round, ErrorData> {
-        let can_ask = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.elicitation.is_some());
-        // "If processing a request requires a capability the client did not include in
-        // clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError"
-        // (2026-07-28, SEP-2575): the tool does not run, and the client reads why.
-        if !can_ask {
-            let required = ClientCapabilities::builder().enable_elicitation().build();
-            let mut error = ErrorData::missing_required_client_capability(required);
-            error.message = prose::approval_unavailable(&call.name).into();
-            return Err(error);
-        }
-        // Not answered yet (a client that sends the state back without the answer is asked
-        // again, as SEP-2322 says).
-        let Some(answer) = answers.get(APPROVE) else {
-            let mut asked = InputRequests::new();
-            let question = ElicitRequest::new(approval_request(call));
-            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
-            let state = self.states.sealed(call, answers);
-            return Ok(Round::Ask(InputRequiredResult::new(
-                Some(asked),
-                Some(state),
-            )));
-        };
-        Ok(Round::Decided(
-            match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                Ok(answer) => decision(call, &answer),
-                Err(error) => Err(prose::approval_failed(&call.name, &error.to_string())),
-            },
-        ))
-    }
-}
-
 /// The capabilities the questions `asked` need that `declared` lacks, if any: "If processing a
 /// request requires a capability the client did not include in clientCapabilities, the server
 /// MUST return a MissingRequiredClientCapabilityError" (2026-07-28, SEP-2575).
@@ -1201,79 +1158,6 @@ fn task_required(tool: &str) -> ErrorData {
     let mut error = ErrorData::missing_required_client_capability(required);
     error.message = prose::task_required(tool).into();
     error
-}
-
-/// The key of the approval question in an input-required result.
-const APPROVE: &str = "approve";
-
-/// What happens to a call whose approval is asked in an input-required result.
-enum Round {
-    /// The client is to ask the person, and send the call again with the answer.
-    Ask(InputRequiredResult),
-    /// The person answered: `Ok` to run the call, else the prose of the refusal.
-    Decided(Result<(), String>),
-}
-
-/// Whether the tool's annotations say, in so many words, that it is destructive.
-fn says_destructive(definition: &ToolDefinition) -> bool {
-    definition.annotations.destructive == Some(true) && !definition.annotations.is_read_only()
-}
-
-/// Asks the client's user to approve `call`; `Err` with the prose of the refusal when they do
-/// not, or cannot be asked.
-async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Result<(), String> {
-    let can_ask = context
-        .peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some());
-    if !can_ask {
-        return Err(prose::approval_unavailable(&call.name));
-    }
-    let request = ServerRequest::ElicitRequest(ElicitRequest::new(approval_request(call)));
-    let answer = match context.peer.send_request(request).await {
-        Ok(ClientResult::ElicitResult(answer)) => answer,
-        Ok(_) => {
-            let error = "the client answered with something other than an elicitation result";
-            return Err(prose::approval_failed(&call.name, error));
-        }
-        Err(error) => return Err(prose::approval_failed(&call.name, &error.to_string())),
-    };
-    decision(call, &answer)
-}
-
-/// The question that asks the client's user to approve `call`: a message naming the tool and
-/// its arguments, and a boolean `approve`, true unless the person unticks it.
-fn approval_request(call: &ToolCall) -> ElicitRequestParams {
-    let requested_schema = ElicitationSchema::builder()
-        .required_bool_property(APPROVE, |approve| {
-            approve
-                .title("Approve")
-                .description(prose::approval_field(&call.name))
-                .with_default(true)
-        })
-        .build_unchecked();
-    ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: prose::approval_question(&call.name, &call.arguments),
-        requested_schema,
-    }
-}
-
-/// What the person's `answer` to the approval question decides: `Ok` to run `call`, else the
-/// prose of the refusal.
-fn decision(call: &ToolCall, answer: &ElicitResult) -> Result<(), String> {
-    let refused = answer
-        .content
-        .as_ref()
-        .and_then(|content| content.get(APPROVE))
-        .is_some_and(|approve| approve == &Value::Bool(false));
-    match answer.action {
-        ElicitationAction::Accept if !refused => Ok(()),
-        ElicitationAction::Accept | ElicitationAction::Decline => {
-            Err(prose::approval_declined(&call.name))
-        }
-        _ => Err(prose::approval_dismissed(&call.name)),
-    }
 }
 
 impl<S> Clone for Server<S> {
