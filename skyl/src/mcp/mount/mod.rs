@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::mcp::error::ConnectError;
 use crate::mcp::listing;
-use mounted_task::TaskJournal;
+use crate::mcp::mount::mounted_task::TaskJournal;
 
 mod call;
 #[cfg(feature = "mcp-http")]
@@ -45,11 +45,11 @@ pub(super) mod oauth;
 
 use crate::agent::asking;
 use crate::agent::{Question, Reply};
+use crate::mcp::mount::call::Call;
 use crate::model::BoxFuture;
 use crate::registration::RegistrationError;
 use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;
-use call::Call;
 
 /// How long a server gets to answer a call, unless [`RemoteBuilder::call_timeout`] says
 /// otherwise (the MCP TypeScript SDK's default request timeout).

@@ -38,10 +38,10 @@ use serde_json::Value;
 use crate::mcp::error::ServeError;
 use crate::mcp::serve::caller::speaks_input_required;
 use crate::mcp::serve::legacy_tasks::LegacyTasks;
+use crate::mcp::serve::notify::LevelFilter;
 use crate::mcp::serve::request_state::RequestStates;
+use crate::mcp::serve::tasks::{Ran, Runner, Tasks};
 use crate::mcp::{content, listing};
-use notify::LevelFilter;
-use tasks::{Ran, Runner, Tasks};
 
 pub(super) mod approval;
 #[cfg(feature = "mcp-http")]
