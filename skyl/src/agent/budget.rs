@@ -6,14 +6,12 @@ use serde::{Deserialize, Serialize};
 use crate::model::{Cost, Model, Price, Prices};
 use crate::provider::{Request, Usage, digest};
 
-use crate::agent::stop::Stop;
-
 /// Limits on what a run may use: input tokens, output tokens and cost
 /// ([`Agent::with_budget`](super::Agent::with_budget)).
 ///
 /// A budget is checked **before** each request, not after: the run stops
-/// ([`Stop::Budget`]) when what it used plus the most the next request could use would pass a
-/// limit, so no request is sent that could take the run over it.
+/// ([`Stop::Budget`](crate::agent::Stop::Budget)) when what it used plus the most the next
+/// request could use would pass a limit, so no request is sent that could take the run over it.
 ///
 /// - **Input tokens** of the next request are bounded from its size: the bytes of the body the
 ///   model would send ([`Model::encoded_len`](crate::model::Model::encoded_len)), or of the
@@ -37,7 +35,8 @@ use crate::agent::stop::Stop;
 ///   [prices](super::Agent::with_prices) for the model that may answer: of a
 ///   [`Failover`](crate::model::Failover), the dearest of its members
 ///   ([`Model::model_names`](crate::model::Model::model_names)). A cost limit without a price
-///   for a model that may answer stops the run before the request ([`Stop::Unpriced`]).
+///   for a model that may answer stops the run before the request
+///   ([`Stop::Unpriced`](crate::agent::Stop::Unpriced)).
 ///
 /// A budget bounds the run's tree: what its sub-agents ([`AgentTool`](super::AgentTool), at any
 /// depth) use counts in it ([`Run::tree_usage`](super::Run::tree_usage)), and each of their
@@ -166,8 +165,9 @@ impl Budget {
         }
     }
 
-    /// Says whether `request` may be sent: the run stops when it could pass a limit. A request
-    /// without `max_tokens` gets one when an output or cost limit needs it.
+    /// Says whether `request` may be sent: the run stops (the [`Refusal`] becomes its
+    /// [`Stop`](crate::agent::Stop)) when it could pass a limit. A request without `max_tokens`
+    /// gets one when an output or cost limit needs it.
     ///
     /// `measured` is as [`bound`](Self::bound) takes it, `used` and `spent` what the run used
     /// so far.
@@ -178,7 +178,7 @@ impl Budget {
         used: &Usage,
         spent: Option<Cost>,
         pricing: &Pricing<'_>,
-    ) -> Result<(), Stop> {
+    ) -> Result<(), Refusal> {
         let bound = self.bound(request, measured, pricing);
         if let Some(max) = self.input_tokens {
             check(
@@ -198,7 +198,7 @@ impl Budget {
         }
         if let Some(max) = self.cost {
             if let Some(model) = &pricing.unpriced {
-                return Err(Stop::Unpriced {
+                return Err(Refusal::Unpriced {
                     model: model.clone(),
                 });
             }
@@ -387,10 +387,26 @@ impl Bound {
     }
 }
 
-/// The stop when `used` and `next` together pass `max`.
-fn check(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Result<(), Stop> {
+/// Why a budget does not let a request be sent: what the run's [`Stop`](crate::agent::Stop) says,
+/// in the budget's own terms (the stop is made from it, in `stop.rs`), so that the budget needs
+/// nothing of the stops.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// What the run used and the most the request could use of `limit` pass `max`.
+    Over {
+        limit: BudgetLimit,
+        max: u64,
+        used: u64,
+        next: u64,
+    },
+    /// A cost limit, and no price for `model`, which may answer.
+    Unpriced { model: String },
+}
+
+/// The refusal when `used` and `next` together pass `max`.
+fn check(limit: BudgetLimit, max: u64, used: u64, next: u64) -> Result<(), Refusal> {
     if used.saturating_add(next) > max {
-        return Err(Stop::Budget {
+        return Err(Refusal::Over {
             limit,
             max,
             used,
@@ -454,7 +470,7 @@ mod tests {
                 None,
                 &unpriced()
             ),
-            Err(Stop::Budget {
+            Err(Refusal::Over {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
                 used: 40,
@@ -490,7 +506,7 @@ mod tests {
                 None,
                 &unpriced()
             ),
-            Err(Stop::Budget {
+            Err(Refusal::Over {
                 limit: BudgetLimit::InputTokens,
                 max: 100,
                 used: 40,
@@ -522,7 +538,7 @@ mod tests {
                 None,
                 &unpriced()
             ),
-            Err(Stop::Budget {
+            Err(Refusal::Over {
                 limit: BudgetLimit::OutputTokens,
                 max: 5000,
                 used: 4000,
@@ -555,7 +571,7 @@ mod tests {
                 None,
                 &unpriced()
             ),
-            Err(Stop::Unpriced { model: "m".into() })
+            Err(Refusal::Unpriced { model: "m".into() })
         );
         let prices = Prices::new().with("m", Price::per_million_tokens(1000.0, 10_000.0));
         let priced = Pricing::of(&prices, &["m".into()]);
@@ -569,7 +585,7 @@ mod tests {
                 Some(Cost::from_units(0.25)),
                 &priced
             ),
-            Err(Stop::Budget {
+            Err(Refusal::Over {
                 limit: BudgetLimit::Cost,
                 max: 1_000_000_000,
                 used: 250_000_000,

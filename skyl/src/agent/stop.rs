@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::budget::BudgetLimit;
+use crate::agent::budget::{BudgetLimit, Refusal};
 use crate::agent::step::Step;
 use crate::model::Cost;
 use crate::prose;
@@ -90,6 +90,25 @@ pub enum Stop {
         /// What failed, as the error said it.
         error: String,
     },
+}
+
+impl From<Refusal> for Stop {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Over {
+                limit,
+                max,
+                used,
+                next,
+            } => Stop::Budget {
+                limit,
+                max,
+                used,
+                next,
+            },
+            Refusal::Unpriced { model } => Stop::Unpriced { model },
+        }
+    }
 }
 
 impl fmt::Display for Stop {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-use super::retry::should_retry;
+use crate::http::retry::should_retry;
 use crate::model::{ModelError, ModelErrorKind};
 use crate::provider::{DecodeError, author::Api};
 

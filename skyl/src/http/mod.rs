@@ -63,10 +63,12 @@
 //! and the waits between retries.
 
 mod builder;
+mod config_error;
 mod failure;
 mod model;
 mod retry;
 
-pub use builder::{ConfigError, ConfigErrorKind, HttpModelBuilder};
+pub use builder::HttpModelBuilder;
+pub use config_error::{ConfigError, ConfigErrorKind};
 pub use model::HttpModel;
 pub use retry::RetryPolicy;

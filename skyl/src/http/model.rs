@@ -9,11 +9,12 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::builder::{ConfigError, HttpModelBuilder};
-use super::failure::{
+use crate::http::builder::HttpModelBuilder;
+use crate::http::config_error::ConfigError;
+use crate::http::failure::{
     not_a_stream, request_id, scrub, status_error, stream_error, transport_error,
 };
-use super::retry::RetryPolicy;
+use crate::http::retry::RetryPolicy;
 use crate::model::{BoxFuture, EventSink, Model, ModelError, ModelErrorKind};
 use crate::provider::{
     Request, Response,

@@ -7,7 +7,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value as Json};
 
-use crate::mcp::Failure;
+use crate::mcp::serve::failure::Failure;
 
 /// The argument `name` of `arguments`, read as `T`.
 ///

@@ -16,11 +16,11 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
 
-use super::mounted_task::{self, Ended};
-use super::{Asks, Connection, InFlight, elicit_result, exited, form_question};
 use crate::agent::asking::{self, Resume};
 use crate::agent::{Question, Reply};
 use crate::mcp::content;
+use crate::mcp::mount::mounted_task::{self, Ended};
+use crate::mcp::mount::{Asks, Connection, InFlight, elicit_result, exited, form_question};
 use crate::model::BoxFuture;
 use crate::prose::mcp as prose;
 use crate::tool::{CallContext, LogLevel, RichOutcome, ToolFailure};
@@ -255,7 +255,7 @@ impl Connection {
         // scopes the account lacks): the server is fine, the access is not.
         #[cfg(feature = "mcp-oauth")]
         if let Err(ServiceError::TransportSend(error)) = &answer
-            && let Some(reason) = super::oauth::refusal(error)
+            && let Some(reason) = crate::mcp::mount::oauth::session::refusal(error)
         {
             return Err(prose::authorization_failed(&catalog.server, &reason));
         }

@@ -1,92 +1,102 @@
-//! Mounting over streamable HTTP (feature `mcp-http`): a client for a server's URL, with a
-//! bearer token or OAuth. rmcp speaks the protocol; reqwest carries it.
+//! Mounting over streamable HTTP (feature `mcp-http`): the client for a server's URL, with a
+//! bearer token or OAuth, and what its failures become, for
+//! [`RemoteBuilder::connect_http`](crate::mcp::RemoteBuilder::connect_http). rmcp speaks the
+//! protocol; reqwest carries it.
+
+#[cfg(feature = "mcp-oauth")]
+use std::sync::Arc;
 
 use rmcp::service::ClientInitializeError;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
-use super::{Remote, RemoteBuilder};
 use crate::mcp::error::{Cause, ConnectError};
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::OAuth;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::clients::Authorized;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::exchanges::OAuthHttp;
+#[cfg(feature = "mcp-oauth")]
+use crate::mcp::mount::oauth::session::Session;
 
-impl RemoteBuilder {
-    /// The access token [`connect_http`](Self::connect_http) sends with every request
-    /// (`Authorization: Bearer ...`), for a server that requires one (see
-    /// [`Authorization`](crate::mcp::Authorization)); without the `Bearer ` prefix.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
-        self
-    }
+/// Whether a handshake over HTTP failed as one with a server of 2025 that answers every method
+/// it does not know, `server/discover` included, with an empty result: over HTTP a new
+/// connection costs little, and the older handshake is tried on one.
+pub(in crate::mcp) fn misread_discovery(error: &ConnectError) -> bool {
+    let ConnectError::Http { source, .. } = error else {
+        return false;
+    };
+    source
+        .downcast_ref::<ClientInitializeError>()
+        .is_some_and(|error| matches!(error, ClientInitializeError::ExpectedInitResult(_)))
+}
 
-    /// Connects to an MCP server's streamable HTTP endpoint, such as
-    /// `http://127.0.0.1:8000/mcp`.
-    ///
-    /// With the `http` feature on, `https://` URLs work with the transport's TLS (rustls on
-    /// aws-lc-rs, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
-    /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
-    /// `Cargo.toml`.
-    pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
-        let again = self.clone();
-        match self.connect_http_once(url).await {
-            // Some servers of 2025 answer every method they do not know, `server/discover`
-            // included, with an empty result; over HTTP a new connection costs little, and the
-            // older handshake is tried on one.
-            Err(ConnectError::Http { source, .. })
-                if !again.legacy_only
-                    && source
-                        .downcast_ref::<ClientInitializeError>()
-                        .is_some_and(|error| {
-                            matches!(error, ClientInitializeError::ExpectedInitResult(_))
-                        }) =>
-            {
-                let mut again = again;
-                again.legacy_only = true;
-                again.connect_http_once(url).await
-            }
-            other => other,
-        }
-    }
-
-    async fn connect_http_once(self, url: &str) -> Result<Remote, ConnectError> {
-        let server = self.name.clone();
-        let failed = |source| ConnectError::Http {
-            server: server.clone(),
-            url: url.to_owned(),
-            source,
-        };
-        let client = http_client(url).map_err(failed)?;
-        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-        if let Some(token) = &self.bearer_token {
-            config = config.auth_header(token.clone());
-        }
-        #[cfg(feature = "mcp-oauth")]
-        if let Some(oauth) = self.oauth.clone() {
-            use super::oauth::{Authorized, OAuthHttp, Session};
-            let http = OAuthHttp::new(|| http_client_builder(url)).map_err(failed)?;
-            let session = std::sync::Arc::new(Session::new(url, oauth, http));
-            let client = Authorized::new(client, std::sync::Arc::clone(&session));
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            let started = self.start(transport, None).await;
-            return match session.take_failure() {
-                Some(failure) if started.is_err() => Err(ConnectError::Authorization {
-                    server,
-                    url: url.to_owned(),
-                    source: Box::new(failure),
-                }),
-                _ => http_failure(started, failed),
-            };
-        }
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        http_failure(self.start(transport, None).await, failed)
+/// The failure to reach `url`, the server `server`'s, with the HTTP client's error.
+pub(in crate::mcp) fn failed(server: &str, url: &str, source: Cause) -> ConnectError {
+    ConnectError::Http {
+        server: server.to_owned(),
+        url: url.to_owned(),
+        source,
     }
 }
 
-/// A handshake that failed over HTTP is the URL's failure, with the HTTP client's own error.
-fn http_failure(
-    started: Result<Remote, ConnectError>,
-    failed: impl Fn(Cause) -> ConnectError,
-) -> Result<Remote, ConnectError> {
+/// The HTTP client for `url`, and the transport's settings: the URL, and the `bearer_token`
+/// sent with every request when there is one.
+pub(in crate::mcp) fn client_for(
+    url: &str,
+    bearer_token: Option<&str>,
+) -> Result<(reqwest::Client, StreamableHttpClientTransportConfig), Cause> {
+    let client = http_client(url)?;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(token) = bearer_token {
+        config = config.auth_header(token.to_owned());
+    }
+    Ok((client, config))
+}
+
+/// `client` getting its tokens with `oauth` for `url`, and the session that keeps them (and
+/// says why it could not get one).
+#[cfg(feature = "mcp-oauth")]
+pub(in crate::mcp) fn authorized(
+    client: reqwest::Client,
+    url: &str,
+    oauth: OAuth,
+) -> Result<(Authorized, Arc<Session>), Cause> {
+    let http = OAuthHttp::new(|| http_client_builder(url))?;
+    let session = Arc::new(Session::new(url, oauth, http));
+    Ok((Authorized::new(client, Arc::clone(&session)), session))
+}
+
+/// What a connection over HTTP whose tokens `session` got came to: when it failed and the
+/// session could not authorize, the authorization's failure; else as [`outcome`] says.
+#[cfg(feature = "mcp-oauth")]
+pub(in crate::mcp) fn authorized_outcome<T>(
+    started: Result<T, ConnectError>,
+    session: &Session,
+    server: &str,
+    url: &str,
+) -> Result<T, ConnectError> {
+    match session.take_failure() {
+        Some(failure) if started.is_err() => Err(ConnectError::Authorization {
+            server: server.to_owned(),
+            url: url.to_owned(),
+            source: Box::new(failure),
+        }),
+        _ => outcome(started, server, url),
+    }
+}
+
+/// What a connection over HTTP to the server `server` at `url` came to: a handshake that failed
+/// is the URL's failure, with the HTTP client's own error.
+pub(in crate::mcp) fn outcome<T>(
+    started: Result<T, ConnectError>,
+    server: &str,
+    url: &str,
+) -> Result<T, ConnectError> {
     match started {
-        Err(ConnectError::Handshake { source, .. }) => Err(failed(transport_cause(source))),
+        Err(ConnectError::Handshake { source, .. }) => {
+            Err(failed(server, url, transport_cause(source)))
+        }
         other => other,
     }
 }

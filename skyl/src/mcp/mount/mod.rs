@@ -7,7 +7,7 @@
 //! | `mounted_task.rs` | a call answered with a task: awaited by polling, its id journaled |
 //! | `lifecycle.rs` | which revision a mounted server is spoken to in |
 //! | `names.rs` | the names mounted tools go by |
-//! | `http.rs` | `connect_http`, with a bearer token |
+//! | `http.rs` | the client `connect_http` connects with, with a bearer token or OAuth, and its failures |
 //! | `oauth.rs`, `oauth/` | OAuth for servers mounted over HTTP: the options, the session's tokens, the wrapped HTTP clients |
 
 use std::fmt;
@@ -30,9 +30,9 @@ use serde_json::Value;
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::error::ConnectError;
-use super::listing;
-use mounted_task::TaskJournal;
+use crate::mcp::error::ConnectError;
+use crate::mcp::listing;
+use crate::mcp::mount::mounted_task::TaskJournal;
 
 mod call;
 #[cfg(feature = "mcp-http")]
@@ -45,11 +45,11 @@ pub(super) mod oauth;
 
 use crate::agent::asking;
 use crate::agent::{Question, Reply};
+use crate::mcp::mount::call::Call;
 use crate::model::BoxFuture;
 use crate::registration::RegistrationError;
 use crate::tool::{RichOutcome, Tool, ToolDefinition, ToolFuture};
 use crate::toolbox::Toolbox;
-use call::Call;
 
 /// How long a server gets to answer a call, unless [`RemoteBuilder::call_timeout`] says
 /// otherwise (the MCP TypeScript SDK's default request timeout).
@@ -81,7 +81,7 @@ pub struct Remote {
 #[derive(Clone, Debug)]
 #[must_use = "a RemoteBuilder connects nothing until spawn, connect or connect_http is awaited"]
 pub struct RemoteBuilder {
-    pub(super) name: String,
+    name: String,
     prefix: Option<String>,
     connect_timeout: Duration,
     call_timeout: Duration,
@@ -90,13 +90,13 @@ pub struct RemoteBuilder {
     tasks: Tasks,
     /// Set for a second try at a server that answered `server/discover` with something other
     /// than a discover result or an error: the handshake of 2025-11-25 alone.
-    pub(super) legacy_only: bool,
+    legacy_only: bool,
     /// The bearer token `connect_http` sends.
     #[cfg(feature = "mcp-http")]
-    pub(super) bearer_token: Option<String>,
+    bearer_token: Option<String>,
     /// How `connect_http` gets tokens instead (feature `mcp-oauth`).
     #[cfg(feature = "mcp-oauth")]
-    pub(super) oauth: Option<oauth::OAuth>,
+    oauth: Option<oauth::OAuth>,
 }
 
 /// One tool of a [`Remote`] server, as a skyl [`Tool`]: its definition is the server's, under a
@@ -499,7 +499,68 @@ impl RemoteBuilder {
         self.start(transport, None).await
     }
 
-    pub(super) async fn start<T, E, A>(
+    /// The access token [`connect_http`](Self::connect_http) sends with every request
+    /// (`Authorization: Bearer ...`), for a server that requires one (see
+    /// [`Authorization`](crate::mcp::Authorization)); without the `Bearer ` prefix.
+    #[cfg(feature = "mcp-http")]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Gets access tokens with OAuth 2.1 for a server that requires them (see
+    /// [`OAuth`](crate::mcp::OAuth)), when [`connect_http`](Self::connect_http) connects;
+    /// instead of a fixed [`bearer_token`](Self::bearer_token).
+    ///
+    /// A failed authorization is a [`ConnectError::Authorization`](crate::mcp::ConnectError) whose
+    /// cause says which step failed.
+    #[cfg(feature = "mcp-oauth")]
+    pub fn oauth(mut self, oauth: oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
+    /// Connects to an MCP server's streamable HTTP endpoint, such as
+    /// `http://127.0.0.1:8000/mcp`.
+    ///
+    /// With the `http` feature on, `https://` URLs work with the transport's TLS (rustls on
+    /// aws-lc-rs, the system's roots). With `mcp-http` alone skyl enables reqwest without TLS; for an
+    /// `https://` URL then, turn on `http` or one of reqwest's TLS features in your own
+    /// `Cargo.toml`.
+    #[cfg(feature = "mcp-http")]
+    pub async fn connect_http(self, url: &str) -> Result<Remote, ConnectError> {
+        let again = self.clone();
+        match self.connect_http_once(url).await {
+            Err(error) if !again.legacy_only && http::misread_discovery(&error) => {
+                let mut again = again;
+                again.legacy_only = true;
+                again.connect_http_once(url).await
+            }
+            other => other,
+        }
+    }
+
+    /// One handshake with the server at `url` (see [`connect_http`](Self::connect_http)).
+    #[cfg(feature = "mcp-http")]
+    async fn connect_http_once(self, url: &str) -> Result<Remote, ConnectError> {
+        use rmcp::transport::StreamableHttpClientTransport;
+
+        let server = self.name.clone();
+        let (client, config) = http::client_for(url, self.bearer_token.as_deref())
+            .map_err(|source| http::failed(&server, url, source))?;
+        #[cfg(feature = "mcp-oauth")]
+        if let Some(oauth) = self.oauth.clone() {
+            let (client, session) = http::authorized(client, url, oauth)
+                .map_err(|source| http::failed(&server, url, source))?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let started = self.start(transport, None).await;
+            return http::authorized_outcome(started, &session, &server, url);
+        }
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        http::outcome(self.start(transport, None).await, &server, url)
+    }
+
+    async fn start<T, E, A>(
         self,
         transport: T,
         child: Option<Child>,

@@ -11,21 +11,18 @@
 //!
 //! This file holds what an application sets ([`OAuth`], [`Authorize`]); `session.rs` gets and
 //! renews a connection's tokens with rmcp, and says why it could not; `clients.rs` wraps the
-//! HTTP clients, the transport's and the one of the OAuth exchanges.
+//! transport's HTTP client, and `exchanges.rs` is the one of the OAuth exchanges.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::RemoteBuilder;
 use crate::mcp::error::Cause;
 
-mod clients;
-mod session;
-
-pub(in crate::mcp) use clients::{Authorized, OAuthHttp};
-pub(in crate::mcp) use session::{Session, refusal};
+pub(in crate::mcp) mod clients;
+pub(in crate::mcp) mod exchanges;
+pub(in crate::mcp) mod session;
 
 /// How many times one request may lead to authorization before skyl gives up, unless
 /// [`OAuth::max_authorizations`] says otherwise.
@@ -34,8 +31,9 @@ const DEFAULT_MAX_AUTHORIZATIONS: u32 = 3;
 /// The client name skyl registers under, unless [`OAuth::client_name`] says otherwise.
 const DEFAULT_CLIENT_NAME: &str = "skyl";
 
-/// How [`connect_http`](RemoteBuilder::connect_http) gets access tokens for an MCP server that
-/// requires OAuth 2.1 (set with [`RemoteBuilder::oauth`]).
+/// How [`connect_http`](crate::mcp::RemoteBuilder::connect_http) gets access tokens for an MCP
+/// server that requires OAuth 2.1 (set with
+/// [`RemoteBuilder::oauth`](crate::mcp::RemoteBuilder::oauth)).
 ///
 /// Nothing happens until the server answers 401: then skyl reads the server's protected-resource
 /// metadata (or, for a server of the 2025-03-26 revision, the authorization server's metadata at
@@ -227,22 +225,9 @@ impl fmt::Debug for OAuth {
     }
 }
 
-impl RemoteBuilder {
-    /// Gets access tokens with OAuth 2.1 for a server that requires them (see [`OAuth`]), when
-    /// [`connect_http`](Self::connect_http) connects; instead of a fixed
-    /// [`bearer_token`](Self::bearer_token).
-    ///
-    /// A failed authorization is a [`ConnectError::Authorization`](crate::mcp::ConnectError) whose
-    /// cause says which step failed.
-    pub fn oauth(mut self, oauth: OAuth) -> Self {
-        self.oauth = Some(oauth);
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::OAuth;
+    use crate::mcp::mount::oauth::OAuth;
 
     #[test]
     fn the_debug_form_leaves_the_client_secret_out() {

@@ -3,8 +3,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::Peer;
-use rmcp::model::{ClientCapabilities, InputRequest, InputRequests, InputResponses};
-use rmcp::service::RoleServer;
+use rmcp::model::ServerRequest;
+use rmcp::model::{
+    ClientCapabilities, InputRequest, InputRequests, InputResponses, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::prose::mcp as prose;
@@ -157,4 +160,42 @@ pub fn ask(key: impl Into<String>, request: InputRequest) -> ToolFailure {
 /// Runs `future` (a dispatch at 2026-07-28) with `inputs` as what [`answer`] and [`ask`] use.
 pub(crate) async fn with_inputs<F: Future>(inputs: Arc<Inputs>, future: F) -> F::Output {
     INPUTS.scope(inputs, future).await
+}
+
+/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
+/// result instead of a request of the server's during the call.
+pub(in crate::mcp) fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
+/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
+/// cause of the first that failed.
+pub(in crate::mcp) async fn asked_during_call(
+    context: &RequestContext<RoleServer>,
+    asked: InputRequests,
+) -> Result<InputResponses, String> {
+    let mut answers = InputResponses::new();
+    for (key, question) in asked {
+        let request = match question {
+            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
+            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
+            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
+            _ => {
+                return Err(format!(
+                    "the question \"{key}\" is of a kind rmcp cannot send"
+                ));
+            }
+        };
+        let answer = context
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|error| error.to_string())?;
+        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
+        answers.insert(key, answer);
+    }
+    Ok(answers)
 }

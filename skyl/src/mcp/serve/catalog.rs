@@ -1,4 +1,5 @@
-//! The prompts and resources a [`Server`] offers beside its tools, and how it answers
+//! The prompts and resources a [`Server`](crate::mcp::Server) offers beside its tools (a
+//! `Catalog` the server holds), and how it answers
 //! `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`,
 //! `resources/read`, `completion/complete` and `resources/subscribe`: each with one answer, a
 //! failure or a panic of the user's function included.
@@ -17,22 +18,23 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, Prompt as McpPrompt,
     PromptArgument as McpArgument, PromptMessage as McpMessage, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Reference, Resource as McpResource, ResourceTemplate,
-    ResourceUpdatedNotificationParam, Role, SubscriptionFilter,
+    ResourceUpdatedNotificationParam, Role, ServerCapabilities, SubscriptionFilter,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use serde_json::{Map, Value, json};
 
-use super::Server;
-use super::failure::Failure;
-use super::prompt::{PromptArguments, PromptMessage, ServedPrompt};
-use super::resource::{ResourceRead, ServedResource};
-use super::uri_template::UriTemplate;
 use crate::mcp::content;
+use crate::mcp::serve::caller::{self, speaks_input_required};
+use crate::mcp::serve::failure::Failure;
+use crate::mcp::serve::prompt::{PromptArguments, PromptMessage, ServedPrompt};
+use crate::mcp::serve::request_state::RequestStates;
+use crate::mcp::serve::resource::{ResourceRead, ServedResource};
+use crate::mcp::serve::uri_template::UriTemplate;
 use crate::message::ToolCall;
 use crate::prose::served as prose;
 
 /// A type whose methods are prompts and resources: what `#[skyl::served]` implements for the
-/// type of an impl block, for [`Server::with_served`].
+/// type of an impl block, for [`Server::with_served`](crate::mcp::Server::with_served).
 pub trait ServedSet: Send + Sync + 'static {
     /// Its prompts, each holding the instance.
     fn prompts(self: Arc<Self>) -> Vec<Box<dyn ServedPrompt>>;
@@ -71,69 +73,44 @@ struct Subscription {
     uri: String,
 }
 
-impl<S: Send + Sync + 'static> Server<S> {
-    /// Offers `prompt` beside the tools: `prompts/list` lists it and `prompts/get` gets its
-    /// messages. The server declares the `prompts` and `completions` capabilities.
+impl Catalog {
+    /// Adds `prompt`, and declares the capabilities it needs (`prompts`, `completions`) in
+    /// `capabilities`.
     ///
     /// # Panics
     ///
-    /// If the server already has a prompt of that name: a client could not tell them apart.
-    pub fn with_prompt(self, prompt: impl ServedPrompt) -> Self {
-        self.with_prompt_shared(Arc::new(prompt))
-    }
-
-    /// Offers the prompts and resources of `set`: the `#[prompt]` and `#[resource]` methods of a
-    /// `#[skyl::served]` impl block, each holding the instance.
-    ///
-    /// # Panics
-    ///
-    /// As [`with_prompt`](Self::with_prompt) and [`with_resource`](Self::with_resource) do.
-    pub fn with_served<T: ServedSet>(mut self, set: impl Into<Arc<T>>) -> Self {
-        let set = set.into();
-        for prompt in Arc::clone(&set).prompts() {
-            self = self.with_prompt_shared(Arc::from(prompt));
-        }
-        for resource in set.resources() {
-            self = self.with_resource_shared(Arc::from(resource));
-        }
-        self
-    }
-
-    fn with_prompt_shared(mut self, prompt: Arc<dyn ServedPrompt>) -> Self {
+    /// If the catalog already has a prompt of that name: a client could not tell them apart.
+    pub(in crate::mcp) fn add_prompt(
+        &mut self,
+        prompt: Arc<dyn ServedPrompt>,
+        capabilities: &mut ServerCapabilities,
+    ) {
         let name = &prompt.definition().name;
         assert!(
-            !self
-                .catalog
-                .prompts
-                .iter()
-                .any(|p| &p.definition().name == name),
+            !self.prompts.iter().any(|p| &p.definition().name == name),
             "the server already has a prompt named \"{name}\"; give one of them another name"
         );
-        Arc::make_mut(&mut self.catalog).prompts.push(prompt);
-        let capabilities = &mut self.config.capabilities;
+        self.prompts.push(prompt);
         // The prompts are given before the server serves and never change while it does.
         let prompts = capabilities.prompts.get_or_insert_with(Default::default);
         prompts.list_changed = Some(false);
         capabilities
             .completions
             .get_or_insert_with(Default::default);
-        self
     }
 
-    /// Offers `resource` beside the tools: `resources/list` lists a resource at one URI,
-    /// `resources/templates/list` a template (a URI with `{variables}`), and `resources/read`
-    /// reads either. The server declares the `resources` capability (with `subscribe`) and
-    /// `completions`.
+    /// Adds `resource`, and declares the capabilities it needs (`resources` with `subscribe`,
+    /// `completions`) in `capabilities`.
     ///
     /// # Panics
     ///
-    /// If its URI is not a template skyl reads (`{name}` for a segment, `{+name}` for any text),
-    /// or the server already has a resource at that URI.
-    pub fn with_resource(self, resource: impl ServedResource) -> Self {
-        self.with_resource_shared(Arc::new(resource))
-    }
-
-    fn with_resource_shared(mut self, resource: Arc<dyn ServedResource>) -> Self {
+    /// If its URI is not a template skyl reads, or the catalog already has a resource at that
+    /// URI.
+    pub(in crate::mcp) fn add_resource(
+        &mut self,
+        resource: Arc<dyn ServedResource>,
+        capabilities: &mut ServerCapabilities,
+    ) {
         let uri = &resource.definition().uri;
         let template = match UriTemplate::parse(uri) {
             Ok(template) => template,
@@ -143,16 +120,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         };
         assert!(
             !self
-                .catalog
                 .resources
                 .iter()
                 .any(|r| &r.resource.definition().uri == uri),
             "the server already has a resource at \"{uri}\"; give one of them another URI"
         );
-        Arc::make_mut(&mut self.catalog)
-            .resources
-            .push(Served { resource, template });
-        let capabilities = &mut self.config.capabilities;
+        self.resources.push(Served { resource, template });
         let resources = capabilities.resources.get_or_insert_with(Default::default);
         resources.subscribe = Some(true);
         // The list is given before the server serves and never changes while it does; a
@@ -161,22 +134,19 @@ impl<S: Send + Sync + 'static> Server<S> {
         capabilities
             .completions
             .get_or_insert_with(Default::default);
-        self
     }
 
-    /// A handle that tells the clients subscribed to a resource that it changed, once the
-    /// server is serving: keep it before [`serve`](Self::serve) takes the server.
-    pub fn resource_updates(&self) -> ResourceUpdates {
+    /// A handle that tells the clients subscribed to a resource that it changed.
+    pub(in crate::mcp) fn updates(&self) -> ResourceUpdates {
         ResourceUpdates {
-            subscriptions: Arc::clone(&self.catalog.subscriptions),
+            subscriptions: Arc::clone(&self.subscriptions),
         }
     }
 
     /// `prompts/list`.
     pub(in crate::mcp) fn prompts_listed(&self) -> ListPromptsResult {
         ListPromptsResult::with_all_items(
-            self.catalog
-                .prompts
+            self.prompts
                 .iter()
                 .map(|prompt| listed_prompt(prompt.as_ref()))
                 .collect(),
@@ -186,8 +156,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// `resources/list` (fixed URIs) or `resources/templates/list`.
     pub(in crate::mcp) fn resources_listed(&self) -> ListResourcesResult {
         ListResourcesResult::with_all_items(
-            self.catalog
-                .resources
+            self.resources
                 .iter()
                 .filter(|served| !served.template.has_variables())
                 .map(|served| {
@@ -205,8 +174,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// `resources/templates/list`.
     pub(in crate::mcp) fn templates_listed(&self) -> ListResourceTemplatesResult {
         ListResourceTemplatesResult::with_all_items(
-            self.catalog
-                .resources
+            self.resources
                 .iter()
                 .filter(|served| served.template.has_variables())
                 .map(|served| {
@@ -227,8 +195,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self,
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
+        states: &RequestStates,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let catalog = &self.catalog;
+        let catalog = self;
         let Some(prompt) = catalog
             .prompts
             .iter()
@@ -248,7 +217,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         }
         // At 2026-07-28 a prompt may ask, as a tool does: its questions are the answer, and the
         // client sends the request again with the answers and the state this server signed.
-        let modern = super::speaks_input_required(&context);
+        let modern = speaks_input_required(&context);
         let bound = ToolCall::new(
             context.id.to_string(),
             format!("prompts/get {}", definition.name),
@@ -257,23 +226,23 @@ impl<S: Send + Sync + 'static> Server<S> {
         let mut answers = InputResponses::new();
         if modern {
             if let Some(state) = &request.request_state {
-                answers = self.opened(&bound, state)?;
+                answers = states.opened(&bound, state)?;
             }
             answers.extend(request.input_responses.unwrap_or_default());
         }
-        let inputs = Arc::new(super::caller::Inputs::new(
+        let inputs = Arc::new(caller::Inputs::new(
             answers.clone(),
             context.client_capabilities(),
             modern,
         ));
-        let got = super::caller::with_inputs(
+        let got = caller::with_inputs(
             Arc::clone(&inputs),
             caught(|| prompt.get(PromptArguments::new(arguments))),
         )
         .await;
         let asked = inputs.take_asked();
         if modern && !asked.is_empty() {
-            let state = self.sealed(&bound, &answers);
+            let state = states.sealed(&bound, &answers);
             return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
         }
         let name = &definition.name;
@@ -297,9 +266,8 @@ impl<S: Send + Sync + 'static> Server<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        let Some((served, variables)) = self.catalog.find(&uri) else {
+        let Some((served, variables)) = self.find(&uri) else {
             let known = self
-                .catalog
                 .resources
                 .iter()
                 .map(|r| r.resource.definition().uri.as_str());
@@ -342,7 +310,6 @@ impl<S: Send + Sync + 'static> Server<S> {
         let values = match &request.r#ref {
             Reference::Prompt(reference) => {
                 let Some(prompt) = self
-                    .catalog
                     .prompts
                     .iter()
                     .find(|prompt| prompt.definition().name == reference.name)
@@ -357,7 +324,6 @@ impl<S: Send + Sync + 'static> Server<S> {
             }
             Reference::Resource(reference) => {
                 let Some(served) = self
-                    .catalog
                     .resources
                     .iter()
                     .find(|served| served.resource.definition().uri == reference.uri)
@@ -390,10 +356,10 @@ impl<S: Send + Sync + 'static> Server<S> {
         uri: String,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.catalog.find(&uri).is_none() {
+        if self.find(&uri).is_none() {
             return Err(not_found(&context, prose::unknown_subscription(&uri), &uri));
         }
-        let mut subscriptions = lock(&self.catalog.subscriptions);
+        let mut subscriptions = lock(&self.subscriptions);
         let legacy = &mut subscriptions.legacy;
         legacy.retain(|s| !s.peer.is_transport_closed());
         if !legacy
@@ -410,7 +376,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// `resources/unsubscribe`.
     pub(in crate::mcp) fn unsubscribe_from(&self, uri: &str, context: &RequestContext<RoleServer>) {
-        lock(&self.catalog.subscriptions)
+        lock(&self.subscriptions)
             .legacy
             .retain(|s| !(s.uri == uri && same_peer(&s.peer, &context.peer)));
     }
@@ -421,12 +387,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        if self.catalog.resources.is_empty() {
+        if self.resources.is_empty() {
             return None;
         }
         let uris = requested.resource_subscriptions.as_ref().map(|uris| {
             uris.iter()
-                .filter(|uri| self.catalog.find(uri).is_some())
+                .filter(|uri| self.find(uri).is_some())
                 .cloned()
                 .collect::<Vec<_>>()
         });
@@ -439,14 +405,14 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// of the resources its filter names.
     pub(in crate::mcp) async fn listening(&self, context: SubscriptionContext) {
         let number = {
-            let mut subscriptions = lock(&self.catalog.subscriptions);
+            let mut subscriptions = lock(&self.subscriptions);
             let number = subscriptions.next;
             subscriptions.next += 1;
             subscriptions.streams.push((number, context.sink().clone()));
             number
         };
         context.cancelled().await;
-        lock(&self.catalog.subscriptions)
+        lock(&self.subscriptions)
             .streams
             .retain(|(n, _)| *n != number);
     }
@@ -475,7 +441,7 @@ impl Catalog {
 }
 
 /// Tells the clients subscribed to a resource that it changed
-/// ([`Server::resource_updates`]).
+/// ([`Server::resource_updates`](crate::mcp::Server::resource_updates)).
 #[derive(Clone)]
 pub struct ResourceUpdates {
     subscriptions: Arc<Mutex<Subscriptions>>,
@@ -545,7 +511,7 @@ fn same_peer(a: &Peer<RoleServer>, b: &Peer<RoleServer>) -> bool {
 /// -32602 from it on (SEP-2164).
 fn not_found(context: &RequestContext<RoleServer>, prose: String, uri: &str) -> ErrorData {
     let data = Some(json!({"uri": uri}));
-    if super::speaks_input_required(context) {
+    if speaks_input_required(context) {
         ErrorData::invalid_params(prose, data)
     } else {
         ErrorData::resource_not_found(prose, data)

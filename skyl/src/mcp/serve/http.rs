@@ -1,6 +1,8 @@
 //! Serving over streamable HTTP (feature `mcp-http`): a server on a local port, or a tower
-//! service for a router of your own. rmcp speaks the protocol; hyper only accepts the
-//! connections.
+//! service for a router of your own, for [`Server::serve_http`] and [`Server::http_service`]
+//! (which are written with the server's other options, in `mod.rs`). rmcp speaks the protocol;
+//! hyper only accepts the connections; what is here knows of the server only that it is rmcp's
+//! `ServerHandler`.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,16 +13,17 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::ServerHandler;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize as _;
 use tokio::net::TcpListener;
 
-use super::Server;
-use super::authorization::Authorization;
-use super::stdio;
 use crate::mcp::error::ServeError;
+use crate::mcp::serve::authorization::Authorization;
+use crate::mcp::serve::legacy_tasks::wire as legacy_tasks;
+use crate::mcp::serve::{jsonrpc, stdio};
 
 /// How a server answers over HTTP (set with [`Server::with_stateless_http`],
 /// [`Server::with_authorization`] and [`Server::with_allowed_hosts`]).
@@ -32,78 +35,74 @@ pub(in crate::mcp) struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
 }
 
-impl<S: Send + Sync + 'static> Server<S> {
-    /// Serves HTTP without sessions: each request is answered on its own, by whichever process
-    /// gets it, so several server processes can sit behind a load balancer without session
-    /// affinity. Answers are plain JSON unless a tool sends notifications first.
-    ///
-    /// What a session carries is then not there: a tool cannot ask the client something mid-call
-    /// ([`caller`](crate::mcp::caller) is there, but the client's answer would reach another
-    /// process), and the server cannot send a notification outside a call.
-    pub fn with_stateless_http(mut self) -> Self {
-        self.http.stateless = true;
-        self
+impl HttpOptions {
+    /// Without sessions ([`Server::with_stateless_http`]).
+    pub(in crate::mcp) fn stateless(self) -> Self {
+        HttpOptions {
+            stateless: true,
+            ..self
+        }
     }
 
-    /// The names (`host` or `host:port`) an HTTP request's `Host` may be, over
-    /// [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service); unless set,
-    /// the loopback names only (`localhost`, `127.0.0.1`, `::1`). A request addressed to another
-    /// name is refused (403): rmcp's protection against DNS rebinding, which keeps a web page
-    /// from reaching a server on the person's machine through a name of its own. Name the
-    /// hosts clients connect to when serving beyond the machine. An empty list lets every name
-    /// through: only for a server behind a proxy that checks them.
-    ///
-    /// ```
-    /// let server = skyl::mcp::Server::new(skyl::Toolbox::new())
-    ///     .with_allowed_hosts(["tools.example.com", "tools.example.com:8443"]);
-    /// # let _ = server;
-    /// ```
-    pub fn with_allowed_hosts(
-        mut self,
-        hosts: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.http.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
-        self
+    /// With `hosts` as the names a request's `Host` may be ([`Server::with_allowed_hosts`]).
+    pub(in crate::mcp) fn allowing(self, hosts: Vec<String>) -> Self {
+        HttpOptions {
+            allowed_hosts: Some(hosts),
+            ..self
+        }
     }
 
-    /// Requires a bearer token on every HTTP request, checked by `authorization` (see
-    /// [`Authorization`]); [`serve_http`](Self::serve_http) also serves the protected-resource
-    /// metadata document that tells a client where to get one.
-    ///
-    /// A tool server on HTTP can run real effects: without this, anyone who can reach the port
-    /// can call its tools. [`serve_http`](Self::serve_http) without authorization answers only
-    /// requests addressed to a loopback host. The check is `serve_http`'s:
-    /// [`http_service`](Self::http_service) refuses a server given one.
-    pub fn with_authorization(mut self, authorization: Authorization) -> Self {
-        self.http.authorization = Some(authorization);
-        self
+    /// With a bearer token required on every request ([`Server::with_authorization`]).
+    pub(in crate::mcp) fn authorized_by(self, authorization: Authorization) -> Self {
+        HttpOptions {
+            authorization: Some(authorization),
+            ..self
+        }
     }
 
-    /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
-    /// future is dropped (which also ends the sessions it started) or accepting fails.
-    ///
-    /// A POST body is one message of at most 4 MiB (rmcp's limit): a longer one is answered 413,
-    /// and one that is not a message 400, each with a JSON-RPC error response as
-    /// [`serve_stdio`](Self::serve_stdio) would answer it (rmcp alone answers 415 in plain text).
-    ///
-    /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
-    /// requests addressed to `localhost`, `127.0.0.1` or `::1` unless
-    /// [`with_allowed_hosts`](Self::with_allowed_hosts) names others. To mount MCP beside other
-    /// routes, build your own router around [`http_service`](Self::http_service).
-    ///
-    /// ```no_run
-    /// # async fn run(server: skyl::mcp::Server) -> Result<(), skyl::mcp::ServeError> {
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
-    /// server.serve_http(listener).await // clients connect to http://127.0.0.1:8000/mcp
-    /// # }
-    /// ```
-    pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
+    /// Whether a bearer token is required ([`Server::with_authorization`]).
+    pub(in crate::mcp) fn authorizes(&self) -> bool {
+        self.authorization.is_some()
+    }
+
+    /// rmcp's streamable HTTP endpoint for `handler` (a clone of it for each session), with
+    /// these options over `config`.
+    pub(in crate::mcp) fn service<H: ServerHandler + Clone>(
+        &self,
+        handler: H,
+        config: StreamableHttpServerConfig,
+    ) -> StreamableHttpService<H, LocalSessionManager> {
+        let config = if self.stateless {
+            config
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+        } else {
+            config
+        };
+        let config = match &self.allowed_hosts {
+            Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
+            None => config,
+        };
+        StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    }
+
+    /// Serves `handler` on `listener` with these options ([`Server::serve_http`]); a server that
+    /// `serves_tasks` takes 2025-11-25's task requests too.
+    pub(in crate::mcp) async fn serve<H: ServerHandler + Clone>(
+        &self,
+        handler: H,
+        serves_tasks: bool,
+        listener: TcpListener,
+    ) -> Result<(), ServeError> {
         let config = StreamableHttpServerConfig::default();
         let _stop_sessions = config.cancellation_token.clone().drop_guard();
         let max_body = config.max_request_body_bytes;
-        let serves_tasks = self.serves_tasks();
-        let authorization = self.http.authorization.clone().map(Arc::new);
-        let service = Arc::new(self.http_service_with(config));
+        let authorization = self.authorization.clone().map(Arc::new);
+        let service = Arc::new(self.service(handler, config));
         loop {
             let (stream, _) = listener.accept().await?;
             let service = Arc::clone(&service);
@@ -133,59 +132,11 @@ impl<S: Send + Sync + 'static> Server<S> {
             });
         }
     }
-
-    /// The streamable HTTP endpoint as a tower service (rmcp's, with a session per client), to
-    /// put in a router of your own (axum's `Router::nest_service("/mcp", ...)`).
-    ///
-    /// It answers as rmcp does: what [`serve_http`](Self::serve_http) puts in front of it is
-    /// not there (a body rmcp cannot read answered as JSON-RPC's error with 400, 200 for a
-    /// client that ends its session, 404 and -32601 for `initialize` and `logging/setLevel` at
-    /// 2026-07-28), and neither is [`with_authorization`](Self::with_authorization)'s check:
-    /// put your router's own authorization in front of it.
-    ///
-    /// # Panics
-    ///
-    /// If the server was given [`with_authorization`](Self::with_authorization): the service
-    /// would serve the tools to anyone, while the server says they need a token.
-    #[track_caller]
-    pub fn http_service(self) -> StreamableHttpService<Server<S>, LocalSessionManager> {
-        assert!(
-            self.http.authorization.is_none(),
-            "Server::http_service cannot check the authorization given with \
-             Server::with_authorization (serve_http checks it, in front of the service), so \
-             the tools would be served to anyone: serve with serve_http, or leave \
-             with_authorization out and put your router's own authorization in front of the \
-             service"
-        );
-        self.http_service_with(StreamableHttpServerConfig::default())
-    }
-
-    fn http_service_with(
-        self,
-        config: StreamableHttpServerConfig,
-    ) -> StreamableHttpService<Server<S>, LocalSessionManager> {
-        let config = if self.http.stateless {
-            config
-                .with_legacy_session_mode(false)
-                .with_json_response(true)
-        } else {
-            config
-        };
-        let config = match &self.http.allowed_hosts {
-            Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
-            None => config,
-        };
-        StreamableHttpService::new(
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
-    }
 }
 
 /// The answer to one HTTP request: the authorization's, or rmcp's with skyl's corrections.
-async fn answer<S: Send + Sync + 'static>(
-    service: &StreamableHttpService<Server<S>, LocalSessionManager>,
+async fn answer<H: ServerHandler + Clone>(
+    service: &StreamableHttpService<H, LocalSessionManager>,
     authorization: Option<&Authorization>,
     max_body: usize,
     serves_tasks: bool,
@@ -238,10 +189,10 @@ async fn answer<S: Send + Sync + 'static>(
     // A request of 2025-11-25's tasks, which rmcp does not read (it would run a call asking
     // for a task as a plain call): served under a method of skyl's own, or, by a server
     // without tasks, refused before anything runs.
-    let body = match super::legacy_tasks::renamed_body(&body) {
+    let body = match legacy_tasks::renamed_body(&body) {
         Some(renamed) if serves_tasks => Bytes::from(renamed),
         _ => {
-            if !serves_tasks && let Some(refusal) = super::legacy_tasks::refusal(&body) {
+            if !serves_tasks && let Some(refusal) = legacy_tasks::refusal(&body) {
                 return json_response(StatusCode::OK, &refusal);
             }
             body
@@ -303,18 +254,15 @@ fn removed_method(headers: &HeaderMap, body: &[u8]) -> Option<serde_json::Value>
     if head.method != method {
         return None;
     }
-    Some(stdio::error_response(
+    Some(jsonrpc::error_response(
         head.id.unwrap_or(serde_json::Value::Null),
-        METHOD_NOT_FOUND,
+        jsonrpc::METHOD_NOT_FOUND,
         &format!(
             "Method not found: `{method}` is not a method of MCP {revision}, the revision this \
              request names; {instead}"
         ),
     ))
 }
-
-/// JSON-RPC's code for a method the server does not have.
-const METHOD_NOT_FOUND: i32 = -32601;
 
 /// The tool a `tools/call` calls, read as rmcp reads the message (so that no message reads as a
 /// call of one tool here and of another there).
@@ -342,11 +290,11 @@ fn with_tasks_capability_in(body: BoxBody<Bytes, Infallible>) -> BoxBody<Bytes, 
 
 /// `data`, a piece of the answer to `initialize` (the whole JSON body, or an event of its SSE
 /// stream), with 2025-11-25's `tasks` capability added to the result it holds
-/// ([`declare_capability`](super::legacy_tasks::declare_capability)).
+/// ([`declare_capability`](legacy_tasks::declare_capability)).
 fn with_tasks_capability(data: Bytes) -> Bytes {
     let declared = |json: &str| {
         let mut message = serde_json::from_str::<serde_json::Value>(json).ok()?;
-        super::legacy_tasks::declare_capability(message.get_mut("result")?);
+        legacy_tasks::declare_capability(message.get_mut("result")?);
         Some(message.to_string())
     };
     let Ok(text) = std::str::from_utf8(&data) else {

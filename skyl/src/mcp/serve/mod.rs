@@ -4,15 +4,18 @@
 //! |---|---|
 //! | `mod.rs` | [`Server`]: its options, `serve`/`serve_stdio`, the `ServerHandler` rmcp calls, a call's run |
 //! | `stdio.rs` | the line transport for stdio: bounded reads, JSON-RPC's answers to what is not a message |
-//! | `http.rs` | streamable HTTP: `serve_http`, `http_service`, skyl's corrections in front of rmcp |
+//! | `http.rs` | streamable HTTP: how `serve_http` and `http_service` serve (`HttpOptions`), skyl's corrections in front of rmcp |
+//! | `approval.rs` | a person's approval of a call: the question, asked during the call or in an input-required result, and what the answer decides |
 //! | `authorization.rs` | bearer tokens over HTTP ([`Authorization`](crate::mcp::Authorization), [`Grant`](crate::mcp::Grant)) |
-//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals) |
+//! | `caller.rs` | the client a served call answers: `caller`, `ask`, `answer` (task-locals), the questions asked during a call before 2026-07-28, and whether it speaks 2026-07-28 |
+//! | `request_state.rs` | the request states the server signs, which carry a call's answers between rounds |
 //! | `notify.rs` | a call's progress and log lines as notifications, the client's log level |
 //! | `params.rs` | requests whose params do not fit their method |
+//! | `jsonrpc.rs` | JSON-RPC's error response, for what is answered before rmcp reads it |
 //! | `tasks.rs`, `tasks/records.rs` | calls served as MCP Tasks (the extension), kept in a journal |
-//! | `legacy_tasks.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read |
+//! | `legacy_tasks.rs`, `legacy_tasks/wire.rs` | the same tasks in MCP 2025-11-25's form, which rmcp does not read: the requests about them, and what the transports rename and write |
 //! | `prompt.rs`, `resource.rs` | what a served prompt and resource are |
-//! | `catalog.rs` | how the server lists, gets, reads, completes and subscribes to them |
+//! | `catalog.rs` | the `Catalog` of them: how the server lists, gets, reads, completes and subscribes to them |
 //! | `failure.rs` | why a prompt or resource could not be given ([`Failure`](crate::mcp::Failure)) |
 //! | `uri_template.rs` | RFC 6570 templates as resource templates use them |
 
@@ -22,22 +25,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CustomResult, ErrorCode,
     Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestStateCodec, SealOptions,
-    ServerCapabilities, ServerConfig, ServerRequest, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use super::error::ServeError;
-use super::{content, listing};
-use notify::LevelFilter;
-use tasks::{Ran, Runner, Tasks};
+use crate::mcp::error::ServeError;
+use crate::mcp::serve::caller::speaks_input_required;
+use crate::mcp::serve::legacy_tasks::LegacyTasks;
+use crate::mcp::serve::notify::LevelFilter;
+use crate::mcp::serve::request_state::RequestStates;
+use crate::mcp::serve::tasks::{Ran, Runner, Tasks};
+use crate::mcp::{content, listing};
 
+pub(super) mod approval;
 #[cfg(feature = "mcp-http")]
 pub(super) mod authorization;
 pub(super) mod caller;
@@ -45,10 +51,12 @@ pub(super) mod catalog;
 pub(super) mod failure;
 #[cfg(feature = "mcp-http")]
 pub(super) mod http;
+pub(super) mod jsonrpc;
 pub(super) mod legacy_tasks;
 pub(super) mod notify;
 pub(super) mod params;
 pub(super) mod prompt;
+pub(super) mod request_state;
 pub(super) mod resource;
 pub(super) mod stdio;
 pub(super) mod tasks;
@@ -88,14 +96,14 @@ type NeedsApproval = Arc<dyn Fn(&ToolCall, &ToolDefinition) -> bool + Send + Syn
 /// ```
 pub struct Server<S = ()> {
     tools: Arc<Tools<S>>,
-    pub(super) config: ServerConfig,
+    config: ServerConfig,
     /// The least level of the log lines this connection's client wants.
     log_level: LevelFilter,
     /// Seals the request state of an approval asked in an input-required result.
-    states: Arc<RequestStateCodec>,
+    states: Arc<RequestStates>,
     /// How `serve_http` and `http_service` answer.
     #[cfg(feature = "mcp-http")]
-    pub(super) http: http::HttpOptions,
+    http: http::HttpOptions,
     /// The journal that keeps the tasks, once [`Server::with_task_journal`] gives one.
     tasks: Option<Arc<Tasks>>,
     /// Which calls become tasks ([`Server::with_tasks_for`]), kept whether or not a journal is
@@ -112,7 +120,7 @@ pub struct Server<S = ()> {
     shutdown_grace: Duration,
     /// The prompts and resources served beside the tools ([`Server::with_prompt`],
     /// [`Server::with_resource`]).
-    pub(super) catalog: Arc<catalog::Catalog>,
+    catalog: Arc<catalog::Catalog>,
     /// The caching hints of every list and read at 2026-07-28 ([`Server::with_cache_hints`]);
     /// rmcp's (`ttlMs: 0`, `cacheScope: "private"`) unless given.
     cache_hints: Option<(u64, rmcp::model::CacheScope)>,
@@ -153,7 +161,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 .map(|d| (d.name.clone(), d.output_schema.is_some()))
                 .collect(),
             toolbox,
-            needs_approval: Arc::new(|_, definition| says_destructive(definition)),
+            needs_approval: Arc::new(|_, definition| approval::says_destructive(definition)),
         };
         // Logging is deprecated in rmcp (see `notify.rs`), yet clients speak it today.
         #[allow(deprecated)]
@@ -172,7 +180,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             tools: Arc::new(tools),
             config,
             log_level: LevelFilter::default(),
-            states: Arc::new(codec(&random_key())),
+            states: Arc::new(RequestStates::random()),
             #[cfg(feature = "mcp-http")]
             http: http::HttpOptions::default(),
             tasks: None,
@@ -472,7 +480,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// # let _ = server;
     /// ```
     pub fn with_state_key(mut self, key: [u8; 32]) -> Self {
-        self.states = Arc::new(codec(&key));
+        self.states = Arc::new(RequestStates::new(&key));
         self
     }
 
@@ -530,12 +538,6 @@ impl<S: Send + Sync + 'static> Server<S> {
         } else {
             "optional"
         })
-    }
-
-    /// Whether the server serves tasks ([`with_task_journal`](Self::with_task_journal)).
-    #[cfg(feature = "mcp-http")]
-    pub(super) fn serves_tasks(&self) -> bool {
-        self.tasks.is_some()
     }
 
     /// Serves one client on this process's stdin and stdout, until the client closes stdin
@@ -602,12 +604,12 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Ok(None);
         }
         let decided = if modern {
-            match self.approval_round(call, context, answers)? {
-                Round::Ask(asked) => return Ok(Some(asked.into())),
-                Round::Decided(decided) => decided,
+            match approval::round(&self.states, call, context, answers)? {
+                approval::Round::Ask(asked) => return Ok(Some(asked.into())),
+                approval::Round::Decided(decided) => decided,
             }
         } else {
-            approved(call, context).await
+            approval::approved(call, context).await
         };
         Ok(decided.err().map(|refused| {
             let refused = ToolResult::error(call.id.as_str(), refused);
@@ -643,7 +645,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         let mut answers = InputResponses::new();
         if modern {
             if let Some(state) = &request.request_state {
-                answers = self.opened(&call, state)?;
+                answers = self.states.opened(&call, state)?;
             }
             answers.extend(request.input_responses.unwrap_or_default());
         }
@@ -693,13 +695,13 @@ impl<S: Send + Sync + 'static> Server<S> {
                 return Ok(content::to_mcp(answered, structured).into());
             }
             if modern {
-                let state = self.sealed(&call, &answers);
+                let state = self.states.sealed(&call, &answers);
                 return Ok(InputRequiredResult::new(Some(asked), Some(state)).into());
             }
             if round == MOST_ROUNDS_DURING_CALL {
                 break;
             }
-            match asked_during_call(&context, asked).await {
+            match caller::asked_during_call(&context, asked).await {
                 Ok(given) => answers.extend(given),
                 Err(cause) => {
                     return Ok(failed(&call, &prose::question_failed(&call.name, &cause)));
@@ -730,12 +732,12 @@ impl<S: Send + Sync + 'static> Server<S> {
                 return Ok(Ok(answers));
             }
             if modern {
-                let state = self.sealed(call, &answers);
+                let state = self.states.sealed(call, &answers);
                 return Ok(Err(
                     InputRequiredResult::new(Some(asked), Some(state)).into()
                 ));
             }
-            match asked_during_call(context, asked).await {
+            match caller::asked_during_call(context, asked).await {
                 Ok(given) => answers.extend(given),
                 Err(cause) => {
                     return Ok(Err(failed(
@@ -775,6 +777,104 @@ impl<S: Send + Sync + 'static> Server<S> {
         tasks
             .create(created, self.runner(), context.peer.clone(), id_prefix)
             .await
+    }
+
+    /// The answer to `request` if it is one of 2025-11-25's tasks, which the transports renamed
+    /// ([`wire::rename`](legacy_tasks::wire::rename)); `None` for any other.
+    async fn legacy_task_request(
+        &self,
+        request: &rmcp::model::CustomRequest,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CustomResult, ErrorData>> {
+        use legacy_tasks::wire::Renamed;
+
+        let renamed = Renamed::of(request)?;
+        let served = self.tasks.as_ref().map(|tasks| LegacyTasks {
+            tasks,
+            runner: self.runner(),
+            grace: self.shutdown_grace,
+        });
+        Some(match (renamed, &served) {
+            (Renamed::Call(params), _) => self.legacy_call(params, context).await,
+            (Renamed::ListTools, _) => Ok(legacy_tasks::tools_listed(
+                self.tools.listed.clone(),
+                |name| self.task_support(name),
+            )),
+            (Renamed::List(params), Some(served)) => served.list(params).await,
+            (Renamed::List(_), None) => Err(legacy_tasks::no_list()),
+            (Renamed::Get(id), Some(served)) => served.get(&id).await,
+            (Renamed::Result(id), Some(served)) => served.result(&id, context).await,
+            (Renamed::Cancel(id), Some(served)) => served.cancel(&id).await,
+            (Renamed::Get(_) | Renamed::Result(_) | Renamed::Cancel(_), None) => {
+                Err(legacy_tasks::no_tasks())
+            }
+        })
+    }
+
+    /// A `tools/call` with a `task` parameter: the call made a task, answered with 2025-11-25's
+    /// `CreateTaskResult` (`{"task": ...}`), or refused before anything runs.
+    async fn legacy_call(
+        &self,
+        params: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let request: CallToolRequestParams =
+            serde_json::from_value(params.cloned().unwrap_or_default()).map_err(|error| {
+                ErrorData::invalid_params(format!("Invalid params for `tools/call`: {error}"), None)
+            })?;
+        let Some(tasks) = &self.tasks else {
+            let refused = prose::task_parameter_refused(&request.name);
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, refused, None));
+        };
+        let (Some(&structured), Some(definition)) = (
+            self.tools.structured.get(request.name.as_ref()),
+            self.tools.toolbox.definition(&request.name),
+        ) else {
+            let prose = crate::prose::unknown_tool(&request.name, self.tools.toolbox.names());
+            return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, prose, None));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), request.name, arguments);
+        // Approved first, during the call, as a plain call of this revision is.
+        if (self.tools.needs_approval)(&call, definition)
+            && let Err(refused) = approval::approved(&call, context).await
+        {
+            return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, refused, None));
+        }
+        let answers = match self
+            .before_task(&call, context, InputResponses::new(), false)
+            .await?
+        {
+            Ok(answers) => answers,
+            Err(answered) => {
+                let result = match answered {
+                    rmcp::model::CallToolResponse::Complete(result) => {
+                        serde_json::to_value(result).unwrap_or_default()
+                    }
+                    _ => Value::Null,
+                };
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                return Err(ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    text.to_owned(),
+                    None,
+                ));
+            }
+        };
+        let task = self
+            .create_task(
+                tasks,
+                &call,
+                definition,
+                structured,
+                answers,
+                context,
+                legacy_tasks::wire::ID_PREFIX,
+            )
+            .await?;
+        Ok(CustomResult(
+            serde_json::json!({"task": legacy_tasks::wire::shape(&task)}),
+        ))
     }
 
     /// One run of `call` through the toolbox, with `inputs` as what the tool's [`ask`] and
@@ -829,107 +929,176 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 }
 
+/// The prompts and resources beside the tools (`catalog.rs` holds them).
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Offers `prompt` beside the tools: `prompts/list` lists it and `prompts/get` gets its
+    /// messages. The server declares the `prompts` and `completions` capabilities.
+    ///
+    /// # Panics
+    ///
+    /// If the server already has a prompt of that name: a client could not tell them apart.
+    pub fn with_prompt(mut self, prompt: impl prompt::ServedPrompt) -> Self {
+        Arc::make_mut(&mut self.catalog)
+            .add_prompt(Arc::new(prompt), &mut self.config.capabilities);
+        self
+    }
+
+    /// Offers the prompts and resources of `set`: the `#[prompt]` and `#[resource]` methods of a
+    /// `#[skyl::served]` impl block, each holding the instance.
+    ///
+    /// # Panics
+    ///
+    /// As [`with_prompt`](Self::with_prompt) and [`with_resource`](Self::with_resource) do.
+    pub fn with_served<T: catalog::ServedSet>(mut self, set: impl Into<Arc<T>>) -> Self {
+        let set = set.into();
+        let catalog = Arc::make_mut(&mut self.catalog);
+        for prompt in Arc::clone(&set).prompts() {
+            catalog.add_prompt(Arc::from(prompt), &mut self.config.capabilities);
+        }
+        for resource in set.resources() {
+            catalog.add_resource(Arc::from(resource), &mut self.config.capabilities);
+        }
+        self
+    }
+
+    /// Offers `resource` beside the tools: `resources/list` lists a resource at one URI,
+    /// `resources/templates/list` a template (a URI with `{variables}`), and `resources/read`
+    /// reads either. The server declares the `resources` capability (with `subscribe`) and
+    /// `completions`.
+    ///
+    /// # Panics
+    ///
+    /// If its URI is not a template skyl reads (`{name}` for a segment, `{+name}` for any text),
+    /// or the server already has a resource at that URI.
+    pub fn with_resource(mut self, resource: impl resource::ServedResource) -> Self {
+        let resource = Arc::new(resource);
+        Arc::make_mut(&mut self.catalog).add_resource(resource, &mut self.config.capabilities);
+        self
+    }
+
+    /// A handle that tells the clients subscribed to a resource that it changed, once the
+    /// server is serving: keep it before [`serve`](Self::serve) takes the server.
+    pub fn resource_updates(&self) -> catalog::ResourceUpdates {
+        self.catalog.updates()
+    }
+}
+
+/// Serving over HTTP (`http.rs` holds how).
+#[cfg(feature = "mcp-http")]
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Serves HTTP without sessions: each request is answered on its own, by whichever process
+    /// gets it, so several server processes can sit behind a load balancer without session
+    /// affinity. Answers are plain JSON unless a tool sends notifications first.
+    ///
+    /// What a session carries is then not there: a tool cannot ask the client something mid-call
+    /// ([`caller`](crate::mcp::caller) is there, but the client's answer would reach another
+    /// process), and the server cannot send a notification outside a call.
+    pub fn with_stateless_http(mut self) -> Self {
+        self.http = self.http.stateless();
+        self
+    }
+
+    /// The names (`host` or `host:port`) an HTTP request's `Host` may be, over
+    /// [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service); unless set,
+    /// the loopback names only (`localhost`, `127.0.0.1`, `::1`). A request addressed to another
+    /// name is refused (403): rmcp's protection against DNS rebinding, which keeps a web page
+    /// from reaching a server on the person's machine through a name of its own. Name the
+    /// hosts clients connect to when serving beyond the machine. An empty list lets every name
+    /// through: only for a server behind a proxy that checks them.
+    ///
+    /// ```
+    /// let server = skyl::mcp::Server::new(skyl::Toolbox::new())
+    ///     .with_allowed_hosts(["tools.example.com", "tools.example.com:8443"]);
+    /// # let _ = server;
+    /// ```
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.http = self
+            .http
+            .allowing(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requires a bearer token on every HTTP request, checked by `authorization` (see
+    /// [`Authorization`](crate::mcp::Authorization)); [`serve_http`](Self::serve_http) also
+    /// serves the protected-resource metadata document that tells a client where to get one.
+    ///
+    /// A tool server on HTTP can run real effects: without this, anyone who can reach the port
+    /// can call its tools. [`serve_http`](Self::serve_http) without authorization answers only
+    /// requests addressed to a loopback host. The check is `serve_http`'s:
+    /// [`http_service`](Self::http_service) refuses a server given one.
+    pub fn with_authorization(mut self, authorization: authorization::Authorization) -> Self {
+        self.http = self.http.authorized_by(authorization);
+        self
+    }
+
+    /// Serves MCP's streamable HTTP transport on `listener`, at every path, until the returned
+    /// future is dropped (which also ends the sessions it started) or accepting fails.
+    ///
+    /// A POST body is one message of at most 4 MiB (rmcp's limit): a longer one is answered 413,
+    /// and one that is not a message 400, each with a JSON-RPC error response as
+    /// [`serve_stdio`](Self::serve_stdio) would answer it (rmcp alone answers 415 in plain text).
+    ///
+    /// Each client gets its own session. rmcp's protection against DNS rebinding accepts only
+    /// requests addressed to `localhost`, `127.0.0.1` or `::1` unless
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts) names others. To mount MCP beside other
+    /// routes, build your own router around [`http_service`](Self::http_service).
+    ///
+    /// ```no_run
+    /// # async fn run(server: skyl::mcp::Server) -> Result<(), skyl::mcp::ServeError> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// server.serve_http(listener).await // clients connect to http://127.0.0.1:8000/mcp
+    /// # }
+    /// ```
+    pub async fn serve_http(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+        let options = self.http.clone();
+        let serves_tasks = self.tasks.is_some();
+        options.serve(self, serves_tasks, listener).await
+    }
+
+    /// The streamable HTTP endpoint as a tower service (rmcp's, with a session per client), to
+    /// put in a router of your own (axum's `Router::nest_service("/mcp", ...)`).
+    ///
+    /// It answers as rmcp does: what [`serve_http`](Self::serve_http) puts in front of it is
+    /// not there (a body rmcp cannot read answered as JSON-RPC's error with 400, 200 for a
+    /// client that ends its session, 404 and -32601 for `initialize` and `logging/setLevel` at
+    /// 2026-07-28), and neither is [`with_authorization`](Self::with_authorization)'s check:
+    /// put your router's own authorization in front of it.
+    ///
+    /// # Panics
+    ///
+    /// If the server was given [`with_authorization`](Self::with_authorization): the service
+    /// would serve the tools to anyone, while the server says they need a token.
+    #[track_caller]
+    pub fn http_service(
+        self,
+    ) -> rmcp::transport::StreamableHttpService<
+        Server<S>,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    > {
+        assert!(
+            !self.http.authorizes(),
+            "Server::http_service cannot check the authorization given with \
+             Server::with_authorization (serve_http checks it, in front of the service), so \
+             the tools would be served to anyone: serve with serve_http, or leave \
+             with_authorization out and put your router's own authorization in front of the \
+             service"
+        );
+        let options = self.http.clone();
+        options.service(self, rmcp::transport::StreamableHttpServerConfig::default())
+    }
+}
+
 /// How many times a served call of a client before 2026-07-28 is asked during the call, at
 /// most, before it is answered that its tool asks too often.
 const MOST_ROUNDS_DURING_CALL: usize = 16;
-
-/// Asks the client the questions `asked` as requests of the server's own during the call (MCP
-/// before 2026-07-28), one after the other; their answers, as JSON, under their keys, or the
-/// cause of the first that failed.
-async fn asked_during_call(
-    context: &RequestContext<RoleServer>,
-    asked: InputRequests,
-) -> Result<InputResponses, String> {
-    let mut answers = InputResponses::new();
-    for (key, question) in asked {
-        let request = match question {
-            InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
-            InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
-            InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
-            _ => {
-                return Err(format!(
-                    "the question \"{key}\" is of a kind rmcp cannot send"
-                ));
-            }
-        };
-        let answer = context
-            .peer
-            .send_request(request)
-            .await
-            .map_err(|error| error.to_string())?;
-        let answer = serde_json::to_value(answer).map_err(|error| error.to_string())?;
-        answers.insert(key, answer);
-    }
-    Ok(answers)
-}
 
 /// The failed result of `call`, with `prose`.
 fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {
     let failed = ToolResult::error(call.id.as_str(), prose);
     content::to_mcp(failed.into(), false).into()
-}
-
-impl<S> Server<S> {
-    /// One round of asking for approval of `call` at 2026-07-28, where a server sends the
-    /// client no request of its own during a call: the question goes out in an input-required
-    /// result, with a request state signed for this call, and comes back with the person's
-    /// answer (`answers`) and that state.
-    fn approval_round(
-        &self,
-        call: &ToolCall,
-        context: &RequestContext<RoleServer>,
-        answers: &InputResponses,
-    ) -> Result<Round, ErrorData> {
-        let can_ask = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.elicitation.is_some());
-        // "If processing a request requires a capability the client did not include in
-        // clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError"
-        // (2026-07-28, SEP-2575): the tool does not run, and the client reads why.
-        if !can_ask {
-            let required = ClientCapabilities::builder().enable_elicitation().build();
-            let mut error = ErrorData::missing_required_client_capability(required);
-            error.message = prose::approval_unavailable(&call.name).into();
-            return Err(error);
-        }
-        // Not answered yet (a client that sends the state back without the answer is asked
-        // again, as SEP-2322 says).
-        let Some(answer) = answers.get(APPROVE) else {
-            let mut asked = InputRequests::new();
-            let question = ElicitRequest::new(approval_request(call));
-            asked.insert(APPROVE.to_owned(), InputRequest::Elicitation(question));
-            let state = self.sealed(call, answers);
-            return Ok(Round::Ask(InputRequiredResult::new(
-                Some(asked),
-                Some(state),
-            )));
-        };
-        Ok(Round::Decided(
-            match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                Ok(answer) => decision(call, &answer),
-                Err(error) => Err(prose::approval_failed(&call.name, &error.to_string())),
-            },
-        ))
-    }
-
-    /// The request state of `call` holding `answers`, signed for it.
-    pub(super) fn sealed(&self, call: &ToolCall, answers: &InputResponses) -> String {
-        let payload = serde_json::to_vec(answers).unwrap_or_default();
-        let bound = bound_to(call);
-        self.states
-            .seal_with(&payload, &SealOptions::new().associated_data(&bound))
-    }
-
-    /// The answers a request state of `call` holds, when this server signed it for `call`;
-    /// the JSON-RPC error -32602 when it did not.
-    pub(super) fn opened(&self, call: &ToolCall, state: &str) -> Result<InputResponses, ErrorData> {
-        let refused = || ErrorData::invalid_params(prose::approval_state_refused(&call.name), None);
-        let payload = self
-            .states
-            .open_with(state, &bound_to(call))
-            .map_err(|_| refused())?;
-        serde_json::from_slice(&payload).map_err(|_| refused())
-    }
 }
 
 /// The capabilities the questions `asked` need that `declared` lacks, if any: "If processing a
@@ -989,117 +1158,6 @@ fn task_required(tool: &str) -> ErrorData {
     let mut error = ErrorData::missing_required_client_capability(required);
     error.message = prose::task_required(tool).into();
     error
-}
-
-/// The key of the approval question in an input-required result.
-const APPROVE: &str = "approve";
-
-/// What happens to a call whose approval is asked in an input-required result.
-enum Round {
-    /// The client is to ask the person, and send the call again with the answer.
-    Ask(InputRequiredResult),
-    /// The person answered: `Ok` to run the call, else the prose of the refusal.
-    Decided(Result<(), String>),
-}
-
-/// Whether the client speaks 2026-07-28 or later, where a question goes in an input-required
-/// result instead of a request of the server's during the call.
-pub(super) fn speaks_input_required(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
-}
-
-/// What a request state for approving `call` is signed together with: the tool and what its
-/// arguments are, so that a state given for one call does not approve another.
-fn bound_to(call: &ToolCall) -> Vec<u8> {
-    let arguments = crate::arguments::canonical::canonical(&call.arguments, None);
-    let fingerprint = crate::arguments::canonical::fingerprint(&arguments);
-    format!("skyl/approve/{}/{fingerprint}", call.name).into_bytes()
-}
-
-/// The codec of request states signed with `key`.
-fn codec(key: &[u8; 32]) -> RequestStateCodec {
-    RequestStateCodec::try_new(key.to_vec()).expect("32 bytes is RequestStateCodec's minimum")
-}
-
-/// A key from the system's random source, for a server whose state key is not given.
-fn random_key() -> [u8; 32] {
-    let mut key = [0; 32];
-    // Without a random source (no such system is among Rust's tier-1 targets) the key is
-    // still secret from clients of another process: std's hasher keys are random per process.
-    if getrandom::fill(&mut key).is_err() {
-        use std::hash::{BuildHasher, Hasher};
-        let seed = std::collections::hash_map::RandomState::new();
-        for (n, chunk) in key.chunks_mut(8).enumerate() {
-            let mut hasher = seed.build_hasher();
-            hasher.write_usize(n);
-            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
-        }
-    }
-    key
-}
-
-/// Whether the tool's annotations say, in so many words, that it is destructive.
-fn says_destructive(definition: &ToolDefinition) -> bool {
-    definition.annotations.destructive == Some(true) && !definition.annotations.is_read_only()
-}
-
-/// Asks the client's user to approve `call`; `Err` with the prose of the refusal when they do
-/// not, or cannot be asked.
-async fn approved(call: &ToolCall, context: &RequestContext<RoleServer>) -> Result<(), String> {
-    let can_ask = context
-        .peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some());
-    if !can_ask {
-        return Err(prose::approval_unavailable(&call.name));
-    }
-    let request = ServerRequest::ElicitRequest(ElicitRequest::new(approval_request(call)));
-    let answer = match context.peer.send_request(request).await {
-        Ok(ClientResult::ElicitResult(answer)) => answer,
-        Ok(_) => {
-            let error = "the client answered with something other than an elicitation result";
-            return Err(prose::approval_failed(&call.name, error));
-        }
-        Err(error) => return Err(prose::approval_failed(&call.name, &error.to_string())),
-    };
-    decision(call, &answer)
-}
-
-/// The question that asks the client's user to approve `call`: a message naming the tool and
-/// its arguments, and a boolean `approve`, true unless the person unticks it.
-fn approval_request(call: &ToolCall) -> ElicitRequestParams {
-    let requested_schema = ElicitationSchema::builder()
-        .required_bool_property(APPROVE, |approve| {
-            approve
-                .title("Approve")
-                .description(prose::approval_field(&call.name))
-                .with_default(true)
-        })
-        .build_unchecked();
-    ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: prose::approval_question(&call.name, &call.arguments),
-        requested_schema,
-    }
-}
-
-/// What the person's `answer` to the approval question decides: `Ok` to run `call`, else the
-/// prose of the refusal.
-fn decision(call: &ToolCall, answer: &ElicitResult) -> Result<(), String> {
-    let refused = answer
-        .content
-        .as_ref()
-        .and_then(|content| content.get(APPROVE))
-        .is_some_and(|approve| approve == &Value::Bool(false));
-    match answer.action {
-        ElicitationAction::Accept if !refused => Ok(()),
-        ElicitationAction::Accept | ElicitationAction::Decline => {
-            Err(prose::approval_declined(&call.name))
-        }
-        _ => Err(prose::approval_dismissed(&call.name)),
-    }
 }
 
 impl<S> Clone for Server<S> {
@@ -1220,7 +1278,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
-        let mut listed = self.prompts_listed();
+        let mut listed = self.catalog.prompts_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1230,7 +1288,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
-        self.prompt(request, context).await
+        self.catalog.prompt(request, context, &self.states).await
     }
 
     async fn list_resources(
@@ -1238,7 +1296,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
-        let mut listed = self.resources_listed();
+        let mut listed = self.catalog.resources_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1248,7 +1306,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
-        let mut listed = self.templates_listed();
+        let mut listed = self.catalog.templates_listed();
         (listed.ttl_ms, listed.cache_scope) = self.hints_for(&context);
         Ok(listed)
     }
@@ -1259,7 +1317,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
         let hints = self.hints_for(&context);
-        let mut read = self.read(request, context).await?;
+        let mut read = self.catalog.read(request, context).await?;
         if let rmcp::model::ReadResourceResponse::Complete(contents) = &mut read
             && hints.0.is_some()
         {
@@ -1273,7 +1331,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CompleteResult, ErrorData> {
-        self.completion(request)
+        self.catalog.completion(request)
     }
 
     // `resources/subscribe` is 2025-11-25's (2026-07-28 has `subscriptions/listen`).
@@ -1283,7 +1341,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscribe_to(request.uri, context)
+        self.catalog.subscribe_to(request.uri, context)
     }
 
     #[allow(deprecated)]
@@ -1292,7 +1350,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         request: rmcp::model::UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.unsubscribe_from(&request.uri, &context);
+        self.catalog.unsubscribe_from(&request.uri, &context);
         Ok(())
     }
 
@@ -1300,11 +1358,11 @@ impl<S: Send + Sync + 'static> ServerHandler for Server<S> {
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        self.listen_filter(requested)
+        self.catalog.listen_filter(requested)
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
-        self.listening(context).await;
+        self.catalog.listening(context).await;
         Ok(())
     }
 

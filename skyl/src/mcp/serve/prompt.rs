@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::failure::Failure;
 use crate::content::Content;
+use crate::mcp::serve::failure::Failure;
 
 /// A prompt as `prompts/list` shows it: its name, what it is for, and its arguments.
 ///

@@ -10,9 +10,9 @@ use std::pin::Pin;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::failure::Failure;
-use super::prompt::{Completer, failure};
 use crate::content::{Resource, ResourceBody};
+use crate::mcp::serve::failure::Failure;
+use crate::mcp::serve::prompt::{Completer, failure};
 
 /// A resource as `resources/list` shows it (a fixed URI) or as `resources/templates/list` does
 /// (a URI template, RFC 6570: `{name}` stands for one segment of the URI, `{+name}` for any

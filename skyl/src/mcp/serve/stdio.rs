@@ -17,22 +17,18 @@ use std::sync::Arc;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData, JsonRpcMessage, RequestId, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+
+use crate::mcp::serve::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_response};
+use crate::mcp::serve::legacy_tasks::wire as legacy_tasks;
 
 /// The most bytes one message may have on stdio, its newline not counted: 16 MiB, the limit
 /// rmcp's own stdio transport and its HTTP client keep, so that a message one of them takes is
 /// taken here too. A tool's arguments and a client's answers (an elicitation's form, a sampled
 /// image) fit with room to spare; a longer line is answered and skipped without being kept.
 pub(crate) const MAX_MESSAGE: usize = 16 * 1024 * 1024;
-
-/// JSON-RPC 2.0's code for a line that is not JSON.
-const PARSE_ERROR: i32 = -32700;
-/// JSON-RPC 2.0's code for JSON that is not a request.
-const INVALID_REQUEST: i32 = -32600;
-/// JSON-RPC 2.0's code for a request whose params do not fit its method.
-const INVALID_PARAMS: i32 = -32602;
 
 /// The deepest nesting serde_json parses (its recursion limit), for the parse error's wording.
 const MAX_DEPTH: usize = 128;
@@ -248,7 +244,7 @@ fn judge_object(object: Map<String, Value>) -> Judged {
     }
     let mut object = object;
     if !notification {
-        super::legacy_tasks::rename(&mut object);
+        legacy_tasks::rename(&mut object);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
         Ok(message) => Judged::Message(Box::new(message)),
@@ -290,10 +286,6 @@ fn invalid(id: impl Into<Option<Value>>, cause: &str) -> Judged {
         INVALID_REQUEST,
         &format!("Invalid Request: {cause}"),
     ))
-}
-
-pub(in crate::mcp) fn error_response(id: Value, code: i32, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 /// The JSON-RPC error answering `message`, a whole message received some other way than stdio
@@ -355,7 +347,7 @@ where
                 let mut message =
                     serde_json::to_value(&item).expect("a JSON-RPC message serializes");
                 if let Some(result) = message.get_mut("result") {
-                    super::legacy_tasks::declare_capability(result);
+                    legacy_tasks::declare_capability(result);
                 }
                 line_of(&message)
             }
@@ -588,6 +580,8 @@ impl IdFinder {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn find(text: &str, piece: usize) -> Option<Value> {

@@ -595,7 +595,7 @@ impl Tasks {
 /// Tells `peer` where `task` stands (`notifications/tasks`). The client may be gone;
 /// `tasks/get` answers it when it comes back.
 async fn notify(peer: &Peer<RoleServer>, task: DetailedTask) {
-    use super::legacy_tasks;
+    use crate::mcp::serve::legacy_tasks::wire as legacy_tasks;
     // A task of 2025-11-25's form is told in that revision's notification and shape.
     let notification = if legacy_tasks::created_so(&task.task.task_id) {
         let status = legacy_tasks::shape(&task.task);

@@ -13,8 +13,9 @@ use rmcp::transport::auth::{
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use tokio::sync::Mutex;
 
-use super::{Authorize, Flow, OAuth, OAuthHttp};
 use crate::mcp::error::Cause;
+use crate::mcp::mount::oauth::exchanges::OAuthHttp;
+use crate::mcp::mount::oauth::{Authorize, Flow, OAuth};
 
 /// Why getting a token failed, at which step; [`ConnectError::Authorization`]'s cause.
 ///
@@ -419,7 +420,7 @@ fn absolute(redirect: &str, redirect_uri: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::absolute;
+    use super::*;
 
     #[test]
     fn a_redirect_given_as_path_and_query_is_read_on_the_redirect_uris_origin() {
