@@ -16,7 +16,11 @@ mod mounted_media;
 mod oauth;
 mod prompts_asking;
 mod prompts_resources;
+// The suite's temporary directory (its journal helpers serve the suite's tests, not these).
 mod schema_kept;
+#[allow(dead_code)]
+#[path = "../support/scratch.rs"]
+mod scratch;
 mod serve;
 mod served_context;
 mod stateless;

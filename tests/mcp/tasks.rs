@@ -23,6 +23,7 @@ use tokio::sync::Notify;
 use crate::common::{
     answered_at_once, asked_first, bounded, modern_client_of, object, resumed_over, run_over,
 };
+use crate::scratch::TempDir;
 
 /// Lets `render` finish, once per call.
 static GATE: std::sync::LazyLock<Notify> = std::sync::LazyLock::new(Notify::new);
@@ -105,29 +106,7 @@ impl ClientHandler for TaskClient {
 
 type Client = RunningService<RoleClient, TaskClient>;
 
-/// A fresh directory for a `task_server`'s journal, effects and gate, removed when dropped.
-struct TaskDir(std::path::PathBuf);
-
-impl TaskDir {
-    fn new(name: &str) -> TaskDir {
-        TaskDir(journal_path(name).parent().unwrap().to_owned())
-    }
-}
-
-impl std::ops::Deref for TaskDir {
-    type Target = std::path::Path;
-
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TaskDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// A journal's file in a fresh directory of its own, `skyl-tasks-<name>-<process id>`.
 fn journal_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("skyl-tasks-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -617,7 +596,7 @@ fn completed(created: &Value, got: &Value, text: &str, is_error: bool) -> Value 
 
 #[tokio::test]
 async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_restart() {
-    let dir = TaskDir::new("crash");
+    let dir = TempDir::new("tasks-crash");
     let (mut first, client) = task_server(&dir).await;
     // Two that finish before the kill, then two of each tool cut off by it.
     let calls = [
@@ -713,7 +692,7 @@ async fn a_server_killed_while_its_tasks_run_answers_for_every_one_after_a_resta
 
 #[tokio::test]
 async fn a_server_whose_client_closes_stdin_lets_its_tasks_end_into_the_journal_first() {
-    let dir = TaskDir::new("eof");
+    let dir = TempDir::new("tasks-eof");
     let (mut first, client) = task_server(&dir).await;
     // One task runs its tool, which waits for the gate; the next is created just before the
     // client goes away.
@@ -829,7 +808,7 @@ impl Raw2025 {
 /// no `initialize`) from the `task_server` binary, over stdio.
 async fn handshake_over_stdio(revision: &str) -> Value {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let dir = TaskDir::new(&format!("handshake-{revision}"));
+    let dir = TempDir::new(&format!("tasks-handshake-{revision}"));
     let mut child = spawn_task_server(&dir);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
@@ -955,7 +934,7 @@ async fn a_server_with_tasks_declares_2025_11_25s_tasks_capability_at_that_revis
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
-    let dir = TaskDir::new("form-2025");
+    let dir = TempDir::new("tasks-form-2025");
     let mut raw = Raw2025::start(&dir).await;
     let call = json!({"name": "charge", "arguments": {"order": 11, "wait": false}, "task": {"ttl": 60000}});
     let created = raw.request(1, "tools/call", call).await;
@@ -1019,7 +998,7 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
 
 #[tokio::test]
 async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
-    let dir = TaskDir::new("support-2025");
+    let dir = TempDir::new("tasks-support-2025");
     let mut raw = Raw2025::start(&dir).await;
     let listed = raw.request(1, "tools/list", json!({})).await;
     bounded("the kill", raw.child.kill()).await.unwrap();
@@ -1079,7 +1058,7 @@ async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
 
 #[tokio::test]
 async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_restart_and_runs_once() {
-    let dir = TaskDir::new("asks-2025");
+    let dir = TempDir::new("tasks-asks-2025");
     let declared = json!({"elicitation": {"form": {}}, "tasks": {}});
     let mut raw = Raw2025::declaring(&dir, declared.clone()).await;
     let call = json!({"name": "refund", "arguments": {"order": 12, "wait": false}, "task": {"ttl": 60000}});
@@ -1149,7 +1128,7 @@ async fn a_task_of_2025_11_25_asks_its_client_during_tasks_result_across_a_resta
 
 #[tokio::test]
 async fn a_task_whose_tool_asks_waits_for_the_answer_across_a_restart_and_runs_once() {
-    let dir = TaskDir::new("asks");
+    let dir = TempDir::new("tasks-asks");
     let (mut first, client) = task_server(&dir).await;
     let created = create(&client, "refund", json!({"order": 7, "wait": false})).await;
     let id = text_of(&created, "taskId");
@@ -1262,7 +1241,7 @@ async fn task_agent(
 /// second process answers the call with the task's result, and the tool ran once.
 async fn resumed_run_picks_up_the_task(tool: &str, counter: &Slow, result: &str) {
     use std::sync::atomic::Ordering;
-    let dir = TaskDir::new(tool);
+    let dir = TempDir::new(&format!("tasks-{tool}"));
     let served = Toolbox::new().with(SlowRender).with(SlowCharge);
     let server = Server::new(served)
         .with_task_journal(SqliteJournal::open(dir.join("server.db")).unwrap())

@@ -1,6 +1,7 @@
 //! A temporary directory per test, removed when dropped, and the SQLite journal in it.
 
-use std::path::PathBuf;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 
 use skyl::durable::SqliteJournal;
 
@@ -28,6 +29,15 @@ impl TempDir {
         SqliteJournal::open(self.0.join("journal.db"))
             .unwrap()
             .with_owner("worker")
+    }
+}
+
+/// The directory's path, so that `&dir` is a `&Path` and `dir.join(..)` names a file in it.
+impl Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
     }
 }
 

@@ -2,7 +2,7 @@
 //! directory, a bounded wait for a worker, the worker's log, and the check that every adapter
 //! takes a transcript.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ExitStatus};
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -45,23 +45,11 @@ pub(crate) fn seeded_rng(test: &str) -> Rng {
     Rng(seed)
 }
 
-/// A temporary directory of this test, removed when dropped.
-pub(crate) struct TempDir(pub(crate) PathBuf);
-
-impl TempDir {
-    pub(crate) fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("skyl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+/// A temporary directory of this test, removed when dropped: the workspace tests' own.
+#[allow(dead_code)]
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+pub(crate) use scratch::TempDir;
 
 /// What a worker printed to `log` in `dir`, its standard error (`<log>.err`) after it.
 pub(crate) fn log(dir: &Path, log: &str) -> String {
