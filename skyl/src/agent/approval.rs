@@ -4,13 +4,13 @@
 
 use std::error::Error;
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use crate::message::ToolCall;
 
 use crate::agent::question::{Question, Reply};
 use crate::agent::run::Run;
-use crate::agent::turn::slot::Slot;
+use crate::agent::turn::slot::{Slot, unix_seconds};
 
 /// Deciding about the calls a paused run waits on.
 ///
@@ -96,10 +96,7 @@ impl Run {
     /// [`approve`](Self::approve), until `expiry`: resumed later, the run asks again instead of
     /// running the call.
     pub fn approve_until(&mut self, call_id: &str, expiry: SystemTime) -> Result<(), NotAwaiting> {
-        let expires = expiry
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
-        self.grant(call_id, Some(expires))
+        self.grant(call_id, Some(unix_seconds(expiry)))
     }
 
     fn grant(&mut self, call_id: &str, expires: Option<u64>) -> Result<(), NotAwaiting> {

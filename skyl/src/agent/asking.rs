@@ -11,8 +11,8 @@
 //! it is dropped after its expiry (the mounted server's `question_expiry`, by default
 //! [`QUESTION_EXPIRY`]) rather than kept for a reply that may never come.
 //!
-//! Only MCP's elicitation asks: in a build without feature `mcp`, no call parks, and the desk
-//! and the table of parked calls are not there at all.
+//! Only MCP's elicitation asks: in a build without feature `mcp`, no call parks and the table of
+//! parked calls is not there; the desk stays, for what the turn's sub-agents hand up.
 
 use std::cell::RefCell;
 #[cfg(feature = "mcp")]

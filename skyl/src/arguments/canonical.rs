@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{as_object, has_null, without_absent_nulls};
+use crate::message::ToolCall;
 use crate::schema::validate::json_equal;
 
 /// The arguments as the tool reads them, for comparison; `schema` is the tool's parameters
@@ -41,6 +42,12 @@ pub(crate) fn fingerprint(value: &Value) -> String {
     let mut hash = Fnv(0xcbf2_9ce4_8422_2325);
     hash.value(value);
     format!("{:016x}", hash.0)
+}
+
+/// The fingerprint of `call`'s arguments in canonical form, every `null` kept (neither an
+/// approval nor a served request state holds the tool's schema): what an approval is bound to.
+pub(crate) fn arguments_fingerprint(call: &ToolCall) -> String {
+    fingerprint(&canonical(&call.arguments, None))
 }
 
 struct Fnv(u64);

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::arguments::canonical::arguments_fingerprint;
 use crate::message::{ToolCall, ToolResult};
 use crate::prose;
 use crate::tool::ToolOutcome;
@@ -16,7 +17,7 @@ use crate::agent::journal::Record;
 use crate::agent::ledger::Ledger;
 use crate::agent::turn::call::{Next, TurnCall};
 use crate::agent::turn::settle::{Settle, Settled};
-use crate::agent::turn::slot::{Slot, Turn, Verdict, arguments_fingerprint, unix_now};
+use crate::agent::turn::slot::{Slot, Turn, Verdict, unix_now};
 
 /// Deciding about a turn's calls, over the run's driver: its agent's hooks, its journal, its
 /// budgets and its event callback.

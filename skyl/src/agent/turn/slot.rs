@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::arguments::canonical::{canonical, fingerprint};
+use crate::arguments::canonical::arguments_fingerprint;
 use crate::content::{Content, ResultContent};
 use crate::message::{Message, Part, Role, ToolCall, ToolResult};
 
@@ -443,15 +443,13 @@ impl Approval {
 
 /// Seconds since the Unix epoch.
 pub(crate) fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
+    unix_seconds(SystemTime::now())
 }
 
-/// The fingerprint of `call`'s arguments, in canonical form (every `null` kept: the run does not
-/// hold the tool's schema).
-pub(crate) fn arguments_fingerprint(call: &ToolCall) -> String {
-    fingerprint(&canonical(&call.arguments, None))
+/// `time` in seconds since the Unix epoch (0 before it).
+pub(crate) fn unix_seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 #[cfg(test)]

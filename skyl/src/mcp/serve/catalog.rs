@@ -197,13 +197,12 @@ impl Catalog {
         context: RequestContext<RoleServer>,
         states: &RequestStates,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let catalog = self;
-        let Some(prompt) = catalog
+        let Some(prompt) = self
             .prompts
             .iter()
             .find(|prompt| prompt.definition().name == request.name)
         else {
-            let names = catalog.prompts.iter().map(|p| p.definition().name.as_str());
+            let names = self.prompts.iter().map(|p| p.definition().name.as_str());
             let prose = prose::unknown_prompt(&request.name, names);
             return Err(ErrorData::invalid_params(prose, None));
         };

@@ -6,6 +6,7 @@
 use rmcp::ErrorData;
 use rmcp::model::{InputResponses, RequestStateCodec, SealOptions};
 
+use crate::arguments::canonical::arguments_fingerprint;
 use crate::message::ToolCall;
 use crate::prose::mcp as prose;
 
@@ -54,9 +55,7 @@ impl RequestStates {
 /// What a request state for approving `call` is signed together with: the tool and what its
 /// arguments are, so that a state given for one call does not approve another.
 fn bound_to(call: &ToolCall) -> Vec<u8> {
-    let arguments = crate::arguments::canonical::canonical(&call.arguments, None);
-    let fingerprint = crate::arguments::canonical::fingerprint(&arguments);
-    format!("skyl/approve/{}/{fingerprint}", call.name).into_bytes()
+    format!("skyl/approve/{}/{}", call.name, arguments_fingerprint(call)).into_bytes()
 }
 
 /// A key from the system's random source.
