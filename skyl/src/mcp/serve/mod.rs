@@ -611,10 +611,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         } else {
             approval::approved(call, context).await
         };
-        Ok(decided.err().map(|refused| {
-            let refused = ToolResult::error(call.id.as_str(), refused);
-            content::to_mcp(refused.into(), false).into()
-        }))
+        Ok(decided.err().map(|refused| failed(call, &refused)))
     }
 
     async fn call(
@@ -658,8 +655,9 @@ impl<S: Send + Sync + 'static> Server<S> {
             && (required || (self.makes_task)(&call, definition))
         {
             let answers = match self.before_task(&call, &context, answers, modern).await? {
-                Ok(answers) => answers,
-                Err(answered) => return Ok(answered),
+                BeforeTask::Answered(answers) => answers,
+                BeforeTask::Asking(asked) => return Ok(asked.into()),
+                BeforeTask::Failed(cause) => return Ok(failed(&call, &cause)),
             };
             let task = self
                 .create_task(tasks, &call, definition, structured, answers, &context, "")
@@ -713,42 +711,41 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// What `call` asks before its task is created ([`Server::with_questions_before_task`]),
-    /// with `answers` so far: `Ok` with every answer once it asks nothing more, or the answer
-    /// to give the call instead (an input-required result at 2026-07-28; before it, the
-    /// questions are asked during the call, and a failure of theirs is the call's result).
+    /// with `answers` so far: every answer once it asks nothing more, or, at 2026-07-28 (`modern`),
+    /// the questions handed back to the client; before it, the questions are asked during the
+    /// call, and a failure of theirs is why the call fails.
     async fn before_task(
         &self,
         call: &ToolCall,
         context: &RequestContext<RoleServer>,
         mut answers: InputResponses,
         modern: bool,
-    ) -> Result<Result<InputResponses, CallToolResponse>, ErrorData> {
+    ) -> Result<BeforeTask, ErrorData> {
         for _ in 0..=MOST_ROUNDS_DURING_CALL {
             let asked = (self.asks_before_task)(call, &answers);
             if let Some(missing) = undeclared(&asked, context.client_capabilities()) {
                 return Err(missing_capability(&call.name, missing));
             }
             if asked.is_empty() {
-                return Ok(Ok(answers));
+                return Ok(BeforeTask::Answered(answers));
             }
             if modern {
                 let state = self.states.sealed(call, &answers);
-                return Ok(Err(
-                    InputRequiredResult::new(Some(asked), Some(state)).into()
-                ));
+                return Ok(BeforeTask::Asking(InputRequiredResult::new(
+                    Some(asked),
+                    Some(state),
+                )));
             }
             match caller::asked_during_call(context, asked).await {
                 Ok(given) => answers.extend(given),
                 Err(cause) => {
-                    return Ok(Err(failed(
-                        call,
-                        &prose::question_failed(&call.name, &cause),
-                    )));
+                    let cause = prose::question_failed(&call.name, &cause);
+                    return Ok(BeforeTask::Failed(cause));
                 }
             }
         }
         let cause = prose::asked_too_often(&call.name, MOST_ROUNDS_DURING_CALL);
-        Ok(Err(failed(call, &cause)))
+        Ok(BeforeTask::Failed(cause))
     }
 
     /// Records a task for `call` of the tool `definition`, with the answers given before it,
@@ -845,20 +842,14 @@ impl<S: Send + Sync + 'static> Server<S> {
             .before_task(&call, context, InputResponses::new(), false)
             .await?
         {
-            Ok(answers) => answers,
-            Err(answered) => {
-                let result = match answered {
-                    rmcp::model::CallToolResponse::Complete(result) => {
-                        serde_json::to_value(result).unwrap_or_default()
-                    }
-                    _ => Value::Null,
-                };
-                let text = result["content"][0]["text"].as_str().unwrap_or_default();
-                return Err(ErrorData::new(
-                    ErrorCode::INVALID_REQUEST,
-                    text.to_owned(),
-                    None,
-                ));
+            BeforeTask::Answered(answers) => answers,
+            BeforeTask::Failed(cause) => {
+                return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, cause, None));
+            }
+            // Asked during the call at this revision: questions are never handed back sealed.
+            BeforeTask::Asking(_) => {
+                let cause = "a 2025-11-25 task's questions were to be sealed in a request state";
+                return Err(ErrorData::internal_error(cause, None));
             }
         };
         let task = self
@@ -1096,6 +1087,16 @@ impl<S: Send + Sync + 'static> Server<S> {
 const MOST_ROUNDS_DURING_CALL: usize = 16;
 
 /// The failed result of `call`, with `prose`.
+/// What the questions a call asks before its task is created came to.
+enum BeforeTask {
+    /// Every question answered: the task is created with these answers.
+    Answered(InputResponses),
+    /// At 2026-07-28, the questions handed back to the client, sealed with what is answered so far.
+    Asking(InputRequiredResult),
+    /// The client could not be asked, or was asked too often: why, for the call's answer.
+    Failed(String),
+}
+
 fn failed(call: &ToolCall, prose: &str) -> CallToolResponse {
     let failed = ToolResult::error(call.id.as_str(), prose);
     content::to_mcp(failed.into(), false).into()
