@@ -382,6 +382,7 @@ mod tests {
             "Automatic streaming tool choice is not supported",
             // llama.cpp's own server before it took `json_schema`.
             r#"response_format type must be one of "text" or "json_object", but got: json_schema"#,
+            "Unsupported response_format type: json_schema",
         ];
         for message in refusals {
             assert!(
