@@ -997,6 +997,44 @@ async fn a_client_of_2025_11_25_gets_its_task_form_from_the_same_journal() {
 }
 
 #[tokio::test]
+async fn a_client_of_2025_11_25_lists_its_tasks_in_pages_of_fifty() {
+    let dir = TempDir::new("tasks-pages-2025");
+    let mut raw = Raw2025::start(&dir).await;
+    let mut rpc = 0;
+    let mut ids = Vec::new();
+    for order in 1..=51 {
+        rpc += 1;
+        let call = json!({"name": "charge", "arguments": {"order": order, "wait": false}, "task": {"ttl": 60000}});
+        let created = raw.request(rpc, "tools/call", call).await;
+        ids.push(text_of(&created["result"]["task"], "taskId"));
+    }
+    // Each task as tasks/get gives it once it ended: what the list holds, oldest first.
+    let mut ended = Vec::new();
+    for id in &ids {
+        rpc += 1;
+        raw.request(rpc, "tasks/result", json!({"taskId": id}))
+            .await;
+        rpc += 1;
+        ended.push(raw.request(rpc, "tasks/get", json!({"taskId": id})).await["result"].clone());
+    }
+    let first = raw.request(1000, "tasks/list", json!({})).await;
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    assert_eq!(
+        first,
+        json!({"jsonrpc": "2.0", "id": 1000, "result": {"tasks": ended[..50], "nextCursor": cursor}})
+    );
+    let second = raw
+        .request(1001, "tasks/list", json!({"cursor": cursor}))
+        .await;
+    assert_eq!(
+        second,
+        json!({"jsonrpc": "2.0", "id": 1001, "result": {"tasks": ended[50..]}})
+    );
+    bounded("the kill", raw.child.kill()).await.unwrap();
+}
+
+#[tokio::test]
 async fn a_client_of_2025_11_25_reads_each_tools_task_support_in_the_list() {
     let dir = TempDir::new("tasks-support-2025");
     let mut raw = Raw2025::start(&dir).await;
