@@ -3,29 +3,10 @@
 //! broken one is refused by every adapter with the transcript check's own error.
 
 use crate::support::adapters;
+use crate::support::rng::Rng;
 use serde_json::{Value, json};
 use skyl::provider::{Adapter, EncodeError, Request};
 use skyl::{Message, Part, Role, ToolCall, ToolDefinition, ToolResult, transcript};
-
-/// xorshift64*: enough randomness for shapes, and no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// A valid transcript: user turns, assistant turns with zero to three calls, and their results
 /// shuffled and split over one or more tool messages, some failed, some empty.

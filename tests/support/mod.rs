@@ -1,6 +1,6 @@
 //! What the tests share: futures that stand in for a runtime, the fixtures on disk, the streaming
-//! adapters by name, a scripted HTTP server, temporary directories and the crash tests' child
-//! process.
+//! adapters by name, a scripted HTTP server, temporary directories, a seeded generator and the crash
+//! tests' child process.
 
 use std::future::Future;
 use std::path::Path;
@@ -16,6 +16,7 @@ pub(crate) mod content_rows;
 pub(crate) mod crash;
 pub(crate) mod http_server;
 pub(crate) mod journal;
+pub(crate) mod rng;
 pub(crate) mod scratch;
 
 /// The model's turn of one call, `id` of `name` with `arguments`.

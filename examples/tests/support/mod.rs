@@ -10,17 +10,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use skyl::Message;
 use skyl::provider::{Adapter, Anthropic, Gemini, OpenAiChat, OpenAiResponses, Request};
 
-/// A small seeded generator (xorshift64*), so that a failing run can be run again.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
-    }
-}
+/// The workspace tests' seeded generator, so that a failing run can be run again.
+#[allow(dead_code)]
+#[path = "../../../tests/support/rng.rs"]
+mod rng;
+pub(crate) use rng::Rng;
 
 /// The seed of the kills: `SKYL_CRASH_SEED` when set (to run the same instants again), else one
 /// from the clock.
@@ -113,7 +107,7 @@ pub(crate) fn killed_at_random(
     limit: Duration,
 ) -> Option<ExitStatus> {
     if kill {
-        sleep(Duration::from_millis(20 + rng.below(most)));
+        sleep(Duration::from_millis(20 + rng.next() % most));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap();
             child.wait().unwrap();
