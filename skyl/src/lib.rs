@@ -587,10 +587,10 @@
 //!
 //! ## Streaming
 //!
-//! Providers stream an answer as server-sent events. [`provider::stream::SseParser`](crate::provider::stream::SseParser) splits the bytes of a
+//! Providers stream an answer as server-sent events. [`provider::stream::SseParser`] splits the bytes of a
 //! response body into events, whatever the chunk boundaries, and the adapter's
-//! [`provider::stream::StreamDecoder`](crate::provider::stream::StreamDecoder) (from [`provider::stream::Streaming::stream_decoder`](crate::provider::stream::Streaming::stream_decoder)) turns each event
-//! into [`provider::stream::StreamEvent`](crate::provider::stream::StreamEvent)s: the text as it is written, each tool call as it starts, grows
+//! [`provider::stream::StreamDecoder`] (from [`provider::stream::Streaming::stream_decoder`]) turns each event
+//! into [`provider::stream::StreamEvent`]s: the text as it is written, each tool call as it starts, grows
 //! and completes, then the usage and the end. It finishes into exactly the
 //! [`provider::Response`] that `decode` gives for the same answer unstreamed. Neither does I/O,
 //! so they serve any HTTP client:
@@ -627,8 +627,8 @@
 //! event; a tool call is reported finished only once it is complete.
 //!
 //! To show a long tool call while it streams (the path of a file first, then its content filling
-//! in), hand the events to a [`provider::partial::PartialCalls`](crate::provider::partial::PartialCalls) too: it parses each call's arguments
-//! delta by delta ([`provider::partial::PartialArguments`](crate::provider::partial::PartialArguments)), each piece read once, and between pieces tells
+//! in), hand the events to a [`provider::partial::PartialCalls`] too: it parses each call's arguments
+//! delta by delta ([`provider::partial::PartialArguments`]), each piece read once, and between pieces tells
 //! the members that are complete, typed (`arguments.get::<String>("path")`), and the one being
 //! written (`arguments.str_so_far("content")`). A stream nobody reads this way parses nothing.
 //!
@@ -740,7 +740,7 @@
 //! ([`Member::model_name`](model::Member::model_name), [`Member::extra`](model::Member::extra)):
 //! keep fields only one provider takes there rather than on the agent. Which member answered a
 //! step is [`Step::answered_by`](agent::Step::answered_by) (journaled with the answer), a
-//! streaming caller is told of each move by [`provider::stream::StreamEvent::Failover`](crate::provider::stream::StreamEvent::Failover) (and drops what
+//! streaming caller is told of each move by [`provider::stream::StreamEvent::Failover`] (and drops what
 //! the failed member had streamed), and with the `tracing` feature each move is logged as a
 //! warning. In a journaled run the journal's rules hold across the move: a call cut off by a
 //! crash is answered as the journal says, whichever member asks next. Two providers ask for data
